@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint/arch.h - the two per-architecture primitives that the inline hot path needs:
+ * a timestamp and the current CPU. Everything else in tpoint is generic.
+ *
+ * These live under include/ (not lib/arch/) only because call sites compile them inline;
+ * lib/arch/ holds the out-of-line half (how to turn the timestamp into nanoseconds).
+ */
+#ifndef TPOINT_ARCH_H
+#define TPOINT_ARCH_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#if defined(__x86_64__)
+#include <tpoint/arch/x86_64.h>
+#elif defined(__aarch64__)
+#include <tpoint/arch/aarch64.h>
+#else
+#include <tpoint/arch/generic.h>
+#endif
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+/*
+ * glibc registers an rseq area for every thread; the kernel keeps its cpu_id current, so the
+ * CPU costs one load. Without rseq (older glibc, or the tunable glibc.pthread.rseq=0) the
+ * value never changes and pages are only stamped with the CPU where they were started.
+ */
+extern const ptrdiff_t __rseq_offset;
+static inline uint32_t tpoint_arch_cpu_key(void)
+{
+	return *(const volatile uint32_t *)((const char *)__builtin_thread_pointer() + __rseq_offset +
+					    4 /* offsetof(struct rseq, cpu_id) */);
+}
+#else
+static inline uint32_t tpoint_arch_cpu_key(void)
+{
+	return 0;
+}
+#endif
+
+#endif /* TPOINT_ARCH_H */

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* arm64: the virtual counter, readable from EL0 on Linux. No isb: a trace timestamp may be
+ * taken a few instructions early. */
+#ifndef TPOINT_ARCH_AARCH64_H
+#define TPOINT_ARCH_AARCH64_H
+
+#define TPOINT_ARCH_CLOCK_NAME "cntvct"
+
+static inline uint64_t tpoint_arch_clock(void)
+{
+	uint64_t v;
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+#endif

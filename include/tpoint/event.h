@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint/event.h - the part of the runtime that call sites compile inline.
+ *
+ * This is ABI: the layout of struct tpoint_event, struct tpoint_tls and the page format are
+ * compiled into every instrumented object. Any change bumps TPOINT_ABI, which is part of the
+ * symbol names below, so that old and new objects can never be mixed silently.
+ *
+ * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
+ * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
+ * offset, the header store, and a release store of the page's commit word.
+ */
+#ifndef TPOINT_EVENT_H
+#define TPOINT_EVENT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <tpoint/arch.h>
+#include <tpoint/meta.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TPOINT_ABI 1
+#define TPOINT_EXPORT __attribute__((visibility("default")))
+
+/* Bits of tpoint_event.enabled. */
+#define TPOINT_ENABLED_RECORD 1u /* write records into the buffers */
+#define TPOINT_ENABLED_PROBES 2u /* call the in-process probes (register_trace_<name>) */
+
+struct tpoint_event {
+	uint32_t enabled; /* TPOINT_ENABLED_*; call sites read it relaxed, then branch */
+	uint16_t id;      /* common_type of its records; 0 until registered */
+	uint16_t abi;     /* TPOINT_ABI of the object that defined it */
+	uint32_t index;   /* dense number in the registry: the per-thread counters' slot */
+	uint32_t registered;
+	void *probes;     /* struct tpoint_probe_set *, replaced as a whole on (un)register */
+	void *filter;     /* reserved for filters */
+	const struct tpoint_meta_class *class_meta;
+	const struct tpoint_meta_event *meta;
+};
+
+/* Per-thread, per-event counts; a thread only ever writes its own. */
+struct tpoint_counters {
+	uint64_t cond_skipped; /* hits whose TP_CONDITION was false */
+	uint64_t filtered;     /* records a filter rejected */
+	uint64_t lost;         /* records that found no room (discard) or were overwritten */
+};
+
+/*
+ * Ring-buffer pages use the kernel's layout: u64 timestamp, u64 commit (exact bytes of event
+ * data), then the events. Every record here uses the 8-byte header form (type_len 0 and an
+ * explicit length), so records and their payloads stay 8-byte aligned.
+ */
+#define TPOINT_PAGE_SIZE 4096u
+#define TPOINT_PAGE_HEADER 16u
+#define TPOINT_PAGE_DATA (TPOINT_PAGE_SIZE - TPOINT_PAGE_HEADER)
+/* Eight bytes stay free at the end of every page for the count of events lost before it. */
+#define TPOINT_PAGE_DATA_END (TPOINT_PAGE_DATA - 8u)
+#define TPOINT_RECORD_HEADER 8u
+#define TPOINT_MAX_PAYLOAD (TPOINT_PAGE_DATA_END - TPOINT_RECORD_HEADER)
+#define TPOINT_DELTA_BITS 27
+
+/* Nesting levels with a stream of their own: thread, signal handler, nested signal, ... */
+#define TPOINT_MAX_NESTING 4
+
+/* Where one nesting level of one thread writes. */
+struct tpoint_stream {
+	char *data;       /* the current page's event area (page + 16), or NULL */
+	uint32_t off;     /* bytes of data used */
+	uint32_t end;     /* a reservation must end at or before this; 0 without a page */
+	uint64_t last;    /* clock of the previous record in this page */
+	uint32_t cpu_key; /* tpoint_arch_cpu_key() when the page was taken */
+	uint32_t page;    /* index of the page in the pool */
+};
+
+struct tpoint_tls {
+	uint32_t nesting;  /* levels currently inside tpoint_reserve..tpoint_commit */
+	uint32_t ncounters;
+	uint64_t pid_word; /* (u64)tid << 32: OR-ed with the event id, it is the common header */
+	struct tpoint_counters *counters;
+	void *thread;      /* library-private per-thread state */
+	struct tpoint_stream stream[TPOINT_MAX_NESTING];
+};
+
+#define TPOINT_TLS tpoint_tls_v1
+extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
+
+struct tpoint_reservation {
+	struct tpoint_stream *stream;
+	uint32_t start; /* offset of the record in the page data */
+	uint32_t end;   /* offset just past it: the commit value */
+	uint32_t level; /* nesting level to restore */
+};
+
+TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total,
+					   struct tpoint_reservation *r, uint64_t now);
+TPOINT_EXPORT void tpoint_count_slow_v1(struct tpoint_event *ev, int which);
+TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
+
+#define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
+
+static inline uint32_t tpoint_record_total(uint32_t payload)
+{
+	return (payload + TPOINT_RECORD_HEADER + 7u) & ~7u;
+}
+
+/*
+ * Reserve a record of `payload` bytes (common header included) and write its ring-buffer
+ * header and common header. Returns the payload, or NULL when the event was dropped (and
+ * counted as lost). A signal handler that traces while this thread is between reserve and
+ * commit gets the next nesting level's stream, so neither record is disturbed.
+ */
+static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
+				   struct tpoint_reservation *r)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+	uint32_t level = t->nesting;
+	uint32_t total = tpoint_record_total(payload);
+
+	/*
+	 * Claim the level before reading its stream. A signal arriving before this store sees
+	 * the same level, but it runs to completion before we read the stream below.
+	 */
+	t->nesting = level + 1;
+	tpoint_barrier();
+	r->level = level;
+	if (__builtin_expect(level >= TPOINT_MAX_NESTING, 0))
+		return tpoint_reserve_slow_v1(ev, total, r, 0);
+
+	struct tpoint_stream *s = &t->stream[level];
+	uint64_t now = tpoint_arch_clock();
+	uint64_t delta = now - s->last;
+	uint32_t off = s->off;
+
+	/* One test for: no page or no room, a delta too wide for 27 bits, a CPU migration. */
+	if (__builtin_expect((off + total > s->end) | (delta >> TPOINT_DELTA_BITS) |
+				     (tpoint_arch_cpu_key() != s->cpu_key),
+			     0))
+		return tpoint_reserve_slow_v1(ev, total, r, now);
+
+	s->off = off + total;
+	s->last = now;
+	uint64_t *rec = (uint64_t *)(void *)(s->data + off);
+	rec[0] = (delta << 5) | ((uint64_t)(total - 4) << 32); /* type_len 0, length + 4 */
+	rec[1] = t->pid_word | ev->id; /* common_type, flags 0, preempt_count 0, pid */
+	r->stream = s;
+	r->start = off;
+	r->end = off + total;
+	return rec + 1;
+}
+
+/* Publish the record: readers trust the page only up to its commit word. */
+static inline void tpoint_commit(const struct tpoint_reservation *r)
+{
+	/* Release: the record's bytes are visible before the commit that covers them. */
+	__atomic_store_n((uint64_t *)(void *)(r->stream->data - 8), (uint64_t)r->end,
+			 __ATOMIC_RELEASE);
+	tpoint_barrier();
+	TPOINT_TLS.nesting = r->level;
+}
+
+/* Count a hit whose condition was false. Costs nothing while the event is off: only the
+ * out-of-line hit function, reached through the enabled test, calls it. */
+static inline void tpoint_count_cond_skipped(struct tpoint_event *ev)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+	uint32_t i = ev->index;
+
+	if (__builtin_expect(i < t->ncounters, 1))
+		t->counters[i].cond_skipped++;
+	else
+		tpoint_count_slow_v1(ev, 0);
+}
+
+/* In-process probes (register_trace_<name>). */
+struct tpoint_probe {
+	void (*func)(void);
+	void *data;
+};
+struct tpoint_probe_set {
+	uint32_t count;
+	struct tpoint_probe probe[];
+};
+
+TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(void), void *data);
+TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(void), void *data);
+
+/* What CREATE_TRACE_POINTS hands the runtime: the section bounds of one loaded object. */
+struct tpoint_module {
+	uint32_t abi;
+	struct tpoint_event *const *events_begin;
+	struct tpoint_event *const *events_end;
+	const char *meta_begin;
+	const char *meta_end;
+};
+
+TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *m);
+TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TPOINT_EVENT_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint/meta.h - the description of events that the compiler leaves in every object.
+ *
+ * Each event class, event and TRACE_DEFINE_ENUM becomes one record in the ELF section
+ * "tpoint_meta". The records hold no pointers (only numbers and fixed-size strings), so that
+ * `tpoint list FILE` can read the events of an executable or a shared library straight from
+ * the file, without running it and without applying relocations; the runtime reads the same
+ * records, so the two can never disagree.
+ *
+ * A record starts with struct tpoint_meta_hdr and is a multiple of 8 bytes long; the linker
+ * may put zero bytes between records, so a reader skips zero words until the next magic.
+ * Layout changes bump TPOINT_META_VERSION.
+ */
+#ifndef TPOINT_META_H
+#define TPOINT_META_H
+
+#include <stdint.h>
+
+#define TPOINT_META_SECTION "tpoint_meta"
+#define TPOINT_META_MAGIC 0x6174656d7074ULL /* "tpmeta" */
+#define TPOINT_META_VERSION 1
+
+#define TPOINT_NAME_MAX 64 /* system, event, class, field and type names, with the NUL */
+
+enum tpoint_meta_kind {
+	TPOINT_META_CLASS = 1, /* the record layout and print format of an event class */
+	TPOINT_META_EVENT = 2, /* one event: its class, condition and print override */
+	TPOINT_META_ENUM = 3,  /* TRACE_DEFINE_ENUM(name): a symbol replaced by its value */
+};
+
+enum tpoint_field_kind {
+	TPOINT_FIELD_PLAIN = 0,   /* __field, __field_struct: "type name" */
+	TPOINT_FIELD_ARRAY = 1,   /* __array: "type name[len]" */
+	TPOINT_FIELD_DYNAMIC = 2, /* __dynamic_array, __string: "__data_loc type[] name" */
+};
+
+struct tpoint_meta_hdr {
+	uint64_t magic;   /* TPOINT_META_MAGIC */
+	uint16_t kind;    /* enum tpoint_meta_kind */
+	uint16_t version; /* TPOINT_META_VERSION */
+	uint32_t size;    /* bytes in the whole record, header included */
+};
+
+/*
+ * Fields carry no offset: as in the kernel, a reader lays them out with C's rules (each at
+ * the next multiple of its alignment, starting after the 8-byte common header), which the
+ * compiler used for the record; tpoint_meta_class.payload_size cross-checks the result.
+ */
+struct tpoint_meta_field {
+	uint16_t align;     /* alignment of the member in the record */
+	uint16_t size;      /* in the fixed part: 4 for dynamic fields */
+	uint8_t is_signed;  /* of the element type */
+	uint8_t kind;       /* enum tpoint_field_kind */
+	uint16_t reserved;
+	uint32_t array_len; /* elements, for TPOINT_FIELD_ARRAY */
+	char type[TPOINT_NAME_MAX];
+	char name[TPOINT_NAME_MAX];
+};
+
+/* Followed by nfields struct tpoint_meta_field, then the print format text. */
+struct tpoint_meta_class {
+	struct tpoint_meta_hdr hdr;
+	char system[TPOINT_NAME_MAX];
+	char name[TPOINT_NAME_MAX];
+	uint32_t nfields;
+	uint32_t payload_size; /* sizeof the fixed part of the record */
+};
+
+/* Followed by the condition's source text, then the print format override (may be ""). */
+struct tpoint_meta_event {
+	struct tpoint_meta_hdr hdr;
+	char system[TPOINT_NAME_MAX];
+	char name[TPOINT_NAME_MAX];
+	char class_name[TPOINT_NAME_MAX];
+	uint32_t condition_len; /* bytes with the NUL; 1 for an unconditional event */
+	uint32_t print_len;     /* bytes with the NUL; 1 when the class's print format is used */
+};
+
+struct tpoint_meta_enum {
+	struct tpoint_meta_hdr hdr;
+	char system[TPOINT_NAME_MAX];
+	char name[TPOINT_NAME_MAX];
+	int64_t value;
+};
+
+#endif /* TPOINT_META_H */

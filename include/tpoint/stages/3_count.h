@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 3a: the number of fields of each event class, which sizes stage 3's field array:
+ *
+ *	enum { __tpoint_nfields_foo = 0 +1 +1 };
+ */
+#define __field(type, item) +1
+#define __field_ext(type, item, filter_type) +1
+#define __field_struct(type, item) +1
+#define __array(type, item, len) +1
+#define __dynamic_array(type, item, len) +1
+#define __string(item, src) +1
+
+#define TP_STRUCT__entry(args...) args
+
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
+	enum { __tpoint_nfields_##name = 0 tstruct };
+#define DEFINE_EVENT(template, name, proto, args)
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
+			    PARAMS(print))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
+		    PARAMS(print))
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 4b: the event descriptors and what runs once an event is enabled.
+ *
+ *	static inline void __tpoint_emit_foo(struct tpoint_event *ev, proto)	(per class)
+ *	{
+ *		struct tpoint_data_offsets_foo __data_offsets;
+ *		size = __tpoint_get_offsets_foo(&__data_offsets, args);
+ *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, sizeof fixed part + size, &r);
+ *		if (!__entry) return;				(no room: counted as lost)
+ *		__entry->__data_loc_s = __data_offsets.s;	(each dynamic field)
+ *		{ TP_fast_assign }
+ *		tpoint_commit(&r);
+ *	}
+ *
+ *	struct tpoint_event __tpoint_event_bar = { ..., &__tpoint_meta_class_foo.h,
+ *						   &__tpoint_meta_event_bar.h };
+ *	void __tpoint_hit_bar(proto)					(per event)
+ *	{
+ *		if (!(TP_CONDITION)) { count it as skipped by the condition; return; }
+ *		call the registered probes, if any;
+ *		if recording: __tpoint_emit_foo(&__tpoint_event_bar, args);
+ *	}
+ *
+ * The call site reached __tpoint_hit_bar only because the event's enable word was set, so
+ * nothing here runs -- the condition included -- while the event is off.
+ */
+#define __field(type, item)
+#define __field_ext(type, item, filter_type)
+#define __field_struct(type, item)
+#define __array(type, item, len)
+#define __dynamic_array(type, item, len) __entry->__data_loc_##item = __data_offsets.item;
+#define __string(item, src) __dynamic_array(char, item, -1)
+
+#define TP_STRUCT__entry(args...) args
+#define TP_fast_assign(args...) args
+
+#define __get_dynamic_array(field)                                                            \
+	((void *)((char *)__entry + (__entry->__data_loc_##field & 0xffff)))
+#define __get_dynamic_array_len(field) ((__entry->__data_loc_##field >> 16) & 0xffff)
+#define __get_str(field) ((char *)__get_dynamic_array(field))
+/*
+ * Both forms copy the source measured when the record was sized, as the kernel's one-argument
+ * __assign_str does: the string cannot overflow its room if it changed in between.
+ */
+#define __assign_str(dst, ...)                                                                \
+	memcpy(__get_str(dst), __data_offsets.dst##_ptr_, __get_dynamic_array_len(dst))
+
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
+	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
+		struct tpoint_event *__ev, proto)                                              \
+	{                                                                                      \
+		struct tpoint_data_offsets_##name __data_offsets;                               \
+		struct tpoint_reservation __r;                                                 \
+		uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +    \
+				     __tpoint_get_offsets_##name(&__data_offsets, args);       \
+		if (__payload > TPOINT_MAX_PAYLOAD) {                                           \
+			tpoint_count_lost_v1(__ev);                                            \
+			return;                                                                \
+		}                                                                              \
+		struct tpoint_raw_##name *__entry =                                            \
+			(struct tpoint_raw_##name *)tpoint_reserve(__ev, __payload, &__r);     \
+		if (!__entry)                                                                  \
+			return;                                                                \
+		tstruct                                                                        \
+		{ assign; }                                                                    \
+		tpoint_commit(&__r);                                                           \
+	}
+
+#define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
+	struct tpoint_event TPOINT_EVENT_SYM(name) = {                                         \
+		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, &__tpoint_meta_class_##template.h,          \
+		&__tpoint_meta_event_##name.h                                                  \
+	};                                                                                     \
+	static struct tpoint_event *const __tpoint_ptr_##name                                  \
+		__attribute__((section("tpoint_events"), used)) = &TPOINT_EVENT_SYM(name);     \
+	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
+	{                                                                                      \
+		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
+		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
+		if (!(cond)) {                                                                 \
+			tpoint_count_cond_skipped(__ev);                                       \
+			return;                                                                \
+		}                                                                              \
+		if (__builtin_expect(__enabled & TPOINT_ENABLED_PROBES, 0)) {                   \
+			/* Acquire: the set's contents were written before it was published. */ \
+			const struct tpoint_probe_set *__ps = (const struct tpoint_probe_set *) \
+				__atomic_load_n(&__ev->probes, __ATOMIC_ACQUIRE);              \
+			for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                 \
+				((void (*)(void *, proto))__ps->probe[__i].func)(              \
+					__ps->probe[__i].data, args);                          \
+		}                                                                              \
+		if (__enabled & TPOINT_ENABLED_RECORD)                                         \
+			__tpoint_emit_##template(__ev, args);                                  \
+	}
+
+#define DEFINE_EVENT(template, name, proto, args)                                             \
+	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)                            \
+	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)                               \
+	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
+			    PARAMS(print))                                                     \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
+			    PARAMS(print))                                                     \
+	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)

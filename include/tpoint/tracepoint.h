@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint/tracepoint.h - the kernel's tracepoint definition language, for C programs.
+ *
+ * A trace header is written exactly as in the kernel:
+ *
+ *	#undef TRACE_SYSTEM
+ *	#define TRACE_SYSTEM sample
+ *	#if !defined(_TRACE_SAMPLE_H) || defined(TRACE_HEADER_MULTI_READ)
+ *	#define _TRACE_SAMPLE_H
+ *	#include <tpoint/tracepoint.h>
+ *	TRACE_EVENT(...);
+ *	#endif
+ *	#include <tpoint/define_trace.h>
+ *
+ * Included normally, TRACE_EVENT(name, ...) declares, for every file that calls it:
+ *
+ *	static inline void trace_name(proto);          one relaxed load and a predicted branch
+ *	static inline bool trace_name_enabled(void);
+ *	static inline int register_trace_name(void (*probe)(void *data, proto), void *data);
+ *	static inline int unregister_trace_name(void (*probe)(void *data, proto), void *data);
+ *
+ * The arguments of trace_name() -- and the condition of TRACE_EVENT_CONDITION -- are only
+ * evaluated once the event is enabled: trace_name() is a macro-generated inline function, but
+ * its body is one test of the event's enable word in front of an out-of-line call. (Like a
+ * function, it evaluates each argument exactly once when enabled; unlike a function call,
+ * arguments with side effects are NOT evaluated while it is off, as with LTTng's tracepoint().)
+ *
+ * One .c file defines CREATE_TRACE_POINTS before including the header; <tpoint/define_trace.h>
+ * then re-reads the header through the stages in <tpoint/stages/> and emits the record layout,
+ * the format description, the out-of-line hit function and the registration of every event.
+ */
+#ifndef TPOINT_TRACEPOINT_H
+#define TPOINT_TRACEPOINT_H
+
+#include <stdint.h>
+#include <string.h>
+#include <tpoint/event.h>
+
+#ifndef TPOINT_NO_KERNEL_TYPES
+/* The kernel's fixed-size types, so that event headers port unchanged. */
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+#endif
+
+#define TPOINT_STR_(...) #__VA_ARGS__
+#define TPOINT_STR(...) TPOINT_STR_(__VA_ARGS__)
+#define TPOINT_CAT_(a, b) a##b
+#define TPOINT_CAT(a, b) TPOINT_CAT_(a, b)
+
+#define PARAMS(args...) args
+#define TP_PROTO(args...) args
+#define TP_ARGS(args...) args
+#define TP_CONDITION(args...) args
+
+#define TPOINT_EVENT_SYM(name) __tpoint_event_##name
+#define TPOINT_HIT_SYM(name) __tpoint_hit_##name
+
+#ifdef __cplusplus
+#define TPOINT_BOOL bool
+#else
+#define TPOINT_BOOL _Bool
+#endif
+
+#endif /* TPOINT_TRACEPOINT_H */
+
+/*
+ * The declaration stage lies outside the include guard: <tpoint/define_trace.h> undefines
+ * these macros when it is done, and the next trace header's #include brings them back.
+ */
+#ifndef TRACE_EVENT
+
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)
+
+#define DEFINE_EVENT(template, name, proto, args)                                             \
+	extern struct tpoint_event TPOINT_EVENT_SYM(name);                                     \
+	void TPOINT_HIT_SYM(name)(proto);                                                      \
+	static inline __attribute__((always_inline)) void trace_##name(proto)                  \
+	{                                                                                      \
+		if (__builtin_expect(__atomic_load_n(&TPOINT_EVENT_SYM(name).enabled,          \
+						     __ATOMIC_RELAXED) != 0, 0))               \
+			TPOINT_HIT_SYM(name)(args);                                            \
+	}                                                                                      \
+	static inline TPOINT_BOOL trace_##name##_enabled(void)                                 \
+	{                                                                                      \
+		return __atomic_load_n(&TPOINT_EVENT_SYM(name).enabled, __ATOMIC_RELAXED) != 0; \
+	}                                                                                      \
+	static inline int register_trace_##name(void (*probe)(void *__data, proto),          \
+						void *data)                                    \
+	{                                                                                      \
+		return tpoint_probe_register(&TPOINT_EVENT_SYM(name), (void (*)(void))probe,  \
+					     data);                                            \
+	}                                                                                      \
+	static inline int unregister_trace_##name(void (*probe)(void *__data, proto),        \
+						  void *data)                                  \
+	{                                                                                      \
+		return tpoint_probe_unregister(&TPOINT_EVENT_SYM(name), (void (*)(void))probe, \
+					       data);                                          \
+	}
+
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)                            \
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)                               \
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+
+#endif /* TRACE_EVENT */

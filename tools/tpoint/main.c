@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* tpoint - record and read the tracepoints of C programs. */
+#include <stdio.h>
+#include <string.h>
+#include "tpoint.h"
+
+const char *tool_name = "tpoint";
+
+void tool_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tpoint %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} verbs[] = {
+	{ "list", cmd_list, "list the events compiled into a program or library" },
+	{ "record", cmd_record, "run a command and record its events to trace.dat" },
+	{ "report", cmd_report, "print the events of a trace.dat file" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tpoint VERB [options]\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n'tpoint VERB --help' describes each verb; man tpoint(1) has the whole story.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tpoint %s\n", TPOINT_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			return verbs[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "tpoint: '%s' is not a verb; expected one of list, record, report\n",
+		argv[1]);
+	return EXIT_USAGE;
+}

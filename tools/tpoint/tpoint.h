@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* tpoint - the command-line tool: one file per verb, sharing this small core. */
+#ifndef TPOINT_TOOL_H
+#define TPOINT_TOOL_H
+
+#include <stdarg.h>
+
+/* Exit statuses, as perf and trace-cmd use them. */
+#define EXIT_OK 0
+#define EXIT_FAIL 1  /* the work failed: bad file, command failed, nothing matched */
+#define EXIT_USAGE 2 /* the command line was wrong */
+
+extern const char *tool_name;
+
+/* "tpoint VERB: message\n" on stderr. */
+void tool_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_list(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif
