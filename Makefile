@@ -1,0 +1,114 @@
+# tpoint - GNU make, no autotools.
+#   make                 library (shared + static), the tpoint tool, the examples
+#   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make demo            record the writeback example and show what it recorded
+#   make bench           the hot-path benchmarks (timings, never part of check)
+#   make install PREFIX=DIR
+VERSION := 0.1.0
+ABI_MAJOR := 1
+PREFIX ?= /usr/local
+CC ?= cc
+CXX ?= c++
+O := build
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror
+ifeq ($(SANITIZE),1)
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+O := build-san
+endif
+BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
+TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
+TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
+
+LIB_SRC := lib/clock.c lib/format.c lib/log.c lib/pool.c lib/registry.c lib/session.c \
+	   lib/spool.c lib/tracedat.c lib/writer.c
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+# The tool reads and writes files; it links only the parts of the library it needs, so
+# that it never starts a recording of its own.
+TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o
+TOOL_SRC := $(wildcard tools/tpoint/*.c)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
+
+SONAME := libtpoint.so.$(ABI_MAJOR)
+SHLIB := $(O)/$(SONAME)
+STLIB := $(O)/libtpoint.a
+TOOL := $(O)/tpoint
+EXAMPLES := $(O)/examples/writeback $(O)/examples/hello $(O)/examples/sample
+DEPS_OK := $(O)/.deps-ok
+
+all: $(SHLIB) $(STLIB) $(TOOL) $(EXAMPLES)
+
+deps: $(DEPS_OK)
+$(DEPS_OK):
+	@scripts/deps.sh
+	@mkdir -p $(O) && touch $@
+
+$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/tpoint/*.h) | $(O)/lib
+	$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
+
+$(SHLIB): $(LIB_OBJ) lib/libtpoint.map
+	$(CC) $(CFLAGS) $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libtpoint.map \
+		-o $@ $(LIB_OBJ) -lpthread
+	ln -sf $(SONAME) $(O)/libtpoint.so
+
+$(STLIB): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+$(O)/tools/tpoint/%.o: tools/tpoint/%.c $(wildcard tools/tpoint/*.h lib/*.h include/tpoint/*.h) $(DEPS_OK) | $(O)/tools/tpoint
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itools/tpoint $(TRACEEVENT_CFLAGS) -c $< -o $@
+
+$(TOOL): $(TOOL_OBJ) $(TOOL_LIB_OBJ)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TRACEEVENT_LIBS)
+
+# Programs with tracepoints link the shared library and find it beside them.
+INSTR_LDFLAGS = -L$(O) -ltpoint -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN'
+
+$(O)/examples/%: examples/%.c $(wildcard examples/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/examples
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/lib $(O)/tools/tpoint $(O)/examples $(O)/tests:
+	mkdir -p $@
+
+# ---- tests ----
+TEST_C := $(wildcard tests/*_test.c)
+TEST_CXX := $(wildcard tests/*_test.cc)
+TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
+TEST_LIBS := $(O)/tests/libtp_plugin.so
+
+$(O)/tests/%_test: tests/%_test.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Iexamples -Ilib -o $@ $< $(INSTR_LDFLAGS) -lpthread -ldl
+
+$(O)/tests/%_test: tests/%_test.cc $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fPIC -shared -Itests -o $@ $< -L$(O) -ltpoint
+
+check: all $(TEST_BIN) $(TEST_LIBS)
+	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(wildcard tests/*.sh) $(wildcard tests/*/run.sh)
+
+demo: all
+	@sh examples/demo.sh $(O)
+
+bench: all
+	@$(MAKE) --no-print-directory -C bench O=$(abspath $(O))
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/tpoint/stages $(DESTDIR)$(PREFIX)/include/tpoint/arch \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/tpoint/*.h $(DESTDIR)$(PREFIX)/include/tpoint/
+	install -m 644 include/tpoint/stages/*.h $(DESTDIR)$(PREFIX)/include/tpoint/stages/
+	install -m 644 include/tpoint/arch/*.h $(DESTDIR)$(PREFIX)/include/tpoint/arch/
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtpoint.so
+	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tpoint.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint.pc
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all deps check demo bench install clean

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint/tpoint.h - the runtime API of libtpoint.
+ *
+ * Conventions: functions that return int return >= 0 on success and -errno on failure; the
+ * library never prints on its own, it calls the log callback (silent unless TPOINT_DEBUG=1
+ * or tpoint_set_log() installed one); nothing here aborts or blocks the host program.
+ *
+ * Environment, read when the library is loaded:
+ *	TPOINT_EVENTS=GLOB[,GLOB...]	events to enable ("sys:name", "sys:*", "sys", "name")
+ *	TPOINT_RECORD=FILE		record from start to exit into FILE (trace.dat v6); a
+ *					forked child records into FILE.<pid>
+ *	TPOINT_BUFFER_SIZE=N[K|M|G]	size of the page pool (default 8M, at least 64K)
+ *	TPOINT_MODE=discard|overwrite	when the pool is full: drop new events (default) or
+ *					overwrite the oldest pages (flight recorder)
+ *	TPOINT_DEBUG=1			log to stderr why anything did not work
+ */
+#ifndef TPOINT_TPOINT_H
+#define TPOINT_TPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tpoint/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Enable or disable the events matching a comma-separated list of globs: "sys:name",
+ * "sys:*", "sys" (every event of a system) or "name" (that event in any system). The
+ * patterns also apply to events registered later (dlopen). Returns the number of events
+ * matched now, or -EINVAL for an empty or malformed pattern.
+ */
+TPOINT_EXPORT int tpoint_enable(const char *patterns);
+TPOINT_EXPORT int tpoint_disable(const char *patterns);
+
+enum tpoint_mode {
+	TPOINT_MODE_DISCARD = 0,   /* a full pool drops new events and counts them */
+	TPOINT_MODE_OVERWRITE = 1, /* a full pool reuses its oldest pages */
+};
+
+/*
+ * Pool size in bytes (rounded down to whole pages, at least 64 KiB) and mode for the next
+ * recording. -EBUSY while recording, -EINVAL for a size below the minimum.
+ */
+TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes);
+TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode);
+
+/*
+ * Start recording the enabled events into `path` (trace.dat v6, written when the recording
+ * stops, at exit, or on tpoint_flush()). A background thread spools full pages to
+ * "<path>.spool" meanwhile, so long recordings lose nothing at moderate rates.
+ * -EBUSY if a recording runs, -errno if the file or the pool cannot be made.
+ */
+TPOINT_EXPORT int tpoint_record_start(const char *path);
+
+/* Stop recording and complete the file. -ENOENT if no recording runs, -errno on I/O error. */
+TPOINT_EXPORT int tpoint_record_stop(void);
+
+/*
+ * Make the file complete with everything recorded up to now, and keep recording. Returns
+ * the number of events written, or -errno.
+ */
+TPOINT_EXPORT int tpoint_flush(void);
+
+/* Log callback: level 0 = error, 1 = warning, 2 = debug. msg has no trailing newline. */
+typedef void (*tpoint_log_fn)(int level, const char *msg, void *arg);
+TPOINT_EXPORT void tpoint_set_log(tpoint_log_fn fn, void *arg);
+
+/* Per-event counters, summed over all threads. */
+struct tpoint_event_stats {
+	char system[TPOINT_NAME_MAX];
+	char name[TPOINT_NAME_MAX];
+	const char *condition; /* source text of TP_CONDITION, "" if none; owned by tpoint */
+	uint64_t hits;         /* = cond_skipped + filtered + recorded + lost */
+	uint64_t cond_skipped;
+	uint64_t filtered;
+	uint64_t recorded;
+	uint64_t lost;
+	int enabled;
+};
+
+/*
+ * Fill up to `max` entries (the registered events, in id order); returns how many events
+ * exist, which may be more than max.
+ */
+TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TPOINT_TPOINT_H */

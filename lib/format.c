@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: MIT
+/*
+ * format.c - read "tpoint_meta" records, build tracefs format text from them, and check a
+ * print format against what libtraceevent 1.7.1 can evaluate.
+ *
+ * The records may come from an untrusted file (`tpoint list FILE`), so everything here is
+ * bounds-checked before use, and nothing is trusted beyond what tpoint_meta_next() checked.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+
+/* ---- walking the section ---- */
+
+static bool all_zero(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static bool has_nul(const char *s, size_t max)
+{
+	return memchr(s, 0, max) != NULL;
+}
+
+static bool class_ok(const struct tpoint_meta_class *c)
+{
+	uint32_t size = c->hdr.size;
+	size_t room;
+
+	if (size < sizeof(*c) || !has_nul(c->system, sizeof(c->system)) ||
+	    !has_nul(c->name, sizeof(c->name)))
+		return false;
+	room = size - sizeof(*c);
+	/* At least the print format's NUL must follow the fields. */
+	if (c->nfields > room / sizeof(struct tpoint_meta_field))
+		return false;
+	room -= (size_t)c->nfields * sizeof(struct tpoint_meta_field);
+	if (room < 1)
+		return false;
+
+	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
+
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		if (!has_nul(f[i].type, sizeof(f[i].type)) ||
+		    !has_nul(f[i].name, sizeof(f[i].name)) || f[i].kind > TPOINT_FIELD_DYNAMIC)
+			return false;
+	}
+	return has_nul(tpoint_meta_class_print(c), room);
+}
+
+static bool event_ok(const struct tpoint_meta_event *e)
+{
+	const char *cond = (const char *)(e + 1);
+
+	/* The lengths are read only once the fixed part is known to be in the record. */
+	if (e->hdr.size < sizeof(*e) || !e->condition_len || !e->print_len ||
+	    (uint64_t)sizeof(*e) + e->condition_len + e->print_len > e->hdr.size)
+		return false;
+	if (!has_nul(e->system, sizeof(e->system)) || !has_nul(e->name, sizeof(e->name)) ||
+	    !has_nul(e->class_name, sizeof(e->class_name)))
+		return false;
+	return !cond[e->condition_len - 1] && !cond[e->condition_len + e->print_len - 1];
+}
+
+static bool enum_ok(const struct tpoint_meta_enum *m)
+{
+	return m->hdr.size >= sizeof(*m) && has_nul(m->system, sizeof(m->system)) &&
+	       has_nul(m->name, sizeof(m->name));
+}
+
+int tpoint_meta_next(const char **cursor, const char *end, const struct tpoint_meta_hdr **rec)
+{
+	const char *p = *cursor;
+	const struct tpoint_meta_hdr *h;
+	size_t left;
+	bool ok;
+
+	/* Records are read in place through their structs, so they must be aligned. */
+	if (p > end || ((uintptr_t)p & 7))
+		return -EINVAL;
+	while ((size_t)(end - p) >= 8 && all_zero(p, 8))
+		p += 8;
+	*cursor = p;
+	left = (size_t)(end - p);
+	if (!left)
+		return 0;
+	if (left < 8 && all_zero(p, left)) {
+		*cursor = end;
+		return 0;
+	}
+	if (left < sizeof(*h))
+		return -EINVAL;
+	h = (const struct tpoint_meta_hdr *)(const void *)p;
+	if (h->magic != TPOINT_META_MAGIC || h->version != TPOINT_META_VERSION ||
+	    h->size < sizeof(*h) || (h->size & 7) || h->size > left)
+		return -EINVAL;
+	switch (h->kind) {
+	case TPOINT_META_CLASS:
+		ok = class_ok((const struct tpoint_meta_class *)h);
+		break;
+	case TPOINT_META_EVENT:
+		ok = event_ok((const struct tpoint_meta_event *)h);
+		break;
+	case TPOINT_META_ENUM:
+		ok = enum_ok((const struct tpoint_meta_enum *)h);
+		break;
+	default:
+		ok = false;
+	}
+	if (!ok)
+		return -EINVAL;
+	*rec = h;
+	*cursor = p + h->size;
+	return 1;
+}
+
+const struct tpoint_meta_field *tpoint_meta_class_fields(const struct tpoint_meta_class *c)
+{
+	return (const struct tpoint_meta_field *)(const void *)(c + 1);
+}
+
+const char *tpoint_meta_class_print(const struct tpoint_meta_class *c)
+{
+	return (const char *)(tpoint_meta_class_fields(c) + c->nfields);
+}
+
+const char *tpoint_meta_event_condition(const struct tpoint_meta_event *e)
+{
+	return (const char *)(e + 1);
+}
+
+const char *tpoint_meta_event_print(const struct tpoint_meta_event *e)
+{
+	return (const char *)(e + 1) + e->condition_len;
+}
+
+const struct tpoint_meta_class *tpoint_meta_find_class(const char *begin, const char *end,
+						       const char *system,
+						       const char *class_name)
+{
+	const struct tpoint_meta_hdr *h;
+	const char *cur = begin;
+
+	while (tpoint_meta_next(&cur, end, &h) > 0) {
+		const struct tpoint_meta_class *c = (const struct tpoint_meta_class *)h;
+
+		if (h->kind == TPOINT_META_CLASS && !strcmp(c->system, system) &&
+		    !strcmp(c->name, class_name))
+			return c;
+	}
+	return NULL;
+}
+
+/* ---- a small growing string; an allocation failure sticks until the end ---- */
+
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *nb;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		nb = realloc(b->buf, cap);
+		if (!nb) {
+			b->failed = true;
+			return;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = 0;
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+	} else if ((size_t)n < sizeof(small)) {
+		sb_add(b, small, (size_t)n);
+	} else {
+		char *big = malloc((size_t)n + 1);
+
+		if (!big) {
+			b->failed = true;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		sb_add(b, big, (size_t)n);
+		free(big);
+	}
+}
+
+/* The string, or NULL with errno ENOMEM; the builder is spent either way. */
+static char *sb_finish(struct sbuf *b)
+{
+	if (b->failed || !b->buf) {
+		free(b->buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b->buf;
+}
+
+/* ---- enum substitution ---- */
+
+/* ASCII only: print formats are C source text, and the locale must not change the result. */
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_ident(char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Length of the string or character literal starting at s (quote included), or 0 when it
+ * does not end. */
+static size_t literal_len(const char *s)
+{
+	char q = s[0];
+	size_t i = 1;
+
+	while (s[i] && s[i] != q) {
+		if (s[i] == '\\' && s[i + 1])
+			i++;
+		i++;
+	}
+	return s[i] ? i + 1 : 0;
+}
+
+/* The enum whose name starts at s as a whole word, or NULL. */
+static const struct tpoint_enum *enum_at(const char *s, size_t word, const char *system,
+					 const struct tpoint_enum *enums, size_t nenums)
+{
+	for (size_t i = 0; i < nenums; i++) {
+		const struct tpoint_enum *m = &enums[i];
+		size_t n = strlen(m->name);
+
+		if (!n || strcmp(m->system, system) || strncmp(s, m->name, n))
+			continue;
+		/* "sizeof(X)" ends in ')'; a plain name must be the whole identifier. */
+		if (is_ident(m->name[n - 1]) ? n == word : !is_ident(s[n]))
+			return m;
+	}
+	return NULL;
+}
+
+char *tpoint_print_fmt_subst(const char *print_fmt, const char *system,
+			     const struct tpoint_enum *enums, size_t nenums)
+{
+	struct sbuf b = { 0 };
+	const char *s = print_fmt;
+	bool member = false; /* the next identifier follows "->" or "." */
+
+	sb_add(&b, "", 0);
+	while (*s) {
+		size_t n = 1;
+
+		if (*s == '"' || *s == '\'') {
+			n = literal_len(s);
+			if (!n)
+				n = strlen(s); /* unterminated: copy as is, the checker says why */
+			member = false;
+		} else if (is_digit(*s)) {
+			while (is_ident(s[n]) || s[n] == '.')
+				n++;
+			member = false;
+		} else if (is_ident_start(*s)) {
+			const struct tpoint_enum *m;
+
+			while (is_ident(s[n]))
+				n++;
+			m = member ? NULL : enum_at(s, n, system, enums, nenums);
+			member = false;
+			if (m) {
+				sb_printf(&b, "%lld", (long long)m->value);
+				s += strlen(m->name);
+				continue;
+			}
+		} else if (s[0] == '-' && s[1] == '>') {
+			n = 2;
+			member = true;
+		} else if (*s == '.') {
+			member = true;
+		} else if (!is_space(*s)) {
+			member = false;
+		}
+		sb_add(&b, s, n);
+		s += n;
+	}
+	return sb_finish(&b);
+}
+
+/* ---- the tracefs format text ---- */
+
+/* The kernel's struct trace_entry, exactly as tracefs prints it. */
+static const char common_fields[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
+
+#define COMMON_SIZE 8u
+/* No C type in a record is aligned more than a page; anything larger is corruption. */
+#define MAX_FIELD_ALIGN 4096u
+
+char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint_meta_event *e,
+			  unsigned id, const struct tpoint_enum *enums, size_t nenums)
+{
+	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
+	const char *print = tpoint_meta_event_print(e);
+	uint64_t off = COMMON_SIZE, max_align = COMMON_SIZE;
+	struct sbuf b = { 0 };
+	char *subst;
+
+	if (strcmp(e->system, c->system) || strcmp(e->class_name, c->name)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!*print)
+		print = tpoint_meta_class_print(c);
+
+	sb_printf(&b, "name: %s\nID: %u\nformat:\n%s\n", e->name, id, common_fields);
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		uint64_t a = f[i].align;
+
+		if (!a || (a & (a - 1)) || a > MAX_FIELD_ALIGN)
+			goto invalid;
+		if (a > max_align)
+			max_align = a;
+		off = (off + a - 1) & ~(a - 1);
+		sb_str(&b, "\tfield:");
+		switch (f[i].kind) {
+		case TPOINT_FIELD_ARRAY:
+			sb_printf(&b, "%s %s[%u]", f[i].type, f[i].name, (unsigned)f[i].array_len);
+			break;
+		case TPOINT_FIELD_DYNAMIC:
+			sb_printf(&b, "__data_loc %s[] %s", f[i].type, f[i].name);
+			break;
+		default:
+			sb_printf(&b, "%s %s", f[i].type, f[i].name);
+			break;
+		}
+		sb_printf(&b, ";\toffset:%u;\tsize:%u;\tsigned:%d;\n", (unsigned)off,
+			  (unsigned)f[i].size, f[i].is_signed ? 1 : 0);
+		off += f[i].size;
+	}
+	/*
+	 * The compiler's record (payload_size) ends where the last field does, give or take the
+	 * struct's tail padding; anything else means our C-rule layout is not the compiler's, and
+	 * every offset printed above would decode the records wrongly.
+	 */
+	if (off > c->payload_size || c->payload_size > ((off + max_align - 1) & ~(max_align - 1)))
+		goto invalid;
+
+	subst = tpoint_print_fmt_subst(print, c->system, enums, nenums);
+	if (!subst) {
+		free(b.buf);
+		return NULL;
+	}
+	sb_printf(&b, "\nprint fmt: %s\n", subst);
+	free(subst);
+	return sb_finish(&b);
+
+invalid:
+	free(b.buf);
+	errno = EINVAL;
+	return NULL;
+}
+
+/* ---- what libtraceevent 1.7.1 can evaluate (reference/tracedat.md §11) ---- */
+
+__attribute__((format(printf, 3, 4))) static int reject(char *why, size_t whylen,
+							 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* The functions libtraceevent's parser knows by name (event-parse.c, process_function). */
+static const char *const known_functions[] = {
+	"__print_flags",
+	"__print_symbolic",
+	"__print_hex",
+	"__print_hex_str",
+	"__print_array",
+	"__get_str",
+	"__get_rel_str",
+	"__get_dynamic_array",
+	"__get_dynamic_array_len",
+	"__get_rel_dynamic_array",
+	"__get_rel_dynamic_array_len",
+	"__get_bitmask",
+	"__get_cpumask",
+	"__get_sockaddr",
+	"sizeof",
+	"__builtin_expect",
+};
+
+static bool word_is(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !strncmp(s, word, n);
+}
+
+/* Check the conversion at s ('%'); *len gets its length. */
+static int check_conversion(const char *s, size_t *len, char *why, size_t whylen)
+{
+	size_t i = 1;
+	int n;
+
+	if (s[1] == '%') {
+		*len = 2;
+		return 0;
+	}
+	while (s[i] && strchr("-+ #0'", s[i]))
+		i++;
+	if (s[i] == '*')
+		i++;
+	else
+		while (is_digit(s[i]))
+			i++;
+	if (s[i] == '.') {
+		i++;
+		if (s[i] == '*')
+			i++;
+		else
+			while (is_digit(s[i]))
+				i++;
+	}
+	while (s[i] && strchr("hlLqjzZt", s[i]))
+		i++;
+	*len = i + 1;
+	n = (int)(i + 1);
+	switch (s[i]) {
+	case 'c':
+		return reject(why, whylen,
+			      "\"%.*s\": libtraceevent prints >c< and does not consume the argument, "
+			      "so every later argument shifts",
+			      n, s);
+	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+		return reject(why, whylen,
+			      "\"%.*s\": libtraceevent has no floating-point conversions", n, s);
+	case 'p':
+		if (s[i + 1] == 'x' || s[i + 1] == 'K')
+			return reject(why, whylen,
+				      "\"%.*s%c\": libtraceevent prints the pointer followed by a "
+				      "literal '%c'",
+				      n, s, s[i + 1], s[i + 1]);
+		return 0;
+	case 0:
+	case '"':
+	case '\\':
+		*len = i;
+		return reject(why, whylen, "\"%.*s\": incomplete conversion", (int)i, s);
+	default:
+		return 0;
+	}
+}
+
+/* Check the string literal at s ('"'); *len gets its length with the quotes. */
+static int check_format_literal(const char *s, size_t *len, char *why, size_t whylen)
+{
+	size_t n = literal_len(s), i = 1, clen;
+	int err;
+
+	if (!n)
+		return reject(why, whylen, "unterminated string literal");
+	while (i < n - 1) {
+		if (s[i] == '\\') {
+			i += 2;
+		} else if (s[i] == '%') {
+			err = check_conversion(s + i, &clen, why, whylen);
+			if (err)
+				return err;
+			i += clen;
+		} else {
+			i++;
+		}
+	}
+	*len = n;
+	return 0;
+}
+
+/* The operand of sizeof, whose '(' is at open; *after gets the text past its ')'.
+ * libtraceevent evaluates only these operands. */
+static int check_sizeof(const char *open, const char **after, char *why, size_t whylen)
+{
+	const char *s = open + 1, *e, *t;
+	int depth = 1;
+
+	for (e = s; *e && depth; e++) {
+		if (*e == '(')
+			depth++;
+		else if (*e == ')')
+			depth--;
+	}
+	if (depth)
+		return reject(why, whylen, "unbalanced parentheses");
+	*after = e;
+	e--; /* at the ')' */
+	while (s < e && is_space(*s))
+		s++;
+	while (e > s && is_space(e[-1]))
+		e--;
+	if (word_is(s, (size_t)(e - s), "int") || word_is(s, (size_t)(e - s), "long"))
+		return 0;
+	if (e - s > 5 && !strncmp(s, "REC->", 5) && is_ident_start(s[5])) {
+		for (t = s + 5; t < e && is_ident(*t); t++)
+			;
+		if (t == e)
+			return 0;
+	}
+	return reject(why, whylen,
+		      "sizeof(%.*s): libtraceevent knows only sizeof(int), sizeof(long) and "
+		      "sizeof(REC->field)",
+		      (int)(e - s), s);
+}
+
+enum tok { TOK_OTHER, TOK_IDENT, TOK_REC, TOK_ARROW, TOK_DOT };
+
+int tpoint_print_fmt_check(const char *print_fmt, char *why, size_t whylen)
+{
+	const char *s = print_fmt;
+	enum tok prev = TOK_OTHER;
+	size_t n;
+	int depth = 0, err;
+
+	while (is_space(*s))
+		s++;
+	if (*s != '"')
+		return reject(why, whylen, "print fmt does not start with a string literal");
+	/* libtraceevent joins adjacent literals into the format, as C does. */
+	while (*s == '"') {
+		err = check_format_literal(s, &n, why, whylen);
+		if (err)
+			return err;
+		s += n;
+		while (is_space(*s))
+			s++;
+	}
+	if (*s && *s != ',')
+		return reject(why, whylen,
+			      "unexpected text after the format string (a '\"' inside TP_printk's "
+			      "format?): %.20s",
+			      s);
+
+	while (*s) {
+		char c = *s;
+
+		if (is_space(c)) {
+			s++;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			n = literal_len(s);
+			if (!n)
+				return reject(why, whylen, "unterminated %s literal",
+					      c == '"' ? "string" : "character");
+			s += n;
+			prev = TOK_OTHER;
+		} else if (is_digit(c)) {
+			while (is_ident(*s) || *s == '.')
+				s++;
+			prev = TOK_OTHER;
+		} else if (is_ident_start(c)) {
+			const char *w = s, *p;
+			bool member = prev == TOK_ARROW || prev == TOK_DOT;
+
+			while (is_ident(*s))
+				s++;
+			n = (size_t)(s - w);
+			for (p = s; is_space(*p); p++)
+				;
+			if (!member && *p == '(') {
+				size_t i;
+
+				if (word_is(w, n, "sizeof")) {
+					err = check_sizeof(p, &s, why, whylen);
+					if (err)
+						return err;
+					prev = TOK_OTHER;
+					continue;
+				}
+				for (i = 0; i < sizeof(known_functions) / sizeof(known_functions[0]); i++)
+					if (word_is(w, n, known_functions[i]))
+						break;
+				if (i == sizeof(known_functions) / sizeof(known_functions[0]))
+					return reject(why, whylen,
+						      "%.*s(): a function or macro libtraceevent does "
+						      "not know (expand it, or register a print function)",
+						      (int)n, w);
+			}
+			prev = !member && word_is(w, n, "REC") ? TOK_REC : TOK_IDENT;
+		} else if (c == '-' && s[1] == '>') {
+			if (prev != TOK_REC)
+				return reject(why, whylen,
+					      "'->' other than REC->field: libtraceevent cannot "
+					      "dereference");
+			s += 2;
+			prev = TOK_ARROW;
+		} else if (c == '^') {
+			return reject(why, whylen,
+				      "'^' (xor): libtraceevent evaluates it to 0");
+		} else {
+			if (c == '(') {
+				depth++;
+			} else if (c == ')' && --depth < 0) {
+				return reject(why, whylen, "unbalanced parentheses");
+			}
+			prev = c == '.' ? TOK_DOT : TOK_OTHER;
+			s++;
+		}
+	}
+	if (depth)
+		return reject(why, whylen, "unbalanced parentheses");
+	return 0;
+}

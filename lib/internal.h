@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* Library-internal declarations shared by the files of lib/. Nothing here is exported. */
+#ifndef TPOINT_INTERNAL_H
+#define TPOINT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <tpoint/tpoint.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* Event ids start well above the kernel's (1..~2400) so one file can hold both. */
+#define TPOINT_FIRST_ID 0x8000u
+/* Per-thread counters are one array of this many slots, mapped lazily. */
+#define TPOINT_MAX_EVENTS 4096u
+
+/* ---- log.c ---- */
+HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define tp_err(...) tp_log(0, __VA_ARGS__)
+#define tp_warn(...) tp_log(1, __VA_ARGS__)
+#define tp_debug(...) tp_log(2, __VA_ARGS__)
+HIDDEN void log_init_from_env(void);
+
+/* ---- clock.c: the hot path's clock and CLOCK_MONOTONIC nanoseconds ---- */
+struct clock_sample {
+	uint64_t clock; /* tpoint_arch_clock() */
+	uint64_t mono;  /* CLOCK_MONOTONIC, ns */
+};
+HIDDEN struct clock_sample clock_sample_now(void);
+HIDDEN uint64_t mono_now(void);
+
+/* ---- registry.c ---- */
+struct event_slot {
+	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */
+	char system[TPOINT_NAME_MAX];
+	char name[TPOINT_NAME_MAX];
+	char *condition;         /* source text, "" if none */
+	char *format;            /* tracefs format text */
+	uint16_t id;
+	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
+	bool broken;             /* print format libtraceevent cannot render: never enabled */
+	uint64_t recorded;       /* records that reached the spool (drain thread only) */
+	uint64_t lost_overwritten;
+};
+/* The registry lock guards the slot table; the drain thread takes it to read formats. */
+HIDDEN void registry_lock(void);
+HIDDEN void registry_unlock(void);
+HIDDEN uint32_t registry_count(void);
+HIDDEN struct event_slot *registry_slot(uint32_t index); /* under the lock */
+HIDDEN struct event_slot *registry_slot_by_id(uint16_t id);  /* under the lock */
+/* Recording on/off for every event whose slot says record. */
+HIDDEN void registry_apply_recording(bool on);
+HIDDEN int registry_enable_patterns(const char *patterns, bool on);
+/* Patterns of TPOINT_EVENTS that matched no event, for the message at the end. */
+HIDDEN void registry_report_unmatched(void);
+HIDDEN void registry_after_fork(void);
+
+/* ---- pool.c: the pages, shared memory, and the queues between writers and the drain ---- */
+struct page_meta {
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t level;
+	uint32_t state;      /* PAGE_FREE, PAGE_WRITING, PAGE_FULL */
+	uint64_t lost_before; /* events of this stream lost just before the page */
+	uint64_t seq;        /* order of the page within its stream */
+	uint64_t gen;        /* bumped each time a writer takes the page */
+};
+enum { PAGE_FREE = 0, PAGE_WRITING = 1, PAGE_FULL = 2 };
+
+struct pool {
+	int memfd;
+	char *base;       /* npages pages */
+	size_t size;
+	uint32_t npages;
+	struct page_meta *meta;
+	struct mpmc_queue *free_q;
+	struct mpmc_queue *full_q;
+	enum tpoint_mode mode;
+};
+HIDDEN int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
+HIDDEN void pool_destroy(struct pool *p);
+HIDDEN char *pool_page(const struct pool *p, uint32_t index);
+HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
+HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
+HIDDEN void pool_put_free(struct pool *p, uint32_t index);
+HIDDEN void pool_put_full(struct pool *p, uint32_t index);
+
+/* The pool writers use; NULL while nothing records. Published with release. */
+extern HIDDEN struct pool *tp_active_pool;
+
+/* ---- writer.c: per-thread state ---- */
+struct thread_rec {
+	struct thread_rec *next; /* all records ever made; never unlinked */
+	uint32_t state;          /* THREAD_FREE, THREAD_LIVE */
+	pid_t tid;
+	struct tpoint_counters *counters; /* TPOINT_MAX_EVENTS slots */
+	uint64_t lost_pending[TPOINT_MAX_NESTING];
+	struct pool *stream_pool[TPOINT_MAX_NESTING]; /* the pool each stream's page is from */
+	uint64_t seq;            /* pages taken so far */
+};
+enum { THREAD_FREE = 0, THREAD_LIVE = 1 };
+HIDDEN struct thread_rec *thread_list_head(void);
+/* Sum of every thread's counters (live and exited) for one event index. */
+HIDDEN void counters_sum(uint32_t index, struct tpoint_counters *out);
+HIDDEN int writer_init(void);
+HIDDEN void writer_after_fork(void);
+/* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
+HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);
+
+/* ---- spool.c: the drain thread and the spool file ---- */
+HIDDEN int spool_start(struct pool *p, const char *spool_path);
+/* Drain what is queued and what the writers' current pages hold, then sync the spool. */
+HIDDEN int spool_sync(void);
+HIDDEN int spool_stop(void);
+HIDDEN const char *spool_path(void);
+HIDDEN void spool_after_fork(void);
+
+/* ---- tracedat.c: spool files -> trace.dat v6 ---- */
+struct tracedat_event {
+	char *system, *name, *condition;
+	uint64_t hits, cond_skipped, filtered, recorded, lost;
+};
+struct tracedat_result {
+	uint64_t events; /* records written */
+	uint64_t lost;   /* marked as lost before pages */
+	struct tracedat_event *ev; /* every event the spools describe, with its counters */
+	size_t nev;
+};
+HIDDEN void tracedat_result_free(struct tracedat_result *res);
+HIDDEN int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
+				struct tracedat_result *res, char *err, size_t errlen);
+
+/* ---- session.c ---- */
+HIDDEN bool session_recording(void);
+
+#endif

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page pool: a memfd holding every page the process may fill, so that memory is bounded
+ * whatever the number of threads, and so that another process can map the pages. Pages move
+ * between two lock-free queues: free (writers take, the drain returns) and full (writers
+ * hand in, the drain takes; in overwrite mode writers also take the oldest back).
+ *
+ * The queues are bounded MPMC rings with a sequence number per cell (D. Vyukov's design):
+ * a push or pop is one CAS on the ring's head or tail plus acquire/release on the cell. No
+ * lock, so a signal handler on a thread interrupted inside a queue operation can still use
+ * the queue; it may see the interrupted cell as not ready and report "empty" or "full",
+ * which costs one page switch at worst, never a deadlock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "internal.h"
+
+struct mpmc_cell {
+	uint64_t seq;
+	uint32_t value;
+};
+
+struct mpmc_queue {
+	uint64_t mask;
+	/* Head and tail on their own cache lines: producers and consumers do not share. */
+	uint64_t tail __attribute__((aligned(64)));
+	uint64_t head __attribute__((aligned(64)));
+	struct mpmc_cell cells[] __attribute__((aligned(64)));
+};
+
+static struct mpmc_queue *mpmc_create(uint32_t capacity)
+{
+	uint64_t n = 1;
+	struct mpmc_queue *q;
+
+	while (n < capacity)
+		n <<= 1;
+	q = aligned_alloc(64, (sizeof(*q) + n * sizeof(struct mpmc_cell) + 63) & ~(size_t)63);
+	if (!q)
+		return NULL;
+	q->mask = n - 1;
+	q->head = q->tail = 0;
+	for (uint64_t i = 0; i < n; i++)
+		q->cells[i].seq = i;
+	return q;
+}
+
+static bool mpmc_push(struct mpmc_queue *q, uint32_t value)
+{
+	uint64_t pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+
+	for (;;) {
+		struct mpmc_cell *c = &q->cells[pos & q->mask];
+		/* Acquire: pairs with the consumer's release of this cell. */
+		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		int64_t diff = (int64_t)(seq - pos);
+
+		if (diff == 0) {
+			if (__atomic_compare_exchange_n(&q->tail, &pos, pos + 1, true,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+				c->value = value;
+				/* Release: the value is visible before the cell says "ready". */
+				__atomic_store_n(&c->seq, pos + 1, __ATOMIC_RELEASE);
+				return true;
+			}
+		} else if (diff < 0) {
+			return false;
+		} else {
+			pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+static bool mpmc_pop(struct mpmc_queue *q, uint32_t *value)
+{
+	uint64_t pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+
+	for (;;) {
+		struct mpmc_cell *c = &q->cells[pos & q->mask];
+		/* Acquire: pairs with the producer's release; the value is then visible. */
+		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		int64_t diff = (int64_t)(seq - (pos + 1));
+
+		if (diff == 0) {
+			if (__atomic_compare_exchange_n(&q->head, &pos, pos + 1, true,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+				*value = c->value;
+				/* Release: our read of the value happens before the cell's reuse. */
+				__atomic_store_n(&c->seq, pos + q->mask + 1, __ATOMIC_RELEASE);
+				return true;
+			}
+		} else if (diff < 0) {
+			return false;
+		} else {
+			pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
+{
+	uint32_t npages = (uint32_t)(bytes / TPOINT_PAGE_SIZE);
+	size_t meta_bytes, total;
+
+	memset(p, 0, sizeof(*p));
+	p->memfd = -1;
+	if (npages < 16)
+		return -EINVAL;
+	meta_bytes = ((size_t)npages * sizeof(struct page_meta) + TPOINT_PAGE_SIZE - 1) &
+		     ~(size_t)(TPOINT_PAGE_SIZE - 1);
+	total = (size_t)npages * TPOINT_PAGE_SIZE + meta_bytes;
+
+	p->memfd = memfd_create("tpoint-pool", MFD_CLOEXEC);
+	if (p->memfd < 0)
+		return -errno;
+	if (ftruncate(p->memfd, (off_t)total) < 0)
+		goto fail;
+	p->base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd, 0);
+	if (p->base == MAP_FAILED) {
+		p->base = NULL;
+		goto fail;
+	}
+	p->size = total;
+	p->npages = npages;
+	p->meta = (struct page_meta *)(void *)(p->base + (size_t)npages * TPOINT_PAGE_SIZE);
+	p->mode = mode;
+	/*
+	 * Twice the pages: a ring only looks full when a consumer stalled between claiming a
+	 * cell and releasing it a whole lap ago, which this makes practically impossible.
+	 */
+	p->free_q = mpmc_create(2 * npages);
+	p->full_q = mpmc_create(2 * npages);
+	if (!p->free_q || !p->full_q) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	for (uint32_t i = 0; i < npages; i++)
+		mpmc_push(p->free_q, i);
+	return 0;
+fail:;
+	int err = -errno;
+	pool_destroy(p);
+	return err;
+}
+
+void pool_destroy(struct pool *p)
+{
+	if (p->base)
+		munmap(p->base, p->size);
+	if (p->memfd >= 0)
+		close(p->memfd);
+	free(p->free_q);
+	free(p->full_q);
+	memset(p, 0, sizeof(*p));
+	p->memfd = -1;
+}
+
+char *pool_page(const struct pool *p, uint32_t index)
+{
+	return p->base + (size_t)index * TPOINT_PAGE_SIZE;
+}
+
+bool pool_take_free(struct pool *p, uint32_t *index)
+{
+	return mpmc_pop(p->free_q, index);
+}
+
+bool pool_take_full(struct pool *p, uint32_t *index)
+{
+	return mpmc_pop(p->full_q, index);
+}
+
+static void push_or_leak(struct mpmc_queue *q, uint32_t index)
+{
+	if (!mpmc_push(q, index))
+		tp_warn("page %u left the pool: its queue looked full", index);
+}
+
+void pool_put_free(struct pool *p, uint32_t index)
+{
+	__atomic_store_n(&p->meta[index].state, PAGE_FREE, __ATOMIC_RELAXED);
+	push_or_leak(p->free_q, index);
+}
+
+void pool_put_full(struct pool *p, uint32_t index)
+{
+	__atomic_store_n(&p->meta[index].state, PAGE_FULL, __ATOMIC_RELAXED);
+	push_or_leak(p->full_q, index);
+}

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The registry: every event of every loaded object, by dense index. An event keeps its slot
+ * (and so its id and counters) when its object is unloaded, and gets it back when the object
+ * is loaded again. Slots hold copies of the names and the format text, so nothing here points
+ * into an object after dlclose.
+ *
+ * The enable word each call site tests is derived from three wishes: the event matches an
+ * enabled pattern, a recording runs, and in-process probes are registered.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "format.h"
+#include "internal.h"
+
+static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct event_slot *slots;
+static uint32_t nslots, slots_cap;
+static struct tpoint_enum *enums;
+static size_t nenums, enums_cap;
+static bool recording;
+
+struct pattern {
+	char *glob;
+	bool on;
+	bool from_env;
+	bool matched;
+};
+static struct pattern *patterns;
+static size_t npatterns, patterns_cap;
+
+uint64_t tp_recorded[TPOINT_MAX_EVENTS];
+
+void registry_lock(void)
+{
+	pthread_mutex_lock(&reg_mutex);
+}
+
+void registry_unlock(void)
+{
+	pthread_mutex_unlock(&reg_mutex);
+}
+
+uint32_t registry_count(void)
+{
+	return __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+}
+
+struct event_slot *registry_slot(uint32_t index)
+{
+	return index < nslots ? &slots[index] : NULL;
+}
+
+struct event_slot *registry_slot_by_id(uint16_t id)
+{
+	return id >= TPOINT_FIRST_ID ? registry_slot(id - TPOINT_FIRST_ID) : NULL;
+}
+
+static void slot_apply(struct event_slot *s)
+{
+	uint32_t want = 0;
+
+	if (!s->ev)
+		return;
+	if (s->record && recording && !s->broken)
+		want |= TPOINT_ENABLED_RECORD;
+	if (__atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED))
+		want |= TPOINT_ENABLED_PROBES;
+	/* Relaxed is enough: a call site that sees the bit late only misses a hit or two. */
+	__atomic_store_n(&s->ev->enabled, want, __ATOMIC_RELAXED);
+}
+
+static bool glob_matches(const char *glob, const char *system, const char *name)
+{
+	const char *colon = strchr(glob, ':');
+
+	if (colon) {
+		char sys[TPOINT_NAME_MAX * 2];
+		size_t n = (size_t)(colon - glob);
+
+		if (n >= sizeof(sys))
+			return false;
+		memcpy(sys, glob, n);
+		sys[n] = 0;
+		return fnmatch(sys, system, 0) == 0 && fnmatch(colon + 1, name, 0) == 0;
+	}
+	return fnmatch(glob, system, 0) == 0 || fnmatch(glob, name, 0) == 0;
+}
+
+/* The last pattern that matches decides, as when the user typed them in order. */
+static void slot_apply_patterns(struct event_slot *s)
+{
+	for (size_t i = 0; i < npatterns; i++)
+		if (glob_matches(patterns[i].glob, s->system, s->name)) {
+			s->record = patterns[i].on;
+			patterns[i].matched = true;
+		}
+}
+
+static const char *enum_system_dup(const char *s)
+{
+	return strdup(s);
+}
+
+static void add_enums(const char *begin, const char *end)
+{
+	const char *cur = begin;
+	const struct tpoint_meta_hdr *h;
+
+	while (tpoint_meta_next(&cur, end, &h) > 0) {
+		const struct tpoint_meta_enum *e = (const struct tpoint_meta_enum *)h;
+		bool dup = false;
+
+		if (h->kind != TPOINT_META_ENUM)
+			continue;
+		for (size_t i = 0; i < nenums && !dup; i++)
+			dup = !strcmp(enums[i].system, e->system) && !strcmp(enums[i].name, e->name);
+		if (dup)
+			continue;
+		if (nenums == enums_cap) {
+			size_t cap = enums_cap ? enums_cap * 2 : 16;
+			struct tpoint_enum *n = realloc(enums, cap * sizeof(*n));
+
+			if (!n)
+				return;
+			enums = n;
+			enums_cap = cap;
+		}
+		enums[nenums].system = enum_system_dup(e->system);
+		enums[nenums].name = strdup(e->name);
+		enums[nenums].value = e->value;
+		if (enums[nenums].system && enums[nenums].name)
+			nenums++;
+	}
+}
+
+static struct event_slot *slot_find(const char *system, const char *name)
+{
+	for (uint32_t i = 0; i < nslots; i++)
+		if (!strcmp(slots[i].system, system) && !strcmp(slots[i].name, name))
+			return &slots[i];
+	return NULL;
+}
+
+static struct event_slot *slot_new(void)
+{
+	if (nslots == TPOINT_MAX_EVENTS)
+		return NULL;
+	if (nslots == slots_cap) {
+		/*
+		 * Grown under the lock; slots are only read under the lock or, for the count,
+		 * after an acquire load of nslots, and never through a saved pointer.
+		 */
+		uint32_t cap = slots_cap ? slots_cap * 2 : 64;
+		struct event_slot *n = realloc(slots, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		slots = n;
+		slots_cap = cap;
+	}
+	memset(&slots[nslots], 0, sizeof(slots[0]));
+	return &slots[nslots];
+}
+
+static void register_event(struct tpoint_event *ev)
+{
+	const struct tpoint_meta_event *m = ev->meta;
+	const struct tpoint_meta_class *c = ev->class_meta;
+	struct event_slot *s;
+	char why[256];
+	const char *print;
+	uint32_t index;
+
+	if (ev->abi != TPOINT_ABI) {
+		tp_err("event %s:%s was built for tpoint ABI %u, this library has %u; not registered",
+		       m->system, m->name, ev->abi, TPOINT_ABI);
+		return;
+	}
+	s = slot_find(m->system, m->name);
+	if (s && s->ev) {
+		tp_err("event %s:%s is defined twice (two objects define it); the second is ignored",
+		       m->system, m->name);
+		return;
+	}
+	if (!s) {
+		s = slot_new();
+		if (!s) {
+			tp_err("event %s:%s not registered: more than %u events", m->system, m->name,
+			       TPOINT_MAX_EVENTS);
+			return;
+		}
+		index = nslots;
+		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
+		snprintf(s->system, sizeof(s->system), "%s", m->system);
+		snprintf(s->name, sizeof(s->name), "%s", m->name);
+		s->condition = strdup(tpoint_meta_event_condition(m));
+		s->format = tpoint_format_build(c, m, s->id, enums, nenums);
+		if (!s->condition || !s->format) {
+			tp_err("event %s:%s not registered: its format could not be built (%s)",
+			       m->system, m->name, strerror(errno ? errno : EINVAL));
+			free(s->condition);
+			free(s->format);
+			return;
+		}
+		print = tpoint_meta_event_print(m);
+		if (!*print)
+			print = tpoint_meta_class_print(c);
+		if (tpoint_print_fmt_check(print, why, sizeof(why)) < 0) {
+			s->broken = true;
+			tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
+			       m->system, m->name, why);
+		}
+		/* Publish the slot (release) only once it is complete. */
+		__atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
+	} else {
+		index = (uint32_t)(s - slots);
+	}
+	s->ev = ev;
+	ev->id = s->id;
+	ev->index = index;
+	ev->registered = 1;
+	slot_apply_patterns(s);
+	slot_apply(s);
+}
+
+TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
+{
+	if (!mod || mod->abi != TPOINT_ABI || !mod->events_begin)
+		return;
+	registry_lock();
+	add_enums(mod->meta_begin, mod->meta_end);
+	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++)
+		if (*e && !(*e)->registered)
+			register_event(*e);
+	registry_unlock();
+}
+
+TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
+{
+	if (!mod || mod->abi != TPOINT_ABI || !mod->events_begin)
+		return;
+	registry_lock();
+	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++) {
+		struct tpoint_event *ev = *e;
+
+		if (!ev || !ev->registered)
+			continue;
+		__atomic_store_n(&ev->enabled, 0, __ATOMIC_RELAXED);
+		if (ev->index < nslots && slots[ev->index].ev == ev)
+			slots[ev->index].ev = NULL;
+		ev->registered = 0;
+	}
+	registry_unlock();
+}
+
+static int check_pattern(const char *p, size_t n)
+{
+	if (n == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n')
+			return -EINVAL;
+	return 0;
+}
+
+static int add_patterns(const char *list, bool on, bool from_env)
+{
+	int matched = 0;
+	const char *p = list;
+
+	if (!list)
+		return -EINVAL;
+	/* Validate the whole list first: a bad item changes nothing. */
+	for (const char *q = list;; q++)
+		if (*q == ',' || !*q) {
+			if (check_pattern(p, (size_t)(q - p)) < 0)
+				return -EINVAL;
+			if (!*q)
+				break;
+			p = q + 1;
+		}
+	p = list;
+	for (const char *q = list;; q++) {
+		if (*q != ',' && *q)
+			continue;
+		if (npatterns == patterns_cap) {
+			size_t cap = patterns_cap ? patterns_cap * 2 : 8;
+			struct pattern *n = realloc(patterns, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			patterns = n;
+			patterns_cap = cap;
+		}
+		struct pattern *pat = &patterns[npatterns];
+
+		pat->glob = strndup(p, (size_t)(q - p));
+		if (!pat->glob)
+			return -ENOMEM;
+		pat->on = on;
+		pat->from_env = from_env;
+		pat->matched = false;
+		npatterns++;
+		if (!*q)
+			break;
+		p = q + 1;
+	}
+	for (uint32_t i = 0; i < nslots; i++) {
+		bool hit = false;
+
+		p = list;
+		for (const char *q = list;; q++) {
+			if (*q != ',' && *q)
+				continue;
+			char glob[256];
+			size_t n = (size_t)(q - p);
+
+			if (n < sizeof(glob)) {
+				memcpy(glob, p, n);
+				glob[n] = 0;
+				hit |= glob_matches(glob, slots[i].system, slots[i].name);
+			}
+			if (!*q)
+				break;
+			p = q + 1;
+		}
+		if (hit) {
+			matched++;
+			slot_apply_patterns(&slots[i]);
+			slot_apply(&slots[i]);
+		}
+	}
+	return matched;
+}
+
+int registry_enable_patterns(const char *list, bool on)
+{
+	int ret;
+
+	registry_lock();
+	ret = add_patterns(list, on, true);
+	registry_unlock();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_enable(const char *list)
+{
+	int ret;
+
+	registry_lock();
+	ret = add_patterns(list, true, false);
+	registry_unlock();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_disable(const char *list)
+{
+	int ret;
+
+	registry_lock();
+	ret = add_patterns(list, false, false);
+	registry_unlock();
+	return ret;
+}
+
+void registry_apply_recording(bool on)
+{
+	registry_lock();
+	recording = on;
+	for (uint32_t i = 0; i < nslots; i++)
+		slot_apply(&slots[i]);
+	registry_unlock();
+}
+
+void registry_report_unmatched(void)
+{
+	registry_lock();
+	for (size_t i = 0; i < npatterns; i++)
+		if (patterns[i].from_env && !patterns[i].matched)
+			tp_warn("TPOINT_EVENTS: '%s' matches no event of this program",
+				patterns[i].glob);
+	registry_unlock();
+}
+
+void registry_after_fork(void)
+{
+	/* The child's mutex may have been held by a thread that no longer exists. */
+	pthread_mutex_init(&reg_mutex, NULL);
+	memset(tp_recorded, 0, sizeof(tp_recorded));
+}
+
+TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)
+{
+	int n;
+
+	if (max < 0 || (max > 0 && !out))
+		return -EINVAL;
+	registry_lock();
+	n = (int)nslots;
+	for (int i = 0; i < n && i < max; i++) {
+		struct tpoint_counters c;
+		struct tpoint_event_stats *st = &out[i];
+
+		counters_sum((uint32_t)i, &c);
+		memcpy(st->system, slots[i].system, sizeof(st->system));
+		memcpy(st->name, slots[i].name, sizeof(st->name));
+		st->condition = slots[i].condition;
+		st->cond_skipped = c.cond_skipped;
+		st->filtered = c.filtered;
+		st->lost = c.lost;
+		st->recorded = __atomic_load_n(&tp_recorded[i], __ATOMIC_RELAXED);
+		st->hits = st->cond_skipped + st->filtered + st->recorded + st->lost;
+		st->enabled = slots[i].record;
+	}
+	registry_unlock();
+	return n;
+}
+
+TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(void), void *data)
+{
+	struct tpoint_probe_set *old, *set;
+	uint32_t n;
+
+	if (!ev || !func)
+		return -EINVAL;
+	registry_lock();
+	old = ev->probes;
+	n = old ? old->count : 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (old->probe[i].func == func && old->probe[i].data == data) {
+			registry_unlock();
+			return -EEXIST;
+		}
+	set = malloc(sizeof(*set) + (n + 1) * sizeof(set->probe[0]));
+	if (!set) {
+		registry_unlock();
+		return -ENOMEM;
+	}
+	set->count = n + 1;
+	if (n)
+		memcpy(set->probe, old->probe, n * sizeof(set->probe[0]));
+	set->probe[n].func = func;
+	set->probe[n].data = data;
+	/* Release: the set is complete before a hit can load it. */
+	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&ev->enabled, TPOINT_ENABLED_PROBES, __ATOMIC_RELAXED);
+	/*
+	 * The old set is not freed: a thread may still be walking it, and nothing tells when it
+	 * is done. Registration is rare; this costs a few bytes per change.
+	 */
+	registry_unlock();
+	return 0;
+}
+
+TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(void), void *data)
+{
+	struct tpoint_probe_set *old, *set = NULL;
+	uint32_t n, j = 0;
+	int found = -ENOENT;
+
+	if (!ev || !func)
+		return -EINVAL;
+	registry_lock();
+	old = ev->probes;
+	n = old ? old->count : 0;
+	if (n > 1) {
+		set = malloc(sizeof(*set) + (n - 1) * sizeof(set->probe[0]));
+		if (!set) {
+			registry_unlock();
+			return -ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (found == -ENOENT && old->probe[i].func == func && old->probe[i].data == data) {
+			found = 0;
+			continue;
+		}
+		if (set && j < n - 1)
+			set->probe[j++] = old->probe[i];
+	}
+	if (found < 0) {
+		free(set);
+		registry_unlock();
+		return found;
+	}
+	if (set)
+		set->count = j;
+	if (!set)
+		__atomic_fetch_and(&ev->enabled, ~TPOINT_ENABLED_PROBES, __ATOMIC_RELAXED);
+	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
+	registry_unlock();
+	return 0;
+}

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recording: the pool, the drain thread and the spool, from start to the finished
+ * trace.dat. Also what the library does on its own when loaded: read TPOINT_* from the
+ * environment, start the embedded recording, finish it at exit, and carry it across fork().
+ *
+ * Nothing here may harm the host: every failure is logged (TPOINT_DEBUG=1) and the program
+ * runs on untraced.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define DEFAULT_POOL_BYTES (8u << 20)
+#define MIN_POOL_BYTES (64u << 10)
+
+static pthread_mutex_t session_mutex = PTHREAD_MUTEX_INITIALIZER;
+static size_t pool_bytes = DEFAULT_POOL_BYTES;
+static enum tpoint_mode pool_mode = TPOINT_MODE_DISCARD;
+
+static struct {
+	bool active;
+	bool spool_only; /* `tpoint record` assembles the file from the spools itself */
+	char *out_path;  /* trace.dat to write, unless spool_only */
+	char *spool;
+	struct pool *pool;
+} rec;
+
+bool session_recording(void)
+{
+	return rec.active;
+}
+
+TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&session_mutex);
+	if (rec.active)
+		ret = -EBUSY;
+	else if (bytes < MIN_POOL_BYTES)
+		ret = -EINVAL;
+	else
+		pool_bytes = bytes;
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&session_mutex);
+	if (rec.active)
+		ret = -EBUSY;
+	else if (mode != TPOINT_MODE_DISCARD && mode != TPOINT_MODE_OVERWRITE)
+		ret = -EINVAL;
+	else
+		pool_mode = mode;
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+static int start_locked(const char *out_path, const char *spool, bool spool_only)
+{
+	struct pool *pool;
+	int err;
+
+	if (rec.active)
+		return -EBUSY;
+	if (!spool_only) {
+		/* Find out now, not at exit, whether the file can be written. */
+		int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return -errno;
+		close(fd);
+	}
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return -ENOMEM;
+	err = pool_create(pool, pool_bytes, pool_mode);
+	if (err) {
+		free(pool);
+		return err;
+	}
+	err = spool_start(pool, spool);
+	if (err) {
+		pool_destroy(pool);
+		free(pool);
+		return err;
+	}
+	rec.out_path = out_path ? strdup(out_path) : NULL;
+	rec.spool = strdup(spool);
+	rec.spool_only = spool_only;
+	rec.pool = pool;
+	rec.active = true;
+	/* Release: the pool is complete before a writer's slow path can take a page. */
+	__atomic_store_n(&tp_active_pool, pool, __ATOMIC_RELEASE);
+	registry_apply_recording(true);
+	return 0;
+}
+
+static int finish_file(void)
+{
+	const char *spools[1] = { rec.spool };
+	struct tracedat_result res;
+	char err[512];
+	int ret;
+
+	ret = tracedat_from_spools(rec.out_path, spools, 1, &res, err, sizeof(err));
+	if (ret < 0) {
+		tp_err("%s", err);
+		return ret;
+	}
+	tracedat_result_free(&res);
+	return (int)(res.events > INT32_MAX ? INT32_MAX : res.events);
+}
+
+static int stop_locked(void)
+{
+	int ret;
+
+	if (!rec.active)
+		return -ENOENT;
+	registry_apply_recording(false);
+	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
+	ret = spool_stop();
+	if (!rec.spool_only && ret == 0) {
+		ret = finish_file();
+		if (ret >= 0) {
+			unlink(rec.spool);
+			ret = 0;
+		}
+	}
+	/*
+	 * The pool stays mapped: a thread preempted inside tpoint_reserve..commit may still
+	 * write to its page. It is not reused; a program that starts and stops recordings
+	 * many times pays one pool per recording.
+	 */
+	free(rec.out_path);
+	free(rec.spool);
+	rec.out_path = rec.spool = NULL;
+	rec.pool = NULL;
+	rec.active = false;
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_record_start(const char *path)
+{
+	char *spool;
+	int ret;
+
+	if (!path || !*path)
+		return -EINVAL;
+	if (asprintf(&spool, "%s.spool", path) < 0)
+		return -ENOMEM;
+	pthread_mutex_lock(&session_mutex);
+	ret = start_locked(path, spool, false);
+	pthread_mutex_unlock(&session_mutex);
+	free(spool);
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_record_stop(void)
+{
+	int ret;
+
+	pthread_mutex_lock(&session_mutex);
+	ret = stop_locked();
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_flush(void)
+{
+	int ret;
+
+	pthread_mutex_lock(&session_mutex);
+	if (!rec.active)
+		ret = -ENOENT;
+	else if ((ret = spool_sync()) == 0 && !rec.spool_only)
+		ret = finish_file();
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+/* ---- configuration from the environment ---- */
+
+/* "8M", "65536", "1g", "512KiB": bytes. -EINVAL for anything else. */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (shift && (!strcasecmp(end, "iB") || !strcasecmp(end, "B")))
+		end += strlen(end);
+	if (*end || v > (~0ull >> shift))
+		return -EINVAL;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+static void configure_from_env(void)
+{
+	const char *v;
+	size_t size;
+
+	v = getenv("TPOINT_BUFFER_SIZE");
+	if (v) {
+		if (parse_size(v, &size) < 0 || size < MIN_POOL_BYTES)
+			tp_err("TPOINT_BUFFER_SIZE='%s': expected a size of at least 64K, like 8M "
+			       "(bytes, with K, M or G); using %zuM", v, pool_bytes >> 20);
+		else
+			pool_bytes = size;
+	}
+	v = getenv("TPOINT_MODE");
+	if (v) {
+		if (!strcmp(v, "discard"))
+			pool_mode = TPOINT_MODE_DISCARD;
+		else if (!strcmp(v, "overwrite"))
+			pool_mode = TPOINT_MODE_OVERWRITE;
+		else
+			tp_err("TPOINT_MODE='%s': expected 'discard' or 'overwrite'; using discard", v);
+	}
+	v = getenv("TPOINT_EVENTS");
+	if (v && registry_enable_patterns(v, true) == -EINVAL)
+		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
+		       v);
+}
+
+/* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
+static void start_from_env(void)
+{
+	const char *dir = getenv("TPOINT_SPOOL_DIR");
+	const char *path = getenv("TPOINT_RECORD");
+	char *spool = NULL, *out = NULL;
+	int err;
+
+	if (dir && *dir) {
+		if (asprintf(&spool, "%s/%d.spool", dir, (int)getpid()) < 0)
+			return;
+		err = start_locked(NULL, spool, true);
+		if (err)
+			tp_err("TPOINT_SPOOL_DIR=%s: cannot record: %s; running untraced", dir,
+			       strerror(-err));
+		free(spool);
+		return;
+	}
+	if (!path || !*path)
+		return;
+	/*
+	 * A child of the recording process (forked, or exec'd from one) records beside it,
+	 * into FILE.<pid>: the owner's pid travels in the environment across exec.
+	 */
+	const char *owner = getenv("TPOINT_RECORD_OWNER");
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (owner && strcmp(owner, pid)) {
+		if (asprintf(&out, "%s.%d", path, (int)getpid()) < 0)
+			return;
+	} else {
+		out = strdup(path);
+		if (!out)
+			return;
+		setenv("TPOINT_RECORD_OWNER", pid, 1);
+	}
+	if (asprintf(&spool, "%s.spool", out) < 0) {
+		free(out);
+		return;
+	}
+	err = start_locked(out, spool, false);
+	if (err)
+		tp_err("TPOINT_RECORD=%s: cannot record: %s; running untraced", out, strerror(-err));
+	free(spool);
+	free(out);
+}
+
+static void at_exit(void)
+{
+	pthread_mutex_lock(&session_mutex);
+	if (rec.active) {
+		int err = stop_locked();
+
+		if (err < 0)
+			tp_err("recording not completed: %s", strerror(-err));
+	}
+	pthread_mutex_unlock(&session_mutex);
+	registry_report_unmatched();
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&session_mutex);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&session_mutex);
+}
+
+static void fork_child(void)
+{
+	bool was_recording = rec.active;
+	bool spool_only = rec.spool_only;
+	char *parent_out = rec.out_path;
+
+	pthread_mutex_init(&session_mutex, NULL);
+	registry_after_fork();
+	writer_after_fork();
+	spool_after_fork();
+	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
+	/* The parent's pool is shared memory: leave it to the parent, untouched. */
+	free(rec.spool);
+	rec.spool = NULL;
+	rec.out_path = NULL;
+	rec.pool = NULL;
+	rec.active = false;
+	if (!was_recording) {
+		free(parent_out);
+		return;
+	}
+	registry_apply_recording(false);
+	if (spool_only) {
+		start_from_env();
+	} else if (parent_out) {
+		char *out = NULL, *spool = NULL;
+		const char *base = getenv("TPOINT_RECORD");
+
+		if (asprintf(&out, "%s.%d", base ? base : parent_out, (int)getpid()) >= 0 &&
+		    asprintf(&spool, "%s.spool", out) >= 0) {
+			int err = start_locked(out, spool, false);
+
+			if (err)
+				tp_err("forked child %d cannot record to %s: %s", (int)getpid(), out,
+				       strerror(-err));
+		}
+		free(out);
+		free(spool);
+	}
+	free(parent_out);
+}
+
+__attribute__((constructor)) static void tpoint_init(void)
+{
+	log_init_from_env();
+	if (writer_init() < 0)
+		tp_err("no thread-exit hook; pages of exited threads are read at the end");
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	configure_from_env();
+	if (getenv("TPOINT_RECORD") || getenv("TPOINT_SPOOL_DIR")) {
+		pthread_mutex_lock(&session_mutex);
+		start_from_env();
+		pthread_mutex_unlock(&session_mutex);
+	}
+	atexit(at_exit);
+}

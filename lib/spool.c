@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The drain thread: takes full pages from the pool, appends their records to the spool file
+ * and gives the pages back, so that a program can record for as long as the disk allows.
+ * It also notes what the file needs besides records: event formats, thread names, and pairs
+ * of clock readings. In overwrite mode it leaves the pages alone (they are the flight
+ * recorder) until the recording stops.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+#include "spool_format.h"
+
+extern uint64_t tp_recorded[TPOINT_MAX_EVENTS];
+
+struct page_progress {
+	uint64_t gen;   /* meta.gen when the page was partly spooled */
+	uint32_t upto;  /* bytes of its data already spooled */
+	uint64_t clock; /* the running clock at upto */
+};
+
+static struct spool {
+	pthread_mutex_t io; /* one writer of the file at a time: the thread, flush or stop */
+	pthread_t thread;
+	bool thread_running;
+	bool stop;
+	int fd;
+	char *path;
+	struct pool *pool;
+	struct page_progress *progress;
+	char *buf;
+	size_t used;
+	int error;
+	uint32_t events_written;
+	uint32_t *tids;
+	size_t ntids, tids_cap;
+	uint64_t last_clock_sample;
+} sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+#define SPOOL_BUF (1u << 20)
+
+static void flush_buf(void)
+{
+	size_t done = 0;
+
+	while (done < sp.used && !sp.error) {
+		ssize_t n = write(sp.fd, sp.buf + done, sp.used - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sp.error = n < 0 ? errno : EIO;
+			tp_err("spool %s: %s; recording stops here", sp.path, strerror(sp.error));
+			break;
+		}
+		done += (size_t)n;
+	}
+	sp.used = 0;
+}
+
+static void *chunk_begin(uint32_t type, uint32_t size)
+{
+	size_t need = sizeof(struct spool_chunk) + ((size + 7u) & ~7u);
+	struct spool_chunk *c;
+
+	if (sp.used + need > SPOOL_BUF)
+		flush_buf();
+	if (need > SPOOL_BUF || sp.error)
+		return NULL;
+	c = (struct spool_chunk *)(void *)(sp.buf + sp.used);
+	c->type = type;
+	c->size = size;
+	memset((char *)(c + 1) + size, 0, ((size + 7u) & ~7u) - size);
+	sp.used += need;
+	return c + 1;
+}
+
+static void put_clock_sample(void)
+{
+	struct clock_sample cs = clock_sample_now();
+	uint64_t *p = chunk_begin(SPOOL_CLOCK, 16);
+
+	if (p) {
+		p[0] = cs.clock;
+		p[1] = cs.mono;
+	}
+	sp.last_clock_sample = cs.mono;
+}
+
+static void put_comm(uint32_t tid)
+{
+	char path[64], comm[64] = "";
+	int fd;
+	ssize_t n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC); /* the thread is gone */
+	if (fd >= 0) {
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		n = 0;
+	comm[n] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "<%u>", tid);
+	size_t len = strlen(comm) + 1;
+	char *p = chunk_begin(SPOOL_COMM, (uint32_t)(4 + len));
+
+	if (p) {
+		memcpy(p, &tid, 4);
+		memcpy(p + 4, comm, len);
+	}
+}
+
+static void note_tid(uint32_t tid)
+{
+	for (size_t i = 0; i < sp.ntids; i++)
+		if (sp.tids[i] == tid)
+			return;
+	if (sp.ntids == sp.tids_cap) {
+		size_t cap = sp.tids_cap ? sp.tids_cap * 2 : 64;
+		uint32_t *n = realloc(sp.tids, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		sp.tids = n;
+		sp.tids_cap = cap;
+	}
+	sp.tids[sp.ntids++] = tid;
+	put_comm(tid);
+}
+
+static void put_new_events(void)
+{
+	registry_lock();
+	for (uint32_t i = sp.events_written; i < registry_count(); i++) {
+		struct event_slot *s = registry_slot(i);
+		size_t ls = strlen(s->system) + 1, ln = strlen(s->name) + 1;
+		size_t lc = strlen(s->condition) + 1, lf = strlen(s->format) + 1;
+		char *p = chunk_begin(SPOOL_EVENT, (uint32_t)(4 + ls + ln + lc + lf));
+
+		if (!p)
+			break;
+		memcpy(p, &s->id, 2);
+		memset(p + 2, 0, 2);
+		p += 4;
+		memcpy(p, s->system, ls);
+		memcpy(p + ls, s->name, ln);
+		memcpy(p + ls + ln, s->condition, lc);
+		memcpy(p + ls + ln + lc, s->format, lf);
+		sp.events_written = i + 1;
+	}
+	registry_unlock();
+}
+
+static void put_stats(void)
+{
+	int n = tpoint_stats(NULL, 0);
+	struct tpoint_event_stats *st;
+	struct spool_stat *out;
+
+	if (n <= 0)
+		return;
+	st = calloc((size_t)n, sizeof(*st));
+	if (!st)
+		return;
+	n = tpoint_stats(st, n) < n ? tpoint_stats(st, n) : n;
+	out = chunk_begin(SPOOL_STATS, (uint32_t)((size_t)n * sizeof(*out)));
+	for (int i = 0; out && i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].id = (uint16_t)(TPOINT_FIRST_ID + i);
+		out[i].cond_skipped = st[i].cond_skipped;
+		out[i].filtered = st[i].filtered;
+		out[i].recorded = st[i].recorded;
+		out[i].lost = st[i].lost;
+	}
+	free(st);
+}
+
+/*
+ * Append the records of page `idx` from where an earlier call stopped. `final`: the page
+ * is full and its writer gone, so it goes back to the free queue.
+ */
+static void drain_page(uint32_t idx, bool final)
+{
+	struct pool *p = sp.pool;
+	const char *page = pool_page(p, idx);
+	const char *data = page + TPOINT_PAGE_HEADER;
+	struct page_meta *m = &p->meta[idx];
+	struct page_progress *pr = &sp.progress[idx];
+	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
+	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
+					  __ATOMIC_ACQUIRE);
+	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
+	uint32_t off = 0;
+	uint64_t clock = *(const uint64_t *)(const void *)page;
+
+	if (commit > TPOINT_PAGE_DATA_END)
+		commit = 0; /* cannot happen with our writers; never read past the page */
+	if (pr->gen == gen && pr->upto) {
+		off = pr->upto;
+		clock = pr->clock;
+	}
+	if (off < commit) {
+		note_tid(m->tid);
+		struct spool_records *hdr = chunk_begin(SPOOL_RECORDS,
+							(uint32_t)(sizeof(*hdr) + 2 * (commit - off)));
+		if (hdr) {
+			char *out = (char *)(hdr + 1);
+			size_t used = sizeof(*hdr);
+
+			hdr->cpu = m->cpu;
+			hdr->tid = m->tid;
+			hdr->level = m->level;
+			hdr->reserved = 0;
+			hdr->seq = m->seq;
+			hdr->lost_before = off == 0 ? m->lost_before : 0;
+			while (off + 8 <= commit) {
+				uint32_t w = *(const uint32_t *)(const void *)(data + off);
+				uint32_t arr = *(const uint32_t *)(const void *)(data + off + 4);
+
+				if ((w & 31) == 30) { /* time extend */
+					clock += ((uint64_t)arr << TPOINT_DELTA_BITS) + (w >> 5);
+					off += 8;
+					continue;
+				}
+				uint32_t size = arr - 4;
+
+				if ((w & 31) != 0 || size < 8 || off + 8 + size > commit)
+					break; /* not ours: stop rather than spool garbage */
+				clock += w >> 5;
+				struct spool_record *r = (struct spool_record *)(void *)out;
+				uint16_t id = *(const uint16_t *)(const void *)(data + off + 8);
+
+				r->clock = clock;
+				r->size = size;
+				r->reserved = 0;
+				memcpy(r + 1, data + off + 8, size);
+				out += sizeof(*r) + size;
+				used += sizeof(*r) + size;
+				if (id >= TPOINT_FIRST_ID && id - TPOINT_FIRST_ID < TPOINT_MAX_EVENTS)
+					__atomic_store_n(&tp_recorded[id - TPOINT_FIRST_ID],
+							 tp_recorded[id - TPOINT_FIRST_ID] + 1,
+							 __ATOMIC_RELAXED);
+				off += 8 + size;
+			}
+			/* Records are 8 + size bytes here as in the page (16 + size with their
+			 * spool header); shrink the chunk to what was really written. */
+			struct spool_chunk *c = (struct spool_chunk *)(void *)hdr - 1;
+			size_t old_pad = (c->size + 7u) & ~7u;
+
+			c->size = (uint32_t)used;
+			sp.used -= old_pad - ((used + 7u) & ~7u);
+		}
+	}
+	if (final) {
+		pr->gen = 0;
+		pr->upto = 0;
+		pool_put_free(p, idx);
+	} else {
+		pr->gen = gen;
+		pr->upto = off;
+		pr->clock = clock;
+	}
+}
+
+static unsigned drain_full(void)
+{
+	unsigned n = 0;
+	uint32_t idx;
+
+	while (pool_take_full(sp.pool, &idx)) {
+		drain_page(idx, true);
+		n++;
+	}
+	return n;
+}
+
+static void drain_partial(void)
+{
+	for (uint32_t i = 0; i < sp.pool->npages; i++)
+		if (__atomic_load_n(&sp.pool->meta[i].state, __ATOMIC_ACQUIRE) == PAGE_WRITING)
+			drain_page(i, false);
+}
+
+static void *drain_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		unsigned n = 0;
+
+		pthread_mutex_lock(&sp.io);
+		if (sp.stop) {
+			pthread_mutex_unlock(&sp.io);
+			break;
+		}
+		put_new_events();
+		if (sp.pool->mode == TPOINT_MODE_DISCARD)
+			n = drain_full();
+		if (mono_now() - sp.last_clock_sample > 100000000u) {
+			put_clock_sample();
+			flush_buf();
+		}
+		pthread_mutex_unlock(&sp.io);
+		if (!n) {
+			/* Idle: look again in a millisecond; busy: go straight on. */
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+int spool_start(struct pool *p, const char *path)
+{
+	struct spool_file_header h;
+	sigset_t all, old;
+	int err;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC));
+	h.version = SPOOL_VERSION;
+	h.pid = (uint32_t)getpid();
+	snprintf(h.clock_name, sizeof(h.clock_name), "%s", TPOINT_ARCH_CLOCK_NAME);
+
+	sp.path = strdup(path);
+	sp.buf = malloc(SPOOL_BUF);
+	sp.progress = calloc(p->npages, sizeof(*sp.progress));
+	if (!sp.path || !sp.buf || !sp.progress) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	sp.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (sp.fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	sp.pool = p;
+	sp.used = 0;
+	sp.error = 0;
+	sp.stop = false;
+	sp.events_written = 0;
+	sp.ntids = 0;
+	memcpy(sp.buf, &h, sizeof(h));
+	sp.used = sizeof(h);
+	put_clock_sample();
+	put_new_events();
+	flush_buf();
+	if (sp.error) {
+		err = -sp.error;
+		goto fail;
+	}
+	/* The drain thread takes no signal of the program's: they are meant for its threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = -pthread_create(&sp.thread, NULL, drain_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto fail;
+	pthread_setname_np(sp.thread, "tpoint-drain");
+	sp.thread_running = true;
+	return 0;
+fail:
+	if (sp.fd >= 0) {
+		close(sp.fd);
+		unlink(path);
+	}
+	sp.fd = -1;
+	free(sp.path);
+	free(sp.buf);
+	free(sp.progress);
+	sp.path = NULL;
+	sp.buf = NULL;
+	sp.progress = NULL;
+	return err;
+}
+
+static void sync_locked(bool final)
+{
+	put_new_events();
+	/* Full pages first: within a stream they come before the page being written. */
+	drain_full();
+	drain_partial();
+	for (size_t i = 0; i < sp.ntids; i++)
+		put_comm(sp.tids[i]); /* names may have changed since first seen */
+	put_clock_sample();
+	put_stats();
+	if (final)
+		chunk_begin(SPOOL_END, 0);
+	flush_buf();
+}
+
+int spool_sync(void)
+{
+	int err;
+
+	if (sp.fd < 0)
+		return -ENOENT;
+	pthread_mutex_lock(&sp.io);
+	sync_locked(false);
+	err = -sp.error;
+	pthread_mutex_unlock(&sp.io);
+	return err;
+}
+
+int spool_stop(void)
+{
+	int err;
+
+	if (sp.fd < 0)
+		return -ENOENT;
+	pthread_mutex_lock(&sp.io);
+	sp.stop = true;
+	pthread_mutex_unlock(&sp.io);
+	if (sp.thread_running)
+		pthread_join(sp.thread, NULL);
+	sp.thread_running = false;
+	pthread_mutex_lock(&sp.io);
+	sync_locked(true);
+	err = -sp.error;
+	if (close(sp.fd) < 0 && !err)
+		err = -errno;
+	sp.fd = -1;
+	free(sp.buf);
+	free(sp.progress);
+	free(sp.tids);
+	sp.buf = NULL;
+	sp.progress = NULL;
+	sp.tids = NULL;
+	sp.ntids = sp.tids_cap = 0;
+	pthread_mutex_unlock(&sp.io);
+	return err;
+}
+
+const char *spool_path(void)
+{
+	return sp.path;
+}
+
+void spool_after_fork(void)
+{
+	/* The parent's drain thread and file are not the child's. */
+	pthread_mutex_init(&sp.io, NULL);
+	if (sp.fd >= 0)
+		close(sp.fd);
+	sp.fd = -1;
+	sp.thread_running = false;
+	free(sp.buf);
+	free(sp.progress);
+	free(sp.tids);
+	free(sp.path);
+	memset(&sp, 0, sizeof(sp));
+	pthread_mutex_init(&sp.io, NULL);
+	sp.fd = -1;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The spool: what the drain thread appends while a program records, and what becomes
+ * trace.dat at the end. A sequence of chunks, each complete in itself, so that a spool cut
+ * short by a crash or SIGKILL is still readable up to its last whole chunk.
+ *
+ *	file header	struct spool_file_header
+ *	chunks		struct spool_chunk + payload, padded to 8 bytes
+ *
+ * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
+ */
+#ifndef TPOINT_SPOOL_FORMAT_H
+#define TPOINT_SPOOL_FORMAT_H
+
+#include <stdint.h>
+
+#define SPOOL_MAGIC "TPSPOOL"
+#define SPOOL_VERSION 1
+
+struct spool_file_header {
+	char magic[8]; /* SPOOL_MAGIC with its NUL */
+	uint32_t version;
+	uint32_t pid;
+	char clock_name[16]; /* TPOINT_ARCH_CLOCK_NAME */
+};
+
+enum spool_chunk_type {
+	SPOOL_EVENT = 1,   /* u16 id, u16 0, then system\0 name\0 condition\0 format\0 */
+	SPOOL_COMM = 2,    /* u32 tid, then comm\0 */
+	SPOOL_CLOCK = 3,   /* u64 raw clock, u64 CLOCK_MONOTONIC ns */
+	SPOOL_RECORDS = 4, /* struct spool_records, then spool_record + payload, ... */
+	SPOOL_STATS = 5,   /* struct spool_stat[] */
+	SPOOL_END = 6,     /* the recording ended cleanly */
+};
+
+struct spool_chunk {
+	uint32_t type;
+	uint32_t size; /* payload bytes, without this header and without the padding */
+};
+
+struct spool_records {
+	uint32_t cpu;
+	uint32_t tid;
+	uint32_t level;
+	uint32_t reserved;
+	uint64_t seq;         /* page order within the (tid, level) stream */
+	uint64_t lost_before; /* events of this stream lost just before these */
+};
+
+struct spool_record {
+	uint64_t clock;
+	uint32_t size; /* payload bytes (common header included), a multiple of 8 */
+	uint32_t reserved;
+};
+
+struct spool_stat {
+	uint16_t id;
+	uint16_t reserved[3];
+	uint64_t cond_skipped;
+	uint64_t filtered;
+	uint64_t recorded;
+	uint64_t lost;
+};
+
+#endif

@@ -1,0 +1,860 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spool files -> trace.dat version 6 (reference/tracedat.md; trace-cmd.dat.v6(5)).
+ *
+ * Each spool is one process's recording. Records are merged per CPU in time order, with a
+ * k-way merge over the (process, thread, nesting level) streams, whose records are already
+ * in order; timestamps become CLOCK_MONOTONIC nanoseconds (trace clock "mono", which the
+ * kernel can use too, so that user and kernel events line up); events lost before a page are
+ * marked on the output page as the kernel does (trace-cmd shows "[N EVENTS DROPPED]").
+ * Event ids that two processes use for different events are renumbered.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+#include "spool_format.h"
+
+#define OPTION_TRACECLOCK 4
+/* tpoint's per-event counters; trace-cmd skips options it does not know. */
+#define OPTION_TPOINT_STATS 0x7470
+
+struct out_event {
+	char *system, *name, *condition;
+	const char *format_body; /* the format text from "format:" on */
+	uint16_t id;             /* in the output file */
+	struct spool_stat stat;
+};
+
+struct stream_chunk {
+	const struct spool_records *hdr;
+	const char *recs, *end;
+	uint32_t spool;
+	uint32_t stream; /* index of its (spool, tid, level) stream */
+	uint32_t order;  /* position in the spool */
+};
+
+struct spool_in {
+	const char *path;
+	char *map;
+	size_t len;
+	struct clock_sample *samples;
+	size_t nsamples;
+	bool identity_clock;
+	uint16_t *idmap; /* spool id - TPOINT_FIRST_ID -> output id */
+	size_t nidmap;
+};
+
+struct writer_state {
+	struct spool_in *in;
+	int nin;
+	struct out_event *events;
+	size_t nevents;
+	struct stream_chunk *chunks;
+	size_t nchunks;
+	struct comm { uint32_t tid; char comm[64]; } *comms;
+	size_t ncomms;
+	uint32_t ncpus;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct writer_state *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, w->errlen, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct clock_sample *x = a, *y = b;
+
+	return x->clock < y->clock ? -1 : x->clock > y->clock;
+}
+
+/* Raw clock -> CLOCK_MONOTONIC ns: piecewise linear through the samples. */
+static uint64_t to_ns(const struct spool_in *s, uint64_t c)
+{
+	const struct clock_sample *a, *b;
+	size_t lo = 0, hi;
+
+	if (s->identity_clock || s->nsamples == 0)
+		return c;
+	if (s->nsamples == 1)
+		return s->samples[0].mono + (c - s->samples[0].clock); /* nothing better known */
+	hi = s->nsamples - 1;
+	if (c <= s->samples[0].clock) {
+		a = &s->samples[0];
+		b = &s->samples[hi];
+	} else if (c >= s->samples[hi].clock) {
+		a = &s->samples[0];
+		b = &s->samples[hi];
+	} else {
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (s->samples[mid].clock <= c)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		a = &s->samples[lo];
+		b = &s->samples[hi];
+	}
+	if (b->clock == a->clock)
+		return a->mono;
+	__int128 num = (__int128)((int64_t)(c - a->clock)) * (__int128)(b->mono - a->mono);
+	__int128 ns = (__int128)a->mono + num / (__int128)(b->clock - a->clock);
+
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+static struct out_event *find_event(struct writer_state *w, const char *sys, const char *name)
+{
+	for (size_t i = 0; i < w->nevents; i++)
+		if (!strcmp(w->events[i].system, sys) && !strcmp(w->events[i].name, name))
+			return &w->events[i];
+	return NULL;
+}
+
+static bool id_taken(struct writer_state *w, uint16_t id)
+{
+	for (size_t i = 0; i < w->nevents; i++)
+		if (w->events[i].id == id)
+			return true;
+	return false;
+}
+
+/* A thread's latest name wins: trace-cmd shows either of two lines for one pid. */
+static void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncomms; i++)
+		if (w->comms[i].tid == tid)
+			break;
+	if (i == w->ncomms) {
+		struct comm *n = realloc(w->comms, (w->ncomms + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		w->comms = n;
+		w->ncomms++;
+	}
+	w->comms[i].tid = tid;
+	snprintf(w->comms[i].comm, sizeof(w->comms[i].comm), "%s", comm);
+}
+
+/* The NUL-terminated string at *p, or NULL if it runs past end. */
+static const char *next_string(const char **p, const char *end)
+{
+	const char *s = *p;
+	const char *nul = s && s < end ? memchr(s, 0, (size_t)(end - s)) : NULL;
+
+	*p = nul ? nul + 1 : NULL;
+	return nul ? s : NULL;
+}
+
+static int map_event(struct writer_state *w, struct spool_in *s, const char *p, uint32_t size)
+{
+	uint16_t id;
+	const char *sys, *name, *cond, *fmt, *body, *end = p + size;
+	struct out_event *e;
+
+	if (size < 8)
+		return 0;
+	memcpy(&id, p, 2);
+	p += 4;
+	sys = next_string(&p, end);
+	name = next_string(&p, end);
+	cond = next_string(&p, end);
+	fmt = next_string(&p, end);
+	if (!sys || !name || !cond || !fmt || id < TPOINT_FIRST_ID)
+		return 0; /* a damaged chunk: skip it */
+	body = strstr(fmt, "format:");
+	if (!body)
+		return 0;
+	e = find_event(w, sys, name);
+	if (!e) {
+		struct out_event *n = realloc(w->events, (w->nevents + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->events = n;
+		e = &w->events[w->nevents];
+		memset(e, 0, sizeof(*e));
+		e->system = strdup(sys);
+		e->name = strdup(name);
+		e->condition = strdup(cond);
+		e->format_body = body;
+		if (!e->system || !e->name || !e->condition)
+			return -ENOMEM;
+		uint16_t out = id;
+
+		while (id_taken(w, out))
+			out++;
+		e->id = out;
+		w->nevents++;
+	}
+	size_t slot = (size_t)(id - TPOINT_FIRST_ID);
+
+	if (slot >= s->nidmap) {
+		uint16_t *m = realloc(s->idmap, (slot + 1) * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		memset(m + s->nidmap, 0, (slot + 1 - s->nidmap) * sizeof(*m));
+		s->idmap = m;
+		s->nidmap = slot + 1;
+	}
+	s->idmap[slot] = e->id;
+	return 0;
+}
+
+static uint16_t out_id(const struct spool_in *s, uint16_t id)
+{
+	size_t slot = (size_t)(id - TPOINT_FIRST_ID);
+
+	if (id < TPOINT_FIRST_ID || slot >= s->nidmap || !s->idmap[slot])
+		return id;
+	return s->idmap[slot];
+}
+
+static struct out_event *event_by_out_id(struct writer_state *w, uint16_t id)
+{
+	for (size_t i = 0; i < w->nevents; i++)
+		if (w->events[i].id == id)
+			return &w->events[i];
+	return NULL;
+}
+
+struct stream_key {
+	uint32_t spool, tid, level;
+};
+
+static int read_spool(struct writer_state *w, uint32_t si)
+{
+	struct spool_in *s = &w->in[si];
+	const struct spool_file_header *h;
+	struct stat st;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	const char *p, *end;
+	struct stream_key *keys = NULL;
+	size_t nkeys = 0;
+	uint32_t order = 0;
+	const char *last_stats = NULL;
+	uint32_t last_stats_size = 0;
+
+	if (fd < 0)
+		return fail(w, -errno, "%s: %s", s->path, strerror(errno));
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h)) {
+		close(fd);
+		return fail(w, -EINVAL, "%s: too short to be a tpoint spool", s->path);
+	}
+	s->len = (size_t)st.st_size;
+	s->map = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		return fail(w, -errno, "%s: %s", s->path, strerror(errno));
+	}
+	h = (const struct spool_file_header *)(void *)s->map;
+	if (memcmp(h->magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC)) || h->version != SPOOL_VERSION)
+		return fail(w, -EINVAL, "%s: not a tpoint spool (bad magic or version)", s->path);
+	s->identity_clock = !strncmp(h->clock_name, "mono", sizeof(h->clock_name));
+
+	p = s->map + sizeof(*h);
+	end = s->map + s->len;
+	while (p + sizeof(struct spool_chunk) <= end) {
+		const struct spool_chunk *c = (const struct spool_chunk *)(const void *)p;
+		const char *body = p + sizeof(*c);
+		size_t padded = ((size_t)c->size + 7u) & ~(size_t)7u;
+
+		if (padded > (size_t)(end - body))
+			break; /* cut short by a crash: keep what came before */
+		p = body + padded;
+		switch (c->type) {
+		case SPOOL_EVENT:
+			if (map_event(w, s, body, c->size) < 0)
+				return fail(w, -ENOMEM, "out of memory");
+			break;
+		case SPOOL_COMM:
+			if (c->size > 4 && memchr(body + 4, 0, c->size - 4)) {
+				uint32_t tid;
+
+				memcpy(&tid, body, 4);
+				add_cmdline(w, tid, body + 4);
+			}
+			break;
+		case SPOOL_CLOCK:
+			if (c->size == 16) {
+				struct clock_sample *n = realloc(s->samples,
+								 (s->nsamples + 1) * sizeof(*n));
+				if (!n)
+					return fail(w, -ENOMEM, "out of memory");
+				s->samples = n;
+				memcpy(&s->samples[s->nsamples++], body, 16);
+			}
+			break;
+		case SPOOL_STATS:
+			/* Each is a complete snapshot: the last one counts. */
+			last_stats = body;
+			last_stats_size = c->size;
+			break;
+		case SPOOL_RECORDS:
+			if (c->size >= sizeof(struct spool_records)) {
+				const struct spool_records *r = (const void *)body;
+				struct stream_chunk *n;
+				size_t k;
+
+				for (k = 0; k < nkeys; k++)
+					if (keys[k].tid == r->tid && keys[k].level == r->level)
+						break;
+				if (k == nkeys) {
+					struct stream_key *nk = realloc(keys, (nkeys + 1) * sizeof(*nk));
+
+					if (!nk)
+						return fail(w, -ENOMEM, "out of memory");
+					keys = nk;
+					keys[nkeys++] = (struct stream_key){ si, r->tid, r->level };
+				}
+				n = realloc(w->chunks, (w->nchunks + 1) * sizeof(*n));
+				if (!n) {
+					free(keys);
+					return fail(w, -ENOMEM, "out of memory");
+				}
+				w->chunks = n;
+				n[w->nchunks++] = (struct stream_chunk){
+					r, body + sizeof(*r), body + c->size, si,
+					(uint32_t)(si << 20) + (uint32_t)k, order++
+				};
+				if (r->cpu + 1 > w->ncpus && r->cpu < 4096)
+					w->ncpus = r->cpu + 1;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	free(keys);
+	for (size_t i = 0; last_stats && i + sizeof(struct spool_stat) <= last_stats_size;
+	     i += sizeof(struct spool_stat)) {
+		struct spool_stat stat;
+		struct out_event *e;
+
+		memcpy(&stat, last_stats + i, sizeof(stat));
+		e = event_by_out_id(w, out_id(s, stat.id));
+		if (e) { /* summed over the processes of the recording */
+			e->stat.cond_skipped += stat.cond_skipped;
+			e->stat.filtered += stat.filtered;
+			e->stat.recorded += stat.recorded;
+			e->stat.lost += stat.lost;
+		}
+	}
+	qsort(s->samples, s->nsamples, sizeof(*s->samples), cmp_sample);
+	return 0;
+}
+
+/* ---- writing ---- */
+
+struct out_file {
+	int fd;
+	uint64_t off;
+	int error;
+};
+
+static void out_write(struct out_file *f, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len && !f->error) {
+		ssize_t n = write(f->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			f->error = n < 0 ? errno : EIO;
+			return;
+		}
+		p += n;
+		len -= (size_t)n;
+		f->off += (uint64_t)n;
+	}
+}
+
+static void out_u16(struct out_file *f, uint16_t v) { out_write(f, &v, 2); }
+static void out_u32(struct out_file *f, uint32_t v) { out_write(f, &v, 4); }
+static void out_u64(struct out_file *f, uint64_t v) { out_write(f, &v, 8); }
+static void out_str0(struct out_file *f, const char *s) { out_write(f, s, strlen(s) + 1); }
+
+static void out_pad_to_page(struct out_file *f)
+{
+	static const char zeros[TPOINT_PAGE_SIZE];
+	uint64_t pad = (TPOINT_PAGE_SIZE - f->off % TPOINT_PAGE_SIZE) % TPOINT_PAGE_SIZE;
+
+	out_write(f, zeros, (size_t)pad);
+}
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct out_event *x = a, *y = b;
+	int c = strcmp(x->system, y->system);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static void write_metadata(struct writer_state *w, struct out_file *f)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+	out_write(f, magic, sizeof(magic));
+	out_str0(f, "6");
+	out_write(f, "\0", 1);                          /* little endian */
+	out_write(f, &(char){ (char)sizeof(long) }, 1); /* long size */
+	out_u32(f, TPOINT_PAGE_SIZE);
+	out_str0(f, "header_page");
+	out_u64(f, sizeof(header_page) - 1);
+	out_write(f, header_page, sizeof(header_page) - 1);
+	out_str0(f, "header_event");
+	out_u64(f, sizeof(header_event) - 1);
+	out_write(f, header_event, sizeof(header_event) - 1);
+	out_u32(f, 0); /* ftrace formats */
+
+	/* Event systems: events sorted by system, each system once. */
+	qsort(w->events, w->nevents, sizeof(*w->events), cmp_event);
+	uint32_t nsys = 0;
+
+	for (size_t i = 0; i < w->nevents; i++)
+		nsys += i == 0 || strcmp(w->events[i].system, w->events[i - 1].system);
+	out_u32(f, nsys);
+	for (size_t i = 0; i < w->nevents;) {
+		size_t j = i;
+
+		while (j < w->nevents && !strcmp(w->events[j].system, w->events[i].system))
+			j++;
+		out_str0(f, w->events[i].system);
+		out_u32(f, (uint32_t)(j - i));
+		for (; i < j; i++) {
+			char head[TPOINT_NAME_MAX + 32];
+			int n = snprintf(head, sizeof(head), "name: %s\nID: %u\n", w->events[i].name,
+					 w->events[i].id);
+
+			out_u64(f, (uint64_t)n + strlen(w->events[i].format_body));
+			out_write(f, head, (size_t)n);
+			out_write(f, w->events[i].format_body, strlen(w->events[i].format_body));
+		}
+	}
+	out_u32(f, 0); /* kallsyms */
+	out_u32(f, 0); /* printk formats */
+	size_t cmdlines_len = 0;
+	char line[128];
+
+	for (size_t i = 0; i < w->ncomms; i++)
+		cmdlines_len += (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
+						 w->comms[i].comm);
+	out_u64(f, cmdlines_len);
+	for (size_t i = 0; i < w->ncomms; i++)
+		out_write(f, line, (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
+						    w->comms[i].comm));
+	out_u32(f, w->ncpus);
+
+	out_write(f, "options  ", 10);
+	out_u16(f, OPTION_TRACECLOCK);
+	out_u32(f, sizeof("[mono]"));
+	out_write(f, "[mono]", sizeof("[mono]"));
+
+	/* "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\n"... */
+	size_t cap = 1, len = 0;
+	char *stats = NULL;
+
+	for (size_t i = 0; i < w->nevents; i++)
+		cap += 2 * TPOINT_NAME_MAX + 120 + strlen(w->events[i].condition);
+	stats = malloc(cap);
+	if (stats) {
+		for (size_t i = 0; i < w->nevents; i++) {
+			const struct out_event *e = &w->events[i];
+			const struct spool_stat *st = &e->stat;
+
+			len += (size_t)snprintf(stats + len, cap - len,
+						"%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
+						e->system, e->name,
+						(unsigned long long)(st->cond_skipped + st->filtered +
+								     st->recorded + st->lost),
+						(unsigned long long)st->cond_skipped,
+						(unsigned long long)st->filtered,
+						(unsigned long long)st->recorded,
+						(unsigned long long)st->lost, e->condition);
+		}
+		stats[len] = 0;
+		out_u16(f, OPTION_TPOINT_STATS);
+		out_u32(f, (uint32_t)len + 1);
+		out_write(f, stats, len + 1);
+		free(stats);
+	}
+	out_u16(f, 0); /* done: in v6, no size follows */
+}
+
+/* One CPU's output: pages in the kernel's layout, filled in time order. */
+struct page_out {
+	char page[TPOINT_PAGE_SIZE];
+	uint32_t used;
+	uint64_t last_ns;
+	uint64_t lost; /* to mark on the page being filled */
+	bool open;
+	struct out_file *f;
+	uint64_t events;
+};
+
+static void page_close(struct page_out *po)
+{
+	uint64_t commit = po->used;
+
+	if (!po->open)
+		return;
+	if (po->lost) {
+		/* RB_MISSED_EVENTS | RB_MISSED_STORED, and the count right after the data. */
+		commit |= (1ull << 31) | (1ull << 30);
+		memcpy(po->page + TPOINT_PAGE_HEADER + po->used, &po->lost, 8);
+	}
+	memcpy(po->page + 8, &commit, 8);
+	out_write(po->f, po->page, TPOINT_PAGE_SIZE);
+	po->open = false;
+	po->lost = 0;
+}
+
+static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint32_t size,
+		     uint16_t id, uint64_t lost_before)
+{
+	uint64_t delta;
+	uint32_t need = 8 + size;
+
+	if (lost_before && po->open) {
+		page_close(po); /* the mark says: lost before this page */
+	}
+	if (ns < po->last_ns)
+		ns = po->last_ns; /* a clock sample's rounding must not run time backwards */
+	delta = po->open ? ns - po->last_ns : 0;
+	if (delta >> TPOINT_DELTA_BITS)
+		need += 8;
+	if (po->open && po->used + need > TPOINT_PAGE_DATA_END)
+		page_close(po);
+	if (!po->open) {
+		memset(po->page, 0, sizeof(po->page));
+		memcpy(po->page, &ns, 8);
+		po->used = 0;
+		po->open = true;
+		delta = 0;
+	}
+	po->lost += lost_before;
+	char *d = po->page + TPOINT_PAGE_HEADER + po->used;
+
+	if (delta >> TPOINT_DELTA_BITS) {
+		uint32_t ext[2] = { (uint32_t)((delta & ((1u << TPOINT_DELTA_BITS) - 1)) << 5) | 30u,
+				    (uint32_t)(delta >> TPOINT_DELTA_BITS) };
+
+		memcpy(d, ext, 8);
+		d += 8;
+		po->used += 8;
+		delta = 0;
+	}
+	uint32_t hdr[2] = { (uint32_t)(delta << 5), size + 4 };
+
+	memcpy(d, hdr, 8);
+	memcpy(d + 8, payload, size);
+	memcpy(d + 8, &id, 2); /* the file's id for this event */
+	po->used += 8 + size;
+	po->last_ns = ns;
+	po->events++;
+}
+
+struct cursor {
+	const struct stream_chunk **chunks; /* this stream's chunks on this CPU, in order */
+	size_t n, at;
+	const char *rec;
+	uint64_t ns;
+	uint64_t lost_before;
+	uint32_t tie;
+};
+
+static bool cursor_load(struct writer_state *w, struct cursor *c)
+{
+	while (c->at < c->n) {
+		const struct stream_chunk *ch = c->chunks[c->at];
+
+		if (!c->rec) {
+			c->rec = ch->recs;
+			c->lost_before = ch->hdr->lost_before;
+		}
+		if (c->rec + sizeof(struct spool_record) <= ch->end) {
+			const struct spool_record *r = (const void *)c->rec;
+
+			if (r->size >= 8 && r->size <= (size_t)(ch->end - c->rec) - sizeof(*r)) {
+				c->ns = to_ns(&w->in[ch->spool], r->clock);
+				return true;
+			}
+		}
+		c->at++;
+		c->rec = NULL;
+	}
+	return false;
+}
+
+static bool cursor_less(const struct cursor *a, const struct cursor *b)
+{
+	return a->ns < b->ns || (a->ns == b->ns && a->tie < b->tie);
+}
+
+static void heap_down(struct cursor **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && cursor_less(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && cursor_less(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cursor *t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct stream_chunk *x = *(const struct stream_chunk *const *)a;
+	const struct stream_chunk *y = *(const struct stream_chunk *const *)b;
+
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->hdr->seq != y->hdr->seq)
+		return x->hdr->seq < y->hdr->seq ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, uint64_t *events,
+		     uint64_t *lost)
+{
+	const struct stream_chunk **list;
+	struct cursor *cur, **heap;
+	size_t n = 0, ncur = 0, nheap = 0;
+	struct page_out *po;
+
+	for (size_t i = 0; i < w->nchunks; i++)
+		n += w->chunks[i].hdr->cpu == cpu;
+	if (!n)
+		return 0;
+	list = malloc(n * sizeof(*list));
+	cur = calloc(n, sizeof(*cur));
+	heap = malloc(n * sizeof(*heap));
+	po = calloc(1, sizeof(*po));
+	if (!list || !cur || !heap || !po) {
+		free(list);
+		free(cur);
+		free(heap);
+		free(po);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t i = 0; i < w->nchunks; i++)
+		if (w->chunks[i].hdr->cpu == cpu)
+			list[n++] = &w->chunks[i];
+	qsort(list, n, sizeof(*list), cmp_chunk);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && list[j]->stream == list[i]->stream)
+			j++;
+		cur[ncur] = (struct cursor){ &list[i], j - i, 0, NULL, 0, 0, (uint32_t)ncur };
+		if (cursor_load(w, &cur[ncur]))
+			heap[nheap++] = &cur[ncur];
+		ncur++;
+		i = j;
+	}
+	for (size_t i = nheap; i-- > 0;)
+		heap_down(heap, nheap, i);
+
+	po->f = f;
+	while (nheap) {
+		struct cursor *c = heap[0];
+		const struct stream_chunk *ch = c->chunks[c->at];
+		const struct spool_record *r = (const void *)c->rec;
+		uint16_t id;
+
+		memcpy(&id, r + 1, 2);
+		page_add(po, c->ns, (const char *)(r + 1), r->size, out_id(&w->in[ch->spool], id),
+			 c->lost_before);
+		*lost += c->lost_before;
+		c->lost_before = 0;
+		c->rec += sizeof(*r) + r->size;
+		if (!cursor_load(w, c))
+			heap[0] = heap[--nheap];
+		heap_down(heap, nheap, 0);
+	}
+	page_close(po);
+	*events += po->events;
+	free(list);
+	free(cur);
+	free(heap);
+	free(po);
+	return 0;
+}
+
+int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
+			 struct tracedat_result *res, char *err, size_t errlen)
+{
+	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1 };
+	struct out_file f = { .fd = -1 };
+	uint64_t table_off, *table = NULL;
+	char *tmp = NULL;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (errlen)
+		err[0] = 0;
+	w.in = calloc((size_t)(nspools > 0 ? nspools : 1), sizeof(*w.in));
+	if (!w.in)
+		return fail(&w, -ENOMEM, "out of memory");
+	w.nin = nspools;
+	for (int i = 0; i < nspools && !ret; i++) {
+		w.in[i].path = spools[i];
+		ret = read_spool(&w, (uint32_t)i);
+	}
+	if (ret)
+		goto out;
+
+	/* Write beside the target and rename: a reader never sees half a file. */
+	if (asprintf(&tmp, "%s.tmp.%d", out_path, (int)getpid()) < 0) {
+		tmp = NULL;
+		ret = fail(&w, -ENOMEM, "out of memory");
+		goto out;
+	}
+	f.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f.fd < 0) {
+		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	write_metadata(&w, &f);
+	out_write(&f, "flyrecord", 10);
+	table_off = f.off;
+	table = calloc(w.ncpus, 16);
+	if (!table) {
+		ret = fail(&w, -ENOMEM, "out of memory");
+		goto out;
+	}
+	out_write(&f, table, (size_t)w.ncpus * 16);
+	out_u64(&f, sizeof("[mono]") - 1);
+	out_write(&f, "[mono]", sizeof("[mono]") - 1);
+	out_pad_to_page(&f);
+	for (uint32_t cpu = 0; cpu < w.ncpus && !f.error; cpu++) {
+		uint64_t start = f.off;
+
+		ret = write_cpu(&w, &f, cpu, &res->events, &res->lost);
+		if (ret) {
+			fail(&w, ret, "out of memory");
+			goto out;
+		}
+		table[2 * cpu] = f.off > start ? start : 0;
+		table[2 * cpu + 1] = f.off - start;
+	}
+	if (!f.error &&
+	    pwrite(f.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
+		f.error = errno ? errno : EIO;
+	if (f.error) {
+		ret = fail(&w, -f.error, "%s: %s", out_path, strerror(f.error));
+		goto out;
+	}
+	if (close(f.fd) < 0) {
+		f.fd = -1;
+		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	f.fd = -1;
+	if (rename(tmp, out_path) < 0) {
+		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	res->ev = calloc(w.nevents ? w.nevents : 1, sizeof(*res->ev));
+	for (size_t i = 0; res->ev && i < w.nevents; i++) {
+		struct tracedat_event *d = &res->ev[i];
+		const struct out_event *e = &w.events[i];
+
+		/* The strings move to the result. */
+		d->system = e->system;
+		d->name = e->name;
+		d->condition = e->condition;
+		w.events[i].system = w.events[i].name = w.events[i].condition = NULL;
+		d->cond_skipped = e->stat.cond_skipped;
+		d->filtered = e->stat.filtered;
+		d->recorded = e->stat.recorded;
+		d->lost = e->stat.lost;
+		d->hits = d->cond_skipped + d->filtered + d->recorded + d->lost;
+		res->nev++;
+	}
+out:
+	if (f.fd >= 0)
+		close(f.fd);
+	if (ret && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(table);
+	for (int i = 0; i < w.nin; i++) {
+		if (w.in[i].map)
+			munmap(w.in[i].map, w.in[i].len);
+		free(w.in[i].samples);
+		free(w.in[i].idmap);
+	}
+	free(w.in);
+	for (size_t i = 0; i < w.nevents; i++) {
+		free(w.events[i].system);
+		free(w.events[i].name);
+		free(w.events[i].condition);
+	}
+	free(w.events);
+	free(w.chunks);
+	free(w.comms);
+	return ret;
+}
+
+void tracedat_result_free(struct tracedat_result *res)
+{
+	for (size_t i = 0; i < res->nev; i++) {
+		free(res->ev[i].system);
+		free(res->ev[i].name);
+		free(res->ev[i].condition);
+	}
+	free(res->ev);
+	res->ev = NULL;
+	res->nev = 0;
+}

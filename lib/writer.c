@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writers' side: each thread's TLS state, its record of counters, and the slow path of
+ * tpoint_reserve() (no page yet, page full, CPU changed, a long pause, nesting too deep).
+ *
+ * The slow path may run inside a signal handler that interrupted this very thread anywhere,
+ * including inside this file: it takes no lock, calls no malloc, and only touches the
+ * stream of its own nesting level. Memory comes from mmap, which is async-signal-safe.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "internal.h"
+
+TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
+
+struct pool *tp_active_pool;
+
+static struct thread_rec *thread_head;
+static pthread_key_t thread_key;
+static bool thread_key_ok;
+
+/* Counters of threads that have exited, so that totals survive them. */
+static struct tpoint_counters exited[TPOINT_MAX_EVENTS];
+
+struct thread_rec *thread_list_head(void)
+{
+	return __atomic_load_n(&thread_head, __ATOMIC_ACQUIRE);
+}
+
+static size_t rec_bytes(void)
+{
+	return sizeof(struct thread_rec) + 64 + TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters);
+}
+
+static struct thread_rec *thread_rec_new(void)
+{
+	/* mmap, not malloc: this may run in a signal handler. The counters are touched
+	 * lazily, so a thread costs the pages of the events it actually counts. */
+	char *mem = mmap(NULL, rec_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct thread_rec *rec;
+
+	if (mem == MAP_FAILED)
+		return NULL;
+	rec = (struct thread_rec *)(void *)mem;
+	rec->counters = (struct tpoint_counters *)(void *)(mem + ((sizeof(*rec) + 63) & ~63ul));
+	rec->state = THREAD_LIVE;
+	/* Release: the record is complete before others can find it. */
+	rec->next = __atomic_load_n(&thread_head, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&thread_head, &rec->next, rec, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+	return rec;
+}
+
+static struct thread_rec *thread_rec_reuse(void)
+{
+	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+		uint32_t expect = THREAD_FREE;
+
+		if (__atomic_load_n(&r->state, __ATOMIC_RELAXED) == THREAD_FREE &&
+		    __atomic_compare_exchange_n(&r->state, &expect, THREAD_LIVE, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return r;
+	}
+	return NULL;
+}
+
+static struct thread_rec *thread_attach(struct tpoint_tls *t)
+{
+	struct thread_rec *rec = thread_rec_reuse();
+
+	if (!rec)
+		rec = thread_rec_new();
+	if (!rec)
+		return NULL;
+	rec->tid = (pid_t)syscall(SYS_gettid);
+	memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
+	memset(rec->stream_pool, 0, sizeof(rec->stream_pool));
+	memset(t->stream, 0, sizeof(t->stream));
+	t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
+	t->counters = rec->counters;
+	t->thread = rec;
+	tpoint_barrier();
+	/* Last: a nested signal sees either no counters (and attaches itself) or all of it. */
+	t->ncounters = TPOINT_MAX_EVENTS;
+	if (thread_key_ok)
+		pthread_setspecific(thread_key, rec);
+	return rec;
+}
+
+static struct thread_rec *thread_get(struct tpoint_tls *t)
+{
+	if (__builtin_expect(t->thread != NULL, 1))
+		return (struct thread_rec *)t->thread;
+	return thread_attach(t);
+}
+
+static void retire_page(struct pool *pool, struct tpoint_stream *s)
+{
+	if (s->data)
+		pool_put_full(pool, s->page);
+	s->data = NULL;
+	s->off = s->end = 0;
+}
+
+static void thread_exit(void *arg)
+{
+	struct thread_rec *rec = arg;
+	struct tpoint_tls *t = &TPOINT_TLS;
+	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+
+	/* Nothing else of this thread can trace now: hand its pages to the drain. */
+	t->ncounters = 0;
+	for (int level = 0; level < TPOINT_MAX_NESTING; level++)
+		if (pool && rec->stream_pool[level] == pool)
+			retire_page(pool, &t->stream[level]);
+	for (uint32_t i = 0; i < TPOINT_MAX_EVENTS; i++) {
+		struct tpoint_counters *c = &rec->counters[i];
+
+		if (!(c->cond_skipped | c->filtered | c->lost))
+			continue;
+		__atomic_fetch_add(&exited[i].cond_skipped, c->cond_skipped, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&exited[i].filtered, c->filtered, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&exited[i].lost, c->lost, __ATOMIC_RELAXED);
+		memset(c, 0, sizeof(*c));
+	}
+	t->thread = NULL;
+	t->counters = NULL;
+	memset(t->stream, 0, sizeof(t->stream));
+	__atomic_store_n(&rec->state, THREAD_FREE, __ATOMIC_RELEASE);
+}
+
+int writer_init(void)
+{
+	int err = pthread_key_create(&thread_key, thread_exit);
+
+	thread_key_ok = err == 0;
+	return -err;
+}
+
+void counters_sum(uint32_t index, struct tpoint_counters *out)
+{
+	out->cond_skipped = __atomic_load_n(&exited[index].cond_skipped, __ATOMIC_RELAXED);
+	out->filtered = __atomic_load_n(&exited[index].filtered, __ATOMIC_RELAXED);
+	out->lost = __atomic_load_n(&exited[index].lost, __ATOMIC_RELAXED);
+	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+		const struct tpoint_counters *c = &r->counters[index];
+
+		out->cond_skipped += __atomic_load_n(&c->cond_skipped, __ATOMIC_RELAXED);
+		out->filtered += __atomic_load_n(&c->filtered, __ATOMIC_RELAXED);
+		out->lost += __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
+	}
+}
+
+void writer_after_fork(void)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+
+	/* Only the forking thread exists in the child; it counts and writes anew. */
+	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+		memset(r->counters, 0, TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters));
+		memset(r->stream_pool, 0, sizeof(r->stream_pool));
+		r->state = r == t->thread ? THREAD_LIVE : THREAD_FREE;
+	}
+	memset(exited, 0, sizeof(exited));
+	memset(t->stream, 0, sizeof(t->stream));
+	if (t->thread) {
+		struct thread_rec *rec = t->thread;
+
+		rec->tid = (pid_t)syscall(SYS_gettid);
+		memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
+		t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
+	}
+}
+
+void writer_count_lost_index(uint32_t index, uint64_t n)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+
+	if (index < TPOINT_MAX_EVENTS && thread_get(t))
+		t->counters[index].lost += n;
+}
+
+TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
+{
+	writer_count_lost_index(ev->index, 1);
+}
+
+TPOINT_EXPORT void tpoint_count_slow_v1(struct tpoint_event *ev, int which)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+
+	if (ev->index >= TPOINT_MAX_EVENTS || !thread_get(t))
+		return;
+	if (which == 0)
+		t->counters[ev->index].cond_skipped++;
+	else
+		t->counters[ev->index].filtered++;
+}
+
+static uint32_t current_cpu(uint32_t key)
+{
+	int cpu;
+
+	if (key < 0x7fffffffu)
+		return key;
+	cpu = sched_getcpu();
+	return cpu < 0 ? 0 : (uint32_t)cpu;
+}
+
+/* Records of an overwritten page count as lost, per event, exactly. */
+static void count_overwritten(const char *page)
+{
+	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
+					  __ATOMIC_ACQUIRE);
+	const char *data = page + TPOINT_PAGE_HEADER;
+
+	for (uint64_t off = 0; off + 8 <= commit;) {
+		uint32_t w = *(const uint32_t *)(const void *)(data + off);
+		uint32_t type_len = w & 31;
+
+		if (type_len == 0) {
+			uint32_t len = *(const uint32_t *)(const void *)(data + off + 4);
+			uint16_t id = *(const uint16_t *)(const void *)(data + off + 8);
+
+			if (id >= TPOINT_FIRST_ID)
+				writer_count_lost_index(id - TPOINT_FIRST_ID, 1);
+			off += 4 + len;
+		} else {
+			off += 8; /* a time extend: tpoint writes no other kind */
+		}
+	}
+}
+
+static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_stream *s,
+		      uint32_t level, uint64_t now)
+{
+	uint32_t idx;
+	uint32_t key = tpoint_arch_cpu_key();
+	struct page_meta *m;
+	char *page;
+
+	if (!pool_take_free(pool, &idx)) {
+		if (pool->mode != TPOINT_MODE_OVERWRITE || !pool_take_full(pool, &idx))
+			return false;
+		count_overwritten(pool_page(pool, idx));
+	}
+	page = pool_page(pool, idx);
+	m = &pool->meta[idx];
+	*(uint64_t *)(void *)page = now;
+	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
+	m->tid = (uint32_t)rec->tid;
+	m->cpu = current_cpu(key);
+	m->level = level;
+	m->lost_before = rec->lost_pending[level];
+	m->seq = rec->seq++;
+	m->gen++;
+	/* Release: the page's identity is set before the drain may look at a WRITING page. */
+	__atomic_store_n(&m->state, PAGE_WRITING, __ATOMIC_RELEASE);
+	rec->lost_pending[level] = 0;
+	rec->stream_pool[level] = pool;
+	s->data = page + TPOINT_PAGE_HEADER;
+	s->off = 0;
+	s->end = TPOINT_PAGE_DATA_END;
+	s->last = now;
+	s->cpu_key = key;
+	s->page = idx;
+	return true;
+}
+
+TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total,
+					   struct tpoint_reservation *r, uint64_t now)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+	uint32_t level = r->level;
+	struct thread_rec *rec = thread_get(t);
+	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+	struct tpoint_stream *s;
+	uint64_t delta;
+
+	if (!rec || level >= TPOINT_MAX_NESTING || !pool)
+		goto drop;
+	s = &t->stream[level];
+	if (rec->stream_pool[level] != pool) {
+		/* The page is from a recording that ended: forget it, it is not ours now. */
+		s->data = NULL;
+		s->off = s->end = 0;
+	}
+	if (s->data && tpoint_arch_cpu_key() != s->cpu_key)
+		retire_page(pool, s); /* migrated: a page holds one CPU's events */
+
+	delta = now - s->last;
+	if (s->data && (delta >> TPOINT_DELTA_BITS) && s->off + 8 + total <= s->end) {
+		/* A long pause: a time-extend record carries the high bits of the delta. */
+		uint32_t *ext = (uint32_t *)(void *)(s->data + s->off);
+
+		ext[0] = (uint32_t)((delta & ((1u << TPOINT_DELTA_BITS) - 1)) << 5) | 30u;
+		ext[1] = (uint32_t)(delta >> TPOINT_DELTA_BITS);
+		s->off += 8;
+		s->last = now;
+	}
+	if (s->data && s->off + total > s->end)
+		retire_page(pool, s);
+	if (!s->data && !take_page(pool, rec, s, level, now)) {
+		rec->lost_pending[level]++;
+		goto drop;
+	}
+
+	delta = now - s->last;
+	uint32_t off = s->off;
+	uint64_t *hdr = (uint64_t *)(void *)(s->data + off);
+
+	s->off = off + total;
+	s->last = now;
+	hdr[0] = (delta << 5) | ((uint64_t)(total - 4) << 32);
+	hdr[1] = t->pid_word | ev->id;
+	r->stream = s;
+	r->start = off;
+	r->end = off + total;
+	return hdr + 1;
+
+drop:
+	if (rec && ev->index < TPOINT_MAX_EVENTS)
+		t->counters[ev->index].lost++;
+	tpoint_barrier();
+	t->nesting = level;
+	return NULL;
+}

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tpoint list - the events compiled into a program, shared library or object file, read from
+ * its "tpoint_meta" section without running it.
+ *
+ * The ELF headers are parsed here rather than with libelf: we need one section by name, and
+ * the file may be anything the user points at, so every offset and size is checked against
+ * the file before it is used. Files of any ELF class and byte order are read; records of a
+ * foreign byte order are swapped into ours before lib/format.c sees them.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tpoint.h"
+#include "../../lib/format.h"
+
+/* Placeholder ids for --format: the runtime numbers events from here too, in load order. */
+#define LIST_FIRST_ID 0x8000u
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tpoint list [--format] [--check] FILE...\n"
+		"\n"
+		"List the tracepoints compiled into each FILE (an executable, a shared library\n"
+		"or an object file), read from its tpoint_meta section without running it:\n"
+		"each event as system:name, its TP_CONDITION source text if it has one, and\n"
+		"its fields.\n"
+		"\n"
+		"  -f, --format  print each event's tracefs format text instead (what trace.dat\n"
+		"                files carry). The IDs are placeholders, numbered from %u\n"
+		"                (0x%x) in the order of the file; a recording numbers events\n"
+		"                as they register, so its IDs may differ.\n"
+		"  -c, --check   check that libtraceevent (trace-cmd, KernelShark, perf) can\n"
+		"                render each event's print fmt; print one line per event that\n"
+		"                it cannot, and nothing else unless --format is also given.\n"
+		"                Exit 1 if any cannot.\n"
+		"  -h, --help    this text\n"
+		"\n"
+		"Exit status: 0 on success, 1 if a FILE could not be read or a check failed,\n"
+		"2 on a usage error.\n",
+		LIST_FIRST_ID, LIST_FIRST_ID);
+}
+
+/* ---- ELF ---- */
+
+struct elf {
+	const unsigned char *data;
+	size_t size;
+	bool is64;
+	bool swap; /* the file's byte order is not ours */
+};
+
+struct section {
+	uint64_t name, type, flags, offset, size, link;
+};
+
+static bool host_is_le(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 1;
+}
+
+static uint16_t get16(const struct elf *e, const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return e->swap ? __builtin_bswap16(v) : v;
+}
+
+static uint32_t get32(const struct elf *e, const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return e->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(const struct elf *e, const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return e->swap ? __builtin_bswap64(v) : v;
+}
+
+/* Does [off, off + len) lie inside the file? */
+static bool in_file(const struct elf *e, uint64_t off, uint64_t len)
+{
+	return off <= e->size && len <= e->size - off;
+}
+
+/* Section header i, read field by field so that both classes share the code. The caller has
+ * checked that the table lies in the file. */
+static void get_section(const struct elf *e, uint64_t shoff, uint64_t entsize, uint64_t i,
+			struct section *s)
+{
+	const unsigned char *p = e->data + shoff + i * entsize;
+
+	if (e->is64) {
+		s->name = get32(e, p + offsetof(Elf64_Shdr, sh_name));
+		s->type = get32(e, p + offsetof(Elf64_Shdr, sh_type));
+		s->flags = get64(e, p + offsetof(Elf64_Shdr, sh_flags));
+		s->offset = get64(e, p + offsetof(Elf64_Shdr, sh_offset));
+		s->size = get64(e, p + offsetof(Elf64_Shdr, sh_size));
+		s->link = get32(e, p + offsetof(Elf64_Shdr, sh_link));
+	} else {
+		s->name = get32(e, p + offsetof(Elf32_Shdr, sh_name));
+		s->type = get32(e, p + offsetof(Elf32_Shdr, sh_type));
+		s->flags = get32(e, p + offsetof(Elf32_Shdr, sh_flags));
+		s->offset = get32(e, p + offsetof(Elf32_Shdr, sh_offset));
+		s->size = get32(e, p + offsetof(Elf32_Shdr, sh_size));
+		s->link = get32(e, p + offsetof(Elf32_Shdr, sh_link));
+	}
+}
+
+/*
+ * Find the tpoint_meta section. Returns 1 with *sec set, 0 when there is none, or -EINVAL
+ * with *why saying what is wrong with the file.
+ */
+static int find_meta_section(struct elf *e, struct section *sec, const char **why)
+{
+	const unsigned char *id = e->data;
+	uint64_t shoff, shentsize, shnum, shstrndx, minent;
+	struct section strtab, s;
+
+	if (e->size < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG)) {
+		*why = "not an ELF file";
+		return -EINVAL;
+	}
+	if (id[EI_CLASS] != ELFCLASS32 && id[EI_CLASS] != ELFCLASS64) {
+		*why = "unknown ELF class";
+		return -EINVAL;
+	}
+	if (id[EI_DATA] != ELFDATA2LSB && id[EI_DATA] != ELFDATA2MSB) {
+		*why = "unknown ELF byte order";
+		return -EINVAL;
+	}
+	e->is64 = id[EI_CLASS] == ELFCLASS64;
+	e->swap = (id[EI_DATA] == ELFDATA2LSB) != host_is_le();
+	if (e->size < (e->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))) {
+		*why = "truncated ELF header";
+		return -EINVAL;
+	}
+	if (e->is64) {
+		shoff = get64(e, id + offsetof(Elf64_Ehdr, e_shoff));
+		shentsize = get16(e, id + offsetof(Elf64_Ehdr, e_shentsize));
+		shnum = get16(e, id + offsetof(Elf64_Ehdr, e_shnum));
+		shstrndx = get16(e, id + offsetof(Elf64_Ehdr, e_shstrndx));
+		minent = sizeof(Elf64_Shdr);
+	} else {
+		shoff = get32(e, id + offsetof(Elf32_Ehdr, e_shoff));
+		shentsize = get16(e, id + offsetof(Elf32_Ehdr, e_shentsize));
+		shnum = get16(e, id + offsetof(Elf32_Ehdr, e_shnum));
+		shstrndx = get16(e, id + offsetof(Elf32_Ehdr, e_shstrndx));
+		minent = sizeof(Elf32_Shdr);
+	}
+	if (!shoff)
+		return 0; /* no section headers at all (sstrip'ed): nothing to find */
+	if (shentsize < minent || !in_file(e, shoff, shentsize)) {
+		*why = "bad section header table";
+		return -EINVAL;
+	}
+	/* Extended numbering: more than 0xff00 sections, counts kept in section 0. */
+	get_section(e, shoff, shentsize, 0, &s);
+	if (!shnum)
+		shnum = s.size;
+	if (shstrndx == SHN_XINDEX)
+		shstrndx = s.link;
+	if (shnum > (e->size - shoff) / shentsize) {
+		*why = "section header table runs past the end of the file (truncated?)";
+		return -EINVAL;
+	}
+	if (!shnum)
+		return 0;
+	if (shstrndx >= shnum) {
+		*why = "bad section name table index";
+		return -EINVAL;
+	}
+	get_section(e, shoff, shentsize, shstrndx, &strtab);
+	if (strtab.type == SHT_NOBITS || !in_file(e, strtab.offset, strtab.size)) {
+		*why = "section name table runs past the end of the file (truncated?)";
+		return -EINVAL;
+	}
+
+	for (uint64_t i = 1; i < shnum; i++) {
+		const char *name;
+
+		get_section(e, shoff, shentsize, i, &s);
+		if (s.name >= strtab.size)
+			continue;
+		name = (const char *)e->data + strtab.offset + s.name;
+		if (strnlen(name, strtab.size - s.name) != strlen(TPOINT_META_SECTION) ||
+		    memcmp(name, TPOINT_META_SECTION, strlen(TPOINT_META_SECTION)))
+			continue;
+		if (s.type == SHT_NOBITS) {
+			*why = "tpoint_meta section has no contents in the file";
+			return -EINVAL;
+		}
+		if (s.flags & SHF_COMPRESSED) {
+			*why = "tpoint_meta section is compressed, which is not supported";
+			return -EINVAL;
+		}
+		if (!in_file(e, s.offset, s.size)) {
+			*why = "tpoint_meta section runs past the end of the file (truncated?)";
+			return -EINVAL;
+		}
+		*sec = s;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Put the records of a file of the other byte order into ours, in place. Swapping stops at
+ * the first record that does not look right: tpoint_meta_next() then reports it as corrupt.
+ */
+static void swap_records(char *b, size_t n)
+{
+	size_t off = 0;
+
+	while (n - off >= 8) {
+		struct tpoint_meta_hdr *h = (struct tpoint_meta_hdr *)(void *)(b + off);
+		uint64_t zero = 0;
+
+		if (!memcmp(h, &zero, 8)) {
+			off += 8;
+			continue;
+		}
+		if (n - off < sizeof(*h))
+			return;
+		h->magic = __builtin_bswap64(h->magic);
+		h->kind = __builtin_bswap16(h->kind);
+		h->version = __builtin_bswap16(h->version);
+		h->size = __builtin_bswap32(h->size);
+		if (h->magic != TPOINT_META_MAGIC || h->size < sizeof(*h) || (h->size & 7) ||
+		    h->size > n - off)
+			return;
+		if (h->kind == TPOINT_META_CLASS && h->size >= sizeof(struct tpoint_meta_class)) {
+			struct tpoint_meta_class *c = (struct tpoint_meta_class *)h;
+			struct tpoint_meta_field *f = (struct tpoint_meta_field *)(c + 1);
+			size_t room = (h->size - sizeof(*c)) / sizeof(*f);
+
+			c->nfields = __builtin_bswap32(c->nfields);
+			c->payload_size = __builtin_bswap32(c->payload_size);
+			for (size_t i = 0; i < c->nfields && i < room; i++) {
+				f[i].align = __builtin_bswap16(f[i].align);
+				f[i].size = __builtin_bswap16(f[i].size);
+				f[i].reserved = __builtin_bswap16(f[i].reserved);
+				f[i].array_len = __builtin_bswap32(f[i].array_len);
+			}
+		} else if (h->kind == TPOINT_META_EVENT &&
+			   h->size >= sizeof(struct tpoint_meta_event)) {
+			struct tpoint_meta_event *ev = (struct tpoint_meta_event *)h;
+
+			ev->condition_len = __builtin_bswap32(ev->condition_len);
+			ev->print_len = __builtin_bswap32(ev->print_len);
+		} else if (h->kind == TPOINT_META_ENUM && h->size >= sizeof(struct tpoint_meta_enum)) {
+			struct tpoint_meta_enum *m = (struct tpoint_meta_enum *)h;
+
+			m->value = (int64_t)__builtin_bswap64((uint64_t)m->value);
+		}
+		off += h->size;
+	}
+}
+
+/* ---- listing ---- */
+
+struct list_opts {
+	bool format;
+	bool check;
+	bool headings; /* several files: name each before its events */
+	bool first;    /* no heading printed yet */
+};
+
+/* Every record of the section, or -EINVAL at the first corrupt one. */
+static int collect_enums(const char *b, const char *end, struct tpoint_enum **out, size_t *nout)
+{
+	const struct tpoint_meta_hdr *h;
+	struct tpoint_enum *enums = NULL, *grown;
+	size_t n = 0, cap = 0;
+	const char *cur = b;
+	int r;
+
+	while ((r = tpoint_meta_next(&cur, end, &h)) > 0) {
+		const struct tpoint_meta_enum *m = (const struct tpoint_meta_enum *)h;
+
+		if (h->kind != TPOINT_META_ENUM)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(enums, cap * sizeof(*enums));
+			if (!grown) {
+				free(enums);
+				return -ENOMEM;
+			}
+			enums = grown;
+		}
+		enums[n++] = (struct tpoint_enum){ m->system, m->name, m->value };
+	}
+	if (r < 0) {
+		free(enums);
+		return r;
+	}
+	*out = enums;
+	*nout = n;
+	return 0;
+}
+
+static void print_field(const struct tpoint_meta_field *f)
+{
+	switch (f->kind) {
+	case TPOINT_FIELD_ARRAY:
+		printf("  field: %s %s[%u]\n", f->type, f->name, (unsigned)f->array_len);
+		break;
+	case TPOINT_FIELD_DYNAMIC:
+		printf("  field: __data_loc %s[] %s\n", f->type, f->name);
+		break;
+	default:
+		printf("  field: %s %s\n", f->type, f->name);
+		break;
+	}
+}
+
+/* Returns 0, or 1 when some event failed its check or could not be described. */
+static int list_section(const char *file, const char *b, const char *end,
+			const struct list_opts *o)
+{
+	const struct tpoint_meta_hdr *h;
+	struct tpoint_enum *enums = NULL;
+	size_t nenums = 0;
+	const char *cur = b;
+	unsigned id = LIST_FIRST_ID;
+	int r, bad = 0, nevents = 0;
+	char why[256];
+
+	r = collect_enums(b, end, &enums, &nenums);
+	if (r == -ENOMEM) {
+		tool_error("list", "%s: out of memory", file);
+		return 1;
+	}
+	if (r < 0) {
+		/* collect_enums walked the same records: find the bad offset again to say it. */
+		while (tpoint_meta_next(&cur, end, &h) > 0)
+			;
+		tool_error("list", "%s: corrupt tpoint_meta section (bad record at offset %#zx)",
+			   file, (size_t)(cur - b));
+		return 1;
+	}
+
+	while (tpoint_meta_next(&cur, end, &h) > 0) {
+		const struct tpoint_meta_event *e = (const struct tpoint_meta_event *)h;
+		const struct tpoint_meta_class *c;
+		const char *cond, *print;
+		char *fmt = NULL, *subst;
+
+		if (h->kind != TPOINT_META_EVENT)
+			continue;
+		nevents++;
+		c = tpoint_meta_find_class(b, end, e->system, e->class_name);
+		if (!c) {
+			tool_error("list", "%s: %s:%s: its class %s is missing from the file", file,
+				   e->system, e->name, e->class_name);
+			bad = 1;
+			id++;
+			continue;
+		}
+		if (o->format) {
+			fmt = tpoint_format_build(c, e, id, enums, nenums);
+			if (!fmt) {
+				tool_error("list", "%s: %s:%s: %s", file, e->system, e->name,
+					   errno == EINVAL ? "field layout disagrees with the "
+							     "record size in the file"
+							   : strerror(errno));
+				bad = 1;
+				id++;
+				continue;
+			}
+			printf("%s%s", nevents > 1 ? "\n" : "", fmt);
+			free(fmt);
+		} else if (!o->check) {
+			const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
+
+			printf("%s:%s\n", e->system, e->name);
+			if (strcmp(e->class_name, e->name))
+				printf("  class: %s\n", e->class_name);
+			cond = tpoint_meta_event_condition(e);
+			if (*cond)
+				printf("  condition: %s\n", cond);
+			for (uint32_t i = 0; i < c->nfields; i++)
+				print_field(&f[i]);
+		}
+		id++;
+
+		if (!o->check)
+			continue;
+		print = tpoint_meta_event_print(e);
+		if (!*print)
+			print = tpoint_meta_class_print(c);
+		subst = tpoint_print_fmt_subst(print, e->system, enums, nenums);
+		if (!subst) {
+			tool_error("list", "%s: out of memory", file);
+			bad = 1;
+			continue;
+		}
+		if (tpoint_print_fmt_check(subst, why, sizeof(why))) {
+			printf("%s:%s: print fmt not renderable by libtraceevent: %s\n", e->system,
+			       e->name, why);
+			bad = 1;
+		}
+		free(subst);
+	}
+	free(enums);
+	return bad;
+}
+
+/* Returns 0, or 1 after saying what went wrong with the file or its events. */
+static int list_file(const char *file, struct list_opts *o)
+{
+	struct elf e = { 0 };
+	struct section sec;
+	struct stat st;
+	const char *why = NULL;
+	void *map = NULL;
+	char *buf;
+	int fd, r;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tool_error("list", "%s: %s", file, strerror(errno));
+		return 1;
+	}
+	if (fstat(fd, &st)) {
+		tool_error("list", "%s: %s", file, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		tool_error("list", "%s: not a regular file", file);
+		close(fd);
+		return 1;
+	}
+	e.size = (size_t)st.st_size;
+	if (e.size) {
+		map = mmap(NULL, e.size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			tool_error("list", "%s: %s", file, strerror(errno));
+			close(fd);
+			return 1;
+		}
+	}
+	close(fd);
+	e.data = map;
+
+	r = find_meta_section(&e, &sec, &why);
+	if (r <= 0) {
+		if (r < 0)
+			tool_error("list", "%s: %s", file, why);
+		else
+			tool_error("list", "%s: no tpoint events (no tpoint_meta section)", file);
+		if (map)
+			munmap(map, e.size);
+		return 1;
+	}
+
+	/* A copy: aligned for the record structs whatever the section's file offset, and
+	 * writable for byte swapping. Zero tail bytes read as padding. */
+	buf = calloc(1, (sec.size + 7) & ~(uint64_t)7);
+	if (!buf && sec.size) {
+		tool_error("list", "%s: out of memory", file);
+		munmap(map, e.size);
+		return 1;
+	}
+	if (sec.size)
+		memcpy(buf, e.data + sec.offset, sec.size);
+	munmap(map, e.size);
+	if (e.swap)
+		swap_records(buf, sec.size);
+
+	if (o->headings) {
+		printf("%s%s:\n", o->first ? "" : "\n", file);
+		o->first = false;
+	}
+	r = list_section(file, buf, buf + sec.size, o);
+	free(buf);
+	return r;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", no_argument, NULL, 'f' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct list_opts o = { 0 };
+	int c, status = EXIT_OK;
+
+	optind = 1;
+	opterr = 0; /* our own message, in the tool's "tpoint list: ..." form */
+	while ((c = getopt_long(argc, argv, "fch", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.format = true;
+			break;
+		case 'c':
+			o.check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
+				tool_error("list", "unknown option '-%c'; try 'tpoint list --help'",
+					   optopt);
+			else
+				tool_error("list", "unknown option '%s'; try 'tpoint list --help'",
+					   argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		tool_error("list", "no FILE given; try 'tpoint list --help'");
+		return EXIT_USAGE;
+	}
+	/* Several files: a heading for each, so the output says which events are whose. A
+	 * bare --check prints only problems, which name their event already. */
+	o.headings = argc - optind > 1 && (o.format || !o.check);
+	o.first = true;
+	for (int i = optind; i < argc; i++) {
+		if (list_file(argv[i], &o))
+			status = EXIT_FAIL;
+		/* Keep our stdout and the errors on stderr in order when both go to a terminal. */
+		fflush(stdout);
+	}
+	return status;
+}
