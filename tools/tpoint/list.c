@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,9 +53,14 @@ static void usage(FILE *f)
 
 /* ---- ELF ---- */
 
+/*
+ * The file is read with pread(), only the parts we need: the ELF header, the section header
+ * table, the section name table and tpoint_meta. Not mmap: a file truncated while we read it
+ * (a build rewriting it) would kill the tool with SIGBUS instead of giving an error.
+ */
 struct elf {
-	const unsigned char *data;
-	size_t size;
+	int fd;
+	uint64_t size;
 	bool is64;
 	bool swap; /* the file's byte order is not ours */
 };
@@ -102,12 +106,55 @@ static bool in_file(const struct elf *e, uint64_t off, uint64_t len)
 	return off <= e->size && len <= e->size - off;
 }
 
-/* Section header i, read field by field so that both classes share the code. The caller has
- * checked that the table lies in the file. */
-static void get_section(const struct elf *e, uint64_t shoff, uint64_t entsize, uint64_t i,
-			struct section *s)
+/* Read exactly len bytes at off: 0, or -EIO when the file is shorter than it said. */
+static int read_at(const struct elf *e, uint64_t off, size_t len, void *buf)
 {
-	const unsigned char *p = e->data + shoff + i * entsize;
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(e->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* malloc'ed copy of [off, off + len), padded with zeros to a multiple of 8; NULL on error
+ * with *why set. The padding reads as zero words between records. */
+static char *read_range(const struct elf *e, uint64_t off, uint64_t len, const char **why)
+{
+	char *buf;
+
+	*why = NULL;
+	if (!in_file(e, off, len) || len > SIZE_MAX - 8) {
+		*why = "runs past the end of the file (truncated?)";
+		return NULL;
+	}
+	/* calloc(0) may return NULL; an empty section still gets a buffer. */
+	buf = calloc(1, len ? ((size_t)len + 7) & ~(size_t)7 : 8);
+	if (!buf) {
+		*why = "out of memory";
+		return NULL;
+	}
+	if (read_at(e, off, (size_t)len, buf)) {
+		free(buf);
+		*why = "could not be read (file truncated while reading?)";
+		return NULL;
+	}
+	return buf;
+}
+
+/* Section header i of the table in memory, read field by field so both classes share code. */
+static void get_section(const struct elf *e, const unsigned char *table, uint64_t entsize,
+			uint64_t i, struct section *s)
+{
+	const unsigned char *p = table + i * entsize;
 
 	if (e->is64) {
 		s->name = get32(e, p + offsetof(Elf64_Shdr, sh_name));
@@ -127,16 +174,23 @@ static void get_section(const struct elf *e, uint64_t shoff, uint64_t entsize, u
 }
 
 /*
- * Find the tpoint_meta section. Returns 1 with *sec set, 0 when there is none, or -EINVAL
- * with *why saying what is wrong with the file.
+ * Find and read the tpoint_meta section. Returns 1 with *contents (malloc'ed, 8-aligned,
+ * zero-padded) and *len set, 0 when the file has no such section, or -EINVAL with *why
+ * saying what is wrong with the file.
  */
-static int find_meta_section(struct elf *e, struct section *sec, const char **why)
+static int read_meta_section(struct elf *e, char **contents, uint64_t *len, const char **why)
 {
-	const unsigned char *id = e->data;
+	unsigned char id[sizeof(Elf64_Ehdr)];
 	uint64_t shoff, shentsize, shnum, shstrndx, minent;
+	unsigned char *table = NULL;
+	char *names = NULL;
 	struct section strtab, s;
+	const char *what;
+	int ret = 0;
 
-	if (e->size < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG)) {
+	memset(id, 0, sizeof(id));
+	if (e->size < EI_NIDENT || read_at(e, 0, e->size < sizeof(id) ? e->size : sizeof(id), id) ||
+	    memcmp(id, ELFMAG, SELFMAG)) {
 		*why = "not an ELF file";
 		return -EINVAL;
 	}
@@ -173,54 +227,69 @@ static int find_meta_section(struct elf *e, struct section *sec, const char **wh
 		*why = "bad section header table";
 		return -EINVAL;
 	}
-	/* Extended numbering: more than 0xff00 sections, counts kept in section 0. */
-	get_section(e, shoff, shentsize, 0, &s);
+	/* Extended numbering (0xff00 sections or more): the counts are kept in section 0. */
+	table = (unsigned char *)read_range(e, shoff, shentsize, &what);
+	if (!table) {
+		*why = "bad section header table";
+		return -EINVAL;
+	}
+	get_section(e, table, shentsize, 0, &s);
+	free(table);
 	if (!shnum)
 		shnum = s.size;
 	if (shstrndx == SHN_XINDEX)
 		shstrndx = s.link;
+	if (!shnum)
+		return 0;
 	if (shnum > (e->size - shoff) / shentsize) {
 		*why = "section header table runs past the end of the file (truncated?)";
 		return -EINVAL;
 	}
-	if (!shnum)
-		return 0;
 	if (shstrndx >= shnum) {
 		*why = "bad section name table index";
 		return -EINVAL;
 	}
-	get_section(e, shoff, shentsize, shstrndx, &strtab);
-	if (strtab.type == SHT_NOBITS || !in_file(e, strtab.offset, strtab.size)) {
-		*why = "section name table runs past the end of the file (truncated?)";
+	table = (unsigned char *)read_range(e, shoff, shnum * shentsize, &what);
+	if (!table) {
+		*why = "section header table could not be read";
 		return -EINVAL;
+	}
+	get_section(e, table, shentsize, shstrndx, &strtab);
+	names = strtab.type == SHT_NOBITS ? NULL : read_range(e, strtab.offset, strtab.size, &what);
+	if (!names) {
+		*why = "section name table runs past the end of the file (truncated?)";
+		ret = -EINVAL;
+		goto out;
 	}
 
 	for (uint64_t i = 1; i < shnum; i++) {
 		const char *name;
 
-		get_section(e, shoff, shentsize, i, &s);
+		get_section(e, table, shentsize, i, &s);
 		if (s.name >= strtab.size)
 			continue;
-		name = (const char *)e->data + strtab.offset + s.name;
+		name = names + s.name;
 		if (strnlen(name, strtab.size - s.name) != strlen(TPOINT_META_SECTION) ||
 		    memcmp(name, TPOINT_META_SECTION, strlen(TPOINT_META_SECTION)))
 			continue;
+		ret = -EINVAL;
 		if (s.type == SHT_NOBITS) {
 			*why = "tpoint_meta section has no contents in the file";
-			return -EINVAL;
-		}
-		if (s.flags & SHF_COMPRESSED) {
+		} else if (s.flags & SHF_COMPRESSED) {
 			*why = "tpoint_meta section is compressed, which is not supported";
-			return -EINVAL;
+		} else if (!(*contents = read_range(e, s.offset, s.size, &what))) {
+			*why = what && !strcmp(what, "out of memory") ? what
+				: "tpoint_meta section runs past the end of the file (truncated?)";
+		} else {
+			*len = s.size;
+			ret = 1;
 		}
-		if (!in_file(e, s.offset, s.size)) {
-			*why = "tpoint_meta section runs past the end of the file (truncated?)";
-			return -EINVAL;
-		}
-		*sec = s;
-		return 1;
+		break;
 	}
-	return 0;
+out:
+	free(names);
+	free(table);
+	return ret;
 }
 
 /*
@@ -429,71 +498,45 @@ static int list_section(const char *file, const char *b, const char *end,
 /* Returns 0, or 1 after saying what went wrong with the file or its events. */
 static int list_file(const char *file, struct list_opts *o)
 {
-	struct elf e = { 0 };
-	struct section sec;
+	struct elf e = { .fd = -1 };
 	struct stat st;
 	const char *why = NULL;
-	void *map = NULL;
-	char *buf;
-	int fd, r;
+	char *buf = NULL;
+	uint64_t len = 0;
+	int r;
 
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	e.fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (e.fd < 0) {
 		tool_error("list", "%s: %s", file, strerror(errno));
 		return 1;
 	}
-	if (fstat(fd, &st)) {
+	if (fstat(e.fd, &st)) {
 		tool_error("list", "%s: %s", file, strerror(errno));
-		close(fd);
+		close(e.fd);
 		return 1;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		tool_error("list", "%s: not a regular file", file);
-		close(fd);
+		close(e.fd);
 		return 1;
 	}
-	e.size = (size_t)st.st_size;
-	if (e.size) {
-		map = mmap(NULL, e.size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			tool_error("list", "%s: %s", file, strerror(errno));
-			close(fd);
-			return 1;
-		}
-	}
-	close(fd);
-	e.data = map;
-
-	r = find_meta_section(&e, &sec, &why);
+	e.size = (uint64_t)st.st_size;
+	r = read_meta_section(&e, &buf, &len, &why);
+	close(e.fd);
 	if (r <= 0) {
 		if (r < 0)
 			tool_error("list", "%s: %s", file, why);
 		else
 			tool_error("list", "%s: no tpoint events (no tpoint_meta section)", file);
-		if (map)
-			munmap(map, e.size);
 		return 1;
 	}
-
-	/* A copy: aligned for the record structs whatever the section's file offset, and
-	 * writable for byte swapping. Zero tail bytes read as padding. */
-	buf = calloc(1, (sec.size + 7) & ~(uint64_t)7);
-	if (!buf && sec.size) {
-		tool_error("list", "%s: out of memory", file);
-		munmap(map, e.size);
-		return 1;
-	}
-	if (sec.size)
-		memcpy(buf, e.data + sec.offset, sec.size);
-	munmap(map, e.size);
 	if (e.swap)
-		swap_records(buf, sec.size);
-
+		swap_records(buf, (size_t)len);
 	if (o->headings) {
 		printf("%s%s:\n", o->first ? "" : "\n", file);
 		o->first = false;
 	}
-	r = list_section(file, buf, buf + sec.size, o);
+	r = list_section(file, buf, buf + len, o);
 	free(buf);
 	return r;
 }

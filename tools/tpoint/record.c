@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite] -- CMD [ARGS...]
+ *
+ * Runs CMD with the environment that makes libtpoint record: every process of the command
+ * (forked children and exec'd programs included) spools its pages into a private directory;
+ * when the command has exited, the spools become one trace.dat, merged by time. No daemon:
+ * the processes record themselves, and a spool cut short by a crash is still read.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "internal.h"
+#include "tpoint.h"
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite] -- CMD [ARGS...]\n"
+		"\n"
+		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
+		"hits into FILE, a trace-cmd trace.dat v6 file.\n"
+		"\n"
+		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated\n"
+		"  -o, --output FILE    where to write (default trace.dat)\n"
+		"  -b, --buffer SIZE    page pool per process, like 8M (default 8M)\n"
+		"      --overwrite      keep the newest events when the pool is full\n"
+		"  -h, --help           this text\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Does GLOB (one of the -e list) match an event, with the library's rules? */
+static bool glob_matches(const char *glob, const char *system, const char *name)
+{
+	const char *colon = strchr(glob, ':');
+
+	if (colon) {
+		char *sys = strndup(glob, (size_t)(colon - glob));
+		bool m = sys && !fnmatch(sys, system, 0) && !fnmatch(colon + 1, name, 0);
+
+		free(sys);
+		return m;
+	}
+	return !fnmatch(glob, system, 0) || !fnmatch(glob, name, 0);
+}
+
+static int remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d))) {
+			char *p;
+
+			if (e->d_name[0] == '.')
+				continue;
+			if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
+				unlink(p);
+				free(p);
+			}
+		}
+		closedir(d);
+	}
+	return rmdir(dir);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "overwrite", no_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *events = NULL, *out = "trace.dat", *buffer = NULL;
+	bool overwrite = false;
+	char dirbuf[4096], **spools = NULL, err[512];
+	size_t nspools = 0;
+	int c, status = 0, ret = EXIT_FAIL;
+	pid_t child;
+	DIR *d;
+	struct dirent *e;
+	struct tracedat_result res;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:o:b:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': events = optarg; break;
+		case 'o': out = optarg; break;
+		case 'b': buffer = optarg; break;
+		case 'W': overwrite = true; break;
+		case 'h': record_usage(stdout); return EXIT_OK;
+		default: record_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		tool_error("record", "no command to run; usage: tpoint record -e GLOB -- CMD [ARGS...]");
+		return EXIT_USAGE;
+	}
+	if (!events || !*events) {
+		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'");
+		return EXIT_USAGE;
+	}
+
+	/* The spools live beside the output, on the same file system as the result. */
+	{
+		const char *slash = strrchr(out, '/');
+		int n = slash ? snprintf(dirbuf, sizeof(dirbuf), "%.*s/.tpoint-spool.XXXXXX",
+					 (int)(slash - out), out)
+			      : snprintf(dirbuf, sizeof(dirbuf), ".tpoint-spool.XXXXXX");
+
+		if (n <= 0 || (size_t)n >= sizeof(dirbuf) || !mkdtemp(dirbuf)) {
+			tool_error("record", "%s: cannot write there: %s", out, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+
+	child = fork();
+	if (child < 0) {
+		tool_error("record", "fork: %s", strerror(errno));
+		remove_dir(dirbuf);
+		return EXIT_FAIL;
+	}
+	if (child == 0) {
+		setenv("TPOINT_EVENTS", events, 1);
+		setenv("TPOINT_SPOOL_DIR", dirbuf, 1);
+		unsetenv("TPOINT_RECORD");
+		unsetenv("TPOINT_RECORD_OWNER");
+		if (buffer)
+			setenv("TPOINT_BUFFER_SIZE", buffer, 1);
+		if (overwrite)
+			setenv("TPOINT_MODE", "overwrite", 1);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
+		_exit(127);
+	}
+	/* Ctrl-C goes to the whole foreground group; the command decides, we wait for it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		remove_dir(dirbuf);
+		return EXIT_FAIL;
+	}
+
+	d = opendir(dirbuf);
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char **n;
+
+		if (len < 7 || strcmp(e->d_name + len - 6, ".spool"))
+			continue;
+		n = realloc(spools, (nspools + 1) * sizeof(*n));
+		if (!n)
+			break;
+		spools = n;
+		if (asprintf(&spools[nspools], "%s/%s", dirbuf, e->d_name) >= 0)
+			nspools++;
+	}
+	if (d)
+		closedir(d);
+	if (!nspools) {
+		tool_error("record", "%s recorded nothing: is it linked with libtpoint? "
+			   "(run it with TPOINT_DEBUG=1 to see why)", argv[optind]);
+		goto out;
+	}
+	qsort(spools, nspools, sizeof(*spools), cmp_str);
+	if (tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
+				 sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		goto out;
+	}
+
+	ret = EXIT_OK;
+	/* Every glob must name something: a typo should not pass as "no events". */
+	char *list = strdup(events), *save = NULL;
+
+	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g; g = strtok_r(NULL, ",", &save)) {
+		bool any = false;
+
+		for (size_t i = 0; i < res.nev && !any; i++)
+			any = glob_matches(g, res.ev[i].system, res.ev[i].name);
+		if (!any) {
+			tool_error("record", "'%s' matches no event of %s", g, argv[optind]);
+			ret = EXIT_FAIL;
+		}
+	}
+	free(list);
+
+	fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n", out,
+		(unsigned long long)res.events, nspools, nspools == 1 ? "" : "es",
+		(unsigned long long)res.lost);
+	fprintf(stderr, "  %-40s %12s %12s %12s %12s\n", "event", "hits", "cond-skipped",
+		"recorded", "lost");
+	for (size_t i = 0; i < res.nev; i++) {
+		char name[2 * TPOINT_NAME_MAX + 2];
+
+		if (!res.ev[i].hits)
+			continue;
+		snprintf(name, sizeof(name), "%s:%s", res.ev[i].system, res.ev[i].name);
+		fprintf(stderr, "  %-40s %12llu %12llu %12llu %12llu\n", name,
+			(unsigned long long)res.ev[i].hits, (unsigned long long)res.ev[i].cond_skipped,
+			(unsigned long long)res.ev[i].recorded, (unsigned long long)res.ev[i].lost);
+	}
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "tpoint record: %s was killed by signal %d; what it recorded is kept\n",
+			argv[optind], WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		fprintf(stderr, "tpoint record: %s exited with status %d\n", argv[optind],
+			WEXITSTATUS(status));
+	tracedat_result_free(&res);
+out:
+	for (size_t i = 0; i < nspools; i++)
+		free(spools[i]);
+	free(spools);
+	remove_dir(dirbuf);
+	return ret;
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracedat_read - a strict reader of trace-cmd trace.dat version 6 files.
+ *
+ * The whole file is validated when it is opened: every section, every option,
+ * the flyrecord table, every page header and every ring-buffer event in every
+ * page.  After a successful open, walking the pages (with tracedat_next_event()
+ * or with libtraceevent's kbuffer) cannot go out of bounds or loop, so the
+ * renderer needs no checks of its own.  Any damage is reported as one line that
+ * names the file, what is wrong and where.
+ *
+ * The layout is docs/reference tracedat.md (the v6 format as trace-cmd 3.1.6
+ * reads it).  Little and big endian files, kernel longs of 4 and 8 bytes and
+ * any page size from 64 bytes to 128 MiB are read.  Version 7 files are
+ * refused with a hint to convert them.
+ *
+ * Error convention: functions returning int give 0 on success and -1 on
+ * failure, with the reason in the caller's buffer.
+ */
+#ifndef TPOINT_TRACEDAT_READ_H
+#define TPOINT_TRACEDAT_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Option ids of trace-cmd's options block that the reader interprets. */
+#define TD_OPT_DATE 1
+#define TD_OPT_BUFFER 3
+#define TD_OPT_TRACECLOCK 4
+#define TD_OPT_OFFSET 7
+#define TD_OPT_CPUCOUNT 8
+#define TD_OPT_TIME_SHIFT 13
+#define TD_OPT_TSC2NSEC 14
+/* tpoint's per-event counters: text, "system:name\thits\t...\tcondition\n" lines. */
+#define TD_OPT_TPOINT_STATS 0x7470
+
+/* A run of bytes inside the file; not NUL-terminated. */
+struct td_text {
+	const char *data;
+	size_t len;
+};
+
+/* One event format (the text of a tracefs "format" file). */
+struct td_format {
+	const char *system; /* NUL-terminated, points into the file; "ftrace" for ftrace formats */
+	struct td_text text;
+	char *name;	    /* the "name:" line, owned by the reader */
+	int id;		    /* the "ID:" line */
+};
+
+struct td_cmdline {
+	int pid;
+	char *comm; /* owned by the reader */
+};
+
+struct td_option {
+	uint16_t id;
+	uint32_t size;
+	const unsigned char *data; /* points into the file */
+	uint64_t offset;	   /* file offset of the data */
+};
+
+/* One CPU's pages in one buffer. */
+struct td_cpu {
+	uint64_t offset;    /* file offset of the first page; meaningless when size is 0 */
+	uint64_t size;	    /* bytes of page data, a multiple of the page size; 0 = none */
+	uint64_t nr_pages;  /* size / page size */
+	uint64_t nr_events; /* data records, counted while validating */
+	uint64_t nr_lost_pages; /* pages that say events were lost before them */
+};
+
+/* The top buffer (name "") or an instance (option BUFFER). */
+struct td_buffer {
+	char *name;	     /* owned by the reader */
+	struct td_cpu *cpus; /* nr_cpus entries */
+};
+
+struct tracedat {
+	const char *name;	   /* the file name used in messages */
+	const unsigned char *data; /* the whole file */
+	size_t size;
+
+	bool big_endian;
+	unsigned int long_size;	  /* the file's "long" byte: tep long size */
+	uint32_t page_size;
+	unsigned int kernel_long; /* size of a page's commit word (header_page "commit") */
+	unsigned int page_header; /* bytes before a page's data: 8 + kernel_long */
+
+	struct td_text header_page;
+	struct td_text header_event;
+	struct td_format *formats; /* ftrace formats first, then the event systems' */
+	size_t nr_formats;
+	size_t nr_ftrace_formats;
+	struct td_text kallsyms;
+	struct td_text printk;
+	struct td_text cmdlines_text;
+	struct td_cmdline *cmdlines;
+	size_t nr_cmdlines;
+
+	uint32_t nr_cpus; /* after the CPUCOUNT option, as trace-cmd does */
+	struct td_option *options; /* in file order */
+	size_t nr_options;
+
+	/*
+	 * The trace clock: the name between brackets in the TRACECLOCK option
+	 * and in the clock text after the flyrecord table (the latter wins),
+	 * "" when the file names no clock.
+	 */
+	char clock[64];
+	/*
+	 * Timestamps are nanoseconds (printed as seconds) rather than raw
+	 * clock units: no clock, a clock trace-cmd knows to be in ns, or TSC2NSEC.
+	 */
+	bool ts_in_ns;
+	uint32_t tsc_mult, tsc_shift; /* TSC2NSEC; mult 0 = none */
+	int64_t ts_offset;	      /* DATE (us, x1000) + OFFSET (ns) */
+
+	struct td_buffer *buffers; /* [0] is the top buffer, then the instances */
+	size_t nr_buffers;
+
+	void *priv_; /* the reader's own allocations */
+};
+
+/*
+ * Open and validate FILE.  On failure, err holds "NAME: reason" (one line)
+ * and nothing needs closing.  name is used in messages (usually path).
+ */
+int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen);
+
+/*
+ * Validate the size bytes at data (which must stay valid until close), as
+ * tracedat_open does for a file.  For fuzzers and tests.
+ */
+int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
+		   char *err, size_t errlen);
+
+void tracedat_close(struct tracedat *td);
+
+/* The first option with this id, or NULL. */
+const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id);
+
+/* Numbers in the file's byte order; p must have the bytes. */
+uint16_t tracedat_u16(const struct tracedat *td, const void *p);
+uint32_t tracedat_u32(const struct tracedat *td, const void *p);
+uint64_t tracedat_u64(const struct tracedat *td, const void *p);
+
+/* Page n of a CPU in a buffer (already validated), or NULL if out of range. */
+const unsigned char *tracedat_page(const struct tracedat *td, size_t buffer, uint32_t cpu,
+				   uint64_t n);
+
+/*
+ * A raw clock value as trace-cmd shows it: TSC2NSEC applied, then the DATE
+ * and OFFSET options added.
+ */
+uint64_t tracedat_ts(const struct tracedat *td, uint64_t raw);
+
+/* One data record, as libtraceevent's kbuffer would give it. */
+struct td_event {
+	uint64_t ts;		   /* raw clock value (see tracedat_ts) */
+	const unsigned char *data; /* payload: common_type first */
+	uint32_t size;		   /* payload bytes, >= 8 */
+	/*
+	 * Events lost before this one: 0 none, -1 unknown count, else the
+	 * count.  Set only on the page's first record when it starts the page,
+	 * which is when trace-cmd shows it.
+	 */
+	long long missed;
+};
+
+/* Walks one CPU's records in file order. */
+struct td_cursor {
+	const struct tracedat *td;
+	const struct td_cpu *cpu;
+	size_t buffer;
+	uint32_t cpu_nr;
+	uint64_t page;	 /* the page being read */
+	uint32_t off;	 /* offset of the next event in the page's data */
+	uint32_t commit; /* data bytes of the page */
+	uint64_t ts;
+	long long page_missed;
+	bool loaded;
+};
+
+void tracedat_cursor_init(struct td_cursor *c, const struct tracedat *td, size_t buffer,
+			  uint32_t cpu);
+/* 1 and *ev filled, or 0 at the end of the CPU's data. */
+int tracedat_next_event(struct td_cursor *c, struct td_event *ev);
+
+#endif
