@@ -572,7 +572,7 @@ int tpoint_print_fmt_check(const char *print_fmt, char *why, size_t whylen)
 {
 	const char *s = print_fmt;
 	enum tok prev = TOK_OTHER;
-	size_t n;
+	size_t n = 0;
 	int depth = 0, err;
 
 	while (is_space(*s))

@@ -93,18 +93,25 @@ extern HIDDEN struct pool *tp_active_pool;
 /* ---- writer.c: per-thread state ---- */
 struct thread_rec {
 	struct thread_rec *next; /* all records ever made; never unlinked */
-	uint32_t state;          /* THREAD_FREE, THREAD_LIVE */
+	uint32_t state;          /* THREAD_FREE, THREAD_LIVE, ... */
 	pid_t tid;
+	struct tpoint_tls *tls;  /* the thread's TLS, while LIVE */
 	struct tpoint_counters *counters; /* TPOINT_MAX_EVENTS slots */
 	uint64_t lost_pending[TPOINT_MAX_NESTING];
 	struct pool *stream_pool[TPOINT_MAX_NESTING]; /* the pool each stream's page is from */
 	uint64_t seq;            /* pages taken so far */
 };
-enum { THREAD_FREE = 0, THREAD_LIVE = 1 };
+/*
+ * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (writer_detach_all).
+ * LIVE -> EXITING -> FREE: the thread is exiting; its TLS is about to go away.
+ */
+enum { THREAD_FREE = 0, THREAD_LIVE = 1, THREAD_POKED = 2, THREAD_EXITING = 3 };
 HIDDEN struct thread_rec *thread_list_head(void);
 /* Sum of every thread's counters (live and exited) for one event index. */
 HIDDEN void counters_sum(uint32_t index, struct tpoint_counters *out);
 HIDDEN int writer_init(void);
+/* After a recording stopped: make every thread leave its page at its next event. */
+HIDDEN void writer_detach_all(void);
 HIDDEN void writer_after_fork(void);
 /* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
 HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);

@@ -132,6 +132,7 @@ static int stop_locked(void)
 		return -ENOENT;
 	registry_apply_recording(false);
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
+	writer_detach_all();
 	ret = spool_stop();
 	if (!rec.spool_only && ret == 0) {
 		ret = finish_file();

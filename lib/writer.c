@@ -87,6 +87,7 @@ static struct thread_rec *thread_attach(struct tpoint_tls *t)
 	t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
 	t->counters = rec->counters;
 	t->thread = rec;
+	rec->tls = t;
 	tpoint_barrier();
 	/* Last: a nested signal sees either no counters (and attaches itself) or all of it. */
 	t->ncounters = TPOINT_MAX_EVENTS;
@@ -115,6 +116,12 @@ static void thread_exit(void *arg)
 	struct thread_rec *rec = arg;
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+	uint32_t live = THREAD_LIVE;
+
+	/* Wait out a writer_detach_all() that is writing to our TLS right now. */
+	while (!__atomic_compare_exchange_n(&rec->state, &live, THREAD_EXITING, false,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		live = THREAD_LIVE;
 
 	/* Nothing else of this thread can trace now: hand its pages to the drain. */
 	t->ncounters = 0;
@@ -134,7 +141,27 @@ static void thread_exit(void *arg)
 	t->thread = NULL;
 	t->counters = NULL;
 	memset(t->stream, 0, sizeof(t->stream));
+	rec->tls = NULL;
 	__atomic_store_n(&rec->state, THREAD_FREE, __ATOMIC_RELEASE);
+}
+
+void writer_detach_all(void)
+{
+	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+		uint32_t live = THREAD_LIVE;
+
+		if (!__atomic_compare_exchange_n(&r->state, &live, THREAD_POKED, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		/*
+		 * The owner's fast path only reads `end`; a zero sends its next event to the
+		 * slow path, which sees that the page belongs to a stopped recording. If the
+		 * owner is in its slow path right now, the worst is one extra page switch.
+		 */
+		for (int level = 0; level < TPOINT_MAX_NESTING; level++)
+			__atomic_store_n(&r->tls->stream[level].end, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->state, THREAD_LIVE, __ATOMIC_RELEASE);
+	}
 }
 
 int writer_init(void)
@@ -168,6 +195,8 @@ void writer_after_fork(void)
 		memset(r->counters, 0, TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters));
 		memset(r->stream_pool, 0, sizeof(r->stream_pool));
 		r->state = r == t->thread ? THREAD_LIVE : THREAD_FREE;
+		if (r != t->thread)
+			r->tls = NULL;
 	}
 	memset(exited, 0, sizeof(exited));
 	memset(t->stream, 0, sizeof(t->stream));

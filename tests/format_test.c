@@ -492,8 +492,8 @@ static const char *const renderable[] = {
 	"\"%u\", ((unsigned int) ((REC->dev) >> 20))",
 	"\"%s\", __print_flags(REC->a & 0xf, \"|\", { 1 << 2, \"B2\" }, { 0x1ULL, \"B0\" })",
 	"\"%s\", __print_symbolic(REC->op, { 0, \"CREATE\" }, { 1, \"^ -> %c (\" })",
-	"\"%s %s\", __print_hex(__get_dynamic_array(buf), __get_dynamic_array_len(buf)), "
-	"__print_hex_str(__get_dynamic_array(buf), 4)",
+	("\"%s %s\", __print_hex(__get_dynamic_array(buf), __get_dynamic_array_len(buf)), "
+	 "__print_hex_str(__get_dynamic_array(buf), 4)"),
 	"\"%s\", __print_array(__get_dynamic_array(v), 3, 4)",
 	"\"%s %s %s\", __get_str(s), __get_rel_str(r), __get_bitmask(m)",
 	"\"%s\", __get_cpumask(c)",

@@ -36,7 +36,8 @@ enum tpoint_field_kind {
 };
 
 struct tpoint_meta_hdr {
-	uint64_t magic;   /* TPOINT_META_MAGIC */
+	/* aligned(8): records are 8-byte multiples on i386 too, where u64 is 4-aligned. */
+	uint64_t magic __attribute__((aligned(8))); /* TPOINT_META_MAGIC */
 	uint16_t kind;    /* enum tpoint_meta_kind */
 	uint16_t version; /* TPOINT_META_VERSION */
 	uint32_t size;    /* bytes in the whole record, header included */

@@ -223,8 +223,12 @@ static int read_meta_section(struct elf *e, char **contents, uint64_t *len, cons
 	}
 	if (!shoff)
 		return 0; /* no section headers at all (sstrip'ed): nothing to find */
-	if (shentsize < minent || !in_file(e, shoff, shentsize)) {
+	if (shentsize < minent) {
 		*why = "bad section header table";
+		return -EINVAL;
+	}
+	if (!in_file(e, shoff, shentsize)) {
+		*why = "section header table runs past the end of the file (truncated?)";
 		return -EINVAL;
 	}
 	/* Extended numbering (0xff00 sections or more): the counts are kept in section 0. */
@@ -354,7 +358,8 @@ struct list_opts {
 	bool first;    /* no heading printed yet */
 };
 
-/* Every record of the section, or -EINVAL at the first corrupt one. */
+/* The enum records of the section (pointing into it); -EINVAL if any record is corrupt, so
+ * that a section is either listed whole or refused. */
 static int collect_enums(const char *b, const char *end, struct tpoint_enum **out, size_t *nout)
 {
 	const struct tpoint_meta_hdr *h;
@@ -403,7 +408,10 @@ static void print_field(const struct tpoint_meta_field *f)
 	}
 }
 
-/* Returns 0, or 1 when some event failed its check or could not be described. */
+/*
+ * Returns 0, or 1 when some event failed its check or could not be described. stdout is
+ * flushed before each error so that the two streams stay in order on one terminal or pipe.
+ */
 static int list_section(const char *file, const char *b, const char *end,
 			const struct list_opts *o)
 {
@@ -412,11 +420,13 @@ static int list_section(const char *file, const char *b, const char *end,
 	size_t nenums = 0;
 	const char *cur = b;
 	unsigned id = LIST_FIRST_ID;
-	int r, bad = 0, nevents = 0;
+	bool printed = false; /* a format text is out: the next one gets a blank line first */
+	int r, bad = 0;
 	char why[256];
 
 	r = collect_enums(b, end, &enums, &nenums);
 	if (r == -ENOMEM) {
+		fflush(stdout);
 		tool_error("list", "%s: out of memory", file);
 		return 1;
 	}
@@ -424,6 +434,7 @@ static int list_section(const char *file, const char *b, const char *end,
 		/* collect_enums walked the same records: find the bad offset again to say it. */
 		while (tpoint_meta_next(&cur, end, &h) > 0)
 			;
+		fflush(stdout);
 		tool_error("list", "%s: corrupt tpoint_meta section (bad record at offset %#zx)",
 			   file, (size_t)(cur - b));
 		return 1;
@@ -437,18 +448,20 @@ static int list_section(const char *file, const char *b, const char *end,
 
 		if (h->kind != TPOINT_META_EVENT)
 			continue;
-		nevents++;
 		c = tpoint_meta_find_class(b, end, e->system, e->class_name);
 		if (!c) {
+			fflush(stdout);
 			tool_error("list", "%s: %s:%s: its class %s is missing from the file", file,
 				   e->system, e->name, e->class_name);
 			bad = 1;
 			id++;
 			continue;
 		}
-		if (o->format) {
+		/* --check builds the format too: a layout error would make the runtime refuse it. */
+		if (o->format || o->check) {
 			fmt = tpoint_format_build(c, e, id, enums, nenums);
 			if (!fmt) {
+				fflush(stdout);
 				tool_error("list", "%s: %s:%s: %s", file, e->system, e->name,
 					   errno == EINVAL ? "field layout disagrees with the "
 							     "record size in the file"
@@ -457,8 +470,10 @@ static int list_section(const char *file, const char *b, const char *end,
 				id++;
 				continue;
 			}
-			printf("%s%s", nevents > 1 ? "\n" : "", fmt);
-			free(fmt);
+		}
+		if (o->format) {
+			printf("%s%s", printed ? "\n" : "", fmt);
+			printed = true;
 		} else if (!o->check) {
 			const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
 
@@ -471,6 +486,7 @@ static int list_section(const char *file, const char *b, const char *end,
 			for (uint32_t i = 0; i < c->nfields; i++)
 				print_field(&f[i]);
 		}
+		free(fmt);
 		id++;
 
 		if (!o->check)
@@ -480,6 +496,7 @@ static int list_section(const char *file, const char *b, const char *end,
 			print = tpoint_meta_class_print(c);
 		subst = tpoint_print_fmt_subst(print, e->system, enums, nenums);
 		if (!subst) {
+			fflush(stdout);
 			tool_error("list", "%s: out of memory", file);
 			bad = 1;
 			continue;

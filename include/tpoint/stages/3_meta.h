@@ -24,8 +24,11 @@
 #ifdef __cplusplus
 #include <type_traits>
 #define TPOINT_IS_SIGNED(type) ((uint8_t)std::is_signed<type>::value)
+#define TPOINT_ALIGNOF(type) alignof(type)
 #else
 #define TPOINT_IS_SIGNED(type) ((uint8_t)((type)-1 < (type)1))
+/* _Alignof, not __alignof__: the alignment inside a struct (u64 is 4 there on i386). */
+#define TPOINT_ALIGNOF(type) _Alignof(type)
 #endif
 
 #define TPOINT_META_HDR(obj, kind_)                                                           \
@@ -37,14 +40,14 @@
 	{ (uint16_t)(align_), (uint16_t)(size_), signed_, kind_, 0, (uint32_t)(len), #type, #item },
 
 #define __field(type, item)                                                                   \
-	TPOINT_META_FIELD(type, item, TPOINT_FIELD_PLAIN, sizeof(type), __alignof__(type),     \
+	TPOINT_META_FIELD(type, item, TPOINT_FIELD_PLAIN, sizeof(type), TPOINT_ALIGNOF(type),     \
 			  TPOINT_IS_SIGNED(type), 0)
 #define __field_ext(type, item, filter_type) __field(type, item)
 #define __field_struct(type, item)                                                            \
-	TPOINT_META_FIELD(type, item, TPOINT_FIELD_PLAIN, sizeof(type), __alignof__(type), 0, 0)
+	TPOINT_META_FIELD(type, item, TPOINT_FIELD_PLAIN, sizeof(type), TPOINT_ALIGNOF(type), 0, 0)
 #define __array(type, item, len)                                                              \
 	TPOINT_META_FIELD(type, item, TPOINT_FIELD_ARRAY, sizeof(type) * (len),                \
-			  __alignof__(type), TPOINT_IS_SIGNED(type), len)
+			  TPOINT_ALIGNOF(type), TPOINT_IS_SIGNED(type), len)
 #define __dynamic_array(type, item, len)                                                      \
 	TPOINT_META_FIELD(type, item, TPOINT_FIELD_DYNAMIC, 4, 4, TPOINT_IS_SIGNED(type), 0)
 #define __string(item, src) __dynamic_array(char, item, -1)
@@ -54,7 +57,10 @@
 #define TP_CONDITION(args...) #args
 
 #define __entry REC
-#define TP_printk(fmt, args...) "\"" fmt "\", " TPOINT_STR(args)
+/* The format's spelling, escapes and all (stringified), unlike the kernel's, which pastes
+ * its value and so loses a \" or \n in it. Adjacent literals stay adjacent; the reader
+ * joins them. */
+#define TP_printk(fmt, args...) TPOINT_STR(fmt) ", " TPOINT_STR(args)
 
 #define TPOINT_SYSTEM_STR TPOINT_STR(TRACE_SYSTEM)
 

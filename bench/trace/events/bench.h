@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The events the hot-path benchmark fires. Their payloads match the figures of DESIGN.md's
+ * "Peers" table: three u64 (what the LTTng-UST comparison recorded), the same three behind a
+ * condition, and one 32-byte string (31 characters and the NUL).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM bench
+
+#if !defined(_TRACE_BENCH_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_BENCH_H
+
+#include <tpoint/tracepoint.h>
+
+TRACE_EVENT(bench_u64x3,
+
+	TP_PROTO(u64 a, u64 b, u64 c),
+
+	TP_ARGS(a, b, c),
+
+	TP_STRUCT__entry(
+		__field(	u64,	a	)
+		__field(	u64,	b	)
+		__field(	u64,	c	)
+	),
+
+	TP_fast_assign(
+		__entry->a = a;
+		__entry->b = b;
+		__entry->c = c;
+	),
+
+	TP_printk("a %llu b %llu c %llu", (unsigned long long)__entry->a,
+		  (unsigned long long)__entry->b, (unsigned long long)__entry->c)
+);
+
+/* The benchmark passes an even `a` to measure a condition that says no. */
+TRACE_EVENT_CONDITION(bench_cond,
+
+	TP_PROTO(u64 a, u64 b, u64 c),
+
+	TP_ARGS(a, b, c),
+
+	TP_CONDITION(a & 1),
+
+	TP_STRUCT__entry(
+		__field(	u64,	a	)
+		__field(	u64,	b	)
+		__field(	u64,	c	)
+	),
+
+	TP_fast_assign(
+		__entry->a = a;
+		__entry->b = b;
+		__entry->c = c;
+	),
+
+	TP_printk("a %llu b %llu c %llu", (unsigned long long)__entry->a,
+		  (unsigned long long)__entry->b, (unsigned long long)__entry->c)
+);
+
+TRACE_EVENT(bench_str,
+
+	TP_PROTO(const char *s),
+
+	TP_ARGS(s),
+
+	TP_STRUCT__entry(
+		__string(	s,	s	)
+	),
+
+	TP_fast_assign(
+		__assign_str(s);
+	),
+
+	TP_printk("s %s", __get_str(s))
+);
+
+#endif /* _TRACE_BENCH_H */
+
+/* This part must be outside protection */
+#include <tpoint/define_trace.h>

@@ -1,0 +1,1240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracedat_read - a strict reader of trace-cmd trace.dat version 6 files.
+ *
+ * Everything is checked once, at open time, against the file size: a reader
+ * that trusts sizes and offsets found in a file is a reader that a damaged or
+ * hostile file can crash.  All arithmetic on values taken from the file is done
+ * in uint64_t against the bytes that remain, so no addition can wrap.
+ *
+ * The event walk mirrors libtraceevent's kbuffer (kbuffer-parse.c), because
+ * the report hands validated pages to kbuffer: every event this walk accepts
+ * is one kbuffer decodes to the same record, and every event kbuffer could
+ * misread (a negative length that would move it backwards, a length past the
+ * commit) is refused here first.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracedat_read.h"
+
+#define TD_MAGIC "\x17\x08\x44"
+#define TS_SHIFT 27
+#define TS_DELTA_MASK ((1u << TS_SHIFT) - 1)
+#define TS_MSB (0xf8ULL << 56) /* kbuffer keeps these bits of the page time on a time stamp */
+#define COMMIT_MASK ((1u << 27) - 1)
+#define RB_MISSED_EVENTS (1ULL << 31)
+#define RB_MISSED_STORED (1ULL << 30)
+#define TYPE_PADDING 29
+#define TYPE_TIME_EXTEND 30
+#define TYPE_TIME_STAMP 31
+
+/* Smallest page that holds a page header and an event; largest the commit field can count. */
+#define PAGE_SIZE_MIN 64u
+#define PAGE_SIZE_MAX (1u << 27)
+
+/* A record shorter than the kernel's trace_entry cannot carry common_type and common_pid. */
+#define COMMON_HEADER_SIZE 8
+
+struct td_priv {
+	void *map;	/* mmap of the file, or NULL */
+	size_t map_len;
+	void *copy;	/* malloc'd contents when the file could not be mapped */
+};
+
+struct rd {
+	struct tracedat *td;
+	uint64_t off;
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 3, 4))) static int fail_msg(const struct tracedat *td, char *err,
+							   size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return -1;
+	n = snprintf(err, errlen, "%s: ", td->name ? td->name : "trace.dat");
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define fail(r, ...) fail_msg((r)->td, (r)->err, (r)->errlen, __VA_ARGS__)
+
+uint16_t tracedat_u16(const struct tracedat *td, const void *p)
+{
+	const unsigned char *b = p;
+
+	return td->big_endian ? (uint16_t)(b[0] << 8 | b[1]) : (uint16_t)(b[1] << 8 | b[0]);
+}
+
+uint32_t tracedat_u32(const struct tracedat *td, const void *p)
+{
+	const unsigned char *b = p;
+
+	if (td->big_endian)
+		return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+uint64_t tracedat_u64(const struct tracedat *td, const void *p)
+{
+	const unsigned char *b = p;
+	uint64_t hi = tracedat_u32(td, td->big_endian ? b : b + 4);
+	uint64_t lo = tracedat_u32(td, td->big_endian ? b + 4 : b);
+
+	return hi << 32 | lo;
+}
+
+static uint64_t read_long(const struct tracedat *td, const void *p)
+{
+	return td->kernel_long == 8 ? tracedat_u64(td, p) : tracedat_u32(td, p);
+}
+
+static uint64_t remaining(const struct rd *r)
+{
+	return r->td->size - r->off;
+}
+
+/* Checks that n bytes are left; what names them for the message. */
+static int need(struct rd *r, uint64_t n, const char *what)
+{
+	if (n > remaining(r))
+		return fail(r, "truncated: %s needs %" PRIu64 " bytes at offset %" PRIu64
+			       ", file has %zu", what, n, r->off, r->td->size);
+	return 0;
+}
+
+static int get_u16(struct rd *r, uint16_t *v, const char *what)
+{
+	if (need(r, 2, what))
+		return -1;
+	*v = tracedat_u16(r->td, r->td->data + r->off);
+	r->off += 2;
+	return 0;
+}
+
+static int get_u32(struct rd *r, uint32_t *v, const char *what)
+{
+	if (need(r, 4, what))
+		return -1;
+	*v = tracedat_u32(r->td, r->td->data + r->off);
+	r->off += 4;
+	return 0;
+}
+
+static int get_u64(struct rd *r, uint64_t *v, const char *what)
+{
+	if (need(r, 8, what))
+		return -1;
+	*v = tracedat_u64(r->td, r->td->data + r->off);
+	r->off += 8;
+	return 0;
+}
+
+/* A size-prefixed block: the size (4 or 8 bytes), then that many bytes. */
+static int get_block(struct rd *r, unsigned int size_bytes, struct td_text *t, const char *what)
+{
+	uint64_t len;
+
+	if (size_bytes == 8) {
+		if (get_u64(r, &len, what))
+			return -1;
+	} else {
+		uint32_t l32;
+
+		if (get_u32(r, &l32, what))
+			return -1;
+		len = l32;
+	}
+	if (need(r, len, what))
+		return -1;
+	t->data = (const char *)r->td->data + r->off;
+	t->len = (size_t)len;
+	r->off += len;
+	return 0;
+}
+
+/* A NUL-terminated string of at most max bytes (NUL excluded). */
+static int get_string(struct rd *r, const char **s, size_t max, const char *what)
+{
+	const char *p = (const char *)r->td->data + r->off;
+	uint64_t left = remaining(r);
+	const char *nul = memchr(p, '\0', left < max + 1 ? left : max + 1);
+
+	if (!nul) {
+		if (left <= max)
+			return fail(r, "truncated: %s at offset %" PRIu64 " has no terminating NUL",
+				    what, r->off);
+		return fail(r, "%s at offset %" PRIu64 " is longer than %zu bytes", what, r->off,
+			    max);
+	}
+	*s = p;
+	r->off += (uint64_t)(nul - p) + 1;
+	return 0;
+}
+
+static int expect(struct rd *r, const char *tag, size_t len, const char *what)
+{
+	if (need(r, len, what))
+		return -1;
+	if (memcmp(r->td->data + r->off, tag, len))
+		return fail(r, "expected %s at offset %" PRIu64, what, r->off);
+	r->off += len;
+	return 0;
+}
+
+/*
+ * header_page: "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n" lines.
+ * Finds one field's offset and size; 0 if found.
+ */
+static int header_field(const struct td_text *t, const char *name, unsigned long *offset,
+			unsigned long *size)
+{
+	const char *p = t->data, *end = t->data + t->len;
+	size_t nlen = strlen(name);
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *semi, *q;
+		char num[24];
+
+		if (!eol)
+			eol = end;
+		semi = memchr(p, ';', (size_t)(eol - p));
+		/* the declaration's last word, right before the first ';' */
+		if (semi && (size_t)(semi - p) >= nlen && !memcmp(semi - nlen, name, nlen) &&
+		    (semi - nlen == p || !(isalnum((unsigned char)semi[-nlen - 1]) ||
+					   semi[-nlen - 1] == '_'))) {
+			const char *keys[2] = { "offset:", "size:" };
+			unsigned long *vals[2] = { offset, size };
+
+			for (int k = 0; k < 2; k++) {
+				size_t kl = strlen(keys[k]), n = 0;
+
+				q = semi;
+				while (q + kl <= eol && memcmp(q, keys[k], kl))
+					q++;
+				if (q + kl > eol)
+					return -1;
+				q += kl;
+				while (q < eol && n < sizeof(num) - 1 && isdigit((unsigned char)*q))
+					num[n++] = *q++;
+				if (!n || n >= sizeof(num) - 1)
+					return -1;
+				num[n] = '\0';
+				*vals[k] = strtoul(num, NULL, 10);
+			}
+			return 0;
+		}
+		p = eol + 1;
+	}
+	return -1;
+}
+
+static int parse_header_page(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	unsigned long ts_off, ts_size, c_off, c_size, d_off, d_size;
+
+	if (!td->header_page.len)
+		return fail(r, "header_page is empty (libtraceevent would then decode no event)");
+	if (header_field(&td->header_page, "timestamp", &ts_off, &ts_size) ||
+	    header_field(&td->header_page, "commit", &c_off, &c_size) ||
+	    header_field(&td->header_page, "data", &d_off, &d_size))
+		return fail(r, "header_page lacks one of the fields timestamp, commit, data");
+	if (ts_off != 0 || ts_size != 8)
+		return fail(r, "header_page: timestamp is %lu bytes at %lu, expected 8 at 0",
+			    ts_size, ts_off);
+	if (c_off != 8 || (c_size != 4 && c_size != 8))
+		return fail(r, "header_page: commit is %lu bytes at %lu, expected 4 or 8 at 8",
+			    c_size, c_off);
+	/* kbuffer puts the data right after the commit word, whatever the text says */
+	if (d_off != 8 + c_size)
+		return fail(r, "header_page: data is at offset %lu, expected %lu", d_off,
+			    8 + c_size);
+	td->kernel_long = (unsigned int)c_size;
+	td->page_header = (unsigned int)d_off;
+	return 0;
+}
+
+/* "name: NAME\nID: N\n" at the start of a format text. */
+static int format_header(struct rd *r, struct td_format *f, const char *where)
+{
+	const char *p = f->text.data, *end = p + f->text.len, *eol;
+	unsigned long id = 0;
+	size_t digits = 0;
+
+	if (f->text.len < 6 || memcmp(p, "name: ", 6))
+		return fail(r, "%s does not start with \"name: \"", where);
+	p += 6;
+	eol = memchr(p, '\n', (size_t)(end - p));
+	if (!eol || eol == p || eol - p > 255)
+		return fail(r, "%s: bad \"name:\" line", where);
+	f->name = strndup(p, (size_t)(eol - p));
+	if (!f->name)
+		return fail(r, "out of memory");
+	if (memchr(f->name, '\0', (size_t)(eol - p)))
+		return fail(r, "%s: the event name contains a NUL byte", where);
+	p = eol + 1;
+	if (end - p < 4 || memcmp(p, "ID: ", 4))
+		return fail(r, "%s (%s): no \"ID:\" line after the name", where, f->name);
+	p += 4;
+	while (p < end && isdigit((unsigned char)*p) && digits < 6) {
+		id = id * 10 + (unsigned long)(*p++ - '0');
+		digits++;
+	}
+	if (!digits || p >= end || *p != '\n' || id > 0xffff)
+		return fail(r, "%s (%s): bad ID (event ids are 0..65535)", where, f->name);
+	f->id = (int)id;
+	return 0;
+}
+
+static int add_format(struct rd *r, const char *system, size_t index, const char *kind)
+{
+	struct tracedat *td = r->td;
+	struct td_format *f, *grown;
+	char where[96];
+
+	if (!(td->nr_formats & (td->nr_formats + 1))) {
+		/* grow at 2^k - 1 entries: amortised doubling without a separate capacity field */
+		size_t cap = td->nr_formats * 2 + 2;
+
+		grown = realloc(td->formats, cap * sizeof(*grown));
+		if (!grown)
+			return fail(r, "out of memory");
+		td->formats = grown;
+	}
+	f = &td->formats[td->nr_formats];
+	memset(f, 0, sizeof(*f));
+	f->system = system;
+	td->nr_formats++;
+	snprintf(where, sizeof(where), "%s format %zu of system '%.40s'", kind, index, system);
+	if (get_block(r, 8, &f->text, where))
+		return -1;
+	return format_header(r, f, where);
+}
+
+static int cmp_format_id(const void *a, const void *b)
+{
+	const struct td_format *const *x = a, *const *y = b;
+
+	return (*x)->id - (*y)->id;
+}
+
+/* Two formats with one id make one of them silently unusable (the last one wins in tep). */
+static int check_unique_ids(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	const struct td_format **v;
+	int ret = 0;
+
+	if (td->nr_formats < 2)
+		return 0;
+	v = malloc(td->nr_formats * sizeof(*v));
+	if (!v)
+		return fail(r, "out of memory");
+	for (size_t i = 0; i < td->nr_formats; i++)
+		v[i] = &td->formats[i];
+	qsort(v, td->nr_formats, sizeof(*v), cmp_format_id);
+	for (size_t i = 1; i < td->nr_formats; i++) {
+		if (v[i]->id == v[i - 1]->id) {
+			ret = fail(r, "event id %d is used by both %s:%s and %s:%s", v[i]->id,
+				   v[i - 1]->system, v[i - 1]->name, v[i]->system, v[i]->name);
+			break;
+		}
+	}
+	free(v);
+	return ret;
+}
+
+static int read_formats(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	uint32_t count, systems;
+
+	if (get_u32(r, &count, "the count of ftrace formats"))
+		return -1;
+	/* each entry takes at least its 8-byte size: bounds the loop by the file */
+	if ((uint64_t)count * 8 > remaining(r))
+		return fail(r, "truncated: %" PRIu32 " ftrace formats cannot fit in the %" PRIu64
+			       " bytes left at offset %" PRIu64, count, remaining(r), r->off);
+	for (uint32_t i = 0; i < count; i++)
+		if (add_format(r, "ftrace", i, "ftrace"))
+			return -1;
+	td->nr_ftrace_formats = td->nr_formats;
+
+	if (get_u32(r, &systems, "the count of event systems"))
+		return -1;
+	if ((uint64_t)systems * 5 > remaining(r))
+		return fail(r, "truncated: %" PRIu32 " event systems cannot fit in the %" PRIu64
+			       " bytes left at offset %" PRIu64, systems, remaining(r), r->off);
+	for (uint32_t s = 0; s < systems; s++) {
+		const char *system;
+		uint32_t events;
+
+		if (get_string(r, &system, 255, "an event system name"))
+			return -1;
+		if (!*system)
+			return fail(r, "event system %" PRIu32 " has an empty name", s);
+		if (get_u32(r, &events, "an event system's format count"))
+			return -1;
+		if ((uint64_t)events * 8 > remaining(r))
+			return fail(r, "truncated: system '%s' has %" PRIu32 " formats, which cannot"
+				       " fit in the %" PRIu64 " bytes left at offset %" PRIu64,
+				    system, events, remaining(r), r->off);
+		for (uint32_t e = 0; e < events; e++)
+			if (add_format(r, system, e, "event"))
+				return -1;
+	}
+	return check_unique_ids(r);
+}
+
+/*
+ * Lines "<pid> <comm>\n", read as libtraceevent's tep_parse_saved_cmdlines()
+ * does (sscanf "%d %m[^\n]", empty lines skipped); a line it would stop at
+ * is an error here rather than the silent loss of the lines after it.
+ */
+static int read_cmdlines(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	const char *p = td->cmdlines_text.data, *end = p + td->cmdlines_text.len;
+	size_t line = 0, cap = 0;
+
+	if (memchr(p, '\0', td->cmdlines_text.len))
+		return fail(r, "cmdlines text contains a NUL byte");
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *q = p;
+		long long pid = 0;
+		bool neg = false, digits = false;
+
+		if (!eol)
+			eol = end;
+		line++;
+		if (eol == p) {
+			p = eol + 1;
+			continue;
+		}
+		while (q < eol && isspace((unsigned char)*q))
+			q++;
+		if (q < eol && (*q == '-' || *q == '+'))
+			neg = *q++ == '-';
+		while (q < eol && isdigit((unsigned char)*q)) {
+			pid = pid * 10 + (*q++ - '0');
+			digits = true;
+			if (pid > (long long)INT_MAX + 1)
+				break;
+		}
+		if (neg)
+			pid = -pid;
+		if (!digits || pid > INT_MAX || pid < INT_MIN)
+			return fail(r, "cmdlines line %zu: expected \"<pid> <comm>\"", line);
+		while (q < eol && isspace((unsigned char)*q))
+			q++;
+		if (q == eol)
+			return fail(r, "cmdlines line %zu: pid %lld has no comm", line, pid);
+		if (td->nr_cmdlines == cap) {
+			struct td_cmdline *grown;
+
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(td->cmdlines, cap * sizeof(*grown));
+			if (!grown)
+				return fail(r, "out of memory");
+			td->cmdlines = grown;
+		}
+		td->cmdlines[td->nr_cmdlines].pid = (int)pid;
+		td->cmdlines[td->nr_cmdlines].comm = strndup(q, (size_t)(eol - q));
+		if (!td->cmdlines[td->nr_cmdlines].comm)
+			return fail(r, "out of memory");
+		td->nr_cmdlines++;
+		p = eol + 1;
+	}
+	return 0;
+}
+
+/*
+ * The current clock of a trace_clock text ("local global [mono] ...") is the
+ * word between brackets; trace-cmd takes the first such word.
+ */
+static void parse_clock(struct tracedat *td, const char *text, size_t len)
+{
+	for (size_t i = 0; i < len && text[i]; i++) {
+		size_t n = 0;
+
+		if (text[i] != '[' || (i && text[i - 1] != ' '))
+			continue;
+		while (i < len && text[i] == '[')
+			i++;
+		while (i + n < len && text[i + n] && text[i + n] != ']' &&
+		       !isspace((unsigned char)text[i + n]))
+			n++;
+		if (!n)
+			return;
+		if (n >= sizeof(td->clock))
+			n = sizeof(td->clock) - 1;
+		memcpy(td->clock, text + i, n);
+		td->clock[n] = '\0';
+		return;
+	}
+}
+
+/* The clocks trace-cmd 3.1.6 prints as seconds (trace-input.c extract_trace_clock()). */
+static bool clock_in_ns(const char *clock)
+{
+	static const char *const ns[] = { "local", "global", "uptime", "perf", "tsc2nsec", "tai" };
+
+	if (!*clock || !strncmp(clock, "mono", 4))
+		return true;
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (!strcmp(clock, ns[i]))
+			return true;
+	return false;
+}
+
+/* DATE and OFFSET hold an ASCII number read with strtoll(…, 0). */
+static int option_number(struct rd *r, const struct td_option *o, const char *what,
+			 long long *v)
+{
+	const char *s = (const char *)o->data;
+	char *endp;
+
+	if (!o->size || !memchr(s, '\0', o->size))
+		return fail(r, "option %s at offset %" PRIu64 " is not a NUL-terminated number",
+			    what, o->offset);
+	errno = 0;
+	*v = strtoll(s, &endp, 0);
+	if (endp == s || errno)
+		return fail(r, "option %s at offset %" PRIu64 ": '%.30s' is not a number", what,
+			    o->offset, s);
+	return 0;
+}
+
+static int read_options(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	size_t cap = 0;
+
+	for (;;) {
+		struct td_option *o;
+		uint16_t id;
+		uint32_t size;
+
+		if (get_u16(r, &id, "an option id"))
+			return -1;
+		if (!id)
+			break;
+		if (get_u32(r, &size, "an option size") || need(r, size, "an option's data"))
+			return -1;
+		if (td->nr_options == cap) {
+			struct td_option *grown;
+
+			cap = cap ? cap * 2 : 8;
+			grown = realloc(td->options, cap * sizeof(*grown));
+			if (!grown)
+				return fail(r, "out of memory");
+			td->options = grown;
+		}
+		o = &td->options[td->nr_options++];
+		o->id = id;
+		o->size = size;
+		o->data = td->data + r->off;
+		o->offset = r->off;
+		r->off += size;
+	}
+	return 0;
+}
+
+/* What the options say about CPUs and time, in file order as trace-cmd applies them. */
+static int apply_options(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	long long v;
+
+	for (size_t i = 0; i < td->nr_options; i++) {
+		const struct td_option *o = &td->options[i];
+
+		switch (o->id) {
+		case TD_OPT_TRACECLOCK:
+			parse_clock(td, (const char *)o->data, o->size);
+			break;
+		case TD_OPT_CPUCOUNT:
+			if (o->size < 4)
+				return fail(r, "option CPUCOUNT at offset %" PRIu64 " has %" PRIu32
+					       " bytes, expected 4", o->offset, o->size);
+			td->nr_cpus = tracedat_u32(td, o->data);
+			break;
+		case TD_OPT_TSC2NSEC:
+			if (o->size < 16)
+				return fail(r, "option TSC2NSEC at offset %" PRIu64 " has %" PRIu32
+					       " bytes, expected 16", o->offset, o->size);
+			td->tsc_mult = tracedat_u32(td, o->data);
+			td->tsc_shift = tracedat_u32(td, o->data + 4);
+			if (!td->tsc_mult || td->tsc_shift > 32)
+				return fail(r, "option TSC2NSEC at offset %" PRIu64 ": mult %" PRIu32
+					       " shift %" PRIu32 " cannot convert ticks", o->offset,
+					    td->tsc_mult, td->tsc_shift);
+			break;
+		case TD_OPT_DATE:
+			if (option_number(r, o, "DATE", &v))
+				return -1;
+			if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000)
+				return fail(r, "option DATE at offset %" PRIu64 " is out of range",
+					    o->offset);
+			td->ts_offset += (int64_t)v * 1000; /* microseconds */
+			break;
+		case TD_OPT_OFFSET:
+			if (option_number(r, o, "OFFSET", &v))
+				return -1;
+			td->ts_offset += v;
+			break;
+		case TD_OPT_BUFFER: {
+			const char *nul;
+
+			if (o->size < 9 || !(nul = memchr(o->data + 8, '\0', o->size - 8)))
+				return fail(r, "option BUFFER at offset %" PRIu64 " is not a u64 offset"
+					       " and a NUL-terminated name", o->offset);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The per-CPU table of a flyrecord block: u64 offset, u64 size per CPU. */
+static int read_cpu_table(struct rd *r, struct td_buffer *b)
+{
+	struct tracedat *td = r->td;
+
+	if ((uint64_t)td->nr_cpus * 16 > remaining(r))
+		return fail(r, "truncated: the flyrecord table of %" PRIu32 " CPUs needs %" PRIu64
+			       " bytes at offset %" PRIu64 ", file has %zu", td->nr_cpus,
+			    (uint64_t)td->nr_cpus * 16, r->off, td->size);
+	b->cpus = calloc(td->nr_cpus ? td->nr_cpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return fail(r, "out of memory");
+	for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
+		struct td_cpu *c = &b->cpus[cpu];
+
+		get_u64(r, &c->offset, "a CPU offset");
+		get_u64(r, &c->size, "a CPU size");
+	}
+	return 0;
+}
+
+static int check_cpu_ranges(struct rd *r, const struct td_buffer *b, uint64_t meta_end)
+{
+	struct tracedat *td = r->td;
+	const char *bn = b->name;
+
+	for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
+		const struct td_cpu *c = &b->cpus[cpu];
+
+		if (!c->size)
+			continue;
+		if (c->offset > td->size || c->size > td->size - c->offset)
+			return fail(r, "truncated: %s%sCPU %" PRIu32 " data needs %" PRIu64
+				       " bytes at offset %" PRIu64 ", file has %zu",
+				    *bn ? bn : "", *bn ? " " : "", cpu, c->size, c->offset, td->size);
+		if (c->size % td->page_size)
+			return fail(r, "%s%sCPU %" PRIu32 " data size %" PRIu64
+				       " is not a multiple of the page size %" PRIu32,
+				    *bn ? bn : "", *bn ? " " : "", cpu, c->size, td->page_size);
+		if (c->offset < meta_end)
+			return fail(r, "%s%sCPU %" PRIu32 " data at offset %" PRIu64
+				       " overlaps the file's headers, which end at %" PRIu64,
+				    *bn ? bn : "", *bn ? " " : "", cpu, c->offset, meta_end);
+	}
+	return 0;
+}
+
+struct range {
+	uint64_t start, end;
+	size_t buffer;
+	uint32_t cpu;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Two CPUs sharing pages would show the same events twice, or garbage. */
+static int check_overlaps(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	struct range *v;
+	size_t n = 0;
+	int ret = 0;
+
+	v = calloc(td->nr_buffers * (size_t)td->nr_cpus + 1, sizeof(*v));
+	if (!v)
+		return fail(r, "out of memory");
+	for (size_t b = 0; b < td->nr_buffers; b++)
+		for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
+			const struct td_cpu *c = &td->buffers[b].cpus[cpu];
+
+			if (c->size)
+				v[n++] = (struct range){ c->offset, c->offset + c->size, b, cpu };
+		}
+	qsort(v, n, sizeof(*v), cmp_range);
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].start < v[i - 1].end) {
+			ret = fail(r, "CPU %" PRIu32 " data at offset %" PRIu64
+				      " overlaps CPU %" PRIu32 " data (%" PRIu64 "..%" PRIu64 ")%s%s",
+				   v[i].cpu, v[i].start, v[i - 1].cpu, v[i - 1].start, v[i - 1].end,
+				   v[i].buffer || v[i - 1].buffer ? " in buffer " : "",
+				   v[i].buffer ? td->buffers[v[i].buffer].name :
+				   td->buffers[v[i - 1].buffer].name);
+			break;
+		}
+	}
+	free(v);
+	return ret;
+}
+
+/* One ring-buffer event, decoded as kbuffer's translate_data() does. */
+struct raw_event {
+	unsigned int type_len;
+	uint32_t next;	    /* offset of the following event */
+	uint32_t payload;   /* offset of a data record's payload */
+	uint32_t size;	    /* payload bytes of a data record */
+	uint64_t delta;	    /* time delta, or the stamp of a TIME_STAMP */
+};
+
+static const char *decode_event(const struct tracedat *td, const unsigned char *data,
+				uint32_t commit, uint32_t off, struct raw_event *ev)
+{
+	uint32_t word, array0 = 0;
+	uint64_t end;
+
+	if ((uint64_t)off + 4 > commit)
+		return "the event header runs past the commit";
+	word = tracedat_u32(td, data + off);
+	if (td->big_endian) {
+		ev->type_len = word >> TS_SHIFT;
+		ev->delta = word & TS_DELTA_MASK;
+	} else {
+		ev->type_len = word & 0x1f;
+		ev->delta = word >> 5;
+	}
+	if (ev->type_len == 0 || ev->type_len >= TYPE_PADDING) {
+		if ((uint64_t)off + 8 > commit)
+			return "the event's length word runs past the commit";
+		array0 = tracedat_u32(td, data + off + 4);
+	}
+	switch (ev->type_len) {
+	case TYPE_PADDING:
+		/* the length counts from array[0] itself, so it covers at least array[0] */
+		if (array0 < 4)
+			return "padding shorter than its own length word";
+		end = (uint64_t)off + 4 + array0;
+		if (end > commit)
+			return "padding runs past the commit";
+		ev->next = (uint32_t)end;
+		return NULL;
+	case TYPE_TIME_EXTEND:
+		ev->delta += (uint64_t)array0 << TS_SHIFT;
+		ev->next = off + 8;
+		return NULL;
+	case TYPE_TIME_STAMP:
+		ev->delta |= (uint64_t)array0 << TS_SHIFT;
+		ev->next = off + 8;
+		return NULL;
+	case 0:
+		if (array0 < 4)
+			return "a data event's length is smaller than its length word";
+		ev->size = ((array0 - 4) + 3) & ~3u;
+		ev->payload = off + 8;
+		break;
+	default:
+		ev->size = ev->type_len * 4;
+		ev->payload = off + 4;
+		break;
+	}
+	end = (uint64_t)ev->payload + ev->size;
+	if (end > commit)
+		return "the event runs past the commit";
+	if (ev->size < COMMON_HEADER_SIZE)
+		return "a record shorter than the 8-byte common header";
+	ev->next = (uint32_t)end;
+	return NULL;
+}
+
+static void apply_time(struct raw_event *ev, uint64_t *ts)
+{
+	if (ev->type_len == TYPE_TIME_STAMP)
+		*ts = ev->delta | (*ts & TS_MSB);
+	else
+		*ts += ev->delta;
+}
+
+/* The page header: commit bytes and lost events; NULL or the reason it is bad. */
+static const char *page_header(const struct tracedat *td, const unsigned char *page,
+			       uint32_t *commit, long long *missed, char *why, size_t whylen)
+{
+	uint64_t word = read_long(td, page + 8);
+	uint32_t room = td->page_size - td->page_header;
+
+	*commit = (uint32_t)(word & COMMIT_MASK);
+	*missed = 0;
+	if (*commit > room) {
+		snprintf(why, whylen, "commit %" PRIu32 " exceeds the page (%" PRIu32
+			 " data bytes)", *commit, room);
+		return why;
+	}
+	if (word & RB_MISSED_EVENTS) {
+		if (word & RB_MISSED_STORED) {
+			if (*commit + td->kernel_long > room) {
+				snprintf(why, whylen, "the lost-event count after commit %" PRIu32
+					 " runs past the page", *commit);
+				return why;
+			}
+			*missed = (long long)read_long(td, page + td->page_header + *commit);
+			if (*missed < 0)
+				*missed = LLONG_MAX;
+		} else {
+			*missed = -1;
+		}
+	}
+	return NULL;
+}
+
+static int check_pages(struct rd *r, size_t bi, uint32_t cpu)
+{
+	struct tracedat *td = r->td;
+	struct td_buffer *b = &td->buffers[bi];
+	struct td_cpu *c = &b->cpus[cpu];
+	char why[128];
+
+	c->nr_pages = c->size / td->page_size;
+	for (uint64_t n = 0; n < c->nr_pages; n++) {
+		const unsigned char *page = td->data + c->offset + n * td->page_size;
+		const unsigned char *data = page + td->page_header;
+		const char *bad;
+		uint32_t commit, off = 0;
+		long long missed;
+
+		bad = page_header(td, page, &commit, &missed, why, sizeof(why));
+		if (bad)
+			goto bad_page;
+		if (missed)
+			c->nr_lost_pages++;
+		while (off < commit) {
+			struct raw_event ev;
+
+			bad = decode_event(td, data, commit, off, &ev);
+			if (bad) {
+				snprintf(why, sizeof(why), "event at offset %" PRIu32
+					 " of the data: %s (commit %" PRIu32 ")", off, bad, commit);
+				bad = why;
+				goto bad_page;
+			}
+			if (ev.type_len < TYPE_PADDING)
+				c->nr_events++;
+			off = ev.next;
+		}
+		continue;
+bad_page:
+		return fail(r, "page %" PRIu64 " of %s%sCPU %" PRIu32 " (file offset %" PRIu64
+			       "): %s", n, b->name[0] ? b->name : "", b->name[0] ? " " : "",
+			    cpu, c->offset + n * td->page_size, bad);
+	}
+	return 0;
+}
+
+static int add_buffer(struct rd *r, const char *name)
+{
+	struct tracedat *td = r->td;
+	struct td_buffer *grown = realloc(td->buffers, (td->nr_buffers + 1) * sizeof(*grown));
+
+	if (!grown)
+		return fail(r, "out of memory");
+	td->buffers = grown;
+	memset(&grown[td->nr_buffers], 0, sizeof(*grown));
+	grown[td->nr_buffers].name = strdup(name);
+	if (!grown[td->nr_buffers].name)
+		return fail(r, "out of memory");
+	td->nr_buffers++;
+	return 0;
+}
+
+/* v6 instances: a BUFFER option points at "flyrecord\0" and a table like the top one. */
+static int read_instances(struct rd *r, uint64_t meta_end)
+{
+	struct tracedat *td = r->td;
+
+	for (size_t i = 0; i < td->nr_options; i++) {
+		const struct td_option *o = &td->options[i];
+		const char *name = (const char *)o->data + 8;
+		uint64_t at = tracedat_u64(td, o->data);
+		struct rd sub = *r;
+		char what[96];
+
+		if (o->id != TD_OPT_BUFFER)
+			continue;
+		/* an unnamed BUFFER describes the top buffer; v6 readers ignore it */
+		if (!*name)
+			continue;
+		if (at > td->size)
+			return fail(r, "truncated: buffer '%.40s' starts at offset %" PRIu64
+				       ", file has %zu", name, at, td->size);
+		if (at < meta_end)
+			return fail(r, "buffer '%.40s' at offset %" PRIu64 " overlaps the file's "
+				       "headers, which end at %" PRIu64, name, at, meta_end);
+		sub.off = at;
+		snprintf(what, sizeof(what), "\"flyrecord\" of buffer '%.40s'", name);
+		if (expect(&sub, "flyrecord", 10, what))
+			return -1;
+		if (add_buffer(r, name))
+			return -1;
+		if (read_cpu_table(&sub, &td->buffers[td->nr_buffers - 1]) ||
+		    check_cpu_ranges(&sub, &td->buffers[td->nr_buffers - 1], meta_end))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse(struct rd *r)
+{
+	struct tracedat *td = r->td;
+	const char *version;
+	struct td_text clock_text = { 0 };
+	uint64_t meta_end;
+	uint32_t cpus;
+
+	if (td->size < 3 || memcmp(td->data, TD_MAGIC, 3))
+		return fail(r, "not a trace-cmd file (bad magic)");
+	r->off = 3;
+	if (td->size < 10 || memcmp(td->data + 3, "tracing", 7))
+		return fail(r, "not a trace-cmd file (no \"tracing\" after the magic)");
+	r->off = 10;
+	if (get_string(r, &version, 15, "the version string"))
+		return -1;
+	if (!strcmp(version, "7"))
+		return fail(r, "trace.dat version 7 is not supported; convert with "
+			       "'trace-cmd convert --file-version 6'");
+	if (strcmp(version, "6"))
+		return fail(r, "trace.dat version '%.15s' is not supported (tpoint reads version 6)",
+			    version);
+	if (need(r, 6, "the endianness, long size and page size"))
+		return -1;
+	if (td->data[r->off] > 1)
+		return fail(r, "bad endianness byte %u at offset %" PRIu64 " (0 little, 1 big)",
+			    td->data[r->off], r->off);
+	td->big_endian = td->data[r->off] == 1;
+	td->long_size = td->data[r->off + 1];
+	if (td->long_size != 4 && td->long_size != 8)
+		return fail(r, "bad long size %u at offset %" PRIu64 " (4 or 8)", td->long_size,
+			    r->off + 1);
+	r->off += 2;
+	get_u32(r, &td->page_size, "the page size");
+	if (td->page_size < PAGE_SIZE_MIN || td->page_size > PAGE_SIZE_MAX)
+		return fail(r, "page size %" PRIu32 " is out of range (%u..%u)", td->page_size,
+			    PAGE_SIZE_MIN, PAGE_SIZE_MAX);
+
+	if (expect(r, "header_page", 12, "\"header_page\"") ||
+	    get_block(r, 8, &td->header_page, "the header_page text") || parse_header_page(r))
+		return -1;
+	if (expect(r, "header_event", 13, "\"header_event\"") ||
+	    get_block(r, 8, &td->header_event, "the header_event text"))
+		return -1;
+	if (read_formats(r))
+		return -1;
+	if (get_block(r, 4, &td->kallsyms, "the kallsyms text") ||
+	    get_block(r, 4, &td->printk, "the printk formats text") ||
+	    get_block(r, 8, &td->cmdlines_text, "the cmdlines text") || read_cmdlines(r))
+		return -1;
+	if (get_u32(r, &cpus, "the CPU count"))
+		return -1;
+	td->nr_cpus = cpus;
+
+	if (need(r, 10, "\"options\" or \"flyrecord\""))
+		return -1;
+	if (!memcmp(td->data + r->off, "options  ", 10)) {
+		r->off += 10;
+		if (read_options(r) || apply_options(r))
+			return -1;
+	}
+	if (need(r, 10, "\"flyrecord\""))
+		return -1;
+	if (!memcmp(td->data + r->off, "latency  ", 10))
+		return fail(r, "latency-tracer files are not supported");
+	if (expect(r, "flyrecord", 10, "\"flyrecord\""))
+		return -1;
+	if (add_buffer(r, "") || read_cpu_table(r, &td->buffers[0]))
+		return -1;
+	/* in v6 the clock text follows the table only when a TRACECLOCK option exists */
+	if (tracedat_option(td, TD_OPT_TRACECLOCK)) {
+		if (get_block(r, 8, &clock_text, "the trace clock text"))
+			return -1;
+		parse_clock(td, clock_text.data, clock_text.len);
+	}
+	td->ts_in_ns = td->tsc_mult || clock_in_ns(td->clock);
+	meta_end = r->off;
+
+	if (check_cpu_ranges(r, &td->buffers[0], meta_end) || read_instances(r, meta_end) ||
+	    check_overlaps(r))
+		return -1;
+	for (size_t b = 0; b < td->nr_buffers; b++)
+		for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++)
+			if (check_pages(r, b, cpu))
+				return -1;
+	return 0;
+}
+
+int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
+		   char *err, size_t errlen)
+{
+	struct rd r = { .td = td, .err = err, .errlen = errlen };
+
+	memset(td, 0, sizeof(*td));
+	td->name = name;
+	td->data = data;
+	td->size = size;
+	if (err && errlen)
+		err[0] = '\0';
+	if (parse(&r)) {
+		tracedat_close(td);
+		return -1;
+	}
+	return 0;
+}
+
+/* Non-regular files (pipes, /dev/stdin) are read into memory. */
+static void *read_all(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+
+	while (buf) {
+		ssize_t got;
+
+		if (n == cap) {
+			char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+
+			if (!grown)
+				break;
+			buf = grown;
+			cap *= 2;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		if (!got) {
+			*len = n;
+			return buf;
+		}
+		n += (size_t)got;
+	}
+	free(buf);
+	return NULL;
+}
+
+int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen)
+{
+	struct td_priv *priv;
+	struct stat st;
+	void *data = NULL;
+	size_t size = 0;
+	int fd;
+
+	memset(td, 0, sizeof(*td));
+	td->name = path;
+	priv = calloc(1, sizeof(*priv));
+	if (!priv)
+		return fail_msg(td, err, errlen, "out of memory");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(priv);
+		return fail_msg(td, err, errlen, "cannot open: %s", strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		free(priv);
+		return fail_msg(td, err, errlen, "is a directory");
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > SIZE_MAX) {
+			close(fd);
+			free(priv);
+			return fail_msg(td, err, errlen, "too large to map");
+		}
+		size = (size_t)st.st_size;
+		data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (data == MAP_FAILED)
+			data = NULL;
+		else {
+			priv->map = data;
+			priv->map_len = size;
+		}
+	}
+	if (!data) {
+		if (S_ISREG(st.st_mode))
+			lseek(fd, 0, SEEK_SET);
+		data = read_all(fd, &size);
+		if (!data) {
+			int e = errno;
+
+			close(fd);
+			free(priv);
+			return fail_msg(td, err, errlen, "cannot read: %s", strerror(e ? e : ENOMEM));
+		}
+		priv->copy = data;
+	}
+	close(fd);
+	if (tracedat_parse(td, path, data, size, err, errlen)) {
+		if (priv->map)
+			munmap(priv->map, priv->map_len);
+		free(priv->copy);
+		free(priv);
+		return -1;
+	}
+	td->priv_ = priv;
+	return 0;
+}
+
+void tracedat_close(struct tracedat *td)
+{
+	struct td_priv *priv = td->priv_;
+
+	for (size_t i = 0; i < td->nr_formats; i++)
+		free(td->formats[i].name);
+	free(td->formats);
+	for (size_t i = 0; i < td->nr_cmdlines; i++)
+		free(td->cmdlines[i].comm);
+	free(td->cmdlines);
+	free(td->options);
+	for (size_t i = 0; i < td->nr_buffers; i++) {
+		free(td->buffers[i].name);
+		free(td->buffers[i].cpus);
+	}
+	free(td->buffers);
+	if (priv) {
+		if (priv->map)
+			munmap(priv->map, priv->map_len);
+		free(priv->copy);
+		free(priv);
+	}
+	memset(td, 0, sizeof(*td));
+}
+
+const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id)
+{
+	for (size_t i = 0; i < td->nr_options; i++)
+		if (td->options[i].id == id)
+			return &td->options[i];
+	return NULL;
+}
+
+const unsigned char *tracedat_page(const struct tracedat *td, size_t buffer, uint32_t cpu,
+				   uint64_t n)
+{
+	const struct td_cpu *c;
+
+	if (buffer >= td->nr_buffers || cpu >= td->nr_cpus)
+		return NULL;
+	c = &td->buffers[buffer].cpus[cpu];
+	if (n >= c->nr_pages)
+		return NULL;
+	return td->data + c->offset + n * td->page_size;
+}
+
+/* (a * mul) >> shift without losing the top bits, as the kernel's mul_u64_u32_shr(). */
+static uint64_t mul_shift(uint64_t a, uint32_t mul, uint32_t shift)
+{
+	return (uint64_t)(((unsigned __int128)a * mul) >> shift);
+}
+
+uint64_t tracedat_ts(const struct tracedat *td, uint64_t raw)
+{
+	if (td->tsc_mult)
+		raw = mul_shift(raw, td->tsc_mult, td->tsc_shift);
+	return raw + (uint64_t)td->ts_offset;
+}
+
+void tracedat_cursor_init(struct td_cursor *c, const struct tracedat *td, size_t buffer,
+			  uint32_t cpu)
+{
+	memset(c, 0, sizeof(*c));
+	c->td = td;
+	c->buffer = buffer;
+	c->cpu_nr = cpu;
+	if (buffer < td->nr_buffers && cpu < td->nr_cpus)
+		c->cpu = &td->buffers[buffer].cpus[cpu];
+}
+
+int tracedat_next_event(struct td_cursor *c, struct td_event *ev)
+{
+	const struct tracedat *td = c->td;
+	char why[128];
+
+	if (!c->cpu)
+		return 0;
+	for (;;) {
+		const unsigned char *page, *data;
+		struct raw_event raw;
+		uint32_t off;
+
+		if (!c->loaded) {
+			if (c->page >= c->cpu->nr_pages)
+				return 0;
+			page = tracedat_page(td, c->buffer, c->cpu_nr, c->page);
+			if (!page || page_header(td, page, &c->commit, &c->page_missed, why,
+						 sizeof(why)))
+				return 0; /* cannot happen after validation */
+			c->ts = tracedat_u64(td, page);
+			c->off = 0;
+			c->loaded = true;
+		}
+		if (c->off >= c->commit) {
+			c->loaded = false;
+			c->page++;
+			continue;
+		}
+		page = tracedat_page(td, c->buffer, c->cpu_nr, c->page);
+		data = page + td->page_header;
+		off = c->off;
+		if (decode_event(td, data, c->commit, off, &raw)) {
+			c->loaded = false;
+			c->page = c->cpu->nr_pages;
+			return 0;
+		}
+		apply_time(&raw, &c->ts);
+		c->off = raw.next;
+		if (raw.type_len >= TYPE_PADDING)
+			continue;
+		ev->ts = c->ts;
+		ev->data = data + raw.payload;
+		ev->size = raw.size;
+		ev->missed = off == 0 ? c->page_missed : 0;
+		return 1;
+	}
+}
