@@ -77,6 +77,10 @@ TEST_CXX := $(wildcard tests/*_test.cc)
 TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
 TEST_LIBS := $(O)/tests/libtp_plugin.so
 
+# The format test links the format builder alone, with its own stand-ins for the runtime.
+$(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c lib/format.c
+
 $(O)/tests/%_test: tests/%_test.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Iexamples -Ilib -o $@ $< $(INSTR_LDFLAGS) -lpthread -ldl
 
@@ -105,6 +109,9 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtpoint.so
 	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 docs/man/tpoint.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/tpoint.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tpoint.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint.pc
 

@@ -48,8 +48,9 @@ static int tu_checks;
 /* A check that makes going on pointless (no file, no output). */
 #define REQUIRE(cond, ...)                                                                   \
 	do {                                                                                 \
+		int before_ = tu_failures;                                                   \
 		CHECK(cond, __VA_ARGS__);                                                    \
-		if (!(cond))                                                                 \
+		if (tu_failures != before_)                                                  \
 			exit(tu_finish());                                                   \
 	} while (0)
 

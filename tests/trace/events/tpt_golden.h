@@ -69,7 +69,11 @@ TRACE_EVENT(golden_fields,
 		memcpy(__get_dynamic_array(vals), vals, (size_t)nvals * sizeof(u32));
 	),
 
-	TP_printk("a=%u b=%d c=%#x d=%lld e=%llu pt=%s tag=%s name=%s vals=%s",
+	/*
+	 * %hd, not %d: libtraceevent 1.7.1 does not sign-extend a 16-bit field for %d
+	 * (-1234 prints as 64302); with the h modifier it does.
+	 */
+	TP_printk("a=%u b=%hd c=%#x d=%lld e=%llu pt=%s tag=%s name=%s vals=%s",
 		  __entry->a, __entry->b, __entry->c, __entry->d, __entry->e,
 		  __print_hex(__entry->pt, 8), __entry->tag, __get_str(name),
 		  __print_array(__get_dynamic_array(vals), __get_dynamic_array_len(vals) / 4, 4))
