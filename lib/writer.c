@@ -304,18 +304,23 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	return true;
 }
 
-TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total,
-					   struct tpoint_reservation *r, uint64_t now)
+TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
-	uint32_t level = r->level;
-	struct thread_rec *rec = thread_get(t);
-	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+	uint32_t level = t->nesting;
+	struct thread_rec *rec;
+	struct pool *pool;
 	struct tpoint_stream *s;
-	uint64_t delta;
+	uint64_t now, delta;
 
+	/* Claim the level first, as the fast path does (see tpoint_reserve()). */
+	t->nesting = level + 1;
+	tpoint_barrier();
+	rec = thread_get(t);
+	pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 	if (!rec || level >= TPOINT_MAX_NESTING || !pool)
 		goto drop;
+	now = tpoint_arch_clock();
 	s = &t->stream[level];
 	if (rec->stream_pool[level] != pool) {
 		/* The page is from a recording that ended: forget it, it is not ours now. */
@@ -350,9 +355,6 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 	s->last = now;
 	hdr[0] = (delta << 5) | ((uint64_t)(total - 4) << 32);
 	hdr[1] = t->pid_word | ev->id;
-	r->stream = s;
-	r->start = off;
-	r->end = off + total;
 	return hdr + 1;
 
 drop:

@@ -24,10 +24,9 @@
 __thread struct tpoint_tls tpoint_tls_v1;
 static const struct tpoint_module *registered;
 
-void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total,
-			     struct tpoint_reservation *r, uint64_t now)
+void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
 {
-	(void)ev, (void)total, (void)r, (void)now;
+	(void)ev, (void)total;
 	return NULL;
 }
 void tpoint_count_slow_v1(struct tpoint_event *ev, int which)

@@ -77,26 +77,24 @@ struct tpoint_stream {
 };
 
 struct tpoint_tls {
+	/* First, so that a level's stream is at TLS + 32 * level: less address arithmetic. */
+	struct tpoint_stream stream[TPOINT_MAX_NESTING];
 	uint32_t nesting;  /* levels currently inside tpoint_reserve..tpoint_commit */
 	uint32_t ncounters;
 	uint64_t pid_word; /* (u64)tid << 32: OR-ed with the event id, it is the common header */
 	struct tpoint_counters *counters;
 	void *thread;      /* library-private per-thread state */
-	struct tpoint_stream stream[TPOINT_MAX_NESTING];
 };
 
 #define TPOINT_TLS tpoint_tls_v1
 extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
 
-struct tpoint_reservation {
-	struct tpoint_stream *stream;
-	uint32_t start; /* offset of the record in the page data */
-	uint32_t end;   /* offset just past it: the commit value */
-	uint32_t level; /* nesting level to restore */
-};
-
-TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total,
-					   struct tpoint_reservation *r, uint64_t now);
+/*
+ * The slow path: claims a nesting level like tpoint_reserve(), then takes a page, adds a
+ * time extend, follows a CPU migration, or drops the record (counted as lost) and returns
+ * NULL with the level released. A non-NULL result is followed by tpoint_commit().
+ */
+TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT void tpoint_count_slow_v1(struct tpoint_event *ev, int which);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
 
@@ -108,58 +106,74 @@ static inline uint32_t tpoint_record_total(uint32_t payload)
 }
 
 /*
- * Reserve a record of `payload` bytes (common header included) and write its ring-buffer
- * header and common header. Returns the payload, or NULL when the event was dropped (and
- * counted as lost). A signal handler that traces while this thread is between reserve and
- * commit gets the next nesting level's stream, so neither record is disturbed.
+ * The fast path: reserve a record of `payload` bytes (common header included) in this
+ * thread's current page and write its ring-buffer header and common header. Returns the
+ * payload, to be filled and then published with tpoint_commit(); or NULL, having claimed
+ * nothing, when the slow path is needed (no page, no room, a pause too long for the 27-bit
+ * delta, a CPU migration, nesting too deep). Callers then call tpoint_reserve_slow_v1() from
+ * a function of their own, so that this path makes no call and saves no register.
+ *
+ * Between reserve and commit, this thread's nesting level stays claimed: a signal handler
+ * that traces meanwhile writes into the next level's stream, so neither record is
+ * disturbed, and no handle is needed: at commit the level's stream ends where this record
+ * ends.
  */
 static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
-				   struct tpoint_reservation *r)
+				   struct tpoint_stream **stream)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 	uint32_t level = t->nesting;
 	uint32_t total = tpoint_record_total(payload);
 
+	if (__builtin_expect(level >= TPOINT_MAX_NESTING, 0))
+		return NULL;
 	/*
 	 * Claim the level before reading its stream. A signal arriving before this store sees
 	 * the same level, but it runs to completion before we read the stream below.
 	 */
 	t->nesting = level + 1;
 	tpoint_barrier();
-	r->level = level;
-	if (__builtin_expect(level >= TPOINT_MAX_NESTING, 0))
-		return tpoint_reserve_slow_v1(ev, total, r, 0);
 
 	struct tpoint_stream *s = &t->stream[level];
 	uint64_t now = tpoint_arch_clock();
 	uint64_t delta = now - s->last;
 	uint32_t off = s->off;
 
-	/* One test for: no page or no room, a delta too wide for 27 bits, a CPU migration. */
-	if (__builtin_expect((off + total > s->end) | (delta >> TPOINT_DELTA_BITS) |
-				     (tpoint_arch_cpu_key() != s->cpu_key),
-			     0))
-		return tpoint_reserve_slow_v1(ev, total, r, now);
-
+	/* No page or no room, a delta too wide for 27 bits, a CPU migration: three branches
+	 * that are never taken, cheaper than folding them into one (fewer live registers). */
+	if (__builtin_expect(off + total > s->end, 0) ||
+	    __builtin_expect(delta >> TPOINT_DELTA_BITS, 0) ||
+	    __builtin_expect(tpoint_arch_cpu_key() != s->cpu_key, 0)) {
+		tpoint_barrier();
+		t->nesting = level;
+		return NULL;
+	}
 	s->off = off + total;
 	s->last = now;
 	uint64_t *rec = (uint64_t *)(void *)(s->data + off);
 	rec[0] = (delta << 5) | ((uint64_t)(total - 4) << 32); /* type_len 0, length + 4 */
 	rec[1] = t->pid_word | ev->id; /* common_type, flags 0, preempt_count 0, pid */
-	r->stream = s;
-	r->start = off;
-	r->end = off + total;
+	*stream = s;
 	return rec + 1;
 }
 
-/* Publish the record: readers trust the page only up to its commit word. */
-static inline void tpoint_commit(const struct tpoint_reservation *r)
+/* Publish the record of `s`: readers trust a page only up to its commit word. */
+static inline void tpoint_commit_stream(struct tpoint_stream *s)
 {
+	struct tpoint_tls *t = &TPOINT_TLS;
+
 	/* Release: the record's bytes are visible before the commit that covers them. */
-	__atomic_store_n((uint64_t *)(void *)(r->stream->data - 8), (uint64_t)r->end,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(void *)(s->data - 8), (uint64_t)s->off, __ATOMIC_RELEASE);
 	tpoint_barrier();
-	TPOINT_TLS.nesting = r->level;
+	t->nesting = (uint32_t)(s - t->stream);
+}
+
+/* The same after tpoint_reserve_slow_v1(): the stream is the claimed level's. */
+static inline void tpoint_commit(void)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+
+	tpoint_commit_stream(&t->stream[t->nesting - 1]);
 }
 
 /* Count a hit whose condition was false. Costs nothing while the event is off: only the

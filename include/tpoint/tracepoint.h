@@ -20,11 +20,13 @@
  *	static inline int register_trace_name(void (*probe)(void *data, proto), void *data);
  *	static inline int unregister_trace_name(void (*probe)(void *data, proto), void *data);
  *
- * The arguments of trace_name() -- and the condition of TRACE_EVENT_CONDITION -- are only
- * evaluated once the event is enabled: trace_name() is a macro-generated inline function, but
- * its body is one test of the event's enable word in front of an out-of-line call. (Like a
- * function, it evaluates each argument exactly once when enabled; unlike a function call,
- * arguments with side effects are NOT evaluated while it is off, as with LTTng's tracepoint().)
+ * While the event is off, trace_name(args) is one relaxed load and a branch predicted not
+ * taken; the out-of-line hit function behind it, and so the event's TP_CONDITION, never runs.
+ * As in the kernel, trace_name() is a function: C evaluates arguments that have side effects
+ * (function calls, volatile reads) before the test, while plain values, field reads and
+ * arithmetic are moved behind it by the compiler and cost nothing. For arguments that must
+ * not run at all while the event is off, write tpoint_trace(name, args...) (a macro, like
+ * LTTng's tracepoint()) or test trace_name_enabled() first, as kernel code does.
  *
  * One .c file defines CREATE_TRACE_POINTS before including the header; <tpoint/define_trace.h>
  * then re-reads the header through the stages in <tpoint/stages/> and emits the record layout,
@@ -117,3 +119,19 @@ typedef int64_t s64;
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 
 #endif /* TRACE_EVENT */
+
+#ifndef tpoint_trace
+/*
+ * tpoint_trace(name, args...): trace_<name>(args...) that evaluates nothing at all while the
+ * event is off -- its arguments included, whatever their side effects (like LTTng's
+ * tracepoint()). trace_<name>() is a function, as in the kernel: C evaluates the arguments
+ * that have side effects (calls) before its enabled test; plain values and arithmetic are
+ * moved behind the test by the compiler and cost nothing.
+ */
+#define tpoint_trace(name, ...)                                                               \
+	do {                                                                                   \
+		if (__builtin_expect(__atomic_load_n(&TPOINT_EVENT_SYM(name).enabled,          \
+						     __ATOMIC_RELAXED) != 0, 0))               \
+			TPOINT_HIT_SYM(name)(__VA_ARGS__);                                     \
+	} while (0)
+#endif

@@ -23,6 +23,8 @@ usage: gen_tracedat.py [options] OUT
   --option ID:TEXT      add an option whose data is TEXT plus a NUL (repeatable)
   --bad-fmt             add an event whose print fmt libtraceevent cannot parse
   --unknown-id          add a record whose event id has no format
+  --tsc2nsec MULT:SHIFT add the TSC2NSEC option (timestamps become ticks)
+  --instance NAME       add an instance buffer (option BUFFER) with a few events
 """
 import argparse
 import struct
@@ -264,10 +266,21 @@ class Gen:
         for o in self.a.option:
             i, _, text = o.partition(":")
             opts.append((int(i, 0), text.encode() + b"\0"))
+        if self.a.tsc2nsec:
+            mult, _, shift = self.a.tsc2nsec.partition(":")
+            opts.append((14, self.u32(int(mult)) + self.u32(int(shift)) + self.u64(0)))
+        buffer_opt = None
+        if self.a.instance:
+            buffer_opt = len(opts)
+            opts.append((3, self.u64(0) + self.a.instance.encode() + b"\0"))
+        patch = None
         if opts:
             out += b"options  \0"
-            for i, d in opts:
-                out += self.u16(i) + self.u32(len(d)) + d
+            for n, (i, d) in enumerate(opts):
+                out += self.u16(i) + self.u32(len(d))
+                if n == buffer_opt:
+                    patch = len(out)
+                out += d
             out += self.u16(0)
         out += b"flyrecord\0"
         table = len(out)
@@ -281,6 +294,21 @@ class Gen:
             for p in pages:
                 out += p
             out[table + 16 * n:table + 16 * n + 16] = self.u64(start) + self.u64(len(out) - start)
+        if patch is not None:
+            # the instance: "flyrecord\0", its own table, then its pages
+            out[patch:patch + 8] = self.u64(len(out))
+            out += b"flyrecord\0"
+            itable = len(out)
+            out += b"\0" * (16 * len(cpus))
+            for n in range(len(cpus)):
+                if n != 1:
+                    continue  # only CPU 1 has instance data; CPU 0 stays empty
+                out += b"\0" * ((-len(out)) % self.psize)
+                start = len(out)
+                b = self.data_event(0, self.sample(4300, 0x401000, 99, "in instance", [1, 2, 3, 4, 5, 6]))
+                b += self.data_event(100, self.inode_dirty(4301, 1, 1, 1, 1, "inst"))
+                out += self.page(BASE_NS + 1000, b)
+                out[itable + 16 * n:itable + 16 * n + 16] = self.u64(start) + self.u64(len(out) - start)
         return bytes(out)
 
 
@@ -294,6 +322,8 @@ def main():
     ap.add_argument("--option", action="append", default=[])
     ap.add_argument("--bad-fmt", action="store_true")
     ap.add_argument("--unknown-id", action="store_true")
+    ap.add_argument("--tsc2nsec")
+    ap.add_argument("--instance")
     ap.add_argument("out")
     args = ap.parse_args()
     data = Gen(args).build()

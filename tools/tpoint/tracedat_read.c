@@ -59,7 +59,7 @@ struct rd {
 	size_t errlen;
 };
 
-__attribute__((format(printf, 3, 4))) static int fail_msg(const struct tracedat *td, char *err,
+__attribute__((format(printf, 4, 5))) static int fail_msg(const struct tracedat *td, char *err,
 							   size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -191,6 +191,15 @@ static int get_string(struct rd *r, const char **s, size_t max, const char *what
 	return 0;
 }
 
+/* Names that end up in messages and on report lines: visible ASCII only. */
+static bool visible_name(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x21 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 static int expect(struct rd *r, const char *tag, size_t len, const char *what)
 {
 	if (need(r, len, what))
@@ -291,8 +300,8 @@ static int format_header(struct rd *r, struct td_format *f, const char *where)
 	f->name = strndup(p, (size_t)(eol - p));
 	if (!f->name)
 		return fail(r, "out of memory");
-	if (memchr(f->name, '\0', (size_t)(eol - p)))
-		return fail(r, "%s: the event name contains a NUL byte", where);
+	if (!visible_name(f->name))
+		return fail(r, "%s: the event name has a byte that is not visible ASCII", where);
 	p = eol + 1;
 	if (end - p < 4 || memcmp(p, "ID: ", 4))
 		return fail(r, "%s (%s): no \"ID:\" line after the name", where, f->name);
@@ -304,6 +313,108 @@ static int format_header(struct rd *r, struct td_format *f, const char *where)
 	if (!digits || p >= end || *p != '\n' || id > 0xffff)
 		return fail(r, "%s (%s): bad ID (event ids are 0..65535)", where, f->name);
 	f->id = (int)id;
+	return 0;
+}
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Is name (len bytes) the name of one of the format's "\tfield:" lines? */
+static bool format_has_field(const struct td_text *t, const char *name, size_t len)
+{
+	const char *p = t->data, *end = t->data + t->len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *q, *semi;
+
+		if (!eol)
+			eol = end;
+		q = p;
+		while (q < eol && (*q == '\t' || *q == ' '))
+			q++;
+		if ((size_t)(eol - q) > 6 && !memcmp(q, "field:", 6) &&
+		    (semi = memchr(q, ';', (size_t)(eol - q)))) {
+			const char *e = semi, *b;
+
+			/* "char name[16]" and "__data_loc char[] path": skip a trailing [..] */
+			while (e > q && e[-1] == ' ')
+				e--;
+			if (e > q && e[-1] == ']') {
+				while (e > q && e[-1] != '[')
+					e--;
+				if (e > q)
+					e--;
+			}
+			b = e;
+			while (b > q && ident_char(b[-1]))
+				b--;
+			if ((size_t)(e - b) == len && !memcmp(b, name, len))
+				return true;
+		}
+		p = eol + 1;
+	}
+	return false;
+}
+
+/*
+ * Every REC->name of the print fmt must be a field of the format: libtraceevent
+ * 1.7.1 dereferences the field it did not find when the name is the first
+ * argument of __print_flags() or __print_symbolic() (a crash, in trace-cmd too),
+ * and prints 0 in its place elsewhere.
+ */
+static int check_print_fields(struct rd *r, const struct td_format *f, const char *where)
+{
+	const char *p = f->text.data, *end = p + f->text.len;
+	const char *fmt = NULL;
+
+	for (const char *q = p; q + 10 <= end; q++) {
+		if ((q == p || q[-1] == '\n') && !memcmp(q, "print fmt:", 10)) {
+			fmt = q + 10;
+			break;
+		}
+	}
+	if (!fmt)
+		return 0; /* libtraceevent marks such a format failed, which the report says */
+	for (p = fmt; p < end; p++) {
+		const char *q, *name;
+
+		if (*p == '"' || *p == '\'') {
+			char quote = *p;
+
+			/* a literal: backslash escapes, as libtraceevent's tokenizer reads them */
+			for (p++; p < end && *p != quote; p++)
+				if (*p == '\\')
+					p++;
+			continue;
+		}
+		if (end - p < 3 || memcmp(p, "REC", 3) || (p > fmt && ident_char(p[-1])) ||
+		    (end - p > 3 && ident_char(p[3])))
+			continue;
+		q = p + 3;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < end && *q == ')')
+			q++;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (end - q < 2 || memcmp(q, "->", 2))
+			continue;
+		q += 2;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		name = q;
+		while (q < end && ident_char(*q))
+			q++;
+		if (q == name)
+			continue;
+		if (!format_has_field(&f->text, name, (size_t)(q - name)))
+			return fail(r, "%s (%s): the print fmt uses REC->%.*s, which is not a field",
+				    where, f->name, (int)(q - name > 64 ? 64 : q - name), name);
+		p = q - 1;
+	}
 	return 0;
 }
 
@@ -329,7 +440,21 @@ static int add_format(struct rd *r, const char *system, size_t index, const char
 	snprintf(where, sizeof(where), "%s format %zu of system '%.40s'", kind, index, system);
 	if (get_block(r, 8, &f->text, where))
 		return -1;
-	return format_header(r, f, where);
+	/*
+	 * libtraceevent's tokenizer takes a byte outside printable ASCII as the end
+	 * of its input and goes on with a NULL token (a crash in 1.7.1); kernel
+	 * format files are plain ASCII.
+	 */
+	for (size_t i = 0; i < f->text.len; i++) {
+		unsigned char ch = (unsigned char)f->text.data[i];
+
+		if ((ch < 0x20 || ch > 0x7e) && ch != '\t' && ch != '\n')
+			return fail(r, "%s: byte 0x%02x at offset %zu of its text is not printable"
+				       " ASCII", where, ch, i);
+	}
+	if (format_header(r, f, where))
+		return -1;
+	return check_print_fields(r, f, where);
 }
 
 static int cmp_format_id(const void *a, const void *b)
@@ -394,6 +519,10 @@ static int read_formats(struct rd *r)
 			return -1;
 		if (!*system)
 			return fail(r, "event system %" PRIu32 " has an empty name", s);
+		if (!visible_name(system))
+			return fail(r, "the name of event system %" PRIu32 " (offset %" PRIu64
+				       ") has a byte that is not visible ASCII", s,
+				    (uint64_t)(system - (const char *)td->data));
 		if (get_u32(r, &events, "an event system's format count"))
 			return -1;
 		if ((uint64_t)events * 8 > remaining(r))
@@ -467,6 +596,70 @@ static int read_cmdlines(struct rd *r)
 		td->nr_cmdlines++;
 		p = eol + 1;
 	}
+	return 0;
+}
+
+/* Calls fn on each non-empty line (as strtok(…, "\n") gives them); stops at an error. */
+static int each_line(struct rd *r, const struct td_text *t,
+		     int (*fn)(struct rd *r, const char *line, size_t len, size_t nr))
+{
+	const char *p = t->data, *end = t->data + t->len;
+	size_t nr = 0;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			eol = end;
+		nr++;
+		if (eol > p && fn(r, p, (size_t)(eol - p), nr))
+			return -1;
+		p = eol + 1;
+	}
+	return 0;
+}
+
+/*
+ * kallsyms lines, "ADDRESS TYPE NAME[\t[MODULE]]", checked with the sscanf()
+ * that libtraceevent's tep_parse_kallsyms() uses, which drops every line after
+ * the first one it cannot read.
+ */
+static int kallsyms_line(struct rd *r, const char *line, size_t len, size_t nr)
+{
+	int func_start = 0, func_end = 0, mod_start = 0, mod_end = 0, n;
+	unsigned long long addr;
+	char buf[2048], ch;
+
+	if (memchr(line, '\0', len))
+		return fail(r, "kallsyms line %zu contains a NUL byte", nr);
+	if (len >= sizeof(buf))
+		return fail(r, "kallsyms line %zu is longer than %zu bytes", nr, sizeof(buf) - 1);
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	n = sscanf(buf, "%16llx %c %n%*s%n%*1[\t][%n%*s%n", &addr, &ch, &func_start,
+		   &func_end, &mod_start, &mod_end);
+	if (n != 2 || !func_end)
+		return fail(r, "kallsyms line %zu: expected \"ADDRESS TYPE NAME\"", nr);
+	return 0;
+}
+
+/*
+ * printk formats, "ADDRESS : \"format\"".  libtraceevent's
+ * tep_parse_printk_formats() reads one byte past the first ':' without
+ * looking, so a line must have a ':' with something after it.
+ */
+static int printk_line(struct rd *r, const char *line, size_t len, size_t nr)
+{
+	const char *colon = memchr(line, ':', len);
+
+	if (memchr(line, '\0', len))
+		return fail(r, "printk formats line %zu contains a NUL byte", nr);
+	if (!colon || colon == line || (size_t)(colon - line) + 1 >= len)
+		return fail(r, "printk formats line %zu: expected \"ADDRESS : FORMAT\"", nr);
+	for (const char *p = line; p < colon; p++)
+		if (!isxdigit((unsigned char)*p) && *p != 'x' && *p != 'X' && *p != ' ')
+			return fail(r, "printk formats line %zu: the address is not hexadecimal",
+				    nr);
 	return 0;
 }
 
@@ -611,6 +804,10 @@ static int apply_options(struct rd *r)
 			if (o->size < 9 || !(nul = memchr(o->data + 8, '\0', o->size - 8)))
 				return fail(r, "option BUFFER at offset %" PRIu64 " is not a u64 offset"
 					       " and a NUL-terminated name", o->offset);
+			if (nul - (const char *)o->data - 8 > 255 ||
+			    !visible_name((const char *)o->data + 8))
+				return fail(r, "option BUFFER at offset %" PRIu64 ": the buffer name is "
+					       "longer than 255 bytes or not visible ASCII", o->offset);
 			break;
 		}
 		default:
@@ -938,7 +1135,7 @@ static int parse(struct rd *r)
 	if (strcmp(version, "6"))
 		return fail(r, "trace.dat version '%.15s' is not supported (tpoint reads version 6)",
 			    version);
-	if (need(r, 6, "the endianness, long size and page size"))
+	if (need(r, 6, "the endianness byte, long-size byte and page size"))
 		return -1;
 	if (td->data[r->off] > 1)
 		return fail(r, "bad endianness byte %u at offset %" PRIu64 " (0 little, 1 big)",
@@ -963,7 +1160,9 @@ static int parse(struct rd *r)
 	if (read_formats(r))
 		return -1;
 	if (get_block(r, 4, &td->kallsyms, "the kallsyms text") ||
+	    each_line(r, &td->kallsyms, kallsyms_line) ||
 	    get_block(r, 4, &td->printk, "the printk formats text") ||
+	    each_line(r, &td->printk, printk_line) ||
 	    get_block(r, 8, &td->cmdlines_text, "the cmdlines text") || read_cmdlines(r))
 		return -1;
 	if (get_u32(r, &cpus, "the CPU count"))

@@ -6,20 +6,22 @@
  *	{
  *		struct tpoint_data_offsets_foo __data_offsets;
  *		size = __tpoint_get_offsets_foo(&__data_offsets, args);
- *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, sizeof fixed part + size, &r);
- *		if (!__entry) return;				(no room: counted as lost)
+ *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, fixed part + size, &stream);
+ *		if (!__entry) { __tpoint_emit_slow_foo(ev, args); return; }	(a tail call)
  *		__entry->__data_loc_s = __data_offsets.s;	(each dynamic field)
  *		{ TP_fast_assign }
- *		tpoint_commit(&r);
+ *		tpoint_commit_stream(stream);
  *	}
+ *	__tpoint_emit_slow_foo() is the same with tpoint_reserve_slow_v1(), out of line, so
+ *	that the fast path makes no call and saves no register.
  *
  *	struct tpoint_event __tpoint_event_bar = { ..., &__tpoint_meta_class_foo.h,
  *						   &__tpoint_meta_event_bar.h };
  *	void __tpoint_hit_bar(proto)					(per event)
  *	{
  *		if (!(TP_CONDITION)) { count it as skipped by the condition; return; }
- *		call the registered probes, if any;
- *		if recording: __tpoint_emit_foo(&__tpoint_event_bar, args);
+ *		if probes: __tpoint_probes_bar(): call them, then record (out of line);
+ *		else if recording: __tpoint_emit_foo(&__tpoint_event_bar, args);
  *	}
  *
  * The call site reached __tpoint_hit_bar only because the event's enable word was set, so
@@ -46,25 +48,40 @@
 #define __assign_str(dst, ...)                                                                \
 	memcpy(__get_str(dst), __data_offsets.dst##_ptr_, __get_dynamic_array_len(dst))
 
+/* Size, reserve through `reserve`, fill and publish one record of class `name`. */
+#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit)                \
+	struct tpoint_data_offsets_##name __data_offsets;                                       \
+	struct tpoint_stream *__stream;                                                         \
+	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
+			     __tpoint_get_offsets_##name(&__data_offsets, args);                \
+	if (__payload > TPOINT_MAX_PAYLOAD) {                                                   \
+		tpoint_count_lost_v1(__ev);                                                     \
+		return;                                                                         \
+	}                                                                                       \
+	struct tpoint_raw_##name *__entry = (struct tpoint_raw_##name *)reserve;                \
+	if (__builtin_expect(!__entry, 0)) {                                                    \
+		on_null;                                                                        \
+		return;                                                                         \
+	}                                                                                       \
+	tstruct                                                                                 \
+	{ assign; }                                                                             \
+	commit;
+
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
+	static __attribute__((noinline, cold)) void __tpoint_emit_slow_##name(                 \
+		struct tpoint_event *__ev, proto)                                              \
+	{                                                                                      \
+		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
+				 tpoint_reserve_slow_v1(__ev, tpoint_record_total(__payload)), \
+				 (void)__stream, tpoint_commit())                              \
+	}                                                                                      \
 	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
 		struct tpoint_event *__ev, proto)                                              \
 	{                                                                                      \
-		struct tpoint_data_offsets_##name __data_offsets;                               \
-		struct tpoint_reservation __r;                                                 \
-		uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +    \
-				     __tpoint_get_offsets_##name(&__data_offsets, args);       \
-		if (__payload > TPOINT_MAX_PAYLOAD) {                                           \
-			tpoint_count_lost_v1(__ev);                                            \
-			return;                                                                \
-		}                                                                              \
-		struct tpoint_raw_##name *__entry =                                            \
-			(struct tpoint_raw_##name *)tpoint_reserve(__ev, __payload, &__r);     \
-		if (!__entry)                                                                  \
-			return;                                                                \
-		tstruct                                                                        \
-		{ assign; }                                                                    \
-		tpoint_commit(&__r);                                                           \
+		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
+				 tpoint_reserve(__ev, __payload, &__stream),                   \
+				 __tpoint_emit_slow_##name(__ev, args),                        \
+				 tpoint_commit_stream(__stream))                               \
 	}
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
@@ -74,6 +91,20 @@
 	};                                                                                     \
 	static struct tpoint_event *const __tpoint_ptr_##name                                  \
 		__attribute__((section("tpoint_events"), used)) = &TPOINT_EVENT_SYM(name);     \
+	/* Probes are rare: their loop stays out of the recording path. */                     \
+	static __attribute__((noinline, cold)) void __tpoint_probes_##name(uint32_t __enabled, \
+									    proto)            \
+	{                                                                                      \
+		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
+		/* Acquire: the set's contents were written before it was published. */       \
+		const struct tpoint_probe_set *__ps = (const struct tpoint_probe_set *)        \
+			__atomic_load_n(&__ev->probes, __ATOMIC_ACQUIRE);                      \
+		for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                         \
+			((void (*)(void *, proto))__ps->probe[__i].func)(__ps->probe[__i].data, \
+									 args);                \
+		if (__enabled & TPOINT_ENABLED_RECORD)                                         \
+			__tpoint_emit_slow_##template(__ev, args);                             \
+	}                                                                                      \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
@@ -82,15 +113,9 @@
 			tpoint_count_cond_skipped(__ev);                                       \
 			return;                                                                \
 		}                                                                              \
-		if (__builtin_expect(__enabled & TPOINT_ENABLED_PROBES, 0)) {                   \
-			/* Acquire: the set's contents were written before it was published. */ \
-			const struct tpoint_probe_set *__ps = (const struct tpoint_probe_set *) \
-				__atomic_load_n(&__ev->probes, __ATOMIC_ACQUIRE);              \
-			for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                 \
-				((void (*)(void *, proto))__ps->probe[__i].func)(              \
-					__ps->probe[__i].data, args);                          \
-		}                                                                              \
-		if (__enabled & TPOINT_ENABLED_RECORD)                                         \
+		if (__builtin_expect(__enabled & TPOINT_ENABLED_PROBES, 0))                     \
+			__tpoint_probes_##name(__enabled, args);                               \
+		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
 			__tpoint_emit_##template(__ev, args);                                  \
 	}
 

@@ -66,7 +66,8 @@ TRACE_EVENT(golden_fields,
 		memset(__entry->tag, 0, sizeof(__entry->tag));
 		strncpy(__entry->tag, tag, sizeof(__entry->tag) - 1);
 		__assign_str(name);
-		memcpy(__get_dynamic_array(vals), vals, (size_t)nvals * sizeof(u32));
+		if (nvals) /* vals may be NULL then, and memcpy(NULL) is undefined even for 0 */
+			memcpy(__get_dynamic_array(vals), vals, (size_t)nvals * sizeof(u32));
 	),
 
 	/*
