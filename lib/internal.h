@@ -85,7 +85,8 @@ HIDDEN char *pool_page(const struct pool *p, uint32_t index);
 HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);
-HIDDEN void pool_put_full(struct pool *p, uint32_t index);
+/* false: the page could not be queued and left the pool (its records are not drained). */
+HIDDEN bool pool_put_full(struct pool *p, uint32_t index);
 
 /* The pool writers use; NULL while nothing records. Published with release. */
 extern HIDDEN struct pool *tp_active_pool;

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -174,20 +175,31 @@ bool pool_take_full(struct pool *p, uint32_t *index)
 	return mpmc_pop(p->full_q, index);
 }
 
-static void push_or_leak(struct mpmc_queue *q, uint32_t index)
+/*
+ * A ring never holds more than npages entries, but a consumer preempted between claiming a
+ * cell and releasing it makes the ring look full to a producer that has gone a whole lap.
+ * Yielding lets that consumer finish; if it does not (it may be the thread this signal
+ * handler interrupted), the caller is told, and the page leaves the pool.
+ */
+static bool push_patiently(struct mpmc_queue *q, uint32_t index)
 {
-	if (!mpmc_push(q, index))
-		tp_warn("page %u left the pool: its queue looked full", index);
+	for (int i = 0; i < 64; i++) {
+		if (mpmc_push(q, index))
+			return true;
+		sched_yield();
+	}
+	return false;
 }
 
 void pool_put_free(struct pool *p, uint32_t index)
 {
 	__atomic_store_n(&p->meta[index].state, PAGE_FREE, __ATOMIC_RELAXED);
-	push_or_leak(p->free_q, index);
+	if (!push_patiently(p->free_q, index))
+		tp_warn("page %u left the pool: the free queue looked full", index);
 }
 
-void pool_put_full(struct pool *p, uint32_t index)
+bool pool_put_full(struct pool *p, uint32_t index)
 {
 	__atomic_store_n(&p->meta[index].state, PAGE_FULL, __ATOMIC_RELAXED);
-	push_or_leak(p->full_q, index);
+	return push_patiently(p->full_q, index);
 }

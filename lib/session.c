@@ -332,7 +332,14 @@ static void fork_child(void)
 	writer_after_fork();
 	spool_after_fork();
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
-	/* The parent's pool is shared memory: leave it to the parent, untouched. */
+	/*
+	 * The parent's pool is shared memory: unmap it without touching it (the parent goes on
+	 * writing there); its queues are the child's own copies.
+	 */
+	if (rec.pool) {
+		pool_destroy(rec.pool);
+		free(rec.pool);
+	}
 	free(rec.spool);
 	rec.spool = NULL;
 	rec.out_path = NULL;

@@ -437,9 +437,11 @@ int spool_stop(void)
 	free(sp.buf);
 	free(sp.progress);
 	free(sp.tids);
+	free(sp.path);
 	sp.buf = NULL;
 	sp.progress = NULL;
 	sp.tids = NULL;
+	sp.path = NULL;
 	sp.ntids = sp.tids_cap = 0;
 	pthread_mutex_unlock(&sp.io);
 	return err;

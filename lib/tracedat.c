@@ -39,6 +39,7 @@ struct stream_chunk {
 	uint32_t spool;
 	uint32_t stream; /* index of its (spool, tid, level) stream */
 	uint32_t order;  /* position in the spool */
+	bool gap_before; /* pages of its thread before it are missing (overwritten) */
 };
 
 struct spool_in {
@@ -337,7 +338,7 @@ static int read_spool(struct writer_state *w, uint32_t si)
 				w->chunks = n;
 				n[w->nchunks++] = (struct stream_chunk){
 					r, body + sizeof(*r), body + c->size, si,
-					(uint32_t)(si << 20) + (uint32_t)k, order++
+					(uint32_t)(si << 20) + (uint32_t)k, order++, false
 				};
 				if (r->cpu + 1 > w->ncpus && r->cpu < 4096)
 					w->ncpus = r->cpu + 1;
@@ -528,6 +529,7 @@ struct page_out {
 	uint32_t used;
 	uint64_t last_ns;
 	uint64_t lost; /* to mark on the page being filled */
+	bool lost_unknown; /* events were lost, how many is not known */
 	bool open;
 	struct out_file *f;
 	uint64_t events;
@@ -543,22 +545,24 @@ static void page_close(struct page_out *po)
 		/* RB_MISSED_EVENTS | RB_MISSED_STORED, and the count right after the data. */
 		commit |= (1ull << 31) | (1ull << 30);
 		memcpy(po->page + TPOINT_PAGE_HEADER + po->used, &po->lost, 8);
+	} else if (po->lost_unknown) {
+		commit |= 1ull << 31; /* RB_MISSED_EVENTS alone: "[EVENTS DROPPED]" */
 	}
 	memcpy(po->page + 8, &commit, 8);
 	out_write(po->f, po->page, TPOINT_PAGE_SIZE);
 	po->open = false;
 	po->lost = 0;
+	po->lost_unknown = false;
 }
 
 static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint32_t size,
-		     uint16_t id, uint64_t lost_before)
+		     uint16_t id, uint64_t lost_before, bool lost_unknown)
 {
 	uint64_t delta;
 	uint32_t need = 8 + size;
 
-	if (lost_before && po->open) {
+	if ((lost_before || lost_unknown) && po->open)
 		page_close(po); /* the mark says: lost before this page */
-	}
 	if (ns < po->last_ns)
 		ns = po->last_ns; /* a clock sample's rounding must not run time backwards */
 	delta = po->open ? ns - po->last_ns : 0;
@@ -574,6 +578,7 @@ static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint
 		delta = 0;
 	}
 	po->lost += lost_before;
+	po->lost_unknown |= lost_unknown;
 	char *d = po->page + TPOINT_PAGE_HEADER + po->used;
 
 	if (delta >> TPOINT_DELTA_BITS) {
@@ -601,6 +606,7 @@ struct cursor {
 	const char *rec;
 	uint64_t ns;
 	uint64_t lost_before;
+	bool gap_before;
 	uint32_t tie;
 };
 
@@ -612,6 +618,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 		if (!c->rec) {
 			c->rec = ch->recs;
 			c->lost_before = ch->hdr->lost_before;
+			c->gap_before = ch->gap_before;
 		}
 		if (c->rec + sizeof(struct spool_record) <= ch->end) {
 			const struct spool_record *r = (const void *)c->rec;
@@ -696,7 +703,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 
 		while (j < n && list[j]->stream == list[i]->stream)
 			j++;
-		cur[ncur] = (struct cursor){ &list[i], j - i, 0, NULL, 0, 0, (uint32_t)ncur };
+		cur[ncur] = (struct cursor){ &list[i], j - i, 0, NULL, 0, 0, false, (uint32_t)ncur };
 		if (cursor_load(w, &cur[ncur]))
 			heap[nheap++] = &cur[ncur];
 		ncur++;
@@ -714,9 +721,10 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 
 		memcpy(&id, r + 1, 2);
 		page_add(po, c->ns, (const char *)(r + 1), r->size, out_id(&w->in[ch->spool], id),
-			 c->lost_before);
+			 c->lost_before, c->gap_before);
 		*lost += c->lost_before;
 		c->lost_before = 0;
+		c->gap_before = false;
 		c->rec += sizeof(*r) + r->size;
 		if (!cursor_load(w, c))
 			heap[0] = heap[--nheap];
@@ -728,6 +736,48 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	free(cur);
 	free(heap);
 	free(po);
+	return 0;
+}
+
+static int cmp_thread_seq(const void *a, const void *b)
+{
+	const struct stream_chunk *x = *(const struct stream_chunk *const *)a;
+	const struct stream_chunk *y = *(const struct stream_chunk *const *)b;
+
+	if (x->spool != y->spool)
+		return x->spool < y->spool ? -1 : 1;
+	if (x->hdr->tid != y->hdr->tid)
+		return x->hdr->tid < y->hdr->tid ? -1 : 1;
+	if (x->hdr->seq != y->hdr->seq)
+		return x->hdr->seq < y->hdr->seq ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/*
+ * A thread numbers its pages 0, 1, 2, ... across its nesting levels and CPUs. A number
+ * missing from the spool is a page that was overwritten (flight-recorder mode) or lost:
+ * the next page of the thread carries the mark, as the kernel marks its pages.
+ */
+static int mark_gaps(struct writer_state *w)
+{
+	const struct stream_chunk **v = malloc((w->nchunks ? w->nchunks : 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nchunks; i++)
+		v[i] = &w->chunks[i];
+	qsort(v, w->nchunks, sizeof(*v), cmp_thread_seq);
+	for (size_t i = 0; i < w->nchunks; i++) {
+		const struct stream_chunk *c = v[i];
+		bool first = i == 0 || v[i - 1]->spool != c->spool || v[i - 1]->hdr->tid != c->hdr->tid;
+		uint64_t expect = first ? 0 : v[i - 1]->hdr->seq + 1;
+
+		if (!first && v[i - 1]->hdr->seq == c->hdr->seq)
+			continue; /* more of the same page */
+		if (c->hdr->seq > expect)
+			((struct stream_chunk *)c)->gap_before = true;
+	}
+	free(v);
 	return 0;
 }
 
@@ -751,6 +801,8 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 		w.in[i].path = spools[i];
 		ret = read_spool(&w, (uint32_t)i);
 	}
+	if (!ret && mark_gaps(&w) < 0)
+		ret = fail(&w, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
 

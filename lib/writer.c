@@ -81,6 +81,7 @@ static struct thread_rec *thread_attach(struct tpoint_tls *t)
 	if (!rec)
 		return NULL;
 	rec->tid = (pid_t)syscall(SYS_gettid);
+	rec->seq = 0;
 	memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
 	memset(rec->stream_pool, 0, sizeof(rec->stream_pool));
 	memset(t->stream, 0, sizeof(t->stream));
@@ -103,10 +104,13 @@ static struct thread_rec *thread_get(struct tpoint_tls *t)
 	return thread_attach(t);
 }
 
+static void count_overwritten(const char *page);
+
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
-	if (s->data)
-		pool_put_full(pool, s->page);
+	/* A page that cannot be queued is never drained: its records count as lost. */
+	if (s->data && !pool_put_full(pool, s->page))
+		count_overwritten(pool_page(pool, s->page));
 	s->data = NULL;
 	s->off = s->end = 0;
 }
@@ -204,6 +208,7 @@ void writer_after_fork(void)
 		struct thread_rec *rec = t->thread;
 
 		rec->tid = (pid_t)syscall(SYS_gettid);
+		rec->seq = 0; /* the child's file numbers its pages from 0 */
 		memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
 		t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
 	}
@@ -244,7 +249,7 @@ static uint32_t current_cpu(uint32_t key)
 	return cpu < 0 ? 0 : (uint32_t)cpu;
 }
 
-/* Records of an overwritten page count as lost, per event, exactly. */
+/* Records of an overwritten (or lost) page count as lost, per event, exactly. */
 static void count_overwritten(const char *page)
 {
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),

@@ -46,11 +46,12 @@ extern "C"
 __attribute__((used, visibility("default"))) const char *__lsan_default_suppressions(void);
 __attribute__((used, visibility("default"))) const char *__lsan_default_suppressions(void)
 {
+	/* Kept on purpose (see session.c stop_locked, registry.c probes): a thread may still
+	 * be writing to a stopped recording's pool or walking an old probe set. */
 	return "leak:pool_create\n"
 	       "leak:start_locked\n"
 	       "leak:tpoint_probe_register\n"
-	       "leak:tpoint_probe_unregister\n"
-	       "leak:spool_start\n";
+	       "leak:tpoint_probe_unregister\n";
 }
 
 /* Without the table of used suppressions, which would end a skipped test's output. */

@@ -23,6 +23,8 @@ usage: gen_tracedat.py [options] OUT
   --option ID:TEXT      add an option whose data is TEXT plus a NUL (repeatable)
   --bad-fmt             add an event whose print fmt libtraceevent cannot parse
   --unknown-id          add a record whose event id has no format
+  --div-zero            add an event whose print fmt divides by a field that is 0
+                        (libtraceevent 1.7.1 traps: trace-cmd report dies of SIGFPE)
   --tsc2nsec MULT:SHIFT add the TSC2NSEC option (timestamps become ticks)
   --instance NAME       add an instance buffer (option BUFFER) with a few events
 """
@@ -110,6 +112,13 @@ class Gen:
                 "\tfield:u32 dev;\toffset:8;\tsize:4;\tsigned:0;\n"
                 "\n"
                 'print fmt: "dev %u:%u", MAJOR(REC->dev), MINOR(REC->dev)\n')
+        if self.a.div_zero:
+            fmts.append(
+                "name: ratio\nID: 1005\nformat:\n" + COMMON +
+                "\tfield:u32 num;\toffset:8;\tsize:4;\tsigned:0;\n"
+                "\tfield:u32 den;\toffset:12;\tsize:4;\tsigned:0;\n"
+                "\n"
+                'print fmt: "ratio=%u", REC->num / REC->den\n')
         return fmts
 
     # ---- records (the payload after the ring-buffer header) -------------
@@ -131,6 +140,9 @@ class Gen:
 
     def broken(self, pid, dev):
         return self.common(1004, pid) + self.u32(dev)
+
+    def ratio(self, pid, num, den):
+        return self.common(1005, pid) + self.u32(num) + self.u32(den)
 
     def unknown(self, pid):
         return self.common(4242, pid) + self.u32(7)
@@ -194,6 +206,9 @@ class Gen:
             b += self.data_event(10, self.broken(4300, (8 << 20) | 3))
         if self.a.unknown_id:
             b += self.data_event(10, self.unknown(4300))
+        if self.a.div_zero:
+            b += self.data_event(10, self.ratio(4300, 10, 4))
+            b += self.data_event(10, self.ratio(4300, 10, 0))
         c0.append(self.page(t, b))
         t0_end = t + 1500 + 1 + 300 + gap + 2000 + (20 if self.a.bad_fmt else 0)
         c0.append(self.page(t0_end + 100, b""))  # an empty page in the middle
@@ -322,6 +337,7 @@ def main():
     ap.add_argument("--option", action="append", default=[])
     ap.add_argument("--bad-fmt", action="store_true")
     ap.add_argument("--unknown-id", action="store_true")
+    ap.add_argument("--div-zero", action="store_true")
     ap.add_argument("--tsc2nsec")
     ap.add_argument("--instance")
     ap.add_argument("out")

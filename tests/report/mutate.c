@@ -208,7 +208,10 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			dup2(devnull, 1);
 			close(devnull);
+			/* a loop in the report, or in libtraceevent, is a failure too */
+			alarm(20);
 			rc = cmd_report(2, args);
+			alarm(0);
 			fflush(stdout);
 			dup2(saved_stdout, 1);
 			if (rc != EXIT_OK)

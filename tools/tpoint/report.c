@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +108,9 @@ struct event_note {
 	const struct td_format *fmt; /* NULL: no format has this id */
 	char *parse_msg;	     /* what libtraceevent said while parsing it */
 	bool parse_failed;
+	const char *unsafe;	     /* why libtraceevent must not print it, or NULL */
+	char unsafe_buf[160];
+	bool crashed;		     /* libtraceevent trapped on it: never call it again */
 	bool said;		     /* a problem with this id was already reported */
 };
 
@@ -152,6 +157,18 @@ static const char *event_label(const struct report *r, int id, char *buf, size_t
 	return buf;
 }
 
+/* A record's time for messages, as the report line shows it. */
+static const char *record_time(const struct report *r, const struct tep_record *rec, char *buf,
+			       size_t len)
+{
+	if (r->td.ts_in_ns)
+		snprintf(buf, len, "%llu.%06llu", rec->ts / 1000000000ULL,
+			 (rec->ts % 1000000000ULL) / 1000ULL);
+	else
+		snprintf(buf, len, "%llu", rec->ts);
+	return buf;
+}
+
 static void problem(struct report *r, int id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -171,6 +188,229 @@ static void problem(struct report *r, int id, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tool_error(VERB, "%s: %s", r->file, msg);
+}
+
+/*
+ * The last line of defence.  libtraceevent 1.7.1 divides by a value from the
+ * record without looking (a print fmt "REC->a / REC->b" and a record with b = 0
+ * is SIGFPE, in trace-cmd too), and it trusts the shape of what it parsed in
+ * places the checks below may not foresee.  Its calls run under this guard: a
+ * trap jumps back here, the event is marked and never handed to it again, and
+ * the report goes on and ends with exit status 1.  Nothing of the library's
+ * state is reused after a trap except what other events need, which is read
+ * only; the memory it held at that moment is leaked on purpose.
+ */
+static sigjmp_buf guard_jmp;
+static volatile sig_atomic_t guard_armed;
+static const int guard_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+static struct sigaction guard_saved[4];
+static stack_t guard_saved_stack;
+static void *guard_stack;
+
+static void guard_handler(int sig)
+{
+	if (guard_armed) {
+		guard_armed = 0;
+		siglongjmp(guard_jmp, sig);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void guard_install(void)
+{
+	struct sigaction sa;
+	stack_t st;
+
+	/* a runaway recursion in the parser overflows the stack: handle it on another */
+	guard_stack = malloc(1 << 16);
+	if (guard_stack) {
+		st.ss_sp = guard_stack;
+		st.ss_size = 1 << 16;
+		st.ss_flags = 0;
+		if (sigaltstack(&st, &guard_saved_stack)) {
+			free(guard_stack);
+			guard_stack = NULL;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = guard_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
+		sigaction(guard_signals[i], &sa, &guard_saved[i]);
+}
+
+static void guard_remove(void)
+{
+	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
+		sigaction(guard_signals[i], &guard_saved[i], NULL);
+	if (guard_stack) {
+		sigaltstack(&guard_saved_stack, NULL);
+		free(guard_stack);
+		guard_stack = NULL;
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGFPE:
+		return "SIGFPE (a division by zero)";
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGBUS:
+		return "SIGBUS";
+	default:
+		return "SIGILL";
+	}
+}
+
+/* tep_parse_event() under the guard: 0, or the signal that stopped it. */
+static int guarded_parse(struct tep_handle *tep, const struct td_format *f,
+			 enum tep_errno *err)
+{
+	int sig = sigsetjmp(guard_jmp, 1);
+
+	if (sig)
+		return sig;
+	guard_armed = 1;
+	*err = tep_parse_event(tep, f->text.data, f->text.len, f->system);
+	guard_armed = 0;
+	return 0;
+}
+
+/* The event's text (TEP_PRINT_INFO) into a fresh seq: 0, or the signal. */
+static int guarded_info(struct tep_handle *tep, struct trace_seq *info, struct tep_record *rec)
+{
+	int sig = sigsetjmp(guard_jmp, 1);
+
+	if (sig)
+		return sig;
+	guard_armed = 1;
+	tep_print_event(tep, info, rec, "%s", TEP_PRINT_INFO);
+	guard_armed = 0;
+	return 0;
+}
+
+/*
+ * Shapes of a parsed print fmt that libtraceevent 1.7.1 prints by following
+ * a pointer it never set (event-parse.c, print_str_arg(), eval_num_arg()):
+ * __print_hex()/__print_array() of something that is not a field, a ?: whose
+ * right side is not a ':', a __get_cpumask() of no field; and names of fields
+ * that do not exist, which it prints as 0 or nothing without a word.
+ */
+static const char *unsafe_list(struct tep_event *ev, struct tep_print_arg *a, int depth,
+			       char *why, size_t len);
+
+static const char *unsafe_arg(struct tep_event *ev, struct tep_print_arg *a, int depth, char *why,
+			      size_t len)
+{
+	const char *bad;
+
+	if (!a)
+		return NULL;
+	if (depth > 200)
+		return "print fmt nested too deeply";
+	{
+		switch (a->type) {
+		case TEP_PRINT_FIELD:
+			if (!a->field.field && !tep_find_any_field(ev, a->field.name)) {
+				snprintf(why, len, "the print fmt uses REC->%.60s, which is not a field",
+					 a->field.name ? a->field.name : "?");
+				return why;
+			}
+			break;
+		case TEP_PRINT_FLAGS:
+			if ((bad = unsafe_arg(ev, a->flags.field, depth + 1, why, len)))
+				return bad;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if ((bad = unsafe_arg(ev, a->symbol.field, depth + 1, why, len)))
+				return bad;
+			break;
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+		case TEP_PRINT_INT_ARRAY: {
+			struct tep_print_arg *f = a->type == TEP_PRINT_INT_ARRAY ?
+							  a->int_array.field : a->hex.field;
+
+			if (!f || (f->type != TEP_PRINT_FIELD && f->type != TEP_PRINT_DYNAMIC_ARRAY))
+				return "__print_hex() or __print_array() of something that is not "
+				       "a field";
+			if ((bad = unsafe_arg(ev, f, depth + 1, why, len)))
+				return bad;
+			if (a->type == TEP_PRINT_INT_ARRAY) {
+				if ((bad = unsafe_arg(ev, a->int_array.count, depth + 1, why, len)) ||
+				    (bad = unsafe_arg(ev, a->int_array.el_size, depth + 1, why, len)))
+					return bad;
+			} else if ((bad = unsafe_arg(ev, a->hex.size, depth + 1, why, len))) {
+				return bad;
+			}
+			break;
+		}
+		case TEP_PRINT_TYPE:
+			if ((bad = unsafe_arg(ev, a->typecast.item, depth + 1, why, len)))
+				return bad;
+			break;
+		case TEP_PRINT_STRING:
+			if (!a->string.field && !tep_find_any_field(ev, a->string.string)) {
+				snprintf(why, len, "the print fmt uses __get_str(%.60s), which is not "
+					 "a field", a->string.string ? a->string.string : "?");
+				return why;
+			}
+			break;
+		case TEP_PRINT_BITMASK:
+		case TEP_PRINT_CPUMASK:
+			if (!a->bitmask.field && !tep_find_any_field(ev, a->bitmask.bitmask)) {
+				snprintf(why, len, "the print fmt uses a bitmask %.60s, which is not a "
+					 "field", a->bitmask.bitmask ? a->bitmask.bitmask : "?");
+				return why;
+			}
+			break;
+		case TEP_PRINT_DYNAMIC_ARRAY:
+		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+			if (!a->dynarray.field)
+				return "a dynamic array of no field";
+			if ((bad = unsafe_arg(ev, a->dynarray.index, depth + 1, why, len)))
+				return bad;
+			break;
+		case TEP_PRINT_OP:
+			if (!a->op.op)
+				return "an operator without a name";
+			if (a->op.op[0] == '?' &&
+			    (!a->op.right || a->op.right->type != TEP_PRINT_OP ||
+			     !a->op.right->op.op || strcmp(a->op.right->op.op, ":")))
+				return "a ?: without its ':'";
+			if ((bad = unsafe_arg(ev, a->op.left, depth + 1, why, len)) ||
+			    (bad = unsafe_arg(ev, a->op.right, depth + 1, why, len)))
+				return bad;
+			break;
+		case TEP_PRINT_FUNC:
+			if ((bad = unsafe_list(ev, a->func.args, depth + 1, why, len)))
+				return bad;
+			break;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* An argument list: the print fmt's, or a function's; only these chain by next. */
+static const char *unsafe_list(struct tep_event *ev, struct tep_print_arg *a, int depth,
+			       char *why, size_t len)
+{
+	const char *bad;
+	int n = 0;
+
+	for (; a; a = a->next) {
+		if (++n > 1000)
+			return "print fmt with too many arguments";
+		if ((bad = unsafe_arg(ev, a, depth, why, len)))
+			return bad;
+	}
+	return NULL;
 }
 
 static int setup_tep(struct report *r)
@@ -200,10 +440,24 @@ static int setup_tep(struct report *r)
 		enum tep_errno err;
 		struct tep_event *ev;
 
+		int sig;
+
 		n->fmt = f;
 		tep_log_clear();
-		err = tep_parse_event(r->tep, f->text.data, f->text.len, f->system);
+		err = 0;
+		sig = guarded_parse(r->tep, f, &err);
+		if (sig) {
+			n->crashed = true;
+			n->parse_failed = true;
+			snprintf(n->unsafe_buf, sizeof(n->unsafe_buf), "libtraceevent stopped with %s "
+				 "while parsing it", signal_name(sig));
+			n->unsafe = n->unsafe_buf;
+			continue;
+		}
 		ev = tep_find_event(r->tep, f->id);
+		if (ev && !err && !(ev->flags & TEP_EVENT_FL_FAILED))
+			n->unsafe = unsafe_list(ev, ev->print_fmt.args, 0, n->unsafe_buf,
+						sizeof(n->unsafe_buf));
 		if (err || !ev || (ev->flags & TEP_EVENT_FL_FAILED)) {
 			char why[128] = "";
 
@@ -329,7 +583,7 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
 	int id = (int)tep_read_number(r->tep, rec->data, 2);
 	struct trace_seq s;
-	char label[160], why[256];
+	char label[160], why[256], when[48];
 	const char *bad = NULL;
 	size_t need;
 
@@ -344,21 +598,22 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 
 	if (!ev) {
 		const struct event_note *n = &r->notes[id];
+		const char *msg = n->parse_msg ? n->parse_msg : n->unsafe;
 
 		if (n->fmt && n->parse_failed)
 			problem(r, id, "event %s: libtraceevent cannot parse its format%s%s; its "
 				"records print as [UNKNOWN EVENT]", event_label(r, id, label,
-				sizeof(label)), n->parse_msg ? ": " : "",
-				n->parse_msg ? n->parse_msg : "");
+				sizeof(label)), msg ? ": " : "", msg ? msg : "");
 		else
 			problem(r, id, "records with event id %d have no format; they print as "
 				"[UNKNOWN EVENT]", id);
 	} else {
 		bad = check_fields(r, ev, rec, why, sizeof(why));
 		if (bad)
-			problem(r, id, "event %s: a record on CPU %d at %llu is corrupt: %s; it "
+			problem(r, id, "event %s: the record on CPU %d at %s is corrupt: %s; it "
 				"prints as [CORRUPT RECORD]", event_label(r, id, label,
-				sizeof(label)), rec->cpu, rec->ts, bad);
+				sizeof(label)), rec->cpu, record_time(r, rec, when, sizeof(when)),
+				bad);
 	}
 
 	/* a zeroed tail stops a string without its NUL at the end of the copy */
@@ -385,12 +640,40 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 			TEP_PRINT_TIME);
 	print_event_name(&s, ev);
 	need = s.len; /* where the event's own text starts */
-	if (bad)
+	if (bad) {
 		trace_seq_printf(&s, "[CORRUPT RECORD]");
-	else
+	} else if (!ev) {
 		tep_print_event(r->tep, &s, rec, "%s", TEP_PRINT_INFO);
+	} else if (r->notes[id].crashed) {
+		trace_seq_printf(&s, "[FAILED TO PRINT]");
+	} else if (r->notes[id].unsafe) {
+		problem(r, id, "event %s: libtraceevent cannot print it safely: %s; its records "
+			"print as [FAILED TO PARSE] and their fields",
+			event_label(r, id, label, sizeof(label)), r->notes[id].unsafe);
+		trace_seq_printf(&s, "[FAILED TO PARSE]");
+		tep_print_fields(&s, rec->data, rec->size, ev);
+	} else {
+		struct trace_seq info;
+		int sig;
+
+		trace_seq_init(&info);
+		sig = guarded_info(r->tep, &info, rec);
+		if (sig) {
+			/* the seq may be half-written by the trapped call: leave it */
+			r->notes[id].crashed = true;
+			problem(r, id, "event %s: libtraceevent stopped with %s while printing "
+				"the record on CPU %d at %s; its records print as [FAILED TO "
+				"PRINT]", event_label(r, id, label, sizeof(label)),
+				signal_name(sig), rec->cpu, record_time(r, rec, when, sizeof(when)));
+			trace_seq_printf(&s, "[FAILED TO PRINT]");
+		} else {
+			trace_seq_terminate(&info);
+			trace_seq_puts(&s, info.buffer);
+			trace_seq_destroy(&info);
+		}
+	}
 	trace_seq_terminate(&s);
-	if (ev && !bad) {
+	if (ev && !bad && !r->notes[id].crashed && !r->notes[id].unsafe) {
 		if (!strncmp(s.buffer + need, "[FAILED TO PARSE]", 17)) {
 			const struct event_note *n = &r->notes[id];
 
@@ -853,6 +1136,7 @@ int cmd_report(int argc, char **argv)
 
 	tep_log.capture = true;
 	tep_set_loglevel(TEP_LOG_WARNING);
+	guard_install();
 	if (setup_tep(&r)) {
 		tool_error(VERB, "out of memory");
 		ret = EXIT_FAIL;
@@ -873,6 +1157,7 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_FAIL;
 	}
 out:
+	guard_remove();
 	tep_log.capture = false;
 	tep_set_loglevel(TEP_LOG_CRITICAL);
 	report_free(&r);
