@@ -9,8 +9,11 @@ rm -f "$out"
 echo "\$ TPOINT_EVENTS='writeback:*' TPOINT_RECORD=$out $O/examples/writeback"
 TPOINT_EVENTS='writeback:*' TPOINT_RECORD=$out "$O/examples/writeback"
 echo
-echo "\$ $O/tpoint report $out | head -12"
-"$O/tpoint" report "$out" | head -12
+echo "\$ $O/tpoint report $out | head -8"
+"$O/tpoint" report "$out" | head -8
+echo
+echo "\$ $O/tpoint report $out | grep -m 4 DIRTY-SYNC    # the seed's event, flags decoded"
+"$O/tpoint" report "$out" | grep -m 4 DIRTY-SYNC
 echo
 echo "\$ $O/tpoint report --stats $out"
 "$O/tpoint" report --stats "$out"
