@@ -25,6 +25,15 @@ trace-cmd report two.dat 2>/dev/null | grep -q 'hello a #2' || fail "missing 'he
 trace-cmd report two.dat 2>/dev/null | grep -q 'hello b #2' || fail "missing 'hello b #2'"
 echo "ok: two processes in one file"
 
+# fork() without exec: the child records too, into the same file.
+"$TPOINT" record -e 'tpt_fork:*' -o fork.dat -- "$B/tests/fork_test" helper >out.txt 2>err.txt ||
+	{ cat err.txt; fail "record of fork_test helper exited $?"; }
+grep -q "events from 2 processes" err.txt || { cat err.txt; fail "the forked child did not record"; }
+child=$(sed -n 's/.*child=\([0-9]*\).*/\1/p' out.txt)
+n=$(trace-cmd report fork.dat 2>/dev/null | grep -c "^ *fork_test-$child ")
+[ "$n" = 1000 ] || fail "expected 1000 events of the forked child $child, got $n"
+echo "ok: a forked child's events in the same file"
+
 # Errors: each names what is wrong and exits non-zero.
 "$TPOINT" record -e 'nosuch:*' -o x.dat -- "$B/examples/hello" 2>err.txt >/dev/null
 [ $? = 1 ] || fail "a glob matching nothing should exit 1"
