@@ -81,6 +81,10 @@ TEST_LIBS := $(O)/tests/libtp_plugin.so
 $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c lib/format.c
 
+# ISO C11, not gnu11: the headers must not need the GNU dialect.
+$(O)/tests/c11_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(subst -std=gnu11,-std=c11,$(BASE_CFLAGS)) -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
 $(O)/tests/%_test: tests/%_test.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Iexamples -Ilib -o $@ $< $(INSTR_LDFLAGS) -lpthread -ldl
 
