@@ -41,8 +41,6 @@ struct event_slot {
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool broken;             /* print format libtraceevent cannot render: never enabled */
-	uint64_t recorded;       /* records that reached the spool (drain thread only) */
-	uint64_t lost_overwritten;
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
 HIDDEN void registry_lock(void);

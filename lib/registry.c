@@ -34,8 +34,6 @@ struct pattern {
 static struct pattern *patterns;
 static size_t npatterns, patterns_cap;
 
-uint64_t tp_recorded[TPOINT_MAX_EVENTS];
-
 void registry_lock(void)
 {
 	pthread_mutex_lock(&reg_mutex);
@@ -392,7 +390,6 @@ void registry_after_fork(void)
 {
 	/* The child's mutex may have been held by a thread that no longer exists. */
 	pthread_mutex_init(&reg_mutex, NULL);
-	memset(tp_recorded, 0, sizeof(tp_recorded));
 }
 
 TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)
@@ -414,7 +411,7 @@ TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)
 		st->cond_skipped = c.cond_skipped;
 		st->filtered = c.filtered;
 		st->lost = c.lost;
-		st->recorded = __atomic_load_n(&tp_recorded[i], __ATOMIC_RELAXED);
+		st->recorded = c.recorded;
 		st->hits = st->cond_skipped + st->filtered + st->recorded + st->lost;
 		st->enabled = slots[i].record;
 	}

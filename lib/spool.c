@@ -19,8 +19,6 @@
 #include "internal.h"
 #include "spool_format.h"
 
-extern uint64_t tp_recorded[TPOINT_MAX_EVENTS];
-
 struct page_progress {
 	uint64_t gen;   /* meta.gen when the page was partly spooled */
 	uint32_t upto;  /* bytes of its data already spooled */
@@ -242,7 +240,6 @@ static void drain_page(uint32_t idx, bool final)
 					break; /* not ours: stop rather than spool garbage */
 				clock += w >> 5;
 				struct spool_record *r = (struct spool_record *)(void *)out;
-				uint16_t id = *(const uint16_t *)(const void *)(data + off + 8);
 
 				r->clock = clock;
 				r->size = size;
@@ -250,10 +247,6 @@ static void drain_page(uint32_t idx, bool final)
 				memcpy(r + 1, data + off + 8, size);
 				out += sizeof(*r) + size;
 				used += sizeof(*r) + size;
-				if (id >= TPOINT_FIRST_ID && id - TPOINT_FIRST_ID < TPOINT_MAX_EVENTS)
-					__atomic_store_n(&tp_recorded[id - TPOINT_FIRST_ID],
-							 tp_recorded[id - TPOINT_FIRST_ID] + 1,
-							 __ATOMIC_RELAXED);
 				off += 8 + size;
 			}
 			/* Records are 8 + size bytes here as in the page (16 + size with their

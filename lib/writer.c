@@ -135,10 +135,11 @@ static void thread_exit(void *arg)
 	for (uint32_t i = 0; i < TPOINT_MAX_EVENTS; i++) {
 		struct tpoint_counters *c = &rec->counters[i];
 
-		if (!(c->cond_skipped | c->filtered | c->lost))
+		if (!(c->cond_skipped | c->filtered | c->recorded | c->lost))
 			continue;
 		__atomic_fetch_add(&exited[i].cond_skipped, c->cond_skipped, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&exited[i].filtered, c->filtered, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&exited[i].recorded, c->recorded, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&exited[i].lost, c->lost, __ATOMIC_RELAXED);
 		memset(c, 0, sizeof(*c));
 	}
@@ -180,12 +181,16 @@ void counters_sum(uint32_t index, struct tpoint_counters *out)
 {
 	out->cond_skipped = __atomic_load_n(&exited[index].cond_skipped, __ATOMIC_RELAXED);
 	out->filtered = __atomic_load_n(&exited[index].filtered, __ATOMIC_RELAXED);
+	out->recorded = __atomic_load_n(&exited[index].recorded, __ATOMIC_RELAXED);
 	out->lost = __atomic_load_n(&exited[index].lost, __ATOMIC_RELAXED);
+	/* Sums modulo 2^64: an overwriting thread moves another's records from recorded to
+	 * lost, so one thread's "recorded" may wrap below zero; the total does not. */
 	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
 		const struct tpoint_counters *c = &r->counters[index];
 
 		out->cond_skipped += __atomic_load_n(&c->cond_skipped, __ATOMIC_RELAXED);
 		out->filtered += __atomic_load_n(&c->filtered, __ATOMIC_RELAXED);
+		out->recorded += __atomic_load_n(&c->recorded, __ATOMIC_RELAXED);
 		out->lost += __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
 	}
 }
@@ -222,21 +227,31 @@ void writer_count_lost_index(uint32_t index, uint64_t n)
 		t->counters[index].lost += n;
 }
 
+/* Records that were committed, then overwritten or never drained: recorded -> lost. */
+static void count_unrecorded_index(uint32_t index)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+
+	if (index < TPOINT_MAX_EVENTS && thread_get(t)) {
+		t->counters[index].lost++;
+		t->counters[index].recorded--;
+	}
+}
+
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
 	writer_count_lost_index(ev->index, 1);
 }
 
-TPOINT_EXPORT void tpoint_count_slow_v1(struct tpoint_event *ev, int which)
+TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev)
 {
+	/* Where counts go when there is nowhere else: never read, harmlessly shared. */
+	static struct tpoint_counters sink;
 	struct tpoint_tls *t = &TPOINT_TLS;
 
 	if (ev->index >= TPOINT_MAX_EVENTS || !thread_get(t))
-		return;
-	if (which == 0)
-		t->counters[ev->index].cond_skipped++;
-	else
-		t->counters[ev->index].filtered++;
+		return &sink;
+	return &t->counters[ev->index];
 }
 
 static uint32_t current_cpu(uint32_t key)
@@ -265,7 +280,7 @@ static void count_overwritten(const char *page)
 			uint16_t id = *(const uint16_t *)(const void *)(data + off + 8);
 
 			if (id >= TPOINT_FIRST_ID)
-				writer_count_lost_index(id - TPOINT_FIRST_ID, 1);
+				count_unrecorded_index(id - TPOINT_FIRST_ID);
 			off += 4 + len;
 		} else {
 			off += 8; /* a time extend: tpoint writes no other kind */

@@ -46,6 +46,7 @@ struct tpoint_event {
 struct tpoint_counters {
 	uint64_t cond_skipped; /* hits whose TP_CONDITION was false */
 	uint64_t filtered;     /* records a filter rejected */
+	uint64_t recorded;     /* records committed to the pool */
 	uint64_t lost;         /* records that found no room (discard) or were overwritten */
 };
 
@@ -95,7 +96,7 @@ extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-e
  * NULL with the level released. A non-NULL result is followed by tpoint_commit().
  */
 TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total);
-TPOINT_EXPORT void tpoint_count_slow_v1(struct tpoint_event *ev, int which);
+TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
@@ -176,17 +177,18 @@ static inline void tpoint_commit(void)
 	tpoint_commit_stream(&t->stream[t->nesting - 1]);
 }
 
-/* Count a hit whose condition was false. Costs nothing while the event is off: only the
- * out-of-line hit function, reached through the enabled test, calls it. */
-static inline void tpoint_count_cond_skipped(struct tpoint_event *ev)
+/*
+ * This thread's counters of the event. Only hit functions call it, behind the enabled test,
+ * so counting costs nothing while an event is off; a thread only writes its own counters.
+ */
+static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 	uint32_t i = ev->index;
 
 	if (__builtin_expect(i < t->ncounters, 1))
-		t->counters[i].cond_skipped++;
-	else
-		tpoint_count_slow_v1(ev, 0);
+		return &t->counters[i];
+	return tpoint_counters_slow_v1(ev); /* first event of the thread */
 }
 
 /* In-process probes (register_trace_<name>). */

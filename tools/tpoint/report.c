@@ -80,7 +80,7 @@ int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* one line per message: libtraceevent's own messages carry newlines and tabs */
 	for (char *p = line; *p; p++)
-		if (*p == '\n' || *p == '\t')
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = ' ';
 	n = strlen(line);
 	while (n && line[n - 1] == ' ')
@@ -108,8 +108,7 @@ struct event_note {
 	const struct td_format *fmt; /* NULL: no format has this id */
 	char *parse_msg;	     /* what libtraceevent said while parsing it */
 	bool parse_failed;
-	const char *unsafe;	     /* why libtraceevent must not print it, or NULL */
-	char unsafe_buf[160];
+	char *unsafe;		     /* why libtraceevent must not print it, or NULL */
 	bool crashed;		     /* libtraceevent trapped on it: never call it again */
 	bool said;		     /* a problem with this id was already reported */
 };
@@ -439,34 +438,40 @@ static int setup_tep(struct report *r)
 		struct event_note *n = &r->notes[f->id];
 		enum tep_errno err;
 		struct tep_event *ev;
-
+		char why[160];
 		int sig;
 
 		n->fmt = f;
+		if (tracedat_check_print_fields(f, why, sizeof(why))) {
+			n->parse_failed = true;
+			n->parse_msg = strdup(why);
+			continue;
+		}
 		tep_log_clear();
 		err = 0;
 		sig = guarded_parse(r->tep, f, &err);
 		if (sig) {
 			n->crashed = true;
 			n->parse_failed = true;
-			snprintf(n->unsafe_buf, sizeof(n->unsafe_buf), "libtraceevent stopped with %s "
-				 "while parsing it", signal_name(sig));
-			n->unsafe = n->unsafe_buf;
+			snprintf(why, sizeof(why), "libtraceevent stopped with %s while parsing it",
+				 signal_name(sig));
+			n->unsafe = strdup(why);
 			continue;
 		}
 		ev = tep_find_event(r->tep, f->id);
-		if (ev && !err && !(ev->flags & TEP_EVENT_FL_FAILED))
-			n->unsafe = unsafe_list(ev, ev->print_fmt.args, 0, n->unsafe_buf,
-						sizeof(n->unsafe_buf));
-		if (err || !ev || (ev->flags & TEP_EVENT_FL_FAILED)) {
-			char why[128] = "";
+		if (ev && !err && !(ev->flags & TEP_EVENT_FL_FAILED)) {
+			const char *unsafe = unsafe_list(ev, ev->print_fmt.args, 0, why, sizeof(why));
 
+			if (unsafe)
+				n->unsafe = strdup(unsafe);
+		}
+		if (err || !ev || (ev->flags & TEP_EVENT_FL_FAILED)) {
+			why[0] = '\0';
 			n->parse_failed = true;
 			if (err)
 				tep_strerror(r->tep, err, why, sizeof(why));
-			if (tep_log.len || *why) {
+			if (tep_log.len || *why)
 				n->parse_msg = strdup(tep_log.len ? tep_log.text : why);
-			}
 		}
 	}
 	tep_log_clear();
@@ -580,12 +585,34 @@ static void print_event_name(struct trace_seq *s, const struct tep_event *ev)
 static void show_record(struct report *r, struct tep_record *rec, const char *prefix, int width)
 {
 	struct tracedat *td = &r->td;
-	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
-	int id = (int)tep_read_number(r->tep, rec->data, 2);
+	struct tep_event *ev;
+	int id;
 	struct trace_seq s;
 	char label[160], why[256], when[48];
 	const char *bad = NULL;
 	size_t need;
+
+	/*
+	 * libtraceevent gets a copy with a zeroed tail: a string without its NUL
+	 * ends in the tail, not past the last page of the file.
+	 */
+	need = (size_t)rec->size + td->page_size;
+	if (need > r->scratch_size) {
+		unsigned char *grown = realloc(r->scratch, need);
+
+		if (!grown) {
+			problem(r, -1, "out of memory");
+			return;
+		}
+		r->scratch = grown;
+		r->scratch_size = need;
+	}
+	memcpy(r->scratch, rec->data, (size_t)rec->size);
+	memset(r->scratch + rec->size, 0, r->scratch_size - (size_t)rec->size);
+	rec->data = r->scratch;
+	/* the reader checked that every format has common_type at 0, 2 bytes */
+	ev = tep_find_event_by_record(r->tep, rec);
+	id = (int)tep_read_number(r->tep, rec->data, 2);
 
 	if (prefix)
 		printf(*prefix ? "%*s: " : "%*s  ", width, prefix);
@@ -616,23 +643,6 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 				bad);
 	}
 
-	/* a zeroed tail stops a string without its NUL at the end of the copy */
-	need = (size_t)rec->size + td->page_size;
-	if (need > r->scratch_size) {
-		unsigned char *grown = realloc(r->scratch, need);
-
-		if (!grown) {
-			trace_seq_destroy(&s);
-			problem(r, -1, "out of memory");
-			return;
-		}
-		r->scratch = grown;
-		r->scratch_size = need;
-	}
-	memcpy(r->scratch, rec->data, (size_t)rec->size);
-	memset(r->scratch + rec->size, 0, r->scratch_size - (size_t)rec->size);
-	rec->data = r->scratch;
-
 	tep_log_clear();
 	tep_print_event(r->tep, &s, rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID,
 			TEP_PRINT_CPU);
@@ -659,7 +669,12 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 		trace_seq_init(&info);
 		sig = guarded_info(r->tep, &info, rec);
 		if (sig) {
-			/* the seq may be half-written by the trapped call: leave it */
+			/*
+			 * A division traps in arithmetic, between seq writes: the seq is
+			 * whole.  After a bad access it may not be: leave it.
+			 */
+			if (sig == SIGFPE)
+				trace_seq_destroy(&info);
 			r->notes[id].crashed = true;
 			problem(r, id, "event %s: libtraceevent stopped with %s while printing "
 				"the record on CPU %d at %s; its records print as [FAILED TO "
@@ -1051,9 +1066,10 @@ static void report_free(struct report *r)
 			tep_unload_plugins(r->plugins, r->tep);
 		tep_free(r->tep);
 	}
-	if (r->notes)
-		for (int i = 0; i <= 0xffff; i++)
-			free(r->notes[i].parse_msg);
+	for (int i = 0; r->notes && i <= 0xffff; i++) {
+		free(r->notes[i].parse_msg);
+		free(r->notes[i].unsafe);
+	}
 	free(r->notes);
 	free(r->scratch);
 	tracedat_close(&r->td);

@@ -57,6 +57,7 @@ struct rd {
 	uint64_t off;
 	char *err;
 	size_t errlen;
+	size_t formats_cap;
 };
 
 __attribute__((format(printf, 4, 5))) static int fail_msg(const struct tracedat *td, char *err,
@@ -359,13 +360,7 @@ static bool format_has_field(const struct td_text *t, const char *name, size_t l
 	return false;
 }
 
-/*
- * Every REC->name of the print fmt must be a field of the format: libtraceevent
- * 1.7.1 dereferences the field it did not find when the name is the first
- * argument of __print_flags() or __print_symbolic() (a crash, in trace-cmd too),
- * and prints 0 in its place elsewhere.
- */
-static int check_print_fields(struct rd *r, const struct td_format *f, const char *where)
+int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len)
 {
 	const char *p = f->text.data, *end = p + f->text.len;
 	const char *fmt = NULL;
@@ -410,11 +405,29 @@ static int check_print_fields(struct rd *r, const struct td_format *f, const cha
 			q++;
 		if (q == name)
 			continue;
-		if (!format_has_field(&f->text, name, (size_t)(q - name)))
-			return fail(r, "%s (%s): the print fmt uses REC->%.*s, which is not a field",
-				    where, f->name, (int)(q - name > 64 ? 64 : q - name), name);
+		if (!format_has_field(&f->text, name, (size_t)(q - name))) {
+			snprintf(why, len, "the print fmt uses REC->%.*s, which is not a field",
+				 (int)(q - name > 64 ? 64 : q - name), name);
+			return -1;
+		}
 		p = q - 1;
 	}
+	return 0;
+}
+
+/*
+ * libtraceevent finds every record's event id and pid where the first format
+ * it parsed puts common_type and common_pid: all formats must agree with the
+ * kernel's trace_entry, or records would be read at the wrong place.
+ */
+static int check_common_fields(struct rd *r, const struct td_format *f, const char *where)
+{
+	unsigned long off, size;
+
+	if (header_field(&f->text, "common_type", &off, &size) || off != 0 || size != 2)
+		return fail(r, "%s (%s): common_type is not 2 bytes at offset 0", where, f->name);
+	if (header_field(&f->text, "common_pid", &off, &size) || off != 4 || size != 4)
+		return fail(r, "%s (%s): common_pid is not 4 bytes at offset 4", where, f->name);
 	return 0;
 }
 
@@ -424,14 +437,14 @@ static int add_format(struct rd *r, const char *system, size_t index, const char
 	struct td_format *f, *grown;
 	char where[96];
 
-	if (!(td->nr_formats & (td->nr_formats + 1))) {
-		/* grow at 2^k - 1 entries: amortised doubling without a separate capacity field */
-		size_t cap = td->nr_formats * 2 + 2;
+	if (td->nr_formats == r->formats_cap) {
+		size_t cap = r->formats_cap ? r->formats_cap * 2 : 64;
 
 		grown = realloc(td->formats, cap * sizeof(*grown));
 		if (!grown)
 			return fail(r, "out of memory");
 		td->formats = grown;
+		r->formats_cap = cap;
 	}
 	f = &td->formats[td->nr_formats];
 	memset(f, 0, sizeof(*f));
@@ -454,7 +467,7 @@ static int add_format(struct rd *r, const char *system, size_t index, const char
 	}
 	if (format_header(r, f, where))
 		return -1;
-	return check_print_fields(r, f, where);
+	return check_common_fields(r, f, where);
 }
 
 static int cmp_format_id(const void *a, const void *b)

@@ -137,6 +137,15 @@ int tracedat_parse(struct tracedat *td, const char *name, const void *data, size
 
 void tracedat_close(struct tracedat *td);
 
+/*
+ * Checks that every REC->name in the format's print fmt is one of its fields.
+ * libtraceevent 1.7.1 crashes parsing __print_flags(REC->missing, ...) or
+ * __print_symbolic(REC->missing, ...) (trace-cmd report does too) and prints
+ * 0 for REC->missing elsewhere; such a format must not be given to it.
+ * 0, or -1 with the reason in why.
+ */
+int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len);
+
 /* The first option with this id, or NULL. */
 const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id);
 

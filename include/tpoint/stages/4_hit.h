@@ -65,7 +65,8 @@
 	}                                                                                       \
 	tstruct                                                                                 \
 	{ assign; }                                                                             \
-	commit;
+	commit;                                                                                 \
+	tpoint_counters_of(__ev)->recorded++;
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	static __attribute__((noinline, cold)) void __tpoint_emit_slow_##name(                 \
@@ -110,7 +111,7 @@
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
 		if (!(cond)) {                                                                 \
-			tpoint_count_cond_skipped(__ev);                                       \
+			tpoint_counters_of(__ev)->cond_skipped++;                              \
 			return;                                                                \
 		}                                                                              \
 		if (__builtin_expect(__enabled & TPOINT_ENABLED_PROBES, 0))                     \
