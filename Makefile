@@ -22,8 +22,8 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
-LIB_SRC := lib/clock.c lib/format.c lib/log.c lib/pool.c lib/registry.c lib/session.c \
-	   lib/spool.c lib/tracedat.c lib/writer.c
+LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/log.c lib/pool.c \
+	   lib/registry.c lib/session.c lib/spool.c lib/tracedat.c lib/writer.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
@@ -76,6 +76,11 @@ TEST_C := $(wildcard tests/*_test.c)
 TEST_CXX := $(wildcard tests/*_test.cc)
 TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
 TEST_LIBS := $(O)/tests/libtp_plugin.so
+# Programs the shell tests run: traced from outside, so not tests themselves.
+TEST_HELPERS := $(O)/tests/ctltarget
+
+$(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # The format test links the format builder alone, with its own stand-ins for the runtime.
 $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
@@ -94,7 +99,7 @@ $(O)/tests/%_test: tests/%_test.cc $(wildcard tests/*.h tests/trace/events/*.h i
 $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fPIC -shared -Itests -o $@ $< -L$(O) -ltpoint
 
-check: all $(TEST_BIN) $(TEST_LIBS)
+check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 
 demo: all

@@ -348,12 +348,40 @@ static const char common_fields[] =
 /* No C type in a record is aligned more than a page; anything larger is corruption. */
 #define MAX_FIELD_ALIGN 4096u
 
+int tpoint_meta_layout(const struct tpoint_meta_class *c, uint16_t *offsets)
+{
+	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
+	uint64_t off = COMMON_SIZE, max_align = COMMON_SIZE;
+
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		uint64_t a = f[i].align;
+
+		if (!a || (a & (a - 1)) || a > MAX_FIELD_ALIGN)
+			return -EINVAL;
+		if (a > max_align)
+			max_align = a;
+		off = (off + a - 1) & ~(a - 1);
+		if (off > UINT16_MAX)
+			return -EINVAL;
+		offsets[i] = (uint16_t)off;
+		off += f[i].size;
+	}
+	/*
+	 * The compiler's record (payload_size) ends where the last field does, give or take the
+	 * struct's tail padding; anything else means our C-rule layout is not the compiler's, and
+	 * every offset would decode the records wrongly.
+	 */
+	if (off > c->payload_size || c->payload_size > ((off + max_align - 1) & ~(max_align - 1)))
+		return -EINVAL;
+	return 0;
+}
+
 char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint_meta_event *e,
 			  unsigned id, const struct tpoint_enum *enums, size_t nenums)
 {
 	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
 	const char *print = tpoint_meta_event_print(e);
-	uint64_t off = COMMON_SIZE, max_align = COMMON_SIZE;
+	uint16_t *offsets;
 	struct sbuf b = { 0 };
 	char *subst;
 
@@ -363,16 +391,17 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	}
 	if (!*print)
 		print = tpoint_meta_class_print(c);
+	offsets = malloc((c->nfields ? c->nfields : 1) * sizeof(*offsets));
+	if (!offsets)
+		return NULL;
+	if (tpoint_meta_layout(c, offsets) < 0) {
+		free(offsets);
+		errno = EINVAL;
+		return NULL;
+	}
 
 	sb_printf(&b, "name: %s\nID: %u\nformat:\n%s\n", e->name, id, common_fields);
 	for (uint32_t i = 0; i < c->nfields; i++) {
-		uint64_t a = f[i].align;
-
-		if (!a || (a & (a - 1)) || a > MAX_FIELD_ALIGN)
-			goto invalid;
-		if (a > max_align)
-			max_align = a;
-		off = (off + a - 1) & ~(a - 1);
 		sb_str(&b, "\tfield:");
 		switch (f[i].kind) {
 		case TPOINT_FIELD_ARRAY:
@@ -385,17 +414,10 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 			sb_printf(&b, "%s %s", f[i].type, f[i].name);
 			break;
 		}
-		sb_printf(&b, ";\toffset:%u;\tsize:%u;\tsigned:%d;\n", (unsigned)off,
+		sb_printf(&b, ";\toffset:%u;\tsize:%u;\tsigned:%d;\n", (unsigned)offsets[i],
 			  (unsigned)f[i].size, f[i].is_signed ? 1 : 0);
-		off += f[i].size;
 	}
-	/*
-	 * The compiler's record (payload_size) ends where the last field does, give or take the
-	 * struct's tail padding; anything else means our C-rule layout is not the compiler's, and
-	 * every offset printed above would decode the records wrongly.
-	 */
-	if (off > c->payload_size || c->payload_size > ((off + max_align - 1) & ~(max_align - 1)))
-		goto invalid;
+	free(offsets);
 
 	subst = tpoint_print_fmt_subst(print, c->system, enums, nenums);
 	if (!subst) {
@@ -405,11 +427,6 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	sb_printf(&b, "\nprint fmt: %s\n", subst);
 	free(subst);
 	return sb_finish(&b);
-
-invalid:
-	free(b.buf);
-	errno = EINVAL;
-	return NULL;
 }
 
 /* ---- what libtraceevent 1.7.1 can evaluate (reference/tracedat.md §11) ---- */

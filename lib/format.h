@@ -58,6 +58,13 @@ char *tpoint_print_fmt_subst(const char *print_fmt, const char *system,
  * override or c's) after enum substitution. malloc'ed; NULL with errno EINVAL when the field
  * layout disagrees with c->payload_size or e does not belong to c, ENOMEM when out of memory.
  */
+/*
+ * The offsets of a class's fields in the record, laid out with C's rules after the 8-byte
+ * common header (the records carry none), into offsets[nfields]. -EINVAL when the layout
+ * disagrees with the class's payload_size (the compiler's own).
+ */
+int tpoint_meta_layout(const struct tpoint_meta_class *c, uint16_t *offsets);
+
 char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint_meta_event *e,
 			  unsigned id, const struct tpoint_enum *enums, size_t nenums);
 

@@ -50,7 +50,16 @@ HIDDEN struct event_slot *registry_slot(uint32_t index); /* under the lock */
 HIDDEN struct event_slot *registry_slot_by_id(uint16_t id);  /* under the lock */
 /* Recording on/off for every event whose slot says record. */
 HIDDEN void registry_apply_recording(bool on);
-HIDDEN int registry_enable_patterns(const char *patterns, bool on);
+HIDDEN int registry_enable_patterns(const char *patterns, bool on, bool from_env);
+HIDDEN int registry_enabled_count(void);
+/* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
+HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
+/* The same for "system:name" whether or not it is registered yet (TPOINT_FILTER). */
+HIDDEN int registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
+/* Texts of the control protocol (control_proto.h), malloc'ed into *buf. */
+HIDDEN void registry_describe(char **buf, size_t *len);
+HIDDEN void registry_formats(char **buf, size_t *len);
+HIDDEN void registry_stats_text(char **buf, size_t *len);
 /* Patterns of TPOINT_EVENTS that matched no event, for the message at the end. */
 HIDDEN void registry_report_unmatched(void);
 HIDDEN void registry_after_fork(void);
@@ -140,5 +149,13 @@ HIDDEN int tracedat_from_spools(const char *out_path, const char *const *spools,
 
 /* ---- session.c ---- */
 HIDDEN bool session_recording(void);
+/* "none", "memory", "file:PATH" or "spool:PATH", for `tpoint ps`. */
+HIDDEN const char *session_describe(void);
+/* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */
+HIDDEN int session_ensure_recording(void);
+
+/* ---- control.c ---- */
+HIDDEN void control_start(void);
+HIDDEN void control_after_fork(void);
 
 #endif

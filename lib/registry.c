@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filter.h"
 #include "format.h"
 #include "internal.h"
 
@@ -137,6 +139,296 @@ static void add_enums(const char *begin, const char *end)
 	}
 }
 
+/* ---- filters ---- */
+
+/* Filters by event name, kept so that an event loaded later (dlopen) gets its filter. */
+struct wanted_filter {
+	char *event; /* "system:name" */
+	char *expr;
+};
+static struct wanted_filter *wanted;
+static size_t nwanted;
+
+static int slot_compile_filter(struct event_slot *s, const char *expr, struct filter **out,
+			       char *err, size_t errlen)
+{
+	const struct tpoint_meta_class *c = s->ev->class_meta;
+	const struct tpoint_meta_field *mf = tpoint_meta_class_fields(c);
+	struct filter_field *f = calloc(c->nfields + 4, sizeof(*f));
+	uint16_t *off = calloc(c->nfields + 1, sizeof(*off));
+	char name[2 * TPOINT_NAME_MAX + 2];
+	size_t n = 0;
+	int ret;
+
+	if (!f || !off) {
+		free(f);
+		free(off);
+		return -ENOMEM;
+	}
+	if (tpoint_meta_layout(c, off) < 0) {
+		free(f);
+		free(off);
+		snprintf(err, errlen, "%s:%s: record layout not understood", s->system, s->name);
+		return -EINVAL;
+	}
+	f[n++] = (struct filter_field){ "common_type", 0, 2, 0, FILTER_NUM };
+	f[n++] = (struct filter_field){ "common_flags", 2, 1, 0, FILTER_NUM };
+	f[n++] = (struct filter_field){ "common_preempt_count", 3, 1, 0, FILTER_NUM };
+	f[n++] = (struct filter_field){ "common_pid", 4, 4, 1, FILTER_NUM };
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		struct filter_field *x = &f[n];
+		bool is_char = !strcmp(mf[i].type, "char") || !strcmp(mf[i].type, "const char") ||
+			       !strcmp(mf[i].type, "unsigned char");
+
+		x->name = mf[i].name;
+		x->offset = off[i];
+		x->size = mf[i].size;
+		x->is_signed = mf[i].is_signed;
+		if (mf[i].kind == TPOINT_FIELD_DYNAMIC && is_char)
+			x->kind = FILTER_STR_DYN;
+		else if (mf[i].kind == TPOINT_FIELD_ARRAY && is_char)
+			x->kind = FILTER_STR_ARRAY;
+		else if (mf[i].kind == TPOINT_FIELD_PLAIN &&
+			 (x->size == 1 || x->size == 2 || x->size == 4 || x->size == 8))
+			x->kind = FILTER_NUM;
+		else
+			continue; /* structs and other arrays cannot be compared */
+		n++;
+	}
+	snprintf(name, sizeof(name), "%s:%s", s->system, s->name);
+	ret = filter_compile(expr, name, f, n, out, err, errlen);
+	free(f);
+	free(off);
+	return ret;
+}
+
+/* Publish a slot's wanted filter (or none) to its event. */
+static void slot_apply_filter(struct event_slot *s)
+{
+	char full[2 * TPOINT_NAME_MAX + 2], err[512];
+	struct filter *f = NULL;
+
+	if (!s->ev)
+		return;
+	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
+	for (size_t i = 0; i < nwanted; i++) {
+		if (strcmp(wanted[i].event, full))
+			continue;
+		if (slot_compile_filter(s, wanted[i].expr, &f, err, sizeof(err)) < 0) {
+			tp_err("filter of %s not set: %s", full, err);
+			f = NULL;
+		}
+	}
+	/*
+	 * Release: the compiled filter is complete before a hit can load it. The one it
+	 * replaces is not freed: a thread may be evaluating it right now (probe sets alike).
+	 */
+	__atomic_store_n(&s->ev->filter, f, __ATOMIC_RELEASE);
+}
+
+/* Remember (or, for "", forget) the filter of "system:name". Under the lock. */
+static int wanted_put(const char *full, const char *expr)
+{
+	size_t i;
+
+	for (i = 0; i < nwanted; i++)
+		if (!strcmp(wanted[i].event, full))
+			break;
+	if (i == nwanted) {
+		struct wanted_filter *n;
+
+		if (!*expr)
+			return 0;
+		n = realloc(wanted, (nwanted + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		wanted = n;
+		wanted[nwanted].event = strdup(full);
+		wanted[nwanted].expr = NULL;
+		if (!wanted[nwanted].event)
+			return -ENOMEM;
+		nwanted++;
+	}
+	free(wanted[i].expr);
+	wanted[i].expr = *expr ? strdup(expr) : NULL;
+	if (!wanted[i].expr) {
+		free(wanted[i].event);
+		wanted[i] = wanted[--nwanted];
+		if (*expr)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen)
+{
+	char full[2 * TPOINT_NAME_MAX + 2];
+	struct event_slot *s = NULL;
+	struct filter *f = NULL;
+	int ret;
+
+	registry_lock();
+	for (uint32_t k = 0; k < nslots && !s; k++) {
+		snprintf(full, sizeof(full), "%s:%s", slots[k].system, slots[k].name);
+		if (!strcmp(full, event) || !strcmp(slots[k].name, event))
+			s = &slots[k];
+	}
+	if (!s) {
+		registry_unlock();
+		snprintf(err, errlen, "no event '%s' in this process", event);
+		return -ENOENT;
+	}
+	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
+	if (*expr && s->ev) {
+		/* Compile now, to answer with the error; the slot keeps only valid filters. */
+		ret = slot_compile_filter(s, expr, &f, err, errlen);
+		if (ret < 0) {
+			registry_unlock();
+			return ret;
+		}
+		filter_free(f);
+	}
+	ret = wanted_put(full, expr);
+	if (ret == 0)
+		slot_apply_filter(s);
+	registry_unlock();
+	return ret;
+}
+
+int registry_want_filter(const char *event, const char *expr, char *err, size_t errlen)
+{
+	char full[2 * TPOINT_NAME_MAX + 2];
+	int ret;
+
+	(void)err;
+	(void)errlen;
+	registry_lock();
+	ret = wanted_put(event, expr);
+	for (uint32_t k = 0; ret == 0 && k < nslots; k++) {
+		snprintf(full, sizeof(full), "%s:%s", slots[k].system, slots[k].name);
+		if (!strcmp(full, event))
+			slot_apply_filter(&slots[k]);
+	}
+	registry_unlock();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr)
+{
+	char err[512];
+	int ret;
+
+	if (!event || !expr)
+		return -EINVAL;
+	ret = registry_set_filter(event, expr, err, sizeof(err));
+	if (ret < 0)
+		tp_err("%s", err);
+	return ret;
+}
+
+static const char *slot_filter_text(const struct event_slot *s)
+{
+	const struct filter *f = s->ev ? __atomic_load_n((struct filter **)&s->ev->filter,
+							 __ATOMIC_ACQUIRE)
+				       : NULL;
+
+	return f ? filter_text(f) : "";
+}
+
+/* ---- text for the control channel ---- */
+
+static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !*cap)
+		return;
+	if (*len + (size_t)n + 1 > *cap) {
+		size_t c = *cap * 2 + (size_t)n;
+		char *b = realloc(*buf, c);
+
+		if (!b) {
+			*cap = 0; /* give up: the caller sends what it has */
+			return;
+		}
+		*buf = b;
+		*cap = c;
+	}
+	va_start(ap, fmt);
+	vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+	va_end(ap);
+	*len += (size_t)n;
+}
+
+int registry_enabled_count(void)
+{
+	int n = 0;
+
+	registry_lock();
+	for (uint32_t i = 0; i < nslots; i++)
+		n += slots[i].record;
+	registry_unlock();
+	return n;
+}
+
+void registry_describe(char **buf, size_t *len)
+{
+	size_t cap = 4096;
+
+	*buf = malloc(cap);
+	*len = 0;
+	if (!*buf)
+		return;
+	registry_lock();
+	for (uint32_t i = 0; i < nslots; i++)
+		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\n", slots[i].id, slots[i].system,
+			 slots[i].name, slots[i].record, slots[i].condition,
+			 slot_filter_text(&slots[i]));
+	registry_unlock();
+}
+
+void registry_formats(char **buf, size_t *len)
+{
+	size_t cap = 16384;
+
+	*buf = malloc(cap);
+	*len = 0;
+	if (!*buf)
+		return;
+	registry_lock();
+	for (uint32_t i = 0; i < nslots; i++)
+		text_add(buf, len, &cap, "%s\n", slots[i].format);
+	registry_unlock();
+}
+
+void registry_stats_text(char **buf, size_t *len)
+{
+	int n = tpoint_stats(NULL, 0);
+	struct tpoint_event_stats *st = n > 0 ? calloc((size_t)n, sizeof(*st)) : NULL;
+	size_t cap = 4096;
+
+	*len = 0;
+	*buf = malloc(cap);
+	if (!*buf || !st) {
+		free(st);
+		return;
+	}
+	n = tpoint_stats(st, n);
+	for (int i = 0; i < n; i++)
+		text_add(buf, len, &cap, "%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", st[i].system,
+			 st[i].name, (unsigned long long)st[i].hits,
+			 (unsigned long long)st[i].cond_skipped, (unsigned long long)st[i].filtered,
+			 (unsigned long long)st[i].recorded, (unsigned long long)st[i].lost,
+			 st[i].condition);
+	free(st);
+}
+
 static struct event_slot *slot_find(const char *system, const char *name)
 {
 	for (uint32_t i = 0; i < nslots; i++)
@@ -223,6 +515,7 @@ static void register_event(struct tpoint_event *ev)
 	ev->id = s->id;
 	ev->index = index;
 	ev->registered = 1;
+	slot_apply_filter(s);
 	slot_apply_patterns(s);
 	slot_apply(s);
 }
@@ -337,12 +630,12 @@ static int add_patterns(const char *list, bool on, bool from_env)
 	return matched;
 }
 
-int registry_enable_patterns(const char *list, bool on)
+int registry_enable_patterns(const char *list, bool on, bool from_env)
 {
 	int ret;
 
 	registry_lock();
-	ret = add_patterns(list, on, true);
+	ret = add_patterns(list, on, from_env);
 	registry_unlock();
 	return ret;
 }

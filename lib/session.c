@@ -29,13 +29,29 @@ static struct {
 	bool active;
 	bool spool_only; /* `tpoint record` assembles the file from the spools itself */
 	char *out_path;  /* trace.dat to write, unless spool_only */
-	char *spool;
+	char *spool;     /* NULL: in memory only (the pool is the flight recorder) */
 	struct pool *pool;
+	char describe[4096 + 8];
 } rec;
 
 bool session_recording(void)
 {
 	return rec.active;
+}
+
+const char *session_describe(void)
+{
+	pthread_mutex_lock(&session_mutex);
+	if (!rec.active)
+		snprintf(rec.describe, sizeof(rec.describe), "none");
+	else if (!rec.spool)
+		snprintf(rec.describe, sizeof(rec.describe), "memory");
+	else if (rec.spool_only)
+		snprintf(rec.describe, sizeof(rec.describe), "spool:%s", rec.spool);
+	else
+		snprintf(rec.describe, sizeof(rec.describe), "file:%s", rec.out_path);
+	pthread_mutex_unlock(&session_mutex);
+	return rec.describe;
 }
 
 TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
@@ -75,7 +91,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 
 	if (rec.active)
 		return -EBUSY;
-	if (!spool_only) {
+	if (!spool_only && out_path) {
 		/* Find out now, not at exit, whether the file can be written. */
 		int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
@@ -91,14 +107,14 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 		free(pool);
 		return err;
 	}
-	err = spool_start(pool, spool);
+	err = spool ? spool_start(pool, spool) : 0;
 	if (err) {
 		pool_destroy(pool);
 		free(pool);
 		return err;
 	}
 	rec.out_path = out_path ? strdup(out_path) : NULL;
-	rec.spool = strdup(spool);
+	rec.spool = spool ? strdup(spool) : NULL;
 	rec.spool_only = spool_only;
 	rec.pool = pool;
 	rec.active = true;
@@ -133,8 +149,8 @@ static int stop_locked(void)
 	registry_apply_recording(false);
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	writer_detach_all();
-	ret = spool_stop();
-	if (!rec.spool_only && ret == 0) {
+	ret = rec.spool ? spool_stop() : 0;
+	if (rec.spool && !rec.spool_only && ret == 0) {
 		ret = finish_file();
 		if (ret >= 0) {
 			unlink(rec.spool);
@@ -185,10 +201,30 @@ TPOINT_EXPORT int tpoint_flush(void)
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
-	if (!rec.active)
+	if (!rec.active || !rec.spool)
 		ret = -ENOENT;
 	else if ((ret = spool_sync()) == 0 && !rec.spool_only)
 		ret = finish_file();
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+/*
+ * An event enabled from outside (tpoint enable -p) in a process that records nothing
+ * records into memory, as ftrace's ring buffer does: the pool keeps the newest events.
+ */
+int session_ensure_recording(void)
+{
+	int ret = 0;
+	enum tpoint_mode mode;
+
+	pthread_mutex_lock(&session_mutex);
+	if (!rec.active) {
+		mode = pool_mode;
+		pool_mode = TPOINT_MODE_OVERWRITE;
+		ret = start_locked(NULL, NULL, false);
+		pool_mode = mode;
+	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
 }
@@ -222,6 +258,34 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/*
+ * TPOINT_FILTER='sys:event:EXPR;sys:other:EXPR'. The events are not registered yet (their
+ * objects' constructors run after ours), so the filters wait in the registry; a filter
+ * that does not compile is named when its event registers.
+ */
+static void filters_from_env(const char *v)
+{
+	char *copy = strdup(v), *save = NULL;
+
+	for (char *item = copy ? strtok_r(copy, ";", &save) : NULL; item;
+	     item = strtok_r(NULL, ";", &save)) {
+		char *first = strchr(item, ':');
+		char *second = first ? strchr(first + 1, ':') : NULL;
+		char err[512];
+
+		while (*item == ' ')
+			item++;
+		if (!second || second == first + 1 || first == item) {
+			tp_err("TPOINT_FILTER: '%s': expected system:event:expression", item);
+			continue;
+		}
+		*second = 0;
+		if (registry_want_filter(item, second + 1, err, sizeof(err)) < 0)
+			tp_err("TPOINT_FILTER: %s", err);
+	}
+	free(copy);
+}
+
 static void configure_from_env(void)
 {
 	const char *v;
@@ -245,9 +309,12 @@ static void configure_from_env(void)
 			tp_err("TPOINT_MODE='%s': expected 'discard' or 'overwrite'; using discard", v);
 	}
 	v = getenv("TPOINT_EVENTS");
-	if (v && registry_enable_patterns(v, true) == -EINVAL)
+	if (v && registry_enable_patterns(v, true, true) == -EINVAL)
 		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
 		       v);
+	v = getenv("TPOINT_FILTER");
+	if (v)
+		filters_from_env(v);
 }
 
 /* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
@@ -331,6 +398,7 @@ static void fork_child(void)
 	registry_after_fork();
 	writer_after_fork();
 	spool_after_fork();
+	control_after_fork();
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	/*
 	 * The parent's pool is shared memory: unmap it without touching it (the parent goes on
@@ -383,4 +451,5 @@ __attribute__((constructor)) static void tpoint_init(void)
 		pthread_mutex_unlock(&session_mutex);
 	}
 	atexit(at_exit);
+	control_start();
 }

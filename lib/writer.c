@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "filter.h"
 #include "internal.h"
 
 TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
@@ -383,4 +384,28 @@ drop:
 	tpoint_barrier();
 	t->nesting = level;
 	return NULL;
+}
+
+TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
+{
+	/* Acquire: pairs with the release that published the compiled filter. */
+	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
+	struct tpoint_tls *t = &TPOINT_TLS;
+	uint32_t level = t->nesting - 1;
+	struct tpoint_stream *s = &t->stream[level];
+	const uint32_t *hdr = (const uint32_t *)rec - 2;
+
+	if (!f || filter_match(f, rec, size))
+		return 0;
+	/*
+	 * Take the record back. It is the last of its level's stream: a signal handler that
+	 * traced meanwhile wrote to the next level. Its delta goes back too, or the next record
+	 * would be stamped relative to a time that is no longer in the page.
+	 */
+	s->last -= hdr[0] >> 5;
+	s->off = (uint32_t)((const char *)hdr - s->data);
+	tpoint_barrier();
+	t->nesting = level;
+	tpoint_counters_of(ev)->filtered++;
+	return 1;
 }

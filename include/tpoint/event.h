@@ -97,6 +97,12 @@ extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-e
  */
 TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev);
+/*
+ * With a filter set on the event: 1 if it rejects the record just filled (which is then taken
+ * back from the page, counted as filtered, and its nesting level released), 0 to commit it.
+ */
+TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec,
+					  uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")

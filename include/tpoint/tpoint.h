@@ -13,6 +13,8 @@
  *	TPOINT_BUFFER_SIZE=N[K|M|G]	size of the page pool (default 8M, at least 64K)
  *	TPOINT_MODE=discard|overwrite	when the pool is full: drop new events (default) or
  *					overwrite the oldest pages (flight recorder)
+ *	TPOINT_FILTER='sys:ev:EXPR;...'	filters, as tpoint_set_filter()
+ *	TPOINT_CONTROL=0		no control socket (tpoint ps/stat/enable -p cannot reach it)
  *	TPOINT_DEBUG=1			log to stderr why anything did not work
  */
 #ifndef TPOINT_TPOINT_H
@@ -34,6 +36,15 @@ extern "C" {
  */
 TPOINT_EXPORT int tpoint_enable(const char *patterns);
 TPOINT_EXPORT int tpoint_disable(const char *patterns);
+
+/*
+ * Filter the records of one event ("system:name" or "name") with an ftrace filter
+ * expression, e.g. "flags & 3 && ino > 100" or "path ~ \"tmp*\""; "" removes it. A
+ * record the filter rejects is taken back from the buffer and counted as filtered.
+ * -ENOENT for an unknown event, -EINVAL for an expression that does not compile (the reason
+ * goes to the log).
+ */
+TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr);
 
 enum tpoint_mode {
 	TPOINT_MODE_DISCARD = 0,   /* a full pool drops new events and counts them */

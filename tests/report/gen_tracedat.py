@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Write small trace-cmd trace.dat version 6 files for the report tests.
 
-The layout follows docs/reference tracedat.md (the v6 format as trace-cmd 3.1.6
-reads it).  The generator is independent of tpoint's own writer on purpose: the
+The layout follows reference/tracedat.md and trace-cmd.dat.v6(5): the v6 format
+as trace-cmd 3.1.6 reads it.  The generator is independent of tpoint's own writer on purpose: the
 report is checked against files built from the format description, so a bug
 shared by tpoint's writer and reader cannot hide itself.
 

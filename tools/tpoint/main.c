@@ -25,6 +25,11 @@ static const struct verb {
 	{ "list", cmd_list, "list the events compiled into a program or library" },
 	{ "record", cmd_record, "run a command and record its events to trace.dat" },
 	{ "report", cmd_report, "print the events of a trace.dat file" },
+	{ "ps", cmd_ps, "list the running processes that have tpoint events" },
+	{ "stat", cmd_stat, "show the event counters of a running process" },
+	{ "enable", cmd_enable, "enable events of a running process" },
+	{ "disable", cmd_disable, "disable events of a running process" },
+	{ "filter", cmd_filter, "set or clear an event filter in a running process" },
 };
 
 static void usage(FILE *f)
@@ -52,7 +57,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
 			return verbs[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "tpoint: '%s' is not a verb; expected one of list, record, report\n",
-		argv[1]);
+	fprintf(stderr, "tpoint: '%s' is not a verb; 'tpoint --help' lists them\n", argv[1]);
 	return EXIT_USAGE;
 }

@@ -4,6 +4,7 @@
 #define TPOINT_TOOL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* Exit statuses, as perf and trace-cmd use them. */
 #define EXIT_OK 0
@@ -18,5 +19,10 @@ void tool_error(const char *verb, const char *fmt, ...) __attribute__((format(pr
 int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 
 #endif

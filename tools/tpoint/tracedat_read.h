@@ -9,10 +9,14 @@
  * renderer needs no checks of its own.  Any damage is reported as one line that
  * names the file, what is wrong and where.
  *
- * The layout is docs/reference tracedat.md (the v6 format as trace-cmd 3.1.6
- * reads it).  Little and big endian files, kernel longs of 4 and 8 bytes and
- * any page size from 64 bytes to 128 MiB are read.  Version 7 files are
- * refused with a hint to convert them.
+ * The layout is reference/tracedat.md and trace-cmd.dat.v6(5): the v6 format as
+ * trace-cmd 3.1.6 reads it.  Little and big endian files, kernel longs of 4 and
+ * 8 bytes, any page size from 64 bytes to 128 MiB, and v6 instance buffers
+ * (option BUFFER) are read.  Version 7 files are refused with a hint to
+ * convert them.  Beyond the layout, the reader refuses what would make
+ * libtraceevent 1.7.1 misread or crash: format texts that are not printable
+ * ASCII, formats whose common_type/common_pid differ from the kernel's, two
+ * formats with one id, kallsyms/printk/cmdlines lines it would stop at.
  *
  * Error convention: functions returning int give 0 on success and -1 on
  * failure, with the reason in the caller's buffer.
@@ -123,14 +127,16 @@ struct tracedat {
 };
 
 /*
- * Open and validate FILE.  On failure, err holds "NAME: reason" (one line)
- * and nothing needs closing.  name is used in messages (usually path).
+ * Open and validate the file at path.  On failure, err holds "PATH: reason"
+ * (one line) and nothing needs closing.  Regular files are mapped, others
+ * (pipes) read into memory.
  */
 int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen);
 
 /*
  * Validate the size bytes at data (which must stay valid until close), as
- * tracedat_open does for a file.  For fuzzers and tests.
+ * tracedat_open does for a file; name is used in messages.  For fuzzers and
+ * tests.
  */
 int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
 		   char *err, size_t errlen);

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control channel: every instrumented process listens on a UNIX socket,
+ * <dir>/<pid>.sock, where <dir> is $XDG_RUNTIME_DIR/tpoint or /tmp/tpoint-<uid>, a
+ * directory of mode 0700 that only its user (and root) can enter; SO_PEERCRED turns away
+ * any other peer that got there. The tool lists, enables, disables, filters and counts the
+ * events of a running process through it, with no daemon in between (control_proto.h).
+ *
+ * One thread serves it, with every signal blocked, so that the program's own handling of
+ * signals is untouched; the hot path never looks at any of this. Programs that close every
+ * descriptor they did not open (daemons do) or fork without exec are expected: the thread
+ * notices that its socket is gone and makes a new one, and a child gets its own.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "control_proto.h"
+#include "internal.h"
+
+#define MAX_CLIENTS 16
+
+static struct {
+	int listen_fd;
+	pid_t owner; /* the process that made the socket: a forked child must not unlink it */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int clients[MAX_CLIENTS];
+	bool greeted[MAX_CLIENTS];
+	pthread_t thread;
+	bool started;
+} ctl = { .listen_fd = -1 };
+
+/* A growing reply. */
+struct reply {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void reply_add(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply_add(struct reply *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (r->oom)
+		return;
+	for (;;) {
+		size_t room = r->cap - r->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(r->buf ? r->buf + r->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			r->oom = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			r->len += (size_t)n;
+			return;
+		}
+		size_t cap = r->cap ? r->cap * 2 : 4096;
+
+		while (cap - r->len <= (size_t)n)
+			cap *= 2;
+		char *b = realloc(r->buf, cap);
+
+		if (!b || cap > CTL_MAX_REPLY) {
+			free(b == r->buf ? NULL : b);
+			r->oom = true;
+			return;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+}
+
+/* ---- where the socket lives ---- */
+
+/* Make (or check) the per-user directory: ours, a real directory, mode 0700. */
+static int control_dir(char *out, size_t len)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
+
+	if (xdg && xdg[0] == '/' && !stat(xdg, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+		n = snprintf(out, len, "%s/tpoint", xdg);
+	else
+		n = snprintf(out, len, "/tmp/tpoint-%u", (unsigned)geteuid());
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (mkdir(out, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(out, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		tp_err("control: %s is not a private directory of this user; no control socket",
+		       out);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Sockets of processes that are gone: nobody else will remove them. */
+static void remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end, path[512];
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid <= 0 || strcmp(end, ".sock"))
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	}
+	closedir(d);
+}
+
+static int listen_socket(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[sizeof(addr.sun_path) - 24];
+	int fd, err;
+
+	err = control_dir(dir, sizeof(dir));
+	if (err)
+		return err;
+	remove_stale(dir);
+	snprintf(ctl.path, sizeof(ctl.path), "%s/%d.sock", dir, (int)getpid());
+	memcpy(addr.sun_path, ctl.path, sizeof(ctl.path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(ctl.path);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(fd, 8) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	ctl.listen_fd = fd;
+	ctl.owner = getpid();
+	return 0;
+}
+
+/* Is our listening socket still ours? A program may have closed it, even reused its number. */
+static bool listen_socket_intact(void)
+{
+	struct sockaddr_un addr;
+	socklen_t len = sizeof(addr);
+
+	if (getsockname(ctl.listen_fd, (struct sockaddr *)&addr, &len) < 0)
+		return false;
+	return addr.sun_family == AF_UNIX && !strncmp(addr.sun_path, ctl.path, sizeof(ctl.path));
+}
+
+/* ---- requests ---- */
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int send_msg(int fd, uint32_t type, int32_t result, const char *text, size_t len)
+{
+	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, type, (uint32_t)(4 + len) };
+
+	if (send_all(fd, &h, sizeof(h)) < 0 || send_all(fd, &result, 4) < 0)
+		return -1;
+	return len ? send_all(fd, text, len) : 0;
+}
+
+static int send_error(int fd, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int send_error(int fd, int err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return send_msg(fd, CTL_ERROR, err, msg, strlen(msg));
+}
+
+static int recv_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void comm_of_self(char *out, size_t len)
+{
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = 0;
+	out[strcspn(out, "\n")] = 0;
+}
+
+static int handle(int fd, const struct ctl_hdr *h, char *payload)
+{
+	struct reply r = { 0 };
+	int32_t result = 0;
+	int ret;
+
+	switch (h->type) {
+	case CTL_HELLO: {
+		char comm[64];
+
+		comm_of_self(comm, sizeof(comm));
+		reply_add(&r, "%d\t%s\t%u\t%d\t%s\n", (int)getpid(), comm, registry_count(),
+			  registry_enabled_count(), session_describe());
+		break;
+	}
+	case CTL_LIST:
+		registry_describe(&r.buf, &r.len);
+		break;
+	case CTL_FORMATS:
+		registry_formats(&r.buf, &r.len);
+		break;
+	case CTL_STATS:
+		registry_stats_text(&r.buf, &r.len);
+		break;
+	case CTL_ENABLE:
+	case CTL_DISABLE:
+		result = registry_enable_patterns(payload, h->type == CTL_ENABLE, false);
+		if (result == -EINVAL)
+			return send_error(fd, -EINVAL, "'%s': expected comma-separated globs like "
+					  "'sys:*,sys:event'", payload);
+		if (result > 0 && h->type == CTL_ENABLE) {
+			ret = session_ensure_recording();
+			if (ret < 0)
+				return send_error(fd, ret, "cannot record: %s", strerror(-ret));
+		}
+		break;
+	case CTL_FILTER: {
+		char *tab = strchr(payload, '\t');
+		char err[512] = "";
+
+		if (!tab)
+			return send_error(fd, -EINVAL, "malformed filter request");
+		*tab = 0;
+		ret = registry_set_filter(payload, tab + 1, err, sizeof(err));
+		if (ret < 0)
+			return send_error(fd, ret, "%s", err[0] ? err : strerror(-ret));
+		break;
+	}
+	default:
+		return send_error(fd, -EOPNOTSUPP, "unknown request %u (this process speaks %d.%d)",
+				  h->type, CTL_MAJOR, CTL_MINOR);
+	}
+	if (r.oom) {
+		free(r.buf);
+		return send_error(fd, -ENOMEM, "out of memory");
+	}
+	ret = send_msg(fd, CTL_OK, result, r.buf, r.len);
+	free(r.buf);
+	return ret;
+}
+
+/* One message from client slot i; -1 closes the connection. */
+static int serve(int i)
+{
+	int fd = ctl.clients[i];
+	struct ctl_hdr h;
+	char *payload;
+	int ret;
+
+	if (recv_all(fd, &h, sizeof(h)) < 0)
+		return -1;
+	if (h.magic != CTL_MAGIC) {
+		send_error(fd, -EPROTO, "not a tpoint control message (bad magic)");
+		return -1;
+	}
+	if (h.major != CTL_MAJOR) {
+		send_error(fd, -EPROTONOSUPPORT,
+			   "protocol version %u.%u is not supported: this process speaks %d.%d",
+			   h.major, h.minor, CTL_MAJOR, CTL_MINOR);
+		return -1;
+	}
+	if (h.len > CTL_MAX_REQUEST) {
+		send_error(fd, -EMSGSIZE, "request of %u bytes: at most %u", h.len,
+			   CTL_MAX_REQUEST);
+		return -1;
+	}
+	if (!ctl.greeted[i] && h.type != CTL_HELLO) {
+		send_error(fd, -EPROTO, "the first message must be HELLO");
+		return -1;
+	}
+	payload = malloc(h.len + 1);
+	if (!payload || recv_all(fd, payload, h.len) < 0) {
+		free(payload);
+		return -1;
+	}
+	payload[h.len] = 0;
+	if (memchr(payload, 0, h.len)) {
+		free(payload);
+		send_error(fd, -EPROTO, "a request is text: it holds a NUL byte");
+		return -1;
+	}
+	ctl.greeted[i] = true;
+	ret = handle(fd, &h, payload);
+	free(payload);
+	return ret;
+}
+
+static void accept_client(void)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct timeval tv = { 2, 0 };
+	int fd = accept4(ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int i;
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		send_error(fd, -EACCES, "permission denied: process %d belongs to another user",
+			   (int)getpid());
+		close(fd);
+		return;
+	}
+	/* A client that stops mid-message must not hold the channel. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (i = 0; i < MAX_CLIENTS && ctl.clients[i] >= 0; i++)
+		;
+	if (i == MAX_CLIENTS) {
+		send_error(fd, -EBUSY, "too many tpoint clients at once (%d)", MAX_CLIENTS);
+		close(fd);
+		return;
+	}
+	ctl.clients[i] = fd;
+	ctl.greeted[i] = false;
+}
+
+static void *control_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct pollfd pfd[MAX_CLIENTS + 1];
+		int map[MAX_CLIENTS + 1], n = 0;
+
+		if (ctl.listen_fd < 0 || !listen_socket_intact()) {
+			ctl.listen_fd = -1; /* not ours any more: never close what the program owns */
+			if (listen_socket() < 0) {
+				sleep(1);
+				continue;
+			}
+		}
+		pfd[n].fd = ctl.listen_fd;
+		pfd[n].events = POLLIN;
+		map[n++] = -1;
+		for (int i = 0; i < MAX_CLIENTS; i++)
+			if (ctl.clients[i] >= 0) {
+				pfd[n].fd = ctl.clients[i];
+				pfd[n].events = POLLIN;
+				map[n++] = i;
+			}
+		/* Wake once a second to notice a socket the program closed. */
+		if (poll(pfd, (nfds_t)n, 1000) <= 0)
+			continue;
+		for (int k = 0; k < n; k++) {
+			if (!pfd[k].revents)
+				continue;
+			if (map[k] < 0) {
+				accept_client();
+			} else if (pfd[k].revents & POLLNVAL) {
+				ctl.clients[map[k]] = -1; /* closed under us */
+			} else if (serve(map[k]) < 0) {
+				close(ctl.clients[map[k]]);
+				ctl.clients[map[k]] = -1;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void control_at_exit(void)
+{
+	if (ctl.started && ctl.owner == getpid())
+		unlink(ctl.path);
+}
+
+void control_start(void)
+{
+	const char *v = getenv("TPOINT_CONTROL");
+	sigset_t all, old;
+	int err;
+
+	if (v && !strcmp(v, "0"))
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		ctl.clients[i] = -1;
+	err = listen_socket();
+	if (err) {
+		tp_warn("control: no socket (%s); tpoint cannot reach this process",
+			strerror(-err));
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&ctl.thread, NULL, control_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		tp_warn("control: no thread (%s)", strerror(err));
+		close(ctl.listen_fd);
+		unlink(ctl.path);
+		ctl.listen_fd = -1;
+		return;
+	}
+	pthread_detach(ctl.thread);
+	pthread_setname_np(ctl.thread, "tpoint-control");
+	if (!ctl.started)
+		atexit(control_at_exit);
+	ctl.started = true;
+	tp_debug("control: listening on %s", ctl.path);
+}
+
+void control_after_fork(void)
+{
+	bool was = ctl.started;
+
+	/* The parent's socket and clients stay the parent's: close our copies, never unlink. */
+	if (ctl.listen_fd >= 0)
+		close(ctl.listen_fd);
+	ctl.listen_fd = -1;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (ctl.clients[i] >= 0)
+			close(ctl.clients[i]);
+		ctl.clients[i] = -1;
+	}
+	if (was)
+		control_start();
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A program to be traced from outside: it hits tpt_ctl:ctl_tick and tpt_ctl:ctl_odd every
+ * PERIOD microseconds (default 1000) until SECONDS have passed (default 30) or a signal
+ * ends it. With "fork" as third argument it forks once at start, and both run.
+ *	ctltarget [SECONDS [PERIOD_US [fork]]]
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "trace/events/tpt_ctl.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 30;
+	long period = argc > 2 ? atol(argv[2]) : 1000;
+	const char *names[4] = { "alpha", "beta", "gamma", "delta" };
+	struct timespec start, now, ts = { 0, period * 1000 };
+
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	if (argc > 3 && !strcmp(argv[3], "fork") && fork() == 0)
+		names[0] = "child";
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (unsigned long n = 0; !stop; n++) {
+		trace_ctl_tick(n, names[n & 3]);
+		trace_ctl_odd(n);
+		if (period)
+			nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9 > seconds)
+			break;
+	}
+	return 0;
+}

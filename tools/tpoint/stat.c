@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint stat -p PID [-e GLOB] [--interval SECONDS] [--json]: the counters of a running
+ * process's events: hits, those its condition skipped (with the condition's source text, the
+ * seed article's open problem), filtered out, recorded, lost. With --interval, rates.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "control_client.h"
+#include "control_proto.h"
+#include "tpoint.h"
+
+struct row {
+	char event[160];
+	unsigned long long v[5]; /* hits, cond_skipped, filtered, recorded, lost */
+	char condition[1024];
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static bool matches(const char *globs, const char *event)
+{
+	char *list, *save = NULL;
+	bool any = false;
+
+	if (!globs)
+		return true;
+	list = strdup(globs);
+	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g && !any;
+	     g = strtok_r(NULL, ",", &save)) {
+		const char *colon = strchr(event, ':');
+
+		if (strchr(g, ':'))
+			any = !fnmatch(g, event, 0);
+		else
+			any = !fnmatch(g, event, 0) || (colon && !fnmatch(g, colon + 1, 0)) ||
+			      (colon && !strncmp(g, event, (size_t)(colon - event)) &&
+			       strlen(g) == (size_t)(colon - event));
+	}
+	free(list);
+	return any;
+}
+
+/* Parse the STATS text; returns the number of rows, -1 when malformed. */
+static int parse(char *text, const char *globs, struct row **rows)
+{
+	int n = 0;
+	char *save = NULL;
+
+	*rows = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[7], *fs = NULL;
+		int k = 0;
+
+		for (char *t = strtok_r(line, "\t", &fs); t && k < 7; t = strtok_r(NULL, "\t", &fs))
+			f[k++] = t;
+		if (k < 6)
+			return -1;
+		if (!matches(globs, f[0]))
+			continue;
+		struct row *r = realloc(*rows, (size_t)(n + 1) * sizeof(**rows));
+
+		if (!r)
+			return -1;
+		*rows = r;
+		r = &r[n++];
+		snprintf(r->event, sizeof(r->event), "%s", f[0]);
+		for (int i = 0; i < 5; i++)
+			r->v[i] = strtoull(f[1 + i], NULL, 10);
+		snprintf(r->condition, sizeof(r->condition), "%s", k == 7 ? f[6] : "");
+	}
+	return n;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_rows(const struct row *r, int n, const struct row *prev, int nprev,
+		       double secs, bool json)
+{
+	static const char *const key[5] = { "hits", "condition_skipped", "filtered", "recorded",
+					    "lost" };
+
+	if (!json)
+		printf("%-40s %12s %12s %12s %12s %12s  %s\n", "EVENT",
+		       prev ? "HITS/s" : "HITS", prev ? "COND-SKIP/s" : "COND-SKIPPED",
+		       prev ? "FILTERED/s" : "FILTERED", prev ? "RECORDED/s" : "RECORDED",
+		       prev ? "LOST/s" : "LOST", "CONDITION");
+	for (int i = 0; i < n; i++) {
+		double v[5];
+		const struct row *p = NULL;
+
+		for (int j = 0; prev && j < nprev; j++)
+			if (!strcmp(prev[j].event, r[i].event))
+				p = &prev[j];
+		for (int k = 0; k < 5; k++)
+			v[k] = prev ? (double)(r[i].v[k] - (p ? p->v[k] : 0)) / secs
+				    : (double)r[i].v[k];
+		if (json) {
+			printf("{\"event\": ");
+			json_str(r[i].event);
+			printf(", \"condition\": ");
+			json_str(r[i].condition);
+			for (int k = 0; k < 5; k++)
+				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", key[k], v[k]);
+			printf("}\n");
+		} else {
+			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  %s\n", r[i].event, v[0], v[1],
+			       v[2], v[3], v[4], r[i].condition);
+		}
+	}
+	fflush(stdout);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *globs = NULL;
+	double interval = 0;
+	bool json = false;
+	pid_t pid = 0;
+	struct ctl_conn conn;
+	char err[512] = "", *text, *end;
+	struct row *rows = NULL, *prev = NULL;
+	int c, n, nprev = 0, ret = EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:e:i:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = ctl_parse_pid("stat", optarg);
+			if (pid < 0)
+				return EXIT_USAGE;
+			break;
+		case 'e':
+			globs = optarg;
+			break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (*end || !(interval > 0) || interval > 86400) {
+				tool_error("stat", "--interval '%s': expected seconds, like 1 or 0.5",
+					   optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("usage: tpoint stat -p PID [-e GLOB[,GLOB...]] [--interval SECONDS] "
+			       "[--json]\n\nThe counters of the events of process PID: hits, hits its "
+			       "condition skipped\n(with the condition's text), filtered out, recorded, "
+			       "lost. With --interval,\nthe rates over each interval until Ctrl-C or the "
+			       "process ends. --json prints\none object per event and line, with the keys "
+			       "event, condition, hits,\ncondition_skipped, filtered, recorded, lost.\n");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "usage: tpoint stat -p PID [-e GLOB] [--interval S] [--json]\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!pid || optind < argc) {
+		tool_error("stat", "usage: tpoint stat -p PID [-e GLOB] [--interval S] [--json]");
+		return EXIT_USAGE;
+	}
+	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0) {
+		tool_error("stat", "%s", err);
+		return EXIT_FAIL;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (bool first = true; !stop; first = false) {
+		if (ctl_request(&conn, CTL_STATS, NULL, &text, err, sizeof(err)) < 0) {
+			if (first) {
+				tool_error("stat", "%s", err);
+				ret = EXIT_FAIL;
+			}
+			break; /* the process ended: the last interval was printed */
+		}
+		n = parse(text, globs, &rows);
+		free(text);
+		if (n < 0) {
+			tool_error("stat", "process %d sent malformed statistics", (int)pid);
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (first && n == 0 && globs) {
+			tool_error("stat", "'%s' matches no event of process %d", globs, (int)pid);
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (!interval) {
+			print_rows(rows, n, NULL, 0, 0, json);
+			break;
+		}
+		if (!first)
+			print_rows(rows, n, prev, nprev, interval, json);
+		free(prev);
+		prev = rows;
+		nprev = n;
+		rows = NULL;
+		struct timespec ts = { (time_t)interval,
+				       (long)((interval - (double)(time_t)interval) * 1e9) };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop)
+			;
+	}
+	free(rows);
+	free(prev);
+	ctl_close(&conn);
+	return ret;
+}
