@@ -52,8 +52,10 @@ int filter_compile(const char *expr, const char *event_name, const struct filter
 
 /*
  * 1 if the record (`size` bytes from common_type) matches, else 0. Reads only inside
- * [rec, rec + size): a field that does not fit reads as 0 (numbers) or "" (strings), and a
- * __data_loc string is cut at the end of the record. Async-signal-safe.
+ * [rec, rec + size): a number that does not fit reads as 0, and a string (char[N] or
+ * __data_loc, whatever its offset and length say) is cut at the end of the record.
+ * Async-signal-safe; the time is linear in the tests and, for ~, in string length times the
+ * longest '*'-free part of the pattern.
  */
 int filter_match(const struct filter *f, const void *rec, uint32_t size);
 

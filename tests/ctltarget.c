@@ -2,14 +2,16 @@
 /*
  * A program to be traced from outside: it hits tpt_ctl:ctl_tick and tpt_ctl:ctl_odd every
  * PERIOD microseconds (default 1000) until SECONDS have passed (default 30) or a signal
- * ends it. With "fork" as third argument it forks once at start, and both run.
- *	ctltarget [SECONDS [PERIOD_US [fork]]]
+ * ends it. A third argument: "fork" forks once at start, and both run; "closefds" closes
+ * every descriptor but 0-2 at start and opens /dev/null a few times, as daemons do.
+ *	ctltarget [SECONDS [PERIOD_US [fork|closefds]]]
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #define CREATE_TRACE_POINTS
@@ -34,6 +36,13 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	if (argc > 3 && !strcmp(argv[3], "fork") && fork() == 0)
 		names[0] = "child";
+	if (argc > 3 && !strcmp(argv[3], "closefds")) {
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		for (int i = 0; i < 4; i++)
+			if (open("/dev/null", O_RDONLY) < 0)
+				return 1;
+	}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &start);

@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "control_client.h"
+#include "control_proto.h"
 #include "tpoint.h"
 #include "../../lib/format.h"
 
@@ -30,6 +32,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tpoint list [--format] [--check] FILE...\n"
+		"       tpoint list -p PID [--format]\n"
 		"\n"
 		"List the tracepoints compiled into each FILE (an executable, a shared library\n"
 		"or an object file), read from its tpoint_meta section without running it:\n"
@@ -44,6 +47,9 @@ static void usage(FILE *f)
 		"                render each event's print fmt; print one line per event that\n"
 		"                it cannot, and nothing else unless --format is also given.\n"
 		"                Exit 1 if any cannot.\n"
+		"  -p, --pid PID list the events of a running process instead, with whether\n"
+		"                each is enabled and its filter; --format gives their format\n"
+		"                texts with the process's own IDs.\n"
 		"  -h, --help    this text\n"
 		"\n"
 		"Exit status: 0 on success, 1 if a FILE could not be read or a check failed,\n"
@@ -558,9 +564,54 @@ static int list_file(const char *file, struct list_opts *o)
 	return r;
 }
 
+/* The events of a running process, through its control socket. */
+static int list_process(pid_t pid, bool format)
+{
+	struct ctl_conn conn;
+	char err[512] = "", *text, *save = NULL;
+	int ret;
+
+	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0) {
+		tool_error("list", "%s", err);
+		return EXIT_FAIL;
+	}
+	ret = ctl_request(&conn, format ? CTL_FORMATS : CTL_LIST, NULL, &text, err, sizeof(err));
+	ctl_close(&conn);
+	if (ret < 0) {
+		tool_error("list", "process %d: %s", (int)pid, err);
+		return EXIT_FAIL;
+	}
+	if (format) {
+		fputs(text, stdout);
+		free(text);
+		return EXIT_OK;
+	}
+	/* "id\tsystem:name\tenabled\tcondition\tfilter" per line */
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[5] = { 0 }, *p = line;
+
+		for (int i = 0; i < 5; i++) {
+			f[i] = p;
+			p = p ? strchr(p, '\t') : NULL;
+			if (p)
+				*p++ = 0;
+		}
+		if (!f[1])
+			continue;
+		printf("%s%s\n", f[1], f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "");
+		if (f[3] && *f[3])
+			printf("  condition: %s\n", f[3]);
+		if (f[4] && *f[4])
+			printf("  filter: %s\n", f[4]);
+	}
+	free(text);
+	return EXIT_OK;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
 		{ "format", no_argument, NULL, 'f' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -568,11 +619,17 @@ int cmd_list(int argc, char **argv)
 	};
 	struct list_opts o = { 0 };
 	int c, status = EXIT_OK;
+	pid_t pid = 0;
 
 	optind = 1;
 	opterr = 0; /* our own message, in the tool's "tpoint list: ..." form */
-	while ((c = getopt_long(argc, argv, "fch", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:fch", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			pid = ctl_parse_pid("list", optarg);
+			if (pid < 0)
+				return EXIT_USAGE;
+			break;
 		case 'f':
 			o.format = true;
 			break;
@@ -591,6 +648,13 @@ int cmd_list(int argc, char **argv)
 					   argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+	}
+	if (pid) {
+		if (optind < argc || o.check) {
+			tool_error("list", "-p lists a process: no FILE and no --check with it");
+			return EXIT_USAGE;
+		}
+		return list_process(pid, o.format);
 	}
 	if (optind >= argc) {
 		tool_error("list", "no FILE given; try 'tpoint list --help'");

@@ -1,0 +1,117 @@
+#!/bin/sh
+# Tracing a running program through its control socket: tpoint ps, list -p, enable, disable,
+# filter, stat (table, --json, -e, --interval), and what a user meets when something is wrong.
+set -u
+B=$(dirname "$TPOINT")
+fail() { echo "FAIL: $*"; cat target.out 2>/dev/null | head -5; exit 1; }
+pids=""
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+start() { # start ARGS...: runs ctltarget, sets $P
+	"$B/tests/ctltarget" "$@" >target.out 2>&1 &
+	pids="$pids $!"
+	for i in $(seq 50); do
+		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
+		[ -n "$P" ] && return 0
+		sleep 0.1
+	done
+	fail "ctltarget did not start"
+}
+
+start 60 500
+"$TPOINT" ps >ps.txt || fail "ps exited $?"
+grep -q "^ *$P  ctltarget  *2  *0  none$" ps.txt || { cat ps.txt; fail "ps does not show the target"; }
+"$TPOINT" list -p "$P" >list.txt || fail "list -p exited $?"
+grep -qx "tpt_ctl:ctl_odd" list.txt && grep -qx "  condition: n & 1" list.txt ||
+	{ cat list.txt; fail "list -p: events and condition"; }
+"$TPOINT" list -p "$P" --format | grep -q "^print fmt: \"n=%lu name=%s\", REC->n, __get_str(name)" ||
+	fail "list -p --format"
+echo "ok: ps and list -p"
+
+"$TPOINT" enable -p "$P" 'tpt_ctl:*' | grep -qx "enabled 2 events of process $P" || fail "enable"
+"$TPOINT" ps | grep -q "^ *$P  ctltarget  *2  *2  memory$" || fail "ps after enable"
+sleep 0.5
+"$TPOINT" stat -p "$P" --json >s1.json || fail "stat --json exited $?"
+grep -q '^{"event": "tpt_ctl:ctl_odd", "condition": "n & 1", "hits": [0-9]*, "condition_skipped": [0-9]*, "filtered": 0, "recorded": [0-9]*, "lost": 0}$' s1.json ||
+	{ cat s1.json; fail "stat --json keys"; }
+hits=$(sed -n 's/.*ctl_odd".*"hits": \([0-9]*\),.*/\1/p' s1.json)
+skip=$(sed -n 's/.*ctl_odd".*"condition_skipped": \([0-9]*\),.*/\1/p' s1.json)
+rec=$(sed -n 's/.*ctl_odd".*"recorded": \([0-9]*\),.*/\1/p' s1.json)
+[ "$hits" -gt 10 ] && [ $((skip + rec)) -eq "$hits" ] ||
+	fail "ctl_odd: hits $hits should be skipped $skip + recorded $rec"
+[ $((hits - 2 * skip)) -le 1 ] && [ $((2 * skip - hits)) -le 1 ] ||
+	fail "the condition n & 1 should skip half the hits: $skip of $hits"
+"$TPOINT" stat -p "$P" -e ctl_odd | grep -c "tpt_ctl:" | grep -qx 1 || fail "stat -e selects one event"
+echo "ok: enable, stat ($hits hits, $skip skipped by condition 'n & 1')"
+
+"$TPOINT" filter -p "$P" tpt_ctl:ctl_tick 'name == "alpha" || name ~ "g*"' >/dev/null || fail "filter"
+"$TPOINT" list -p "$P" | grep -q '  filter: ' || fail "list -p shows no filter"
+sleep 0.5
+"$TPOINT" stat -p "$P" --json >s2.json
+f=$(sed -n 's/.*ctl_tick".*"filtered": \([0-9]*\),.*/\1/p' s2.json)
+r1=$(sed -n 's/.*ctl_tick".*"recorded": \([0-9]*\),.*/\1/p' s1.json)
+r2=$(sed -n 's/.*ctl_tick".*"recorded": \([0-9]*\),.*/\1/p' s2.json)
+[ "$f" -gt 5 ] || fail "the filter rejected nothing ($f)"
+[ $((r2 - r1)) -gt 2 ] || fail "the filter kept nothing"
+"$TPOINT" filter -p "$P" ctl_tick 'nosuch == 1' 2>err.txt && fail "a filter on a missing field was accepted"
+grep -qx "tpoint filter: no field 'nosuch' in tpt_ctl:ctl_tick; fields: common_pid, n, name" err.txt ||
+	{ cat err.txt; fail "missing field message"; }
+"$TPOINT" filter -p "$P" ctl_tick 'n > && 1' 2>err.txt && fail "a syntax error was accepted"
+grep -q "column 5" err.txt || { cat err.txt; fail "syntax error without position"; }
+"$TPOINT" filter -p "$P" nosuch 'n > 1' 2>err.txt && fail "a filter on a missing event was accepted"
+grep -q "no event 'nosuch'" err.txt || { cat err.txt; fail "missing event message"; }
+"$TPOINT" filter -p "$P" ctl_tick --clear >/dev/null || fail "filter --clear"
+"$TPOINT" list -p "$P" | grep -q '  filter: ' && fail "filter not cleared"
+echo "ok: filter: $f records rejected; errors name the field, the column, the event"
+
+"$TPOINT" stat -p "$P" --interval 0.3 >rates.txt 2>&1 &
+sp=$!
+sleep 1.1
+kill -INT $sp; wait $sp
+[ "$(grep -c 'HITS/s' rates.txt)" -ge 2 ] || { cat rates.txt; fail "--interval printed no rates"; }
+"$TPOINT" disable -p "$P" tpt_ctl | grep -qx "disabled 2 events of process $P" || fail "disable"
+echo "ok: --interval rates, disable"
+
+# What goes wrong, and says so.
+"$TPOINT" stat -p 999999 2>err.txt; [ $? = 1 ] || fail "a missing pid should exit 1"
+grep -qx "tpoint stat: no process 999999" err.txt || { cat err.txt; fail "missing pid message"; }
+sleep 30 & sl=$!
+"$TPOINT" stat -p $sl 2>err.txt; [ $? = 1 ] || fail "a process without tpoint should exit 1"
+grep -q "has no tpoint control socket" err.txt || { cat err.txt; fail "no-tpoint message"; }
+kill $sl
+"$TPOINT" stat -p abc 2>err.txt; [ $? = 2 ] || fail "a bad pid should be a usage error"
+"$TPOINT" enable -p "$P" 'nosuch:*' 2>err.txt; [ $? = 1 ] || fail "enable of nothing should exit 1"
+grep -q "matches no event" err.txt || fail "enable of nothing: message"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TPOINT" stat -p "$P" 2>err.txt
+	[ $? = 1 ] || fail "another user's stat should exit 1"
+	grep -q "permission denied" err.txt || { cat err.txt; fail "another user: message"; }
+	echo "ok: another user is refused"
+else
+	echo "note: not root (or no setpriv): the other-user check is not run"
+fi
+kill -0 "$P" || fail "the target died"
+echo "ok: bad pids, no tpoint, nothing matched; the target runs on"
+
+# A forked child gets its own socket; TPOINT_CONTROL=0 has none; closed descriptors heal.
+start 20 1000 fork
+parent=$P
+sleep 0.5
+n=$("$TPOINT" ps | grep -c " ctltarget ")
+[ "$n" -ge 3 ] || { "$TPOINT" ps; fail "the forked child is not in ps"; }
+TPOINT_CONTROL=0 "$B/tests/ctltarget" 20 >quiet.out 2>&1 &
+q=$!; pids="$pids $q"
+sleep 0.5
+"$TPOINT" ps | grep -q "^ *$q " && fail "TPOINT_CONTROL=0 still listens"
+start 20 1000 closefds
+sleep 1.5
+"$TPOINT" stat -p "$P" >/dev/null || fail "the socket of a program that closed its fds did not come back"
+echo "ok: forked child in ps, TPOINT_CONTROL=0, closed descriptors"
+
+dir=${XDG_RUNTIME_DIR:-}
+[ -n "$dir" ] && [ -d "$dir/tpoint" ] && dir=$dir/tpoint || dir=/tmp/tpoint-$(id -u)
+: >"$dir/999999.sock"
+"$TPOINT" ps >/dev/null
+[ -e "$dir/999999.sock" ] && fail "a stale socket was not removed"
+echo "ok: stale sockets are removed"
