@@ -356,7 +356,7 @@ static const char *show(const char *s, uint32_t n, char buf[48])
 	uint32_t i, max = n > 40 ? 37 : n;
 
 	for (i = 0; i < max; i++) {
-		unsigned char c = s[i];
+		unsigned char c = (unsigned char)s[i];
 
 		buf[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
 	}
@@ -424,7 +424,7 @@ static struct token peek(const struct parser *p)
 		if (l <= n - i && !memcmp(s + i, fixed[k].text, l)) {
 			t.type = fixed[k].type;
 			t.op = fixed[k].op;
-			t.len = l;
+			t.len = (uint32_t)l;
 			return t;
 		}
 	}
@@ -541,11 +541,11 @@ static int parse_num(const char *s, uint32_t n, bool is_signed, uint64_t *out)
 		unsigned d;
 
 		if (c >= '0' && c <= '9')
-			d = c - '0';
+			d = (unsigned)(c - '0');
 		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
+			d = (unsigned)(c - 'a') + 10;
 		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
+			d = (unsigned)(c - 'A') + 10;
 		else
 			return NUM_BAD;
 		if (d >= base)
@@ -628,8 +628,8 @@ static uint32_t parse_class(struct parser *p, const char *s, uint32_t n, uint32_
 		return 0;
 	if (neg)
 		for (unsigned k = 0; k < 32; k++)
-			set[k] = ~set[k];
-	set[0] &= ~1u; /* strings end at NUL: it is never a member */
+			set[k] = (uint8_t)~set[k];
+	set[0] &= (uint8_t)~1u; /* strings end at NUL: it is never a member */
 	if (p->nclasses >= p->cap) {
 		fail(p, "filter too complex");
 		return 0;
@@ -650,7 +650,7 @@ static void add_pattern(struct parser *p, struct cpred *c)
 	if (!new_seg(p, c))
 		return;
 	for (uint32_t i = 0; i < n && !p->rc; i++) {
-		unsigned char ch = s[i];
+		unsigned char ch = (unsigned char)s[i];
 		uint32_t end;
 
 		if (!glob) {
@@ -779,23 +779,28 @@ static uint32_t parse_pred(struct parser *p, const struct token *name)
 
 static uint32_t parse_list(struct parser *p, int level);
 
-static uint32_t parse_unary(struct parser *p)
+/*
+ * after_not: the operand of a '!'. "!(" counts as one level, as the canonical text writes
+ * "!(x)" for "!x": so the text of a filter never nests deeper than its source did.
+ */
+static uint32_t parse_unary(struct parser *p, bool after_not)
 {
 	struct token t = peek(p);
+	bool counted = !(after_not && t.type == T_LP);
 	uint32_t c, n;
 
 	switch (t.type) {
 	case T_NOT:
 	case T_LP:
 		/* Only these two nest, so counting them bounds the recursion. */
-		if (++p->depth > FILTER_MAX_DEPTH) {
+		if (counted && ++p->depth > FILTER_MAX_DEPTH) {
 			fail(p, "nesting too deep at column %u: at most %d levels of '(' and '!'",
 			     t.pos + 1, FILTER_MAX_DEPTH);
 			return NONE;
 		}
 		take(p, &t);
 		if (t.type == T_NOT) {
-			c = parse_unary(p);
+			c = parse_unary(p, true);
 			if (p->rc || (n = new_node(p, N_NOT)) == NONE)
 				return NONE;
 			p->nodes[n].child = c;
@@ -811,7 +816,8 @@ static uint32_t parse_unary(struct parser *p)
 			}
 			take(p, &t);
 		}
-		p->depth--;
+		if (counted)
+			p->depth--;
 		return n;
 	case T_WORD:
 		return parse_pred(p, &t);
@@ -828,7 +834,7 @@ static uint32_t parse_list(struct parser *p, int level)
 	uint32_t first, last, n;
 	struct token t;
 
-	first = level ? parse_unary(p) : parse_list(p, 1);
+	first = level ? parse_unary(p, false) : parse_list(p, 1);
 	if (p->rc)
 		return NONE;
 	t = peek(p);
@@ -843,7 +849,7 @@ static uint32_t parse_list(struct parser *p, int level)
 		uint32_t c;
 
 		take(p, &t);
-		c = level ? parse_unary(p) : parse_list(p, 1);
+		c = level ? parse_unary(p, false) : parse_list(p, 1);
 		if (p->rc)
 			return NONE;
 		p->nodes[last].next = c;

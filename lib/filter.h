@@ -20,7 +20,7 @@
 
 /* Longest expression filter_compile() accepts, in bytes, without the NUL. */
 #define FILTER_MAX_LEN 4096
-/* Deepest nesting of '(' and '!' it accepts: keeps compile-time recursion bounded. */
+/* Deepest nesting of '(' and '!' ("!(" is one level); keeps compile-time recursion bounded. */
 #define FILTER_MAX_DEPTH 64
 
 enum filter_field_kind {
@@ -64,7 +64,8 @@ void filter_free(struct filter *f);
 /*
  * The canonical text of the filter: one space around each operator, strings in quotes,
  * parentheses only where needed (and around what '!' applies to). Compiling it gives a filter
- * with the same text and the same matches. Lives as long as f.
+ * with the same text and the same matches, provided the text, which can be longer than the
+ * source, is within FILTER_MAX_LEN. Lives as long as f.
  */
 const char *filter_text(const struct filter *f);
 
