@@ -125,7 +125,8 @@ HIDDEN void writer_after_fork(void);
 HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);
 
 /* ---- spool.c: the drain thread and the spool file ---- */
-HIDDEN int spool_start(struct pool *p, const char *spool_path);
+/* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
+HIDDEN int spool_start(struct pool *p, const char *spool_path, bool live);
 /* Drain what is queued and what the writers' current pages hold, then sync the spool. */
 HIDDEN int spool_sync(void);
 HIDDEN int spool_stop(void);

@@ -107,7 +107,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 		free(pool);
 		return err;
 	}
-	err = spool ? spool_start(pool, spool) : 0;
+	err = spool ? spool_start(pool, spool, false) : 0;
 	if (err) {
 		pool_destroy(pool);
 		free(pool);

@@ -41,6 +41,10 @@ static struct spool {
 	uint32_t *tids;
 	size_t ntids, tids_cap;
 	uint64_t last_clock_sample;
+	uint32_t *to_free; /* drained pages waiting for the buffer to reach the file */
+	uint32_t nto_free;
+	bool live;         /* spool partly filled pages too, every LIVE_PERIOD */
+	uint64_t last_live;
 } sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 #define SPOOL_BUF (1u << 20)
@@ -48,6 +52,7 @@ static struct spool {
 static void flush_buf(void)
 {
 	size_t done = 0;
+	uint32_t nfree = sp.nto_free;
 
 	while (done < sp.used && !sp.error) {
 		ssize_t n = write(sp.fd, sp.buf + done, sp.used - done);
@@ -62,6 +67,10 @@ static void flush_buf(void)
 		done += (size_t)n;
 	}
 	sp.used = 0;
+	/* The drained pages' records are in the file now: the pages may be reused. */
+	for (uint32_t i = 0; i < nfree; i++)
+		pool_put_free(sp.pool, sp.to_free[i]);
+	sp.nto_free = 0;
 }
 
 static void *chunk_begin(uint32_t type, uint32_t size)
@@ -195,76 +204,54 @@ static void drain_page(uint32_t idx, bool final)
 {
 	struct pool *p = sp.pool;
 	const char *page = pool_page(p, idx);
-	const char *data = page + TPOINT_PAGE_HEADER;
 	struct page_meta *m = &p->meta[idx];
 	struct page_progress *pr = &sp.progress[idx];
 	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
 					  __ATOMIC_ACQUIRE);
 	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
-	uint32_t off = 0;
+	uint32_t off = 0, stopped;
 	uint64_t clock = *(const uint64_t *)(const void *)page;
 
-	if (commit > TPOINT_PAGE_DATA_END)
-		commit = 0; /* cannot happen with our writers; never read past the page */
 	if (pr->gen == gen && pr->upto) {
 		off = pr->upto;
 		clock = pr->clock;
 	}
+	if (commit > TPOINT_PAGE_DATA_END)
+		commit = off; /* cannot happen with our writers */
+	stopped = off;
 	if (off < commit) {
 		note_tid(m->tid);
 		struct spool_records *hdr = chunk_begin(SPOOL_RECORDS,
 							(uint32_t)(sizeof(*hdr) + 2 * (commit - off)));
 		if (hdr) {
-			char *out = (char *)(hdr + 1);
-			size_t used = sizeof(*hdr);
+			size_t used = page_decode(page + TPOINT_PAGE_HEADER, off, (uint32_t)commit,
+						  &clock, (char *)(hdr + 1), &stopped);
 
-			hdr->cpu = m->cpu;
-			hdr->tid = m->tid;
-			hdr->level = m->level;
-			hdr->reserved = 0;
-			hdr->seq = m->seq;
-			hdr->lost_before = off == 0 ? m->lost_before : 0;
-			while (off + 8 <= commit) {
-				uint32_t w = *(const uint32_t *)(const void *)(data + off);
-				uint32_t arr = *(const uint32_t *)(const void *)(data + off + 4);
-
-				if ((w & 31) == 30) { /* time extend */
-					clock += ((uint64_t)arr << TPOINT_DELTA_BITS) + (w >> 5);
-					off += 8;
-					continue;
-				}
-				uint32_t size = arr - 4;
-
-				if ((w & 31) != 0 || size < 8 || off + 8 + size > commit)
-					break; /* not ours: stop rather than spool garbage */
-				clock += w >> 5;
-				struct spool_record *r = (struct spool_record *)(void *)out;
-
-				r->clock = clock;
-				r->size = size;
-				r->reserved = 0;
-				memcpy(r + 1, data + off + 8, size);
-				out += sizeof(*r) + size;
-				used += sizeof(*r) + size;
-				off += 8 + size;
-			}
-			/* Records are 8 + size bytes here as in the page (16 + size with their
-			 * spool header); shrink the chunk to what was really written. */
+			*hdr = (struct spool_records){
+				.cpu = m->cpu, .tid = m->tid, .level = m->level, .start_off = off,
+				.seq = m->seq, .lost_before = off == 0 ? m->lost_before : 0,
+				.gen = gen, .end_off = stopped,
+			};
+			/* Shrink the chunk to what was really written: it is the last one. */
 			struct spool_chunk *c = (struct spool_chunk *)(void *)hdr - 1;
 			size_t old_pad = (c->size + 7u) & ~7u;
 
-			c->size = (uint32_t)used;
-			sp.used -= old_pad - ((used + 7u) & ~7u);
+			c->size = (uint32_t)(sizeof(*hdr) + used);
+			sp.used -= old_pad - ((c->size + 7u) & ~7u);
 		}
 	}
 	if (final) {
 		pr->gen = 0;
 		pr->upto = 0;
-		pool_put_free(p, idx);
+		/*
+		 * Not free yet: its records are in our buffer, not in the file. Until they are,
+		 * the page keeps them for whoever salvages a process killed in between.
+		 */
+		sp.to_free[sp.nto_free++] = idx;
 	} else {
 		pr->gen = gen;
-		pr->upto = off;
+		pr->upto = stopped;
 		pr->clock = clock;
 	}
 }
@@ -302,6 +289,12 @@ static void *drain_thread(void *arg)
 		put_new_events();
 		if (sp.pool->mode == TPOINT_MODE_DISCARD)
 			n = drain_full();
+		if (sp.live && mono_now() - sp.last_live > 50000000u) {
+			/* A live reader wants records within 100 ms, full pages or not. */
+			drain_partial();
+			flush_buf();
+			sp.last_live = mono_now();
+		}
 		if (mono_now() - sp.last_clock_sample > 100000000u) {
 			put_clock_sample();
 			flush_buf();
@@ -317,7 +310,7 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-int spool_start(struct pool *p, const char *path)
+int spool_start(struct pool *p, const char *path, bool live)
 {
 	struct spool_file_header h;
 	sigset_t all, old;
@@ -332,7 +325,9 @@ int spool_start(struct pool *p, const char *path)
 	sp.path = strdup(path);
 	sp.buf = malloc(SPOOL_BUF);
 	sp.progress = calloc(p->npages, sizeof(*sp.progress));
-	if (!sp.path || !sp.buf || !sp.progress) {
+	sp.to_free = calloc(p->npages, sizeof(*sp.to_free));
+	sp.nto_free = 0;
+	if (!sp.path || !sp.buf || !sp.progress || !sp.to_free) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -342,6 +337,7 @@ int spool_start(struct pool *p, const char *path)
 		goto fail;
 	}
 	sp.pool = p;
+	sp.live = live;
 	sp.used = 0;
 	sp.error = 0;
 	sp.stop = false;
@@ -375,9 +371,11 @@ fail:
 	free(sp.path);
 	free(sp.buf);
 	free(sp.progress);
+	free(sp.to_free);
 	sp.path = NULL;
 	sp.buf = NULL;
 	sp.progress = NULL;
+	sp.to_free = NULL;
 	return err;
 }
 
@@ -431,10 +429,12 @@ int spool_stop(void)
 	free(sp.progress);
 	free(sp.tids);
 	free(sp.path);
+	free(sp.to_free);
 	sp.buf = NULL;
 	sp.progress = NULL;
 	sp.tids = NULL;
 	sp.path = NULL;
+	sp.to_free = NULL;
 	sp.ntids = sp.tids_cap = 0;
 	pthread_mutex_unlock(&sp.io);
 	return err;
@@ -457,6 +457,7 @@ void spool_after_fork(void)
 	free(sp.progress);
 	free(sp.tids);
 	free(sp.path);
+	free(sp.to_free);
 	memset(&sp, 0, sizeof(sp));
 	pthread_mutex_init(&sp.io, NULL);
 	sp.fd = -1;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
-#define SPOOL_VERSION 1
+#define SPOOL_VERSION 2
 
 struct spool_file_header {
 	char magic[8]; /* SPOOL_MAGIC with its NUL */
@@ -42,10 +42,24 @@ struct spool_records {
 	uint32_t cpu;
 	uint32_t tid;
 	uint32_t level;
-	uint32_t reserved;
-	uint64_t seq;         /* page order within the (tid, level) stream */
+	uint32_t start_off;   /* the records came from bytes start_off..end_off of the page */
+	uint64_t seq;         /* page order within the thread's pages */
 	uint64_t lost_before; /* events of this stream lost just before these */
+	uint64_t gen;         /* the page's generation: which use of the page this was */
+	uint32_t end_off;
+	uint32_t reserved;
 };
+
+/*
+ * Decode the events of one ring-buffer page (its data area), bytes `from` up to `commit`, into
+ * spool records at `out` (room for 2 * (commit - from) bytes is enough: a page record of
+ * 8 + n bytes becomes 16 + n). *clock is the running clock at `from` and is advanced; the
+ * offset where decoding stopped goes to *stopped (commit, unless the page holds something
+ * that is not a tpoint record). Returns the bytes written to out. In lib/page.c.
+ */
+__attribute__((visibility("hidden"))) size_t page_decode(const char *data, uint32_t from,
+							 uint32_t commit, uint64_t *clock,
+							 char *out, uint32_t *stopped);
 
 struct spool_record {
 	uint64_t clock;

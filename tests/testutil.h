@@ -37,6 +37,8 @@
  *				the parent's (lib/session.c, fork_child)
  *	tpoint_probe_*register	replaced probe sets are never freed, since a hit may still walk
  *				them (lib/registry.c)
+ *	slot_apply_filter	replaced filters alike, since a hit may still be evaluating one
+ *				(lib/registry.c)
  * and one that is a bug, reported, to remove once fixed:
  *	spool_start		sp.path = strdup(path) is never freed by spool_stop (lib/spool.c)
  */
@@ -46,12 +48,14 @@ extern "C"
 __attribute__((used, visibility("default"))) const char *__lsan_default_suppressions(void);
 __attribute__((used, visibility("default"))) const char *__lsan_default_suppressions(void)
 {
-	/* Kept on purpose (see session.c stop_locked, registry.c probes): a thread may still
-	 * be writing to a stopped recording's pool or walking an old probe set. */
+	/* Kept on purpose (see session.c stop_locked, registry.c probes and filters): a thread
+	 * may still be writing to a stopped recording's pool, walking an old probe set or
+	 * evaluating a replaced filter. */
 	return "leak:pool_create\n"
 	       "leak:start_locked\n"
 	       "leak:tpoint_probe_register\n"
-	       "leak:tpoint_probe_unregister\n";
+	       "leak:tpoint_probe_unregister\n"
+	       "leak:slot_apply_filter\n";
 }
 
 /* Without the table of used suppressions, which would end a skipped test's output. */
