@@ -123,6 +123,45 @@ static __attribute__((noinline)) void loop_cond(uint64_t n)
 	}
 }
 
+/*
+ * The filters the two filtered events keep for the whole run, in the kernel's grammar. b is
+ * 3 * i, which is 1 or 7 (modulo 2^64) only for an i above 2^63: the first filter rejects
+ * every record after it was filled, the second evaluates both of its tests and accepts
+ * every record.
+ */
+#define FILTER_REJECTS "b == 1"
+#define FILTER_ACCEPTS "a >= 0 && b != 7"
+
+/* The same arguments as loop_u64x3, into the event whose filter rejects them all. */
+static __attribute__((noinline)) void loop_filt_rej(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		trace_bench_filt_rej(i, ARG_B(i), ARG_C(i));
+		sink(i);
+	}
+}
+
+/* And into the one whose two-test filter accepts them all. */
+static __attribute__((noinline)) void loop_filt_acc(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		trace_bench_filt_acc(i, ARG_B(i), ARG_C(i));
+		sink(i);
+	}
+}
+
+static int set_filters(void)
+{
+	int err;
+
+	if ((err = tpoint_set_filter("bench:bench_filt_rej", FILTER_REJECTS)) < 0 ||
+	    (err = tpoint_set_filter("bench:bench_filt_acc", FILTER_ACCEPTS)) < 0) {
+		fprintf(stderr, "hotpath: cannot set the filters: %s\n", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 static __attribute__((noinline)) void loop_str(uint64_t n)
 {
 	const char *s = str32;
@@ -234,7 +273,19 @@ static void wait_drained(const char *spool)
 	}
 }
 
-enum { C_EMPTY, C_FLOOR, C_DIS, C_DIS_COND, C_COND_FALSE, C_EN, C_EN_STR, C_EN_2T, NCASES };
+enum {
+	C_EMPTY,
+	C_FLOOR,
+	C_DIS,
+	C_DIS_COND,
+	C_COND_FALSE,
+	C_EN,
+	C_EN_STR,
+	C_FILT_REJ,
+	C_FILT_ACC,
+	C_EN_2T,
+	NCASES
+};
 
 struct bench_case {
 	const char *label;
@@ -245,7 +296,7 @@ struct bench_case {
 	int factor;         /* CHEAP_FACTOR for the cases that write nothing, else 1 */
 	double ns[MAX_REPS];
 	double med, min, max;
-	uint64_t recorded, lost, skipped;
+	uint64_t recorded, lost, skipped, filtered;
 };
 
 static struct bench_case cases[NCASES] = {
@@ -258,6 +309,10 @@ static struct bench_case cases[NCASES] = {
 	[C_EN] = { "enabled, 3 x u64", loop_u64x3, "bench:bench_u64x3", "bench_u64x3", 1, 1 },
 	[C_EN_STR] = { "enabled, __string (32 B)", loop_str, "bench:bench_str", "bench_str", 1,
 		       1 },
+	[C_FILT_REJ] = { "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej",
+			 "bench_filt_rej", 1, 1 },
+	[C_FILT_ACC] = { "enabled, 2-predicate filter accepts", loop_filt_acc,
+			 "bench:bench_filt_acc", "bench_filt_acc", 1, 1 },
 	[C_EN_2T] = { "enabled, 3 x u64, 2 threads (per thread)", loop_u64x3,
 		      "bench:bench_u64x3", "bench_u64x3", 2, 1 },
 };
@@ -309,11 +364,12 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 	c->recorded += after.recorded - before.recorded;
 	c->lost += after.lost - before.lost;
 	c->skipped += after.cond_skipped - before.cond_skipped;
+	c->filtered += after.filtered - before.filtered;
 }
 
 static void target(const char *what, double value, double limit)
 {
-	printf("target: %s <= %.1fx floor: %.2fx (%s)\n", what, limit, value,
+	printf("target: %s <= %gx floor: %.2fx (%s)\n", what, limit, value,
 	       value <= limit ? "met" : "NOT met");
 }
 
@@ -348,6 +404,8 @@ static int bench(uint64_t n, int reps)
 	}
 	/* Nothing on but what a case turns on (TPOINT_EVENTS may have enabled some). */
 	tpoint_disable("bench");
+	if (set_filters() < 0)
+		return 1;
 
 	/*
 	 * Where the file lives matters on a small machine: a disk-backed file system's
@@ -373,7 +431,7 @@ static int bench(uint64_t n, int reps)
 		summarise(&cases[i], reps);
 
 	printf("\n%-42s %5s %8s %17s %8s  %s\n", "case", "calls", "ns/call", "min - max",
-	       "x floor", "recorded / lost / cond-skipped");
+	       "x floor", "recorded / lost / cond-skipped / filtered");
 	for (int i = 0; i < NCASES; i++) {
 		const struct bench_case *c = &cases[i];
 
@@ -381,8 +439,9 @@ static int bench(uint64_t n, int reps)
 		       (unsigned long long)(n * (uint64_t)c->factor / 1000000), c->med, c->min,
 		       c->max, c->med / fl->med);
 		if (c->enable)
-			printf("  %llu / %llu / %llu", (unsigned long long)c->recorded,
-			       (unsigned long long)c->lost, (unsigned long long)c->skipped);
+			printf("  %llu / %llu / %llu / %llu", (unsigned long long)c->recorded,
+			       (unsigned long long)c->lost, (unsigned long long)c->skipped,
+			       (unsigned long long)c->filtered);
 		printf("\n");
 	}
 	printf("\nrecording stopped (%s) in %.2f s: trace.dat of %.1f MiB\n",
@@ -391,6 +450,8 @@ static int bench(uint64_t n, int reps)
 	printf("\n");
 	target("enabled 3xu64", cases[C_EN].med / fl->med, 1.5);
 	target("condition-false", cases[C_COND_FALSE].med / fl->med, 0.3);
+	target("filter rejects", cases[C_FILT_REJ].med / fl->med, 1.5);
+	target("2-predicate filter that accepts", cases[C_FILT_ACC].med / fl->med, 2);
 
 	/*
 	 * "Within noise": the disabled median differs from the empty loop's by no more than the
@@ -433,6 +494,8 @@ static int callgrind(const char *out_dir)
 		{ "enabled, condition false", loop_cond, "bench:bench_cond" },
 		{ "enabled, 3 x u64", loop_u64x3, "bench:bench_u64x3" },
 		{ "enabled, __string (32 B)", loop_str, "bench:bench_str" },
+		{ "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej" },
+		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc" },
 	};
 	const size_t nruns = sizeof(runs) / sizeof(runs[0]);
 	char path[4096];
@@ -450,6 +513,8 @@ static int callgrind(const char *out_dir)
 		return 1;
 	}
 	tpoint_disable("bench");
+	if (set_filters() < 0)
+		return 1;
 	for (size_t i = 0; i < nruns; i++) {
 		if (runs[i].enable)
 			tpoint_enable(runs[i].enable);

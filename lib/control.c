@@ -39,7 +39,8 @@ static struct {
 	bool greeted[MAX_CLIENTS];
 	pthread_t thread;
 	bool started;
-} ctl = { .listen_fd = -1 };
+	int attached; /* client slot that owns an attached recording, or -1 */
+} ctl = { .listen_fd = -1, .attached = -1 };
 
 /* A growing reply. */
 struct reply {
@@ -200,6 +201,34 @@ static int send_msg(int fd, uint32_t type, int32_t result, const char *text, siz
 	return len ? send_all(fd, text, len) : 0;
 }
 
+/* The same, with a descriptor passed along (SCM_RIGHTS) on the header's bytes. */
+static int send_msg_fd(int fd, int32_t result, const char *text, size_t len, int pass)
+{
+	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, CTL_OK, (uint32_t)(4 + len) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (pass >= 0 && fcntl(pass, F_GETFD) >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	}
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h) || send_all(fd, &result, 4) < 0)
+		return -1;
+	return len ? send_all(fd, text, len) : 0;
+}
+
 static int send_error(int fd, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int send_error(int fd, int err, const char *fmt, ...)
 {
@@ -240,7 +269,40 @@ static void comm_of_self(char *out, size_t len)
 	out[strcspn(out, "\n")] = 0;
 }
 
-static int handle(int fd, const struct ctl_hdr *h, char *payload)
+/* "spool\tglobs\tmode\tlive": start recording for client slot `slot`. */
+static int handle_attach(int fd, int slot, char *payload)
+{
+	char *f[4], *p = payload, info[128];
+	enum tpoint_mode mode;
+	int memfd = -1, n;
+
+	for (int i = 0; i < 4; i++) {
+		f[i] = p;
+		p = p ? strchr(p, '\t') : NULL;
+		if (p)
+			*p++ = 0;
+	}
+	if (!f[3] || f[0][0] != '/' || (strcmp(f[2], "discard") && strcmp(f[2], "overwrite")))
+		return send_error(fd, -EINVAL, "malformed attach request");
+	if (ctl.attached >= 0)
+		return send_error(fd, -EBUSY, "another tpoint is recording this process");
+	mode = strcmp(f[2], "overwrite") ? TPOINT_MODE_DISCARD : TPOINT_MODE_OVERWRITE;
+	n = session_attach(f[0], f[1], mode, !strcmp(f[3], "1"), &memfd, info, sizeof(info));
+	if (n == -EBUSY)
+		return send_error(fd, n, "process %d records already (%s)", (int)getpid(),
+				  session_describe());
+	if (n == -ENOENT)
+		return send_error(fd, n, "'%s' matches no event of process %d", f[1], (int)getpid());
+	if (n == -EINVAL)
+		return send_error(fd, n, "'%s': expected comma-separated globs like 'sys:*,sys:event'",
+				  f[1]);
+	if (n < 0)
+		return send_error(fd, n, "cannot record into %s: %s", f[0], strerror(-n));
+	ctl.attached = slot;
+	return send_msg_fd(fd, n, info, strlen(info), memfd);
+}
+
+static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 {
 	struct reply r = { 0 };
 	int32_t result = 0;
@@ -276,6 +338,31 @@ static int handle(int fd, const struct ctl_hdr *h, char *payload)
 				return send_error(fd, ret, "cannot record: %s", strerror(-ret));
 		}
 		break;
+	case CTL_ATTACH:
+		return handle_attach(fd, slot, payload);
+	case CTL_DETACH:
+		if (ctl.attached != slot)
+			return send_error(fd, -ENOENT, "this connection is not recording");
+		ctl.attached = -1;
+		result = session_detach(true);
+		if (result < 0)
+			return send_error(fd, result, "the recording did not complete: %s",
+					  strerror(-result));
+		break;
+	case CTL_SNAPSHOT: {
+		char path[4200];
+
+		if (payload[0] != '/')
+			return send_error(fd, -EINVAL, "malformed snapshot request");
+		ret = session_snapshot(payload, path, sizeof(path));
+		if (ret == -ENOENT)
+			return send_error(fd, ret, "process %d records nothing: enable events first "
+					  "(tpoint enable -p %d ...)", (int)getpid(), (int)getpid());
+		if (ret < 0)
+			return send_error(fd, ret, "snapshot failed: %s", strerror(-ret));
+		reply_add(&r, "%s", path);
+		break;
+	}
 	case CTL_FILTER: {
 		char *tab = strchr(payload, '\t');
 		char err[512] = "";
@@ -342,7 +429,7 @@ static int serve(int i)
 		return -1;
 	}
 	ctl.greeted[i] = true;
-	ret = handle(fd, &h, payload);
+	ret = handle(fd, i, &h, payload);
 	free(payload);
 	return ret;
 }
@@ -378,6 +465,16 @@ static void accept_client(void)
 	ctl.greeted[i] = false;
 }
 
+/* A recorder that vanished (killed, crashed): its events revert, its spool goes. */
+static void client_gone(int slot)
+{
+	if (ctl.attached != slot)
+		return;
+	ctl.attached = -1;
+	session_detach(false);
+	tp_debug("control: the recording client went away; its events are off again");
+}
+
 static void *control_thread(void *arg)
 {
 	(void)arg;
@@ -411,9 +508,11 @@ static void *control_thread(void *arg)
 				accept_client();
 			} else if (pfd[k].revents & POLLNVAL) {
 				ctl.clients[map[k]] = -1; /* closed under us */
+				client_gone(map[k]);
 			} else if (serve(map[k]) < 0) {
 				close(ctl.clients[map[k]]);
 				ctl.clients[map[k]] = -1;
+				client_gone(map[k]);
 			}
 		}
 	}
@@ -474,6 +573,7 @@ void control_after_fork(void)
 			close(ctl.clients[i]);
 		ctl.clients[i] = -1;
 	}
+	ctl.attached = -1;
 	if (was)
 		control_start();
 }

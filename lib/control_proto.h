@@ -42,6 +42,17 @@ enum ctl_type {
 	CTL_STATS = 6,
 	/* -> "" ; <- per event its tracefs format text, each ending with an empty line */
 	CTL_FORMATS = 7,
+	/*
+	 * -> "spool\tglobs\tdiscard|overwrite\tlive(0|1)" ; <- OK with the number of events
+	 * enabled and "npages\tpage_size\tmeta_offset", plus the pool's memfd (SCM_RIGHTS)
+	 * when the process still has it. The process records into `spool` until CTL_DETACH, or
+	 * until this connection closes (then everything it enabled reverts).
+	 */
+	CTL_ATTACH = 8,
+	/* -> "" ; <- OK once the spool is complete */
+	CTL_DETACH = 9,
+	/* -> "dir" ; <- OK with the path of a spool holding the recording's contents now */
+	CTL_SNAPSHOT = 10,
 
 	CTL_OK = 0x100,
 	CTL_ERROR = 0x101,

@@ -52,6 +52,10 @@ HIDDEN struct event_slot *registry_slot_by_id(uint16_t id);  /* under the lock *
 HIDDEN void registry_apply_recording(bool on);
 HIDDEN int registry_enable_patterns(const char *patterns, bool on, bool from_env);
 HIDDEN int registry_enabled_count(void);
+struct registry_mark;
+HIDDEN struct registry_mark *registry_mark(void);
+/* Undo every enable and pattern since the mark; frees it. */
+HIDDEN void registry_restore(struct registry_mark *m);
 /* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
 HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* The same for "system:name" whether or not it is registered yet (TPOINT_FILTER). */
@@ -85,9 +89,12 @@ struct pool {
 	struct mpmc_queue *free_q;
 	struct mpmc_queue *full_q;
 	enum tpoint_mode mode;
+	uint64_t epoch; /* unique per pool made in this process, never 0 */
 };
 HIDDEN int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
 HIDDEN void pool_destroy(struct pool *p);
+/* After a recording: give the pages' memory and the descriptor back, keep the mapping. */
+HIDDEN void pool_release_memory(struct pool *p);
 HIDDEN char *pool_page(const struct pool *p, uint32_t index);
 HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
@@ -106,7 +113,8 @@ struct thread_rec {
 	struct tpoint_tls *tls;  /* the thread's TLS, while LIVE */
 	struct tpoint_counters *counters; /* TPOINT_MAX_EVENTS slots */
 	uint64_t lost_pending[TPOINT_MAX_NESTING];
-	struct pool *stream_pool[TPOINT_MAX_NESTING]; /* the pool each stream's page is from */
+	/* The pool each stream's page is from, by epoch: pool addresses get reused. */
+	uint64_t stream_epoch[TPOINT_MAX_NESTING];
 	uint64_t seq;            /* pages taken so far */
 };
 /*
@@ -130,7 +138,11 @@ HIDDEN int spool_start(struct pool *p, const char *spool_path, bool live);
 /* Drain what is queued and what the writers' current pages hold, then sync the spool. */
 HIDDEN int spool_sync(void);
 HIDDEN int spool_stop(void);
+/* Write what the pool holds now into a spool of its own, leaving the pages in place.
+ * -EBUSY while a spool runs (its own sync is the way then). */
+HIDDEN int spool_snapshot(struct pool *p, const char *path);
 HIDDEN const char *spool_path(void);
+HIDDEN void spool_set_live(bool live);
 HIDDEN void spool_after_fork(void);
 
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */
@@ -154,6 +166,18 @@ HIDDEN bool session_recording(void);
 HIDDEN const char *session_describe(void);
 /* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */
 HIDDEN int session_ensure_recording(void);
+/*
+ * Record for a client (tpoint record -p / stream): the events matching `patterns`, spooled to
+ * `spool`. *memfd and `info` ("npages\tpage_size\tmeta_offset") let the client salvage the
+ * pages if this process dies. Returns the number of events enabled, or -errno
+ * (-EBUSY: something records already).
+ */
+HIDDEN int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
+			  bool live, int *memfd, char *info, size_t infolen);
+/* The client is done (keep: complete the spool) or gone (drop the spool); events revert. */
+HIDDEN int session_detach(bool keep);
+/* Write the recording's current contents into a spool; `path` gets the spool to read. */
+HIDDEN int session_snapshot(const char *dir, char *path, size_t pathlen);
 
 /* ---- control.c ---- */
 HIDDEN void control_start(void);

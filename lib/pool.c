@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,11 @@ int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 	p->npages = npages;
 	p->meta = (struct page_meta *)(void *)(p->base + (size_t)npages * TPOINT_PAGE_SIZE);
 	p->mode = mode;
+	{
+		static uint64_t epochs;
+
+		p->epoch = __atomic_add_fetch(&epochs, 1, __ATOMIC_RELAXED);
+	}
 	/*
 	 * Twice the pages: a ring only looks full when a consumer stalled between claiming a
 	 * cell and releasing it a whole lap ago, which this makes practically impossible.
@@ -158,6 +164,19 @@ void pool_destroy(struct pool *p)
 	free(p->full_q);
 	memset(p, 0, sizeof(*p));
 	p->memfd = -1;
+}
+
+void pool_release_memory(struct pool *p)
+{
+	/*
+	 * The mapping stays (a writer preempted inside a record may still store to it: it gets
+	 * a fresh zero page), but the memory goes back to the system now, and the descriptor.
+	 */
+	if (p->memfd >= 0) {
+		fallocate(p->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)p->size);
+		close(p->memfd);
+		p->memfd = -1;
+	}
 }
 
 char *pool_page(const struct pool *p, uint32_t index)

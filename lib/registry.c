@@ -366,6 +366,57 @@ static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	*len += (size_t)n;
 }
 
+/*
+ * What an attached recorder changes is undone when it detaches or vanishes: the events'
+ * wishes and the patterns it added. A mark is the state before.
+ */
+struct registry_mark {
+	size_t npatterns;
+	uint32_t nslots;
+	bool *record;
+};
+
+struct registry_mark *registry_mark(void)
+{
+	struct registry_mark *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	registry_lock();
+	m->npatterns = npatterns;
+	m->nslots = nslots;
+	m->record = calloc(nslots ? nslots : 1, sizeof(bool));
+	for (uint32_t i = 0; m->record && i < nslots; i++)
+		m->record[i] = slots[i].record;
+	registry_unlock();
+	if (!m->record) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void registry_restore(struct registry_mark *m)
+{
+	if (!m)
+		return;
+	registry_lock();
+	while (npatterns > m->npatterns)
+		free(patterns[--npatterns].glob);
+	for (uint32_t i = 0; i < nslots; i++) {
+		/* Events registered since the mark: as the remaining patterns say. */
+		slots[i].record = false;
+		if (i < m->nslots)
+			slots[i].record = m->record[i];
+		else
+			slot_apply_patterns(&slots[i]);
+		slot_apply(&slots[i]);
+	}
+	registry_unlock();
+	free(m->record);
+	free(m);
+}
+
 int registry_enabled_count(void)
 {
 	int n = 0;

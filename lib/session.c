@@ -23,6 +23,7 @@
 
 static pthread_mutex_t session_mutex = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes = DEFAULT_POOL_BYTES;
+static struct pool *retired_pool;
 static enum tpoint_mode pool_mode = TPOINT_MODE_DISCARD;
 
 static struct {
@@ -31,6 +32,7 @@ static struct {
 	char *out_path;  /* trace.dat to write, unless spool_only */
 	char *spool;     /* NULL: in memory only (the pool is the flight recorder) */
 	struct pool *pool;
+	struct registry_mark *mark; /* set while a client is attached: what to restore */
 	char describe[4096 + 8];
 } rec;
 
@@ -158,10 +160,16 @@ static int stop_locked(void)
 		}
 	}
 	/*
-	 * The pool stays mapped: a thread preempted inside tpoint_reserve..commit may still
-	 * write to its page. It is not reused; a program that starts and stops recordings
-	 * many times pays one pool per recording.
+	 * The pool's memory goes back now; its mapping and queues stay until the next recording
+	 * stops, for a thread that was preempted inside tpoint_reserve..commit or the slow path
+	 * when this one stopped. So at most one stopped recording's pool is ever kept.
 	 */
+	pool_release_memory(rec.pool);
+	if (retired_pool) {
+		pool_destroy(retired_pool);
+		free(retired_pool);
+	}
+	retired_pool = rec.pool;
 	free(rec.out_path);
 	free(rec.spool);
 	rec.out_path = rec.spool = NULL;
@@ -224,6 +232,88 @@ int session_ensure_recording(void)
 		pool_mode = TPOINT_MODE_OVERWRITE;
 		ret = start_locked(NULL, NULL, false);
 		pool_mode = mode;
+	}
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode, bool live,
+		   int *memfd, char *info, size_t infolen)
+{
+	struct registry_mark *mark;
+	enum tpoint_mode saved;
+	int n, err;
+
+	pthread_mutex_lock(&session_mutex);
+	if (rec.active) {
+		pthread_mutex_unlock(&session_mutex);
+		return -EBUSY;
+	}
+	mark = registry_mark();
+	if (!mark) {
+		pthread_mutex_unlock(&session_mutex);
+		return -ENOMEM;
+	}
+	n = registry_enable_patterns(patterns, true, false);
+	if (n <= 0) {
+		registry_restore(mark);
+		pthread_mutex_unlock(&session_mutex);
+		return n < 0 ? n : -ENOENT;
+	}
+	saved = pool_mode;
+	pool_mode = mode;
+	err = start_locked(NULL, spool, true);
+	pool_mode = saved;
+	if (err == 0 && live)
+		spool_set_live(true);
+	if (err) {
+		registry_restore(mark);
+		pthread_mutex_unlock(&session_mutex);
+		return err;
+	}
+	rec.mark = mark;
+	*memfd = rec.pool->memfd;
+	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
+		 (size_t)((char *)rec.pool->meta - rec.pool->base));
+	pthread_mutex_unlock(&session_mutex);
+	return n;
+}
+
+int session_detach(bool keep)
+{
+	char *spool;
+	int ret;
+
+	pthread_mutex_lock(&session_mutex);
+	if (!rec.active || !rec.mark) {
+		pthread_mutex_unlock(&session_mutex);
+		return -ENOENT;
+	}
+	spool = rec.spool ? strdup(rec.spool) : NULL;
+	ret = stop_locked();
+	registry_restore(rec.mark);
+	rec.mark = NULL;
+	if (!keep && spool)
+		unlink(spool); /* nobody will read it */
+	free(spool);
+	pthread_mutex_unlock(&session_mutex);
+	return ret;
+}
+
+int session_snapshot(const char *dir, char *path, size_t pathlen)
+{
+	int ret;
+
+	pthread_mutex_lock(&session_mutex);
+	if (!rec.active) {
+		ret = -ENOENT;
+	} else if (rec.spool) {
+		/* A spool runs: bring it up to date; the client reads it as it is. */
+		ret = spool_sync();
+		snprintf(path, pathlen, "%s", rec.spool);
+	} else {
+		snprintf(path, pathlen, "%s/%d.spool", dir, (int)getpid());
+		ret = spool_snapshot(rec.pool, path);
 	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
@@ -400,6 +490,11 @@ static void fork_child(void)
 	spool_after_fork();
 	control_after_fork();
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
+	/* A recorder attached to the parent is the parent's: undo what it enabled here. */
+	if (rec.mark) {
+		registry_restore(rec.mark);
+		rec.mark = NULL;
+	}
 	/*
 	 * The parent's pool is shared memory: unmap it without touching it (the parent goes on
 	 * writing there); its queues are the child's own copies.

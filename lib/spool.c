@@ -200,47 +200,64 @@ static void put_stats(void)
  * Append the records of page `idx` from where an earlier call stopped. `final`: the page
  * is full and its writer gone, so it goes back to the free queue.
  */
+/*
+ * Append the records of a page (the live page or a copy), from byte `from`, whose running
+ * clock there is `clock`. Returns where decoding stopped and advances *clock.
+ */
+static uint32_t emit_records(const char *page, const struct page_meta *m, uint64_t gen,
+			     uint32_t from, uint64_t clock, uint64_t *clock_out)
+{
+	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
+	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
+					  __ATOMIC_ACQUIRE);
+	uint32_t stopped = from;
+	struct spool_records *hdr;
+
+	if (commit > TPOINT_PAGE_DATA_END || from >= commit) {
+		*clock_out = clock;
+		return from;
+	}
+	note_tid(m->tid);
+	hdr = chunk_begin(SPOOL_RECORDS, (uint32_t)(sizeof(*hdr) + 2 * (commit - from)));
+	if (hdr) {
+		size_t used = page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
+					  (char *)(hdr + 1), &stopped);
+
+		*hdr = (struct spool_records){
+			.cpu = m->cpu, .tid = m->tid, .level = m->level, .start_off = from,
+			.seq = m->seq, .lost_before = from == 0 ? m->lost_before : 0,
+			.gen = gen, .end_off = stopped,
+		};
+		/* Shrink the chunk to what was really written: it is the last one. */
+		struct spool_chunk *c = (struct spool_chunk *)(void *)hdr - 1;
+		size_t old_pad = (c->size + 7u) & ~7u;
+
+		c->size = (uint32_t)(sizeof(*hdr) + used);
+		sp.used -= old_pad - ((c->size + 7u) & ~7u);
+	}
+	*clock_out = clock;
+	return stopped;
+}
+
+/*
+ * Append the records of pool page `idx` from where an earlier call stopped. `final`: the
+ * page is full and its writer gone, so it goes back to the free queue once its records are
+ * in the file.
+ */
 static void drain_page(uint32_t idx, bool final)
 {
 	struct pool *p = sp.pool;
 	const char *page = pool_page(p, idx);
-	struct page_meta *m = &p->meta[idx];
 	struct page_progress *pr = &sp.progress[idx];
-	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
-	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
-					  __ATOMIC_ACQUIRE);
-	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
-	uint32_t off = 0, stopped;
+	uint64_t gen = __atomic_load_n(&p->meta[idx].gen, __ATOMIC_RELAXED);
+	uint32_t off = 0;
 	uint64_t clock = *(const uint64_t *)(const void *)page;
 
 	if (pr->gen == gen && pr->upto) {
 		off = pr->upto;
 		clock = pr->clock;
 	}
-	if (commit > TPOINT_PAGE_DATA_END)
-		commit = off; /* cannot happen with our writers */
-	stopped = off;
-	if (off < commit) {
-		note_tid(m->tid);
-		struct spool_records *hdr = chunk_begin(SPOOL_RECORDS,
-							(uint32_t)(sizeof(*hdr) + 2 * (commit - off)));
-		if (hdr) {
-			size_t used = page_decode(page + TPOINT_PAGE_HEADER, off, (uint32_t)commit,
-						  &clock, (char *)(hdr + 1), &stopped);
-
-			*hdr = (struct spool_records){
-				.cpu = m->cpu, .tid = m->tid, .level = m->level, .start_off = off,
-				.seq = m->seq, .lost_before = off == 0 ? m->lost_before : 0,
-				.gen = gen, .end_off = stopped,
-			};
-			/* Shrink the chunk to what was really written: it is the last one. */
-			struct spool_chunk *c = (struct spool_chunk *)(void *)hdr - 1;
-			size_t old_pad = (c->size + 7u) & ~7u;
-
-			c->size = (uint32_t)(sizeof(*hdr) + used);
-			sp.used -= old_pad - ((c->size + 7u) & ~7u);
-		}
-	}
+	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock);
 	if (final) {
 		pr->gen = 0;
 		pr->upto = 0;
@@ -251,7 +268,7 @@ static void drain_page(uint32_t idx, bool final)
 		sp.to_free[sp.nto_free++] = idx;
 	} else {
 		pr->gen = gen;
-		pr->upto = stopped;
+		pr->upto = off;
 		pr->clock = clock;
 	}
 }
@@ -310,11 +327,25 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-int spool_start(struct pool *p, const char *path, bool live)
+static void spool_free_state(void)
+{
+	free(sp.buf);
+	free(sp.progress);
+	free(sp.tids);
+	free(sp.path);
+	free(sp.to_free);
+	sp.buf = NULL;
+	sp.progress = NULL;
+	sp.tids = NULL;
+	sp.path = NULL;
+	sp.to_free = NULL;
+	sp.ntids = sp.tids_cap = 0;
+}
+
+/* The file, its header, the first clock sample and the formats: all but the thread. */
+static int spool_open(struct pool *p, const char *path, bool live)
 {
 	struct spool_file_header h;
-	sigset_t all, old;
-	int err;
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC));
@@ -328,17 +359,18 @@ int spool_start(struct pool *p, const char *path, bool live)
 	sp.to_free = calloc(p->npages, sizeof(*sp.to_free));
 	sp.nto_free = 0;
 	if (!sp.path || !sp.buf || !sp.progress || !sp.to_free) {
-		err = -ENOMEM;
-		goto fail;
+		spool_free_state();
+		return -ENOMEM;
 	}
 	sp.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (sp.fd < 0) {
-		err = -errno;
-		goto fail;
+		int err = -errno;
+
+		spool_free_state();
+		return err;
 	}
 	sp.pool = p;
 	sp.live = live;
-	sp.used = 0;
 	sp.error = 0;
 	sp.stop = false;
 	sp.events_written = 0;
@@ -349,34 +381,39 @@ int spool_start(struct pool *p, const char *path, bool live)
 	put_new_events();
 	flush_buf();
 	if (sp.error) {
-		err = -sp.error;
-		goto fail;
+		int err = -sp.error;
+
+		close(sp.fd);
+		unlink(path);
+		sp.fd = -1;
+		spool_free_state();
+		return err;
 	}
+	return 0;
+}
+
+int spool_start(struct pool *p, const char *path, bool live)
+{
+	sigset_t all, old;
+	int err = spool_open(p, path, live);
+
+	if (err)
+		return err;
 	/* The drain thread takes no signal of the program's: they are meant for its threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&sp.thread, NULL, drain_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		goto fail;
+	if (err) {
+		close(sp.fd);
+		unlink(path);
+		sp.fd = -1;
+		spool_free_state();
+		return err;
+	}
 	pthread_setname_np(sp.thread, "tpoint-drain");
 	sp.thread_running = true;
 	return 0;
-fail:
-	if (sp.fd >= 0) {
-		close(sp.fd);
-		unlink(path);
-	}
-	sp.fd = -1;
-	free(sp.path);
-	free(sp.buf);
-	free(sp.progress);
-	free(sp.to_free);
-	sp.path = NULL;
-	sp.buf = NULL;
-	sp.progress = NULL;
-	sp.to_free = NULL;
-	return err;
 }
 
 static void sync_locked(bool final)
@@ -425,19 +462,73 @@ int spool_stop(void)
 	if (close(sp.fd) < 0 && !err)
 		err = -errno;
 	sp.fd = -1;
-	free(sp.buf);
-	free(sp.progress);
-	free(sp.tids);
-	free(sp.path);
-	free(sp.to_free);
-	sp.buf = NULL;
-	sp.progress = NULL;
-	sp.tids = NULL;
-	sp.path = NULL;
-	sp.to_free = NULL;
-	sp.ntids = sp.tids_cap = 0;
+	spool_free_state();
 	pthread_mutex_unlock(&sp.io);
 	return err;
+}
+
+/*
+ * Copy what the pool holds into a spool of its own, without taking anything from the
+ * writers: the pages stay where they are. A page is copied, then its generation is compared
+ * with the one read before the copy: a page that a writer took in between (overwrite mode)
+ * is left out, as its old contents are gone anyway.
+ */
+int spool_snapshot(struct pool *p, const char *path)
+{
+	char *copy = malloc(TPOINT_PAGE_SIZE);
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&sp.io);
+	if (sp.fd >= 0) {
+		pthread_mutex_unlock(&sp.io);
+		free(copy);
+		return -EBUSY;
+	}
+	err = spool_open(p, path, false);
+	if (err) {
+		pthread_mutex_unlock(&sp.io);
+		free(copy);
+		return err;
+	}
+	for (uint32_t i = 0; i < p->npages; i++) {
+		struct page_meta m;
+		uint32_t state = __atomic_load_n(&p->meta[i].state, __ATOMIC_ACQUIRE);
+		uint64_t gen = __atomic_load_n(&p->meta[i].gen, __ATOMIC_ACQUIRE);
+
+		if (state != PAGE_FULL && state != PAGE_WRITING)
+			continue;
+		memcpy(&m, &p->meta[i], sizeof(m));
+		memcpy(copy, pool_page(p, i), TPOINT_PAGE_SIZE);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&p->meta[i].gen, __ATOMIC_RELAXED) != gen)
+			continue;
+		uint64_t clock;
+
+		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock);
+	}
+	for (size_t i = 0; i < sp.ntids; i++)
+		put_comm(sp.tids[i]);
+	put_clock_sample();
+	put_stats();
+	chunk_begin(SPOOL_END, 0);
+	flush_buf();
+	err = -sp.error;
+	if (close(sp.fd) < 0 && !err)
+		err = -errno;
+	sp.fd = -1;
+	spool_free_state();
+	pthread_mutex_unlock(&sp.io);
+	free(copy);
+	return err;
+}
+
+void spool_set_live(bool live)
+{
+	pthread_mutex_lock(&sp.io);
+	sp.live = live;
+	pthread_mutex_unlock(&sp.io);
 }
 
 const char *spool_path(void)

@@ -84,7 +84,7 @@ static struct thread_rec *thread_attach(struct tpoint_tls *t)
 	rec->tid = (pid_t)syscall(SYS_gettid);
 	rec->seq = 0;
 	memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
-	memset(rec->stream_pool, 0, sizeof(rec->stream_pool));
+	memset(rec->stream_epoch, 0, sizeof(rec->stream_epoch));
 	memset(t->stream, 0, sizeof(t->stream));
 	t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
 	t->counters = rec->counters;
@@ -131,7 +131,7 @@ static void thread_exit(void *arg)
 	/* Nothing else of this thread can trace now: hand its pages to the drain. */
 	t->ncounters = 0;
 	for (int level = 0; level < TPOINT_MAX_NESTING; level++)
-		if (pool && rec->stream_pool[level] == pool)
+		if (pool && rec->stream_epoch[level] == pool->epoch)
 			retire_page(pool, &t->stream[level]);
 	for (uint32_t i = 0; i < TPOINT_MAX_EVENTS; i++) {
 		struct tpoint_counters *c = &rec->counters[i];
@@ -203,7 +203,7 @@ void writer_after_fork(void)
 	/* Only the forking thread exists in the child; it counts and writes anew. */
 	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
 		memset(r->counters, 0, TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters));
-		memset(r->stream_pool, 0, sizeof(r->stream_pool));
+		memset(r->stream_epoch, 0, sizeof(r->stream_epoch));
 		r->state = r == t->thread ? THREAD_LIVE : THREAD_FREE;
 		if (r != t->thread)
 			r->tls = NULL;
@@ -304,6 +304,13 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	}
 	page = pool_page(pool, idx);
 	m = &pool->meta[idx];
+	/*
+	 * A new generation before the page changes: a snapshot that copies pages compares the
+	 * generation before and after its copy (a seqlock), and the fence keeps the increment
+	 * ahead of our writes to the page.
+	 */
+	__atomic_store_n(&m->gen, m->gen + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(uint64_t *)(void *)page = now;
 	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
 	m->tid = (uint32_t)rec->tid;
@@ -311,11 +318,10 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	m->level = level;
 	m->lost_before = rec->lost_pending[level];
 	m->seq = rec->seq++;
-	m->gen++;
 	/* Release: the page's identity is set before the drain may look at a WRITING page. */
 	__atomic_store_n(&m->state, PAGE_WRITING, __ATOMIC_RELEASE);
 	rec->lost_pending[level] = 0;
-	rec->stream_pool[level] = pool;
+	rec->stream_epoch[level] = pool->epoch;
 	s->data = page + TPOINT_PAGE_HEADER;
 	s->off = 0;
 	s->end = TPOINT_PAGE_DATA_END;
@@ -343,7 +349,7 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 		goto drop;
 	now = tpoint_arch_clock();
 	s = &t->stream[level];
-	if (rec->stream_pool[level] != pool) {
+	if (rec->stream_epoch[level] != pool->epoch) {
 		/* The page is from a recording that ended: forget it, it is not ours now. */
 		s->data = NULL;
 		s->off = s->end = 0;

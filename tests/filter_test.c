@@ -269,7 +269,8 @@ static const struct {
 	{ "[a\\-z]", "b", 0 },      { "*-*", "a-b", 1 },       { "[-a]", "-", 1 },
 	{ "\xc3\xa9*", "\xc3\xa9t\xc3\xa9", 1 },             { "[\x80-\xff]?", "\xc3\xa9", 1 },
 	{ "*?", "", 0 },            { "*?", "x", 1 },          { "?*?", "x", 0 },
-	{ "a*b*c", "aXbYbZc", 1 },  { "a*b*c", "aXcYb", 0 },   { "*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaa", 0 },
+	{ "a*b*c", "aXbYbZc", 1 },  { "a*b*c", "aXcYb", 0 },
+	{ "*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaa", 0 },
 };
 
 /* The canonical text each source gives. */
@@ -547,8 +548,9 @@ static void test_limits(void)
 			if (!rc)
 				filter_free(f);
 		} else {
-			check(rc == -EINVAL && !strcmp(err, "nesting too deep at column 65: at most "
-							    "64 levels of '(' and '!'"),
+			check(rc == -EINVAL &&
+				      !strcmp(err, "nesting too deep at column 65: at most 64 "
+						   "levels of '(' and '!'"),
 			      "65 parentheses deep: %s", err);
 		}
 	}
@@ -585,8 +587,9 @@ static void test_limits(void)
 			if (!rc)
 				filter_free(f);
 		} else {
-			check(rc == -EINVAL && !strcmp(err, "nesting too deep at column 129: at most "
-							    "64 levels of '(' and '!'"),
+			check(rc == -EINVAL &&
+				      !strcmp(err, "nesting too deep at column 129: at most 64 "
+						   "levels of '(' and '!'"),
 			      "65 '!(' deep: %s", err);
 		}
 	}

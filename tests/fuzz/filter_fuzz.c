@@ -127,19 +127,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *text = filter_text(f);
 		int m_rec = rec ? filter_match(f, rec, rsize) : 0;
 		int m_fix = filter_match(f, fixed_rec, sizeof(fixed_rec));
-		int m_cut = filter_match(f, fixed_rec, (uint32_t)(elen % sizeof(fixed_rec)));
+		uint32_t cut = (uint32_t)(elen % sizeof(fixed_rec)); /* a truncated record */
+		int m_cut = filter_match(f, fixed_rec, cut);
 
 		if ((m_rec | m_fix | m_cut) & ~1)
 			fail("verdict not 0 or 1", expr);
 		if (strlen(text) <= FILTER_MAX_LEN) {
-			rc = filter_compile(text, "fuzz:rec", fields, NFIELDS, &g, err, sizeof(err));
+			rc = filter_compile(text, "fuzz:rec", fields, NFIELDS, &g, err,
+					    sizeof(err));
 			if (rc)
 				fail(err, expr);
 			if (strcmp(filter_text(g), text))
 				fail("canonical text changed when compiled again", expr);
 			if ((rec && filter_match(g, rec, rsize) != m_rec) ||
 			    filter_match(g, fixed_rec, sizeof(fixed_rec)) != m_fix ||
-			    filter_match(g, fixed_rec, (uint32_t)(elen % sizeof(fixed_rec))) != m_cut)
+			    filter_match(g, fixed_rec, cut) != m_cut)
 				fail("canonical text matches differently", expr);
 		}
 	}

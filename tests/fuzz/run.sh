@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; retur
 EOF
 if ! "$CLANG" -fsanitize=fuzzer,address,undefined -o "$tmp/probe" "$tmp/probe.c" \
 	>"$tmp/probe.log" 2>&1; then
-	echo "SKIP: $CLANG cannot build a libFuzzer program with ASan/UBSan: $(head -n 1 "$tmp/probe.log")"
+	why=$(head -n 1 "$tmp/probe.log")
+	echo "SKIP: $CLANG cannot build a libFuzzer program with ASan/UBSan: $why"
 	exit 77
 fi
 

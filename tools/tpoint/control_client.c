@@ -116,8 +116,46 @@ static int recv_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
+/* Receive the header of an answer, and a descriptor if one came with it. */
+static int recv_hdr(int sock, struct ctl_hdr *h, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { h, sizeof(*h) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*h))
+		return -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+			if (fd && *fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+	return 0;
+}
+
 int ctl_request(struct ctl_conn *c, uint32_t type, const char *payload, char **text, char *err,
 		size_t errlen)
+{
+	return ctl_request_fd(c, type, payload, text, NULL, err, errlen);
+}
+
+int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char **text, int *fd,
+		   char *err, size_t errlen)
 {
 	size_t plen = payload ? strlen(payload) : 0;
 	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, type, (uint32_t)plen };
@@ -126,7 +164,7 @@ int ctl_request(struct ctl_conn *c, uint32_t type, const char *payload, char **t
 
 	*text = NULL;
 	if (send_all(c->fd, &h, sizeof(h)) < 0 || (plen && send_all(c->fd, payload, plen) < 0) ||
-	    recv_all(c->fd, &h, sizeof(h)) < 0) {
+	    recv_hdr(c->fd, &h, fd) < 0) {
 		snprintf(err, errlen, "process %d closed the control channel", (int)c->pid);
 		return -EPIPE;
 	}

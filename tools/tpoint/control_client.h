@@ -30,6 +30,10 @@ void ctl_close(struct ctl_conn *c);
 int ctl_request(struct ctl_conn *c, uint32_t type, const char *payload, char **text, char *err,
 		size_t errlen);
 
+/* The same, for an answer that may carry a descriptor (*fd, else -1). */
+int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char **text, int *fd,
+		   char *err, size_t errlen);
+
 /* Call fn for every control socket of this user (every user, for root): <dir>/<pid>.sock. */
 void ctl_each_socket(void (*fn)(const char *path, pid_t pid, void *arg), void *arg);
 

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <time.h>
+#include "attach.h"
+#include "control_proto.h"
 #include "internal.h"
 #include "tpoint.h"
 
@@ -25,10 +28,18 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite] -- CMD [ARGS...]\n"
+		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-o FILE] [--duration S]\n"
+		"                     [--overwrite]\n"
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
-		"hits into FILE, a trace-cmd trace.dat v6 file.\n"
+		"hits into FILE, a trace-cmd trace.dat v6 file. With -p, record the running\n"
+		"process PID instead, until Ctrl-C, the duration, or its end; if it is killed,\n"
+		"every event it had committed is still in the file.\n"
 		"\n"
+		"  -p, --pid PID        record a running process\n"
+		"  -f, --filter EXPR    with -p: keep only records for which EXPR holds (the\n"
+		"                       kernel's filter syntax), on every event -e selects\n"
+		"      --duration S     with -p: stop after S seconds\n"
 		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated\n"
 		"  -o, --output FILE    where to write (default trace.dat)\n"
 		"  -b, --buffer SIZE    page pool per process, like 8M (default 8M)\n"
@@ -77,6 +88,184 @@ static int remove_dir(const char *dir)
 	return rmdir(dir);
 }
 
+/* What was recorded: the events in the file, and each event's counters. */
+static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
+{
+	fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n", out,
+		(unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
+		(unsigned long long)res->lost);
+	fprintf(stderr, "  %-40s %12s %12s %12s %12s %12s\n", "event", "hits", "cond-skipped",
+		"filtered", "recorded", "lost");
+	for (size_t i = 0; i < res->nev; i++) {
+		char name[2 * TPOINT_NAME_MAX + 2];
+
+		if (!res->ev[i].hits)
+			continue;
+		snprintf(name, sizeof(name), "%s:%s", res->ev[i].system, res->ev[i].name);
+		fprintf(stderr, "  %-40s %12llu %12llu %12llu %12llu %12llu\n", name,
+			(unsigned long long)res->ev[i].hits,
+			(unsigned long long)res->ev[i].cond_skipped,
+			(unsigned long long)res->ev[i].filtered,
+			(unsigned long long)res->ev[i].recorded, (unsigned long long)res->ev[i].lost);
+	}
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Set (or, with expr "", clear) EXPR on every event of the process that `events` selects. */
+static int filter_events(struct attach *a, const char *events, const char *expr, bool quiet)
+{
+	char err[512] = "", *text = NULL, *save = NULL;
+	int set = 0;
+
+	if (ctl_request(&a->conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
+		if (!quiet)
+			tool_error("record", "process %d: %s", (int)a->pid, err);
+		return -1;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *name = strchr(line, '\t'), *tab, *sys_end, *req, *reply = NULL;
+		bool hit = false;
+
+		if (!name)
+			continue;
+		name++;
+		tab = strchr(name, '\t');
+		if (tab)
+			*tab = 0;
+		sys_end = strchr(name, ':');
+		char *list = strdup(events), *s2 = NULL;
+
+		for (char *g = list ? strtok_r(list, ",", &s2) : NULL; g && !hit;
+		     g = strtok_r(NULL, ",", &s2)) {
+			if (strchr(g, ':'))
+				hit = !fnmatch(g, name, 0);
+			else if (sys_end)
+				hit = !fnmatch(g, sys_end + 1, 0) ||
+				      (!strncmp(g, name, (size_t)(sys_end - name)) &&
+				       strlen(g) == (size_t)(sys_end - name)) ||
+				      !fnmatch(g, name, 0);
+		}
+		free(list);
+		if (!hit || asprintf(&req, "%s\t%s", name, expr) < 0)
+			continue;
+		if (ctl_request(&a->conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
+			if (!quiet)
+				tool_error("record", "filter on %s: %s", name, err);
+			free(req);
+			free(text);
+			return -1;
+		}
+		free(reply);
+		free(req);
+		set++;
+	}
+	free(text);
+	return set;
+}
+
+/* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
+static int record_pid(pid_t pid, const char *events, const char *filter, const char *out,
+		      double duration, bool overwrite)
+{
+	struct attach a;
+	struct tracedat_result res;
+	char err[1024] = "", *stats;
+	bool salvaged, tty = isatty(2);
+	double elapsed = 0;
+	unsigned long long last_rec = 0;
+	int ret = EXIT_FAIL;
+
+	if (attach_make_dir(&a, pid, out, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		return EXIT_FAIL;
+	}
+	/* Filters first, so that no record escapes them; then the recording. */
+	if (filter) {
+		if (ctl_connect(pid, &a.conn, err, sizeof(err)) < 0) {
+			tool_error("record", "%s", err);
+			goto out;
+		}
+		int n = filter_events(&a, events, filter, false);
+
+		ctl_close(&a.conn);
+		if (n <= 0) {
+			if (n == 0)
+				tool_error("record", "'%s' matches no event of process %d", events,
+					   (int)pid);
+			goto out;
+		}
+	}
+	if (attach_start(&a, pid, events, overwrite, false, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		if (filter && a.conn.fd >= 0)
+			filter_events(&a, events, "", true);
+		goto out;
+	}
+	if (!a.pool)
+		fprintf(stderr, "tpoint record: note: process %d closed its buffer's descriptor: "
+			"if it is killed, unspooled events are lost\n", (int)pid);
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	while (!stop_requested && (!duration || elapsed < duration)) {
+		struct timespec ts = { 0, 100000000 };
+
+		nanosleep(&ts, NULL);
+		elapsed += 0.1;
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			break;
+		/* Once a second, on a terminal: what is coming in. */
+		if (tty && (int)(elapsed * 10) % 10 == 0 &&
+		    ctl_request(&a.conn, CTL_STATS, NULL, &stats, err, sizeof(err)) >= 0) {
+			unsigned long long rec = 0, lost = 0, v[5];
+			char *save = NULL;
+
+			for (char *l = strtok_r(stats, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+				char *t = strchr(l, '\t');
+
+				if (t && sscanf(t, "\t%llu\t%llu\t%llu\t%llu\t%llu", &v[0], &v[1], &v[2],
+						&v[3], &v[4]) == 5) {
+					rec += v[3];
+					lost += v[4];
+				}
+			}
+			free(stats);
+			fprintf(stderr, "\rtpoint record: %llu events/s, %llu recorded, %llu lost   ",
+				rec - last_rec, rec, lost);
+			last_rec = rec;
+		}
+	}
+	if (tty)
+		fputc('\n', stderr);
+	if (filter && kill(pid, 0) == 0)
+		filter_events(&a, events, "", true); /* ours: take them back */
+	if (attach_finish(&a, &salvaged, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		goto out;
+	}
+	if (salvaged)
+		fprintf(stderr, "tpoint record: process %d is gone; its remaining pages were "
+			"read from its buffer\n", (int)pid);
+	const char *spools[1] = { a.spool };
+
+	if (tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		goto out;
+	}
+	print_summary(out, &res, 1);
+	tracedat_result_free(&res);
+	ret = EXIT_OK;
+out:
+	attach_cleanup(&a);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -84,6 +273,9 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'W' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -96,24 +288,53 @@ int cmd_record(int argc, char **argv)
 	DIR *d;
 	struct dirent *e;
 	struct tracedat_result res;
+	const char *filter = NULL;
+	double duration = 0;
+	pid_t pid = 0;
+	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:o:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'W': overwrite = true; break;
+		case 'p':
+			pid = ctl_parse_pid("record", optarg);
+			if (pid < 0)
+				return EXIT_USAGE;
+			break;
+		case 'f': filter = optarg; break;
+		case 'd':
+			duration = strtod(optarg, &end);
+			if (*end || !(duration > 0)) {
+				tool_error("record", "--duration '%s': expected seconds, like 10", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': record_usage(stdout); return EXIT_OK;
 		default: record_usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		tool_error("record", "no command to run; usage: tpoint record -e GLOB -- CMD [ARGS...]");
-		return EXIT_USAGE;
-	}
 	if (!events || !*events) {
 		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'");
+		return EXIT_USAGE;
+	}
+	if (pid) {
+		if (optind < argc || buffer) {
+			tool_error("record", "-p records a running process: no command and no -b");
+			return EXIT_USAGE;
+		}
+		return record_pid(pid, events, filter, out, duration, overwrite);
+	}
+	if (filter || duration) {
+		tool_error("record", "-f and --duration go with -p; for a command, set filters "
+			   "with TPOINT_FILTER");
+		return EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		tool_error("record", "no command to run; usage: tpoint record -e GLOB -- CMD [ARGS...]");
 		return EXIT_USAGE;
 	}
 
@@ -203,21 +424,7 @@ int cmd_record(int argc, char **argv)
 	}
 	free(list);
 
-	fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n", out,
-		(unsigned long long)res.events, nspools, nspools == 1 ? "" : "es",
-		(unsigned long long)res.lost);
-	fprintf(stderr, "  %-40s %12s %12s %12s %12s\n", "event", "hits", "cond-skipped",
-		"recorded", "lost");
-	for (size_t i = 0; i < res.nev; i++) {
-		char name[2 * TPOINT_NAME_MAX + 2];
-
-		if (!res.ev[i].hits)
-			continue;
-		snprintf(name, sizeof(name), "%s:%s", res.ev[i].system, res.ev[i].name);
-		fprintf(stderr, "  %-40s %12llu %12llu %12llu %12llu\n", name,
-			(unsigned long long)res.ev[i].hits, (unsigned long long)res.ev[i].cond_skipped,
-			(unsigned long long)res.ev[i].recorded, (unsigned long long)res.ev[i].lost);
-	}
+	print_summary(out, &res, nspools);
 	if (WIFSIGNALED(status))
 		fprintf(stderr, "tpoint record: %s was killed by signal %d; what it recorded is kept\n",
 			argv[optind], WTERMSIG(status));

@@ -2,7 +2,7 @@
 /*
  * The events the hot-path benchmark fires. Their payloads match the figures of DESIGN.md's
  * "Peers" table: three u64 (what the LTTng-UST comparison recorded), the same three behind a
- * condition, and one 32-byte string (31 characters and the NUL).
+ * condition or a filter, and one 32-byte string (31 characters and the NUL).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM bench
@@ -57,6 +57,43 @@ TRACE_EVENT_CONDITION(bench_cond,
 
 	TP_printk("a %llu b %llu c %llu", (unsigned long long)__entry->a,
 		  (unsigned long long)__entry->b, (unsigned long long)__entry->c)
+);
+
+/*
+ * The same three u64 as bench_u64x3, as events of their own so that a filter on them leaves
+ * the unfiltered cases alone. hotpath.c gives each a filter for good: one that rejects every
+ * record, one of two predicates that accepts every record.
+ */
+DECLARE_EVENT_CLASS(bench_u64x3_filtered,
+
+	TP_PROTO(u64 a, u64 b, u64 c),
+
+	TP_ARGS(a, b, c),
+
+	TP_STRUCT__entry(
+		__field(	u64,	a	)
+		__field(	u64,	b	)
+		__field(	u64,	c	)
+	),
+
+	TP_fast_assign(
+		__entry->a = a;
+		__entry->b = b;
+		__entry->c = c;
+	),
+
+	TP_printk("a %llu b %llu c %llu", (unsigned long long)__entry->a,
+		  (unsigned long long)__entry->b, (unsigned long long)__entry->c)
+);
+
+DEFINE_EVENT(bench_u64x3_filtered, bench_filt_rej,
+	TP_PROTO(u64 a, u64 b, u64 c),
+	TP_ARGS(a, b, c)
+);
+
+DEFINE_EVENT(bench_u64x3_filtered, bench_filt_acc,
+	TP_PROTO(u64 a, u64 b, u64 c),
+	TP_ARGS(a, b, c)
 );
 
 TRACE_EVENT(bench_str,

@@ -1,0 +1,82 @@
+#!/bin/sh
+# tpoint record -p: recording a running process, with a filter and a duration; a process
+# killed mid-recording (every event it committed is in the file); a recorder killed
+# mid-recording (the process runs on, its events back off, nothing left behind).
+set -u
+B=$(dirname "$TPOINT")
+command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+pids=""
+cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+start() {
+	"$B/tests/ctltarget" "$@" >target.out 2>&1 &
+	pids="$pids $!"
+	for i in $(seq 50); do
+		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
+		[ -n "$P" ] && return 0
+		sleep 0.1
+	done
+	fail "ctltarget did not start"
+}
+# The n of every ctl_tick in FILE, one per line.
+ticks() { trace-cmd report "$1" 2>/dev/null | sed -n 's/.* ctl_tick: *n=\([0-9]*\) .*/\1/p'; }
+# No n missing between the first and the last.
+contiguous() { awk 'NR > 1 && $1 != prev + 1 { bad = 1 } { prev = $1 } END { exit bad }'; }
+
+start 60 300
+"$TPOINT" record -p "$P" -e tpt_ctl -f 'n & 1' -o filt.dat --duration 1 2>err.txt ||
+	{ cat err.txt; fail "record -p exited $?"; }
+grep -q "filt.dat: [0-9]* events from 1 process, 0 lost" err.txt || { cat err.txt; fail "summary"; }
+trace-cmd report --check-events filt.dat >/dev/null 2>&1 || fail "trace-cmd refuses filt.dat"
+n=$(ticks filt.dat | wc -l)
+even=$(ticks filt.dat | awk '$1 % 2 == 0' | wc -l)
+[ "$n" -gt 100 ] || fail "only $n ctl_tick events in a second"
+[ "$even" = 0 ] || fail "$even ctl_tick records passed the filter 'n & 1'"
+"$TPOINT" list -p "$P" | grep -q "enabled\|filter:" && fail "events or filters left on after record -p"
+"$TPOINT" ps | grep -q "^ *$P .* none$" || fail "the process still records after record -p"
+echo "ok: record -p -f 'n & 1' --duration 1: $n odd ticks, no even one; all back off after"
+
+"$TPOINT" record -p "$P" -e 'nosuch:*' -o x.dat --duration 1 2>err.txt; [ $? = 1 ] || fail "nosuch"
+grep -q "'nosuch:\*' matches no event of process $P" err.txt || { cat err.txt; fail "nosuch message"; }
+"$TPOINT" record -p 999999 -e tpt_ctl -o x.dat 2>err.txt; [ $? = 1 ] || fail "missing pid"
+grep -q "no process 999999" err.txt || fail "missing pid message"
+echo "ok: errors"
+
+# The process is killed mid-recording: what it committed is in the file, without a gap.
+"$TPOINT" record -p "$P" -e tpt_ctl:ctl_tick -o killed.dat >rec.log 2>&1 &
+r=$!
+sleep 1
+kill -9 "$P"
+wait $r || { cat rec.log; fail "record -p of a killed process exited $?"; }
+grep -q "is gone; its remaining pages were read from its buffer" rec.log || { cat rec.log; fail "no salvage"; }
+n=$(ticks killed.dat | wc -l)
+[ "$n" -gt 100 ] || fail "only $n events salvaged"
+ticks killed.dat | contiguous || fail "events missing in the salvaged file"
+echo "ok: SIGKILL mid-recording: $n events, contiguous to the end"
+
+# The recorder is killed mid-recording: the process runs on, events off within a second.
+start 60 300
+fds=$(ls /proc/$P/fd | wc -l)
+threads=$(ls /proc/$P/task | wc -l)
+"$TPOINT" record -p "$P" -e tpt_ctl -o never.dat >/dev/null 2>&1 &
+r=$!
+sleep 0.7
+"$TPOINT" ps | grep -q "^ *$P .* spool:" || fail "the process does not show the recording"
+kill -9 $r
+sleep 1
+"$TPOINT" ps | grep -q "^ *$P .* none$" || { "$TPOINT" ps; fail "still recording after the recorder died"; }
+"$TPOINT" list -p "$P" | grep -q enabled && fail "events still enabled after the recorder died"
+[ "$(ls /proc/$P/fd | wc -l)" = "$fds" ] || fail "descriptors leaked: $fds before, $(ls /proc/$P/fd | wc -l) after"
+[ "$(ls /proc/$P/task | wc -l)" = "$threads" ] || fail "threads leaked"
+kill -0 "$P" || fail "the process died with its recorder"
+echo "ok: recorder killed: the process runs on, events off, no descriptor or thread left"
+
+# A process recording already (embedded) says so.
+TPOINT_EVENTS=tpt_ctl TPOINT_RECORD=emb.dat "$B/tests/ctltarget" 10 1000 >target.out 2>&1 &
+e=$!; pids="$pids $e"
+sleep 0.5
+"$TPOINT" record -p $e -e tpt_ctl -o x.dat --duration 1 2>err.txt; [ $? = 1 ] || fail "double recording"
+grep -q "records already (file:emb.dat)" err.txt || { cat err.txt; fail "double recording message"; }
+echo "ok: a process that records already is not recorded twice"

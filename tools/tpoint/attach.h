@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recording a running process: it spools its own pages into a directory we make for it
+ * (tpoint record -p, tpoint stream), and hands us its page pool, so that what it committed
+ * before dying, if it is killed, is still ours to read.
+ */
+#ifndef TPOINT_ATTACH_H
+#define TPOINT_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "control_client.h"
+
+struct attach {
+	struct ctl_conn conn;
+	pid_t pid;
+	char dir[4096];
+	char spool[4200];
+	const char *pool; /* the process's pages, read-only; NULL if it could not pass them */
+	size_t pool_len;
+	uint32_t npages;
+	size_t meta_off;
+	int nevents;
+};
+
+/* Make a private directory beside `near` (a file path), owned by the process's user. */
+int attach_make_dir(struct attach *a, pid_t pid, const char *near, char *err, size_t errlen);
+/* Connect, and start the process recording `globs` into our directory. */
+int attach_start(struct attach *a, pid_t pid, const char *globs, bool overwrite, bool live,
+		 char *err, size_t errlen);
+/*
+ * Stop: the process completes its spool; if it is gone, the pages it left in its pool are
+ * added to the spool instead. *salvaged says which. 0, or -errno with a reason.
+ */
+int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen);
+/* Remove the directory and what is in it; close everything. */
+void attach_cleanup(struct attach *a);
+
+#endif
