@@ -115,7 +115,8 @@ struct thread_rec {
 	uint64_t lost_pending[TPOINT_MAX_NESTING];
 	/* The pool each stream's page is from, by epoch: pool addresses get reused. */
 	uint64_t stream_epoch[TPOINT_MAX_NESTING];
-	uint64_t seq;            /* pages taken so far */
+	uint64_t seq;            /* pages taken so far in the recording of seq_epoch */
+	uint64_t seq_epoch;
 };
 /*
  * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (writer_detach_all).

@@ -317,6 +317,11 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	m->cpu = current_cpu(key);
 	m->level = level;
 	m->lost_before = rec->lost_pending[level];
+	if (rec->seq_epoch != pool->epoch) {
+		/* Each recording numbers a thread's pages from 0: a gap means a lost page. */
+		rec->seq_epoch = pool->epoch;
+		rec->seq = 0;
+	}
 	m->seq = rec->seq++;
 	/* Release: the page's identity is set before the drain may look at a WRITING page. */
 	__atomic_store_n(&m->state, PAGE_WRITING, __ATOMIC_RELEASE);

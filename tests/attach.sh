@@ -34,6 +34,7 @@ n=$(ticks filt.dat | wc -l)
 even=$(ticks filt.dat | awk '$1 % 2 == 0' | wc -l)
 [ "$n" -gt 100 ] || fail "only $n ctl_tick events in a second"
 [ "$even" = 0 ] || fail "$even ctl_tick records passed the filter 'n & 1'"
+trace-cmd report filt.dat 2>/dev/null | grep -q "EVENTS DROPPED" && fail "drops marked, none happened"
 "$TPOINT" list -p "$P" | grep -q "enabled\|filter:" && fail "events or filters left on after record -p"
 "$TPOINT" ps | grep -q "^ *$P .* none$" || fail "the process still records after record -p"
 echo "ok: record -p -f 'n & 1' --duration 1: $n odd ticks, no even one; all back off after"

@@ -243,11 +243,14 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 	}
 	if (tty)
 		fputc('\n', stderr);
-	if (filter && kill(pid, 0) == 0)
-		filter_events(&a, events, "", true); /* ours: take them back */
 	if (attach_finish(&a, &salvaged, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
+	}
+	/* Ours: take them back, once nothing records any more. */
+	if (filter && kill(pid, 0) == 0 && ctl_connect(pid, &a.conn, err, sizeof(err)) == 0) {
+		filter_events(&a, events, "", true);
+		ctl_close(&a.conn);
 	}
 	if (salvaged)
 		fprintf(stderr, "tpoint record: process %d is gone; its remaining pages were "
