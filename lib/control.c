@@ -272,22 +272,27 @@ static void comm_of_self(char *out, size_t len)
 /* "spool\tglobs\tmode\tlive": start recording for client slot `slot`. */
 static int handle_attach(int fd, int slot, char *payload)
 {
-	char *f[4], *p = payload, info[128];
+	char *f[5], *p = payload, info[128], *end;
 	enum tpoint_mode mode;
+	unsigned long long bytes;
 	int memfd = -1, n;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		f[i] = p;
 		p = p ? strchr(p, '\t') : NULL;
 		if (p)
 			*p++ = 0;
 	}
-	if (!f[3] || f[0][0] != '/' || (strcmp(f[2], "discard") && strcmp(f[2], "overwrite")))
+	if (!f[4] || f[0][0] != '/' || (strcmp(f[2], "discard") && strcmp(f[2], "overwrite")))
 		return send_error(fd, -EINVAL, "malformed attach request");
+	bytes = strtoull(f[4], &end, 10);
+	if (*end || (bytes && bytes < (64u << 10)))
+		return send_error(fd, -EINVAL, "pool size '%s': expected at least 65536 bytes", f[4]);
 	if (ctl.attached >= 0)
 		return send_error(fd, -EBUSY, "another tpoint is recording this process");
 	mode = strcmp(f[2], "overwrite") ? TPOINT_MODE_DISCARD : TPOINT_MODE_OVERWRITE;
-	n = session_attach(f[0], f[1], mode, !strcmp(f[3], "1"), &memfd, info, sizeof(info));
+	n = session_attach(f[0], f[1], mode, (size_t)bytes, !strcmp(f[3], "1"), &memfd, info,
+			   sizeof(info));
 	if (n == -EBUSY)
 		return send_error(fd, n, "process %d records already (%s)", (int)getpid(),
 				  session_describe());

@@ -43,7 +43,8 @@ enum ctl_type {
 	/* -> "" ; <- per event its tracefs format text, each ending with an empty line */
 	CTL_FORMATS = 7,
 	/*
-	 * -> "spool\tglobs\tdiscard|overwrite\tlive(0|1)" ; <- OK with the number of events
+	 * -> "spool\tglobs\tdiscard|overwrite\tlive(0|1)\tpool_bytes(0: default)" ; <- OK
+	 * with the number of events
 	 * enabled and "npages\tpage_size\tmeta_offset", plus the pool's memfd (SCM_RIGHTS)
 	 * when the process still has it. The process records into `spool` until CTL_DETACH, or
 	 * until this connection closes (then everything it enabled reverts).

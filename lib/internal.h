@@ -174,7 +174,7 @@ HIDDEN int session_ensure_recording(void);
  * (-EBUSY: something records already).
  */
 HIDDEN int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-			  bool live, int *memfd, char *info, size_t infolen);
+			  size_t pool_size, bool live, int *memfd, char *info, size_t infolen);
 /* The client is done (keep: complete the spool) or gone (drop the spool); events revert. */
 HIDDEN int session_detach(bool keep);
 /* Write the recording's current contents into a spool; `path` gets the spool to read. */

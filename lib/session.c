@@ -237,18 +237,42 @@ int session_ensure_recording(void)
 	return ret;
 }
 
-int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode, bool live,
-		   int *memfd, char *info, size_t infolen)
+static bool restart_memory;
+
+/* Back to keeping events in memory, if that is what a client interrupted. */
+static void restart_memory_locked(void)
 {
+	enum tpoint_mode mode = pool_mode;
+
+	if (!restart_memory || rec.active)
+		return;
+	restart_memory = false;
+	pool_mode = TPOINT_MODE_OVERWRITE;
+	if (start_locked(NULL, NULL, false) < 0)
+		tp_err("control: events enabled from outside are no longer kept in memory");
+	pool_mode = mode;
+}
+
+int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
+		   size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
+{
+	size_t saved_bytes = pool_bytes;
 	struct registry_mark *mark;
 	enum tpoint_mode saved;
 	int n, err;
 
 	pthread_mutex_lock(&session_mutex);
-	if (rec.active) {
+	if (rec.active && rec.spool) {
 		pthread_mutex_unlock(&session_mutex);
 		return -EBUSY;
 	}
+	/*
+	 * Events kept in memory (tpoint enable -p) give way to a client that records them
+	 * properly; they come back when it detaches.
+	 */
+	restart_memory = rec.active;
+	if (restart_memory)
+		stop_locked();
 	mark = registry_mark();
 	if (!mark) {
 		pthread_mutex_unlock(&session_mutex);
@@ -257,17 +281,22 @@ int session_attach(const char *spool, const char *patterns, enum tpoint_mode mod
 	n = registry_enable_patterns(patterns, true, false);
 	if (n <= 0) {
 		registry_restore(mark);
+		restart_memory_locked();
 		pthread_mutex_unlock(&session_mutex);
 		return n < 0 ? n : -ENOENT;
 	}
 	saved = pool_mode;
 	pool_mode = mode;
+	if (pool_size)
+		pool_bytes = pool_size;
 	err = start_locked(NULL, spool, true);
 	pool_mode = saved;
+	pool_bytes = saved_bytes;
 	if (err == 0 && live)
 		spool_set_live(true);
 	if (err) {
 		registry_restore(mark);
+		restart_memory_locked();
 		pthread_mutex_unlock(&session_mutex);
 		return err;
 	}
@@ -293,6 +322,7 @@ int session_detach(bool keep)
 	ret = stop_locked();
 	registry_restore(rec.mark);
 	rec.mark = NULL;
+	restart_memory_locked();
 	if (!keep && spool)
 		unlink(spool); /* nobody will read it */
 	free(spool);

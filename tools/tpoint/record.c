@@ -88,6 +88,29 @@ static int remove_dir(const char *dir)
 	return rmdir(dir);
 }
 
+/* "8M", "65536", "512K": bytes, at least 64 KiB. */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+
+	if (end == s)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (~0ull >> (shift + 1)) || (v << shift) < (64u << 10))
+		return -1;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
 /* What was recorded: the events in the file, and each event's counters. */
 static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
 {
@@ -172,7 +195,7 @@ static int filter_events(struct attach *a, const char *events, const char *expr,
 
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
 static int record_pid(pid_t pid, const char *events, const char *filter, const char *out,
-		      double duration, bool overwrite)
+		      double duration, bool overwrite, size_t bytes)
 {
 	struct attach a;
 	struct tracedat_result res;
@@ -202,7 +225,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 			goto out;
 		}
 	}
-	if (attach_start(&a, pid, events, overwrite, false, err, sizeof(err)) < 0) {
+	if (attach_start(&a, pid, events, overwrite, bytes, false, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		if (filter && a.conn.fd >= 0)
 			filter_events(&a, events, "", true);
@@ -325,11 +348,17 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (pid) {
-		if (optind < argc || buffer) {
-			tool_error("record", "-p records a running process: no command and no -b");
+		size_t bytes = 0;
+
+		if (optind < argc) {
+			tool_error("record", "-p records a running process: no command with it");
 			return EXIT_USAGE;
 		}
-		return record_pid(pid, events, filter, out, duration, overwrite);
+		if (buffer && parse_size(buffer, &bytes) < 0) {
+			tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
+			return EXIT_USAGE;
+		}
+		return record_pid(pid, events, filter, out, duration, overwrite, bytes);
 	}
 	if (filter || duration) {
 		tool_error("record", "-f and --duration go with -p; for a command, set filters "

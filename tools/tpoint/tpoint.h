@@ -24,5 +24,6 @@ int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 #endif
