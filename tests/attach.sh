@@ -81,3 +81,28 @@ sleep 0.5
 "$TPOINT" record -p $e -e tpt_ctl -o x.dat --duration 1 2>err.txt; [ $? = 1 ] || fail "double recording"
 grep -q "records already (file:emb.dat)" err.txt || { cat err.txt; fail "double recording message"; }
 echo "ok: a process that records already is not recorded twice"
+
+# The flight recorder: a small pool in overwrite mode keeps the newest events, intact.
+start 60 100
+"$TPOINT" record -p "$P" -e tpt_ctl:ctl_tick --overwrite -b 64K -o ring.dat --duration 2 2>err.txt ||
+	{ cat err.txt; fail "record -p --overwrite exited $?"; }
+n=$(ticks ring.dat | wc -l)
+ticks ring.dat | tail -n 100 | contiguous || fail "the newest events are not contiguous"
+grep -q "ring.dat: $n events" err.txt || { cat err.txt; fail "summary of the flight recorder"; }
+lost=$(sed -n 's/.*tpt_ctl:ctl_tick *\([0-9]*\) *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\)$/\2/p' err.txt)
+[ -n "$lost" ] && [ "$lost" -gt 0 ] || { cat err.txt; fail "a 64K pool over 2 s overwrote nothing?"; }
+echo "ok: --overwrite -b 64K: the newest $n events kept, $lost overwritten and counted"
+
+# A snapshot of events kept in memory, taken twice without stopping anything.
+"$TPOINT" snapshot -p "$P" -o none.dat 2>err.txt; [ $? = 1 ] || fail "snapshot of nothing"
+grep -q "records nothing: enable events first" err.txt || { cat err.txt; fail "snapshot message"; }
+"$TPOINT" enable -p "$P" tpt_ctl:ctl_tick >/dev/null || fail "enable"
+sleep 0.5
+"$TPOINT" snapshot -p "$P" -o snap1.dat 2>/dev/null || fail "snapshot 1"
+sleep 0.5
+"$TPOINT" snapshot -p "$P" -o snap2.dat 2>/dev/null || fail "snapshot 2"
+n1=$(ticks snap1.dat | wc -l); n2=$(ticks snap2.dat | wc -l)
+[ "$n1" -gt 10 ] && [ "$n2" -gt "$n1" ] || fail "snapshots hold $n1 then $n2 events"
+ticks snap2.dat | contiguous || fail "snapshot events not contiguous"
+"$TPOINT" ps | grep -q "^ *$P .* memory$" || fail "the snapshot stopped the in-memory recording"
+echo "ok: snapshots: $n1 then $n2 events, the recording goes on"
