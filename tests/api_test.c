@@ -90,5 +90,20 @@ int main(void)
 	      (unsigned long long)st.recorded, (unsigned long long)st.lost);
 	tu_note("a second recording: 70 events, counters over the process: %llu",
 		(unsigned long long)st.recorded);
+
+	/* tpoint_set_filter(): the C API's way to the same filters. */
+	CHECK(tpoint_set_filter("tpt_api:api_tick", "n >= 10 && n < 20") == 0, "set a filter");
+	CHECK(tpoint_set_filter("api_tick", "n >") == -EINVAL, "a bad expression is -EINVAL");
+	CHECK(tpoint_set_filter("nosuch", "n > 1") == -ENOENT, "an unknown event is -ENOENT");
+	REQUIRE(tpoint_record_start("api3.dat") == 0, "start a third recording");
+	for (int i = 0; i < 100; i++)
+		trace_api_tick(i);
+	CHECK(tpoint_record_stop() == 0, "stop the third");
+	CHECK(events_in("api3.dat", NULL) == 10, "the filter kept n = 10..19: %llu events",
+	      (unsigned long long)events_in("api3.dat", NULL));
+	CHECK(tu_stats("tpt_api", "api_tick", &st) == 0 && st.filtered == 90,
+	      "90 records filtered, counted: %llu", (unsigned long long)st.filtered);
+	CHECK(tpoint_set_filter("api_tick", "") == 0, "clear the filter");
+	tu_note("tpoint_set_filter: 10 of 100 kept, 90 counted as filtered");
 	return tu_finish();
 }

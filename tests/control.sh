@@ -115,3 +115,17 @@ dir=${XDG_RUNTIME_DIR:-}
 "$TPOINT" ps >/dev/null
 [ -e "$dir/999999.sock" ] && fail "a stale socket was not removed"
 echo "ok: stale sockets are removed"
+
+# Filters from the environment, before the events even exist (TPOINT_FILTER).
+TPOINT_FILTER='tpt_ctl:ctl_tick:name == "beta" || name == "gamma"' TPOINT_EVENTS=tpt_ctl \
+	TPOINT_RECORD=envf.dat "$B/tests/ctltarget" 0.5 1000 >/dev/null 2>&1 || fail "ctltarget with TPOINT_FILTER"
+if command -v trace-cmd >/dev/null; then
+	names=$(trace-cmd report envf.dat 2>/dev/null | sed -n 's/.* ctl_tick: .*name=\([a-z]*\)$/\1/p' | sort -u | tr '\n' ' ')
+	[ "$names" = "beta gamma " ] || fail "TPOINT_FILTER kept '$names', want 'beta gamma '"
+	echo "ok: TPOINT_FILTER keeps only beta and gamma"
+fi
+TPOINT_DEBUG=1 TPOINT_FILTER='tpt_ctl:ctl_tick:nme == 1;garbage' TPOINT_EVENTS=tpt_ctl \
+	TPOINT_RECORD=envg.dat "$B/tests/ctltarget" 0.2 1000 >/dev/null 2>err.txt || fail "bad TPOINT_FILTER must not stop the program"
+grep -q "filter of tpt_ctl:ctl_tick not set: no field 'nme'" err.txt || { cat err.txt; fail "bad filter field not named"; }
+grep -q "TPOINT_FILTER: 'garbage': expected system:event:expression" err.txt || { cat err.txt; fail "malformed TPOINT_FILTER item not named"; }
+echo "ok: a bad TPOINT_FILTER is named and the program runs on"

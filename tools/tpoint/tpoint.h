@@ -24,6 +24,7 @@ int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
 #endif

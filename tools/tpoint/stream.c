@@ -1,0 +1,835 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR]
+ *
+ * The events of a running process as they happen, one line each, as the kernel's
+ * trace_pipe gives them and as 'trace-cmd report' lays them out. The process spools its
+ * records into a file of ours, partly filled pages included every 50 ms (live mode); we
+ * read the file's new whole chunks every 20 ms and render them with libtraceevent, so that
+ * a line follows its event within about 70 ms when the rate is low.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "attach.h"
+#include "control_proto.h"
+#include "internal.h"
+#include "spool_format.h"
+#include "tpoint.h"
+
+#define VERB "stream"
+/* How often the spool is read: the process adds to it every 50 ms in live mode. */
+#define POLL_NS 20000000L
+/* The own clock samples kept; old ones are only needed for records that came very late. */
+#define MAX_SAMPLES 8192
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR]\n"
+		"\n"
+		"Print the events of the running process PID as they happen, one line each,\n"
+		"laid out as 'trace-cmd report' prints them (times are CLOCK_MONOTONIC\n"
+		"seconds), until Ctrl-C or the end of the process. Events the process could\n"
+		"not keep are announced as \"CPU:N [COUNT EVENTS DROPPED]\".\n"
+		"\n"
+		"  -p, --pid PID        the process\n"
+		"  -e, --events GLOBS   events to show: sys:name, sys:*, sys or name, comma-separated\n"
+		"  -f, --filter EXPR    show only records for which EXPR holds (the kernel's\n"
+		"                       filter syntax), on every event -e selects\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Exit status: 0 stopped by Ctrl-C or SIGTERM, or the process ended; 1 the process\n"
+		"cannot be streamed; 2 usage error.\n");
+}
+
+/* A record waiting to be printed, with what its chunk said. */
+struct pending {
+	uint64_t ns;
+	uint32_t order; /* arrival: ties keep it, so a thread's records stay in their order */
+	uint32_t cpu;
+	uint64_t lost;	     /* events lost before it: the drop line goes first */
+	const char *data;    /* payload in the read buffer; NULL: only a drop line */
+	uint32_t size;
+};
+
+struct ev_note {
+	bool crashed; /* libtraceevent trapped on it: never hand it over again */
+	bool said;    /* a problem with it was reported */
+};
+
+struct streamer {
+	struct attach a;
+	const char *events, *filter;
+	int fd;
+	char *buf; /* the file's bytes from buf_off on that are not consumed yet */
+	size_t len, cap;
+	uint64_t read_off; /* bytes of the file read so far */
+	bool have_header;
+	bool identity_clock; /* the records' clock is CLOCK_MONOTONIC ns already */
+	bool own_samples;    /* the process's clock is ours too: sample it ourselves */
+	struct clock_sample *samples;
+	size_t nsamples;
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	struct ev_note *notes; /* by event id */
+	struct pending *pend;
+	size_t npend, pend_cap;
+	unsigned char *scratch;
+	size_t scratch_size;
+	bool ended;    /* the spool says the recording ended */
+	bool write_failed;
+	int write_errno;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* ---- the crash guard: libtraceevent trusts what it parses (see report.c) ---- */
+
+static sigjmp_buf guard_jmp;
+static volatile sig_atomic_t guard_armed;
+static const int guard_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+static struct sigaction guard_saved[4];
+static stack_t guard_saved_stack;
+static void *guard_stack;
+
+static void guard_handler(int sig)
+{
+	if (guard_armed) {
+		guard_armed = 0;
+		siglongjmp(guard_jmp, sig);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void guard_install(void)
+{
+	struct sigaction sa;
+	stack_t st;
+
+	guard_stack = malloc(1 << 16);
+	if (guard_stack) {
+		st.ss_sp = guard_stack;
+		st.ss_size = 1 << 16;
+		st.ss_flags = 0;
+		if (sigaltstack(&st, &guard_saved_stack)) {
+			free(guard_stack);
+			guard_stack = NULL;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = guard_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
+		sigaction(guard_signals[i], &sa, &guard_saved[i]);
+}
+
+static void guard_remove(void)
+{
+	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
+		sigaction(guard_signals[i], &guard_saved[i], NULL);
+	if (guard_stack) {
+		sigaltstack(&guard_saved_stack, NULL);
+		free(guard_stack);
+		guard_stack = NULL;
+	}
+}
+
+static int guarded_parse(struct tep_handle *tep, const char *text, size_t len, const char *sys,
+			 enum tep_errno *err)
+{
+	int sig = sigsetjmp(guard_jmp, 1);
+
+	if (sig)
+		return sig;
+	guard_armed = 1;
+	*err = tep_parse_event(tep, text, len, sys);
+	guard_armed = 0;
+	return 0;
+}
+
+static int guarded_info(struct tep_handle *tep, struct trace_seq *info, struct tep_record *rec)
+{
+	int sig = sigsetjmp(guard_jmp, 1);
+
+	if (sig)
+		return sig;
+	guard_armed = 1;
+	tep_print_event(tep, info, rec, "%s", TEP_PRINT_INFO);
+	guard_armed = 0;
+	return 0;
+}
+
+/* ---- filters: set before attaching, so that no record escapes them ---- */
+
+/* Does one -e glob select "system:name"? The library's rules (registry.c), so that -f
+ * lands on exactly the events that attaching enables. */
+static bool glob_selects(const char *g, const char *full)
+{
+	const char *colon = strchr(full, ':'), *gcolon = strchr(g, ':');
+	char sys[TPOINT_NAME_MAX], gsys[TPOINT_NAME_MAX];
+
+	if (!colon || (size_t)(colon - full) >= sizeof(sys))
+		return false;
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - full), full);
+	if (gcolon) {
+		if ((size_t)(gcolon - g) >= sizeof(gsys))
+			return false;
+		snprintf(gsys, sizeof(gsys), "%.*s", (int)(gcolon - g), g);
+		return !fnmatch(gsys, sys, 0) && !fnmatch(gcolon + 1, colon + 1, 0);
+	}
+	return !fnmatch(g, sys, 0) || !fnmatch(g, colon + 1, 0);
+}
+
+/* Set (or, with expr "", clear) EXPR on every event of the process that `events` selects. */
+static int filter_events(struct attach *a, const char *events, const char *expr, bool quiet)
+{
+	char err[512] = "", *text = NULL, *save = NULL;
+	int set = 0;
+
+	if (ctl_request(&a->conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
+		if (!quiet)
+			tool_error(VERB, "process %d: %s", (int)a->pid, err);
+		return -1;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *name = strchr(line, '\t'), *tab, *req, *reply = NULL, *list, *s2 = NULL;
+		bool hit = false;
+
+		if (!name)
+			continue;
+		name++;
+		tab = strchr(name, '\t');
+		if (tab)
+			*tab = 0;
+		list = strdup(events);
+		for (char *g = list ? strtok_r(list, ",", &s2) : NULL; g && !hit;
+		     g = strtok_r(NULL, ",", &s2))
+			hit = glob_selects(g, name);
+		free(list);
+		if (!hit || asprintf(&req, "%s\t%s", name, expr) < 0)
+			continue;
+		if (ctl_request(&a->conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
+			if (!quiet)
+				tool_error(VERB, "filter on %s: %s", name, err);
+			free(req);
+			free(text);
+			return -1;
+		}
+		free(reply);
+		free(req);
+		set++;
+	}
+	free(text);
+	return set;
+}
+
+/* ---- time: the records' raw clock to CLOCK_MONOTONIC ns ---- */
+
+static void add_sample(struct streamer *st, struct clock_sample cs)
+{
+	size_t i = st->nsamples;
+
+	if (st->nsamples == MAX_SAMPLES) {
+		/* Keep the first (the long baseline for anything older) and the newer half. */
+		memmove(st->samples + 1, st->samples + 1 + MAX_SAMPLES / 2,
+			(MAX_SAMPLES - 1 - MAX_SAMPLES / 2) * sizeof(*st->samples));
+		st->nsamples -= MAX_SAMPLES / 2;
+		i = st->nsamples;
+	}
+	/* Samples come nearly in order: ours and the process's interleave. */
+	while (i > 0 && st->samples[i - 1].clock > cs.clock)
+		i--;
+	if (i > 0 && st->samples[i - 1].clock == cs.clock)
+		return;
+	memmove(st->samples + i + 1, st->samples + i, (st->nsamples - i) * sizeof(*st->samples));
+	st->samples[i] = cs;
+	st->nsamples++;
+}
+
+/*
+ * Straight lines between the samples around the value; past either end, the line through
+ * the first and the last, the longest baseline there is.
+ */
+static uint64_t clock_to_ns(const struct streamer *st, uint64_t c)
+{
+	const struct clock_sample *lo, *hi;
+	size_t n = st->nsamples;
+
+	if (st->identity_clock || !n)
+		return c;
+	if (n == 1)
+		return st->samples[0].mono; /* no rate known yet: the best guess is "then" */
+	lo = &st->samples[0];
+	hi = &st->samples[n - 1];
+	if (c > lo->clock && c < hi->clock) {
+		size_t a = 0, b = n - 1;
+
+		while (b - a > 1) {
+			size_t m = a + (b - a) / 2;
+
+			if (st->samples[m].clock <= c)
+				a = m;
+			else
+				b = m;
+		}
+		lo = &st->samples[a];
+		hi = &st->samples[b];
+	}
+	if (hi->clock == lo->clock)
+		return lo->mono;
+	__int128 ns = (__int128)lo->mono + (__int128)((int64_t)(c - lo->clock)) *
+					      (__int128)((int64_t)(hi->mono - lo->mono)) /
+					      (__int128)(hi->clock - lo->clock);
+
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/* ---- the spool's chunks ---- */
+
+/* The NUL-terminated string at *p, or NULL if it runs past end. */
+static const char *take_string(const char **p, const char *end)
+{
+	const char *s = *p, *nul = s && s < end ? memchr(s, 0, (size_t)(end - s)) : NULL;
+
+	*p = nul ? nul + 1 : NULL;
+	return nul ? s : NULL;
+}
+
+static void add_event(struct streamer *st, const char *p, uint32_t size)
+{
+	const char *end = p + size, *sys, *name, *cond, *fmt, *body;
+	enum tep_errno err = 0;
+	uint16_t id;
+	char *text;
+	int len, sig;
+
+	if (size < 8)
+		return;
+	memcpy(&id, p, 2);
+	p += 4;
+	sys = take_string(&p, end);
+	name = take_string(&p, end);
+	cond = take_string(&p, end);
+	fmt = take_string(&p, end);
+	(void)cond;
+	if (!fmt || !(body = strstr(fmt, "format:")) || tep_find_event(st->tep, id))
+		return;
+	/* The header trace.dat gives libtraceevent: the id is the one the records carry. */
+	len = asprintf(&text, "name: %s\nID: %u\n%s", name, id, body);
+	if (len < 0)
+		return;
+	sig = guarded_parse(st->tep, text, (size_t)len, sys, &err);
+	if (sig) {
+		st->notes[id].crashed = true;
+		st->notes[id].said = true;
+		tool_error(VERB, "event %s:%s: libtraceevent stopped with signal %d while parsing "
+			   "its format; its records print as [FAILED TO PRINT]", sys, name, sig);
+	} else if (err) {
+		char why[160] = "";
+
+		tep_strerror(st->tep, err, why, sizeof(why));
+		st->notes[id].said = true;
+		tool_error(VERB, "event %s:%s: libtraceevent cannot parse its format: %s", sys,
+			   name, why);
+	}
+	free(text);
+}
+
+static struct pending *new_pending(struct streamer *st)
+{
+	if (st->npend == st->pend_cap) {
+		size_t cap = st->pend_cap ? 2 * st->pend_cap : 256;
+		struct pending *n = realloc(st->pend, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		st->pend = n;
+		st->pend_cap = cap;
+	}
+	memset(&st->pend[st->npend], 0, sizeof(st->pend[0]));
+	st->pend[st->npend].order = (uint32_t)st->npend;
+	return &st->pend[st->npend++];
+}
+
+/* The records of one chunk join the batch; their times are worked out once it is read. */
+static void add_records(struct streamer *st, const char *body, uint32_t size)
+{
+	const struct spool_records *h = (const void *)body;
+	const char *p = body + sizeof(*h), *end = body + size;
+	uint64_t lost = h->lost_before;
+	struct pending *pd;
+
+	while (p + sizeof(struct spool_record) <= end) {
+		const struct spool_record *r = (const void *)p;
+
+		if (r->size < 8 || r->size > (size_t)(end - p) - sizeof(*r))
+			break; /* damaged: what follows cannot be found */
+		pd = new_pending(st);
+		if (!pd)
+			return;
+		pd->ns = r->clock; /* raw, for now */
+		pd->cpu = h->cpu;
+		pd->lost = lost;
+		pd->data = p + sizeof(*r);
+		pd->size = r->size;
+		lost = 0;
+		p += sizeof(*r) + r->size;
+	}
+	if (lost && (pd = new_pending(st))) {
+		/* Nothing came after the loss: say it, at the start of the batch. */
+		pd->cpu = h->cpu;
+		pd->lost = lost;
+	}
+}
+
+/*
+ * libtraceevent reads fields where the format puts them, whatever the record's size: NULL
+ * if the record holds every field, else why not.
+ */
+static const char *check_fields(struct streamer *st, struct tep_event *ev, struct tep_record *rec,
+				char *why, size_t len)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+
+	for (int l = 0; l < 2; l++) {
+		for (struct tep_format_field *f = lists[l]; f; f = f->next) {
+			unsigned long long loc, off, dlen;
+
+			if (f->offset < 0 || f->size < 0 ||
+			    (long long)f->offset + f->size > rec->size) {
+				snprintf(why, len, "field %s is past the record's %d bytes", f->name,
+					 rec->size);
+				return why;
+			}
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size)
+				continue;
+			loc = tep_read_number(st->tep, (char *)rec->data + f->offset,
+					      f->size > 4 ? 4 : f->size);
+			off = loc & 0xffff;
+			dlen = loc >> 16;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				off += (unsigned long long)f->offset + (unsigned long long)f->size;
+			if (off + dlen > (unsigned long long)rec->size) {
+				snprintf(why, len, "dynamic field %s is past the record's %d bytes",
+					 f->name, rec->size);
+				return why;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Says a problem with an event once; the lines go on. */
+static void note_once(struct streamer *st, int id, struct tep_event *ev, const char *what)
+{
+	if (st->notes[id].said)
+		return;
+	st->notes[id].said = true;
+	if (ev)
+		tool_error(VERB, "event %s:%s: %s", ev->system, ev->name, what);
+	else
+		tool_error(VERB, "records with event id %d: %s", id, what);
+}
+
+/* One line, laid out as trace-cmd report lays it out (report.c, show_record()). */
+static void print_pending(struct streamer *st, const struct pending *pd)
+{
+	struct tep_record rec;
+	struct tep_event *ev;
+	struct trace_seq s;
+	const char *bad = NULL;
+	char why[200];
+	size_t need, nlen;
+	int id;
+
+	if (pd->lost)
+		printf("CPU:%u [%llu EVENTS DROPPED]\n", pd->cpu, (unsigned long long)pd->lost);
+	if (!pd->data)
+		return;
+	/* libtraceevent gets a copy with a zeroed tail: a string without its NUL ends there. */
+	need = (size_t)pd->size + TPOINT_PAGE_SIZE;
+	if (need > st->scratch_size) {
+		unsigned char *n = realloc(st->scratch, need);
+
+		if (!n)
+			return;
+		st->scratch = n;
+		st->scratch_size = need;
+	}
+	memcpy(st->scratch, pd->data, pd->size);
+	memset(st->scratch + pd->size, 0, st->scratch_size - pd->size);
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = pd->ns;
+	rec.size = (int)pd->size;
+	rec.data = st->scratch;
+	rec.cpu = (int)pd->cpu;
+	id = (int)tep_read_number(st->tep, rec.data, 2);
+	ev = tep_find_event_by_record(st->tep, &rec);
+	if (!ev)
+		note_once(st, id, NULL, "no format; they print as [UNKNOWN EVENT]");
+	else if ((bad = check_fields(st, ev, &rec, why, sizeof(why))))
+		note_once(st, id, ev, "a corrupt record; such records print as [CORRUPT RECORD]");
+
+	trace_seq_init(&s);
+	tep_print_event(st->tep, &s, &rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID,
+			TEP_PRINT_CPU);
+	tep_print_event(st->tep, &s, &rec, " %6.1000d:", TEP_PRINT_TIME);
+	nlen = strlen(ev ? ev->name : "(NULL)");
+	trace_seq_printf(&s, " %s: %*s", ev ? ev->name : "(NULL)", nlen < 20 ? (int)(20 - nlen) : 0,
+			 "");
+	if (bad) {
+		trace_seq_puts(&s, "[CORRUPT RECORD]");
+	} else if (!ev) {
+		tep_print_event(st->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	} else if (st->notes[id].crashed) {
+		trace_seq_puts(&s, "[FAILED TO PRINT]");
+	} else {
+		struct trace_seq info;
+		int sig;
+
+		trace_seq_init(&info);
+		sig = guarded_info(st->tep, &info, &rec);
+		if (sig) {
+			/* After a bad access the seq may be broken: leave it (report.c says why). */
+			if (sig == SIGFPE)
+				trace_seq_destroy(&info);
+			st->notes[id].crashed = true;
+			note_once(st, id, ev, "libtraceevent stopped with a signal while printing it; "
+				  "its records print as [FAILED TO PRINT]");
+			trace_seq_puts(&s, "[FAILED TO PRINT]");
+		} else {
+			trace_seq_terminate(&info);
+			trace_seq_puts(&s, info.buffer);
+			trace_seq_destroy(&info);
+		}
+	}
+	trace_seq_terminate(&s);
+	if (s.len && s.buffer[s.len - 1] == '\n')
+		s.buffer[--s.len] = 0;
+	puts(s.buffer);
+	trace_seq_destroy(&s);
+}
+
+static int cmp_pending(const void *x, const void *y)
+{
+	const struct pending *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+/*
+ * Read what the process added, print the records of its whole chunks in time order, and
+ * keep a chunk still being written for the next time. 0, or -1 if the spool is unusable.
+ */
+static int pump(struct streamer *st)
+{
+	size_t at = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (st->cap - st->len < 65536) {
+			size_t cap = st->cap ? 2 * st->cap : 1 << 20;
+			char *b = realloc(st->buf, cap);
+
+			if (!b) {
+				tool_error(VERB, "out of memory");
+				return -1;
+			}
+			st->buf = b;
+			st->cap = cap;
+		}
+		n = pread(st->fd, st->buf + st->len, st->cap - st->len, (off_t)st->read_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			tool_error(VERB, "%s: %s", st->a.spool, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		st->len += (size_t)n;
+		st->read_off += (uint64_t)n;
+	}
+	/* Taken after the read: every record read is older, so its time is interpolated. */
+	if (st->own_samples)
+		add_sample(st, clock_sample_now());
+	if (!st->have_header) {
+		const struct spool_file_header *h = (const void *)st->buf;
+
+		if (st->len < sizeof(*h))
+			return 0;
+		if (memcmp(h->magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC)) ||
+		    h->version != SPOOL_VERSION) {
+			tool_error(VERB, "%s: not a tpoint spool of this version", st->a.spool);
+			return -1;
+		}
+		st->identity_clock = !strncmp(h->clock_name, "mono", sizeof(h->clock_name));
+		/* The same hardware clock as ours (the TSC is the machine's, not the process's). */
+		st->own_samples = !st->identity_clock &&
+				  !strncmp(h->clock_name, TPOINT_ARCH_CLOCK_NAME,
+					   sizeof(h->clock_name));
+		st->have_header = true;
+		at = sizeof(*h);
+		if (st->own_samples)
+			add_sample(st, clock_sample_now());
+	}
+	st->npend = 0;
+	while (at + sizeof(struct spool_chunk) <= st->len) {
+		const struct spool_chunk *c = (const void *)(st->buf + at);
+		const char *body = st->buf + at + sizeof(*c);
+		size_t padded = ((size_t)c->size + 7) & ~(size_t)7;
+
+		if (padded > st->len - at - sizeof(*c))
+			break; /* still being written */
+		at += sizeof(*c) + padded;
+		switch (c->type) {
+		case SPOOL_EVENT:
+			add_event(st, body, c->size);
+			break;
+		case SPOOL_COMM:
+			if (c->size > 4 && memchr(body + 4, 0, c->size - 4)) {
+				uint32_t tid;
+
+				memcpy(&tid, body, 4);
+				/* A thread renamed since: the newer name wins, as in record. */
+				tep_override_comm(st->tep, body + 4, (int)tid);
+			}
+			break;
+		case SPOOL_CLOCK:
+			if (c->size == 16 && !st->identity_clock) {
+				struct clock_sample cs;
+
+				memcpy(&cs, body, sizeof(cs));
+				add_sample(st, cs);
+			}
+			break;
+		case SPOOL_RECORDS:
+			if (c->size >= sizeof(struct spool_records))
+				add_records(st, body, c->size);
+			break;
+		case SPOOL_END:
+			st->ended = true;
+			break;
+		default:
+			break;
+		}
+	}
+	/* Every clock sample of the batch is in: now the times, then the lines. */
+	for (size_t i = 0; i < st->npend; i++)
+		if (st->pend[i].data)
+			st->pend[i].ns = clock_to_ns(st, st->pend[i].ns);
+	qsort(st->pend, st->npend, sizeof(*st->pend), cmp_pending);
+	for (size_t i = 0; i < st->npend && !st->write_failed; i++)
+		print_pending(st, &st->pend[i]);
+	st->npend = 0;
+	/* One write per batch: as prompt as line buffering, and cheaper at high rates. */
+	if (!st->write_failed && (fflush(stdout) || ferror(stdout))) {
+		st->write_failed = true;
+		st->write_errno = errno;
+	}
+	memmove(st->buf, st->buf + at, st->len - at);
+	st->len -= at;
+	return 0;
+}
+
+/* Is the process gone? Its control socket closes when it ends, zombie or not. */
+static bool process_gone(const struct streamer *st)
+{
+	struct pollfd p = { .fd = st->a.conn.fd, .events = POLLRDHUP };
+
+	if (kill(st->a.pid, 0) < 0 && errno == ESRCH)
+		return true;
+	return st->a.conn.fd >= 0 && poll(&p, 1, 0) == 1 &&
+	       (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
+static int setup_tep(struct streamer *st)
+{
+	st->tep = tep_alloc();
+	st->notes = calloc(0x10000, sizeof(*st->notes));
+	if (!st->tep || !st->notes)
+		return -1;
+	/* The plugins trace-cmd loads, so that a line is the one trace-cmd would print. */
+	st->plugins = tep_load_plugins(st->tep);
+	tep_set_file_bigendian(st->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+						 TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(st->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+						  TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(st->tep, (int)sizeof(long));
+	return 0;
+}
+
+static int stream_pid(pid_t pid, const char *events, const char *filter)
+{
+	struct streamer st;
+	struct sigaction sa;
+	char err[1024] = "";
+	bool salvaged, gone = false;
+	int ret = EXIT_FAIL;
+
+	memset(&st, 0, sizeof(st));
+	st.fd = -1;
+	/* /tmp: the process reaches it (its control socket may live there too). */
+	if (attach_make_dir(&st.a, pid, "/tmp/stream", err, sizeof(err)) < 0) {
+		tool_error(VERB, "%s", err);
+		return EXIT_FAIL;
+	}
+	if (setup_tep(&st) < 0) {
+		tool_error(VERB, "out of memory");
+		goto out;
+	}
+	if (filter) {
+		int n;
+
+		if (ctl_connect(pid, &st.a.conn, err, sizeof(err)) < 0) {
+			tool_error(VERB, "%s", err);
+			goto out;
+		}
+		n = filter_events(&st.a, events, filter, false);
+		ctl_close(&st.a.conn);
+		if (n <= 0) {
+			if (n == 0)
+				tool_error(VERB, "'%s' matches no event of process %d", events,
+					   (int)pid);
+			goto out;
+		}
+	}
+	if (attach_start(&st.a, pid, events, false, 0, true, err, sizeof(err)) < 0) {
+		tool_error(VERB, "%s", err);
+		if (filter && st.a.conn.fd >= 0)
+			filter_events(&st.a, events, "", true);
+		goto out;
+	}
+	st.fd = open(st.a.spool, O_RDONLY | O_CLOEXEC);
+	if (st.fd < 0) {
+		tool_error(VERB, "%s: %s", st.a.spool, strerror(errno));
+		attach_finish(&st.a, &salvaged, err, sizeof(err));
+		goto clear;
+	}
+	/* No SA_RESTART: the signal cuts the wait short, and the stop is immediate. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A reader that went away (| head) is a stop like Ctrl-C, seen as EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	guard_install();
+	ret = EXIT_OK;
+	while (!stop_requested && !st.write_failed) {
+		struct timespec ts = { 0, POLL_NS };
+
+		if (pump(&st) < 0) {
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (st.ended || process_gone(&st)) {
+			gone = true;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	/* The process completes its spool (or we salvage its pages): print what remains. */
+	if (attach_finish(&st.a, &salvaged, err, sizeof(err)) < 0 && !gone && !st.ended)
+		tool_error(VERB, "%s", err);
+	if (!st.write_failed && pump(&st) < 0)
+		ret = EXIT_FAIL;
+	if (salvaged)
+		fprintf(stderr, "tpoint stream: process %d is gone; its last events were read "
+			"from its buffer\n", (int)pid);
+	guard_remove();
+	if (st.write_failed && st.write_errno != EPIPE) {
+		tool_error(VERB, "writing: %s", strerror(st.write_errno));
+		ret = EXIT_FAIL;
+	}
+clear:
+	/* Ours: take them back, once nothing records any more. */
+	if (filter && kill(pid, 0) == 0 && ctl_connect(pid, &st.a.conn, err, sizeof(err)) == 0) {
+		filter_events(&st.a, events, "", true);
+		ctl_close(&st.a.conn);
+	}
+out:
+	if (st.fd >= 0)
+		close(st.fd);
+	attach_cleanup(&st.a);
+	if (st.tep) {
+		if (st.plugins)
+			tep_unload_plugins(st.plugins, st.tep);
+		tep_free(st.tep);
+	}
+	free(st.notes);
+	free(st.buf);
+	free(st.pend);
+	free(st.samples);
+	free(st.scratch);
+	return ret;
+}
+
+int cmd_stream(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *events = NULL, *filter = NULL;
+	pid_t pid = 0;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:e:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = ctl_parse_pid(VERB, optarg);
+			if (pid < 0)
+				return EXIT_USAGE;
+			break;
+		case 'e': events = optarg; break;
+		case 'f': filter = optarg; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		tool_error(VERB, "unexpected argument '%s'; see 'tpoint stream --help'",
+			   argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!pid) {
+		tool_error(VERB, "no process given; use -p PID ('tpoint ps' lists them)");
+		return EXIT_USAGE;
+	}
+	if (!events || !*events) {
+		tool_error(VERB, "no events given; use -e GLOB, e.g. -e 'tpt_ctl:*'");
+		return EXIT_USAGE;
+	}
+	return stream_pid(pid, events, filter);
+}
