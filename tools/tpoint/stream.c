@@ -673,7 +673,8 @@ static int setup_tep(struct streamer *st)
 {
 	st->tep = tep_alloc();
 	st->notes = calloc(0x10000, sizeof(*st->notes));
-	if (!st->tep || !st->notes)
+	st->samples = calloc(MAX_SAMPLES, sizeof(*st->samples));
+	if (!st->tep || !st->notes || !st->samples)
 		return -1;
 	/* The plugins trace-cmd loads, so that a line is the one trace-cmd would print. */
 	st->plugins = tep_load_plugins(st->tep);
@@ -760,7 +761,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 		tool_error(VERB, "%s", err);
 	if (!st.write_failed && pump(&st) < 0)
 		ret = EXIT_FAIL;
-	if (salvaged)
+	if (salvaged && !st.ended)
 		fprintf(stderr, "tpoint stream: process %d is gone; its last events were read "
 			"from its buffer\n", (int)pid);
 	guard_remove();

@@ -51,14 +51,4 @@
 		tstruct;                                                                       \
 		return __size;                                                                 \
 	}
-#define DEFINE_EVENT(template, name, proto, args)
-#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)
-#define DEFINE_EVENT_PRINT(template, name, proto, args, print)
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
-	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			    PARAMS(print))
-#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
-	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
-		    PARAMS(print))
-#define TRACE_DEFINE_ENUM(a)
-#define TRACE_DEFINE_SIZEOF(a)
+#include <tpoint/stages/classes_only.h>

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * For the stages that emit something per event class and nothing per event: every event
+ * macro becomes its class, and the rest becomes nothing. The stage defines
+ * DECLARE_EVENT_CLASS itself. Deliberately without include guard: read once per stage.
+ */
+#define DEFINE_EVENT(template, name, proto, args)
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
+			    PARAMS(print))
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
+		    PARAMS(print))
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)
