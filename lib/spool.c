@@ -203,9 +203,11 @@ static void put_stats(void)
 /*
  * Append the records of a page (the live page or a copy), from byte `from`, whose running
  * clock there is `clock`. Returns where decoding stopped and advances *clock.
+ * announce_empty: a full page that holds nothing (its only record was filtered out) still
+ * gets a chunk, so that its number is seen and the reader does not take it for a lost page.
  */
 static uint32_t emit_records(const char *page, const struct page_meta *m, uint64_t gen,
-			     uint32_t from, uint64_t clock, uint64_t *clock_out)
+			     uint32_t from, uint64_t clock, uint64_t *clock_out, bool announce_empty)
 {
 	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
@@ -213,7 +215,7 @@ static uint32_t emit_records(const char *page, const struct page_meta *m, uint64
 	uint32_t stopped = from;
 	struct spool_records *hdr;
 
-	if (commit > TPOINT_PAGE_DATA_END || from >= commit) {
+	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || !announce_empty))) {
 		*clock_out = clock;
 		return from;
 	}
@@ -257,7 +259,7 @@ static void drain_page(uint32_t idx, bool final)
 		off = pr->upto;
 		clock = pr->clock;
 	}
-	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock);
+	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, final);
 	if (final) {
 		pr->gen = 0;
 		pr->upto = 0;
@@ -506,7 +508,7 @@ int spool_snapshot(struct pool *p, const char *path)
 			continue;
 		uint64_t clock;
 
-		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock);
+		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock, true);
 	}
 	for (size_t i = 0; i < sp.ntids; i++)
 		put_comm(sp.tids[i]);
