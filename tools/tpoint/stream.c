@@ -74,9 +74,8 @@ struct ev_note {
 
 struct streamer {
 	struct attach a;
-	const char *events, *filter;
 	int fd;
-	char *buf; /* the file's bytes from buf_off on that are not consumed yet */
+	char *buf; /* the file's bytes read but not yet consumed: a chunk still being written */
 	size_t len, cap;
 	uint64_t read_off; /* bytes of the file read so far */
 	bool have_header;
@@ -644,7 +643,8 @@ static int pump(struct streamer *st)
 	for (size_t i = 0; i < st->npend; i++)
 		if (st->pend[i].data)
 			st->pend[i].ns = clock_to_ns(st, st->pend[i].ns);
-	qsort(st->pend, st->npend, sizeof(*st->pend), cmp_pending);
+	if (st->npend > 1)
+		qsort(st->pend, st->npend, sizeof(*st->pend), cmp_pending);
 	for (size_t i = 0; i < st->npend && !st->write_failed; i++)
 		print_pending(st, &st->pend[i]);
 	st->npend = 0;
@@ -696,6 +696,19 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 
 	memset(&st, 0, sizeof(st));
 	st.fd = -1;
+	/*
+	 * From the start: Ctrl-C while the filters are being set must not leave them set. The
+	 * requests to the process carry on (SA_RESTART); the wait between reads never restarts,
+	 * so the stop is immediate.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A reader that went away (| head) is a stop like Ctrl-C, seen as EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	/* /tmp: the process reaches it (its control socket may live there too). */
 	if (attach_make_dir(&st.a, pid, "/tmp/stream", err, sizeof(err)) < 0) {
 		tool_error(VERB, "%s", err);
@@ -733,14 +746,6 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 		attach_finish(&st.a, &salvaged, err, sizeof(err));
 		goto clear;
 	}
-	/* No SA_RESTART: the signal cuts the wait short, and the stop is immediate. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* A reader that went away (| head) is a stop like Ctrl-C, seen as EPIPE. */
-	signal(SIGPIPE, SIG_IGN);
 	guard_install();
 	ret = EXIT_OK;
 	while (!stop_requested && !st.write_failed) {
