@@ -46,6 +46,7 @@ struct fpred {
 	uint8_t kind;      /* enum filter_field_kind */
 	uint8_t op;        /* enum filter_op */
 	uint8_t is_signed;
+	uint8_t shift;     /* numbers: 64 - 8 * size, to narrow a 64-bit load */
 	uint32_t seg;      /* strings: the pattern's first segment */
 	uint32_t nseg;     /* strings: 1 + the number of '*' */
 	uint64_t val;      /* numbers: the constant, sign-extended for signed fields */
@@ -75,6 +76,20 @@ static uint64_t load_num(const unsigned char *rec, uint32_t size, const struct f
 	/* A truncated record: a number that is not all there reads as 0. */
 	if ((uint32_t)t->offset + t->size > size)
 		return 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * The common case in one load: 8 bytes that lie inside the record, narrowed by shifts
+	 * (arithmetic ones sign-extend). No branch on the size.
+	 */
+	if ((uint32_t)t->offset + 8 <= size) {
+		uint64_t v;
+
+		memcpy(&v, a, 8);
+		if (t->is_signed)
+			return (uint64_t)((int64_t)(v << t->shift) >> t->shift);
+		return (v << t->shift) >> t->shift;
+	}
+#endif
 	switch (t->size) {
 	case 1: {
 		uint8_t v;
@@ -880,6 +895,7 @@ static void lay_out(const struct parser *p, uint32_t n, uint32_t on_true, uint32
 		t->size = c->field->size;
 		t->kind = c->field->kind;
 		t->is_signed = c->field->is_signed;
+		t->shift = (uint8_t)(t->size <= 8 ? 64 - 8 * t->size : 0);
 		t->op = c->op;
 		t->seg = c->seg;
 		t->nseg = c->nseg;

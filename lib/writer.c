@@ -401,13 +401,15 @@ TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *r
 {
 	/* Acquire: pairs with the release that published the compiled filter. */
 	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
+
+	if (!f || filter_match(f, rec, size))
+		return 0;
+
 	struct tpoint_tls *t = &TPOINT_TLS;
 	uint32_t level = t->nesting - 1;
 	struct tpoint_stream *s = &t->stream[level];
 	const uint32_t *hdr = (const uint32_t *)rec - 2;
 
-	if (!f || filter_match(f, rec, size))
-		return 0;
 	/*
 	 * Take the record back. It is the last of its level's stream: a signal handler that
 	 * traced meanwhile wrote to the next level. Its delta goes back too, or the next record

@@ -20,6 +20,10 @@
  *	void __tpoint_hit_bar(proto)					(per event)
  *	{
  *		if (!(TP_CONDITION)) { count it as skipped by the condition; return; }
+ *		__tpoint_record_bar(args);				(a tail call)
+ *	}
+ *	static void __tpoint_record_bar(proto)
+ *	{
  *		if probes: __tpoint_probes_bar(): call them, then record (out of line);
  *		else if recording: __tpoint_emit_foo(&__tpoint_event_bar, args);
  *	}
@@ -110,18 +114,23 @@
 		if (__enabled & TPOINT_ENABLED_RECORD)                                         \
 			__tpoint_emit_slow_##template(__ev, args);                             \
 	}                                                                                      \
-	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
+	/* Out of line, so that a false condition returns without saving a register. */      \
+	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
-		if (!(cond)) {                                                                 \
-			tpoint_counters_of(__ev)->cond_skipped++;                              \
-			return;                                                                \
-		}                                                                              \
 		if (__builtin_expect(__enabled & TPOINT_ENABLED_PROBES, 0))                     \
 			__tpoint_probes_##name(__enabled, args);                               \
 		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
 			__tpoint_emit_##template(__ev, args);                                  \
+	}                                                                                      \
+	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
+	{                                                                                      \
+		if (!(cond)) {                                                                 \
+			tpoint_counters_of(&TPOINT_EVENT_SYM(name))->cond_skipped++;           \
+			return;                                                                \
+		}                                                                              \
+		__tpoint_record_##name(args);                                                  \
 	}
 
 #define DEFINE_EVENT(template, name, proto, args)                                             \
