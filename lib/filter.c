@@ -203,17 +203,23 @@ static bool str_match(const struct filter *f, const struct fpred *t, const unsig
 	return true;
 }
 
-static bool test(const struct filter *f, const struct fpred *t, const unsigned char *rec,
-		 uint32_t size)
+/* Out of line: string tests need registers that the numeric loop should not pay for. */
+static __attribute__((noinline)) bool test_str(const struct filter *f, const struct fpred *t,
+					       const unsigned char *rec, uint32_t size)
+{
+	const unsigned char *s;
+	uint32_t n = load_str(rec, size, t, &s);
+
+	return str_match(f, t, s, n) != (t->op == OP_NE);
+}
+
+static inline bool test(const struct filter *f, const struct fpred *t, const unsigned char *rec,
+			uint32_t size)
 {
 	uint64_t v;
 
-	if (t->kind != FILTER_NUM) {
-		const unsigned char *s;
-		uint32_t n = load_str(rec, size, t, &s);
-
-		return str_match(f, t, s, n) != (t->op == OP_NE);
-	}
+	if (__builtin_expect(t->kind != FILTER_NUM, 0))
+		return test_str(f, t, rec, size);
 	v = load_num(rec, size, t);
 	switch (t->op) {
 	case OP_EQ:
