@@ -102,11 +102,6 @@ static void slot_apply_patterns(struct event_slot *s)
 		}
 }
 
-static const char *enum_system_dup(const char *s)
-{
-	return strdup(s);
-}
-
 static void add_enums(const char *begin, const char *end)
 {
 	const char *cur = begin;
@@ -131,7 +126,7 @@ static void add_enums(const char *begin, const char *end)
 			enums = n;
 			enums_cap = cap;
 		}
-		enums[nenums].system = enum_system_dup(e->system);
+		enums[nenums].system = strdup(e->system);
 		enums[nenums].name = strdup(e->name);
 		enums[nenums].value = e->value;
 		if (enums[nenums].system && enums[nenums].name)
@@ -627,6 +622,8 @@ static int add_patterns(const char *list, bool on, bool from_env)
 				break;
 			p = q + 1;
 		}
+	size_t first = npatterns;
+
 	p = list;
 	for (const char *q = list;; q++) {
 		if (*q != ',' && *q)
@@ -653,25 +650,12 @@ static int add_patterns(const char *list, bool on, bool from_env)
 			break;
 		p = q + 1;
 	}
+	/* Count the events these patterns name; all the patterns decide each one's state. */
 	for (uint32_t i = 0; i < nslots; i++) {
 		bool hit = false;
 
-		p = list;
-		for (const char *q = list;; q++) {
-			if (*q != ',' && *q)
-				continue;
-			char glob[256];
-			size_t n = (size_t)(q - p);
-
-			if (n < sizeof(glob)) {
-				memcpy(glob, p, n);
-				glob[n] = 0;
-				hit |= glob_matches(glob, slots[i].system, slots[i].name);
-			}
-			if (!*q)
-				break;
-			p = q + 1;
-		}
+		for (size_t k = first; k < npatterns && !hit; k++)
+			hit = glob_matches(patterns[k].glob, slots[i].system, slots[i].name);
 		if (hit) {
 			matched++;
 			slot_apply_patterns(&slots[i]);
