@@ -141,58 +141,6 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-/* Set (or, with expr "", clear) EXPR on every event of the process that `events` selects. */
-static int filter_events(struct attach *a, const char *events, const char *expr, bool quiet)
-{
-	char err[512] = "", *text = NULL, *save = NULL;
-	int set = 0;
-
-	if (ctl_request(&a->conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
-		if (!quiet)
-			tool_error("record", "process %d: %s", (int)a->pid, err);
-		return -1;
-	}
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *name = strchr(line, '\t'), *tab, *sys_end, *req, *reply = NULL;
-		bool hit = false;
-
-		if (!name)
-			continue;
-		name++;
-		tab = strchr(name, '\t');
-		if (tab)
-			*tab = 0;
-		sys_end = strchr(name, ':');
-		char *list = strdup(events), *s2 = NULL;
-
-		for (char *g = list ? strtok_r(list, ",", &s2) : NULL; g && !hit;
-		     g = strtok_r(NULL, ",", &s2)) {
-			if (strchr(g, ':'))
-				hit = !fnmatch(g, name, 0);
-			else if (sys_end)
-				hit = !fnmatch(g, sys_end + 1, 0) ||
-				      (!strncmp(g, name, (size_t)(sys_end - name)) &&
-				       strlen(g) == (size_t)(sys_end - name)) ||
-				      !fnmatch(g, name, 0);
-		}
-		free(list);
-		if (!hit || asprintf(&req, "%s\t%s", name, expr) < 0)
-			continue;
-		if (ctl_request(&a->conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
-			if (!quiet)
-				tool_error("record", "filter on %s: %s", name, err);
-			free(req);
-			free(text);
-			return -1;
-		}
-		free(reply);
-		free(req);
-		set++;
-	}
-	free(text);
-	return set;
-}
-
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
 static int record_pid(pid_t pid, const char *events, const char *filter, const char *out,
 		      double duration, bool overwrite, size_t bytes)
@@ -215,7 +163,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 			tool_error("record", "%s", err);
 			goto out;
 		}
-		int n = filter_events(&a, events, filter, false);
+		int n = attach_filter("record", &a, events, filter, false);
 
 		ctl_close(&a.conn);
 		if (n <= 0) {
@@ -228,7 +176,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 	if (attach_start(&a, pid, events, overwrite, bytes, false, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		if (filter && a.conn.fd >= 0)
-			filter_events(&a, events, "", true);
+			attach_filter("record", &a, events, "", true);
 		goto out;
 	}
 	if (!a.pool)
@@ -272,7 +220,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 	}
 	/* Ours: take them back, once nothing records any more. */
 	if (filter && kill(pid, 0) == 0 && ctl_connect(pid, &a.conn, err, sizeof(err)) == 0) {
-		filter_events(&a, events, "", true);
+		attach_filter("record", &a, events, "", true);
 		ctl_close(&a.conn);
 	}
 	if (salvaged)

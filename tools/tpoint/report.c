@@ -29,6 +29,7 @@
 #include <kbuffer.h>
 #include <trace-seq.h>
 
+#include "tep_guard.h"
 #include "tpoint.h"
 #include "tracedat_read.h"
 
@@ -199,98 +200,6 @@ static void problem(struct report *r, int id, const char *fmt, ...)
  * state is reused after a trap except what other events need, which is read
  * only; the memory it held at that moment is leaked on purpose.
  */
-static sigjmp_buf guard_jmp;
-static volatile sig_atomic_t guard_armed;
-static const int guard_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-static struct sigaction guard_saved[4];
-static stack_t guard_saved_stack;
-static void *guard_stack;
-
-static void guard_handler(int sig)
-{
-	if (guard_armed) {
-		guard_armed = 0;
-		siglongjmp(guard_jmp, sig);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void guard_install(void)
-{
-	struct sigaction sa;
-	stack_t st;
-
-	/* a runaway recursion in the parser overflows the stack: handle it on another */
-	guard_stack = malloc(1 << 16);
-	if (guard_stack) {
-		st.ss_sp = guard_stack;
-		st.ss_size = 1 << 16;
-		st.ss_flags = 0;
-		if (sigaltstack(&st, &guard_saved_stack)) {
-			free(guard_stack);
-			guard_stack = NULL;
-		}
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = guard_handler;
-	sa.sa_flags = SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
-		sigaction(guard_signals[i], &sa, &guard_saved[i]);
-}
-
-static void guard_remove(void)
-{
-	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
-		sigaction(guard_signals[i], &guard_saved[i], NULL);
-	if (guard_stack) {
-		sigaltstack(&guard_saved_stack, NULL);
-		free(guard_stack);
-		guard_stack = NULL;
-	}
-}
-
-static const char *signal_name(int sig)
-{
-	switch (sig) {
-	case SIGFPE:
-		return "SIGFPE (a division by zero)";
-	case SIGSEGV:
-		return "SIGSEGV";
-	case SIGBUS:
-		return "SIGBUS";
-	default:
-		return "SIGILL";
-	}
-}
-
-/* tep_parse_event() under the guard: 0, or the signal that stopped it. */
-static int guarded_parse(struct tep_handle *tep, const struct td_format *f,
-			 enum tep_errno *err)
-{
-	int sig = sigsetjmp(guard_jmp, 1);
-
-	if (sig)
-		return sig;
-	guard_armed = 1;
-	*err = tep_parse_event(tep, f->text.data, f->text.len, f->system);
-	guard_armed = 0;
-	return 0;
-}
-
-/* The event's text (TEP_PRINT_INFO) into a fresh seq: 0, or the signal. */
-static int guarded_info(struct tep_handle *tep, struct trace_seq *info, struct tep_record *rec)
-{
-	int sig = sigsetjmp(guard_jmp, 1);
-
-	if (sig)
-		return sig;
-	guard_armed = 1;
-	tep_print_event(tep, info, rec, "%s", TEP_PRINT_INFO);
-	guard_armed = 0;
-	return 0;
-}
 
 /*
  * Shapes of a parsed print fmt that libtraceevent 1.7.1 prints by following
@@ -449,12 +358,12 @@ static int setup_tep(struct report *r)
 		}
 		tep_log_clear();
 		err = 0;
-		sig = guarded_parse(r->tep, f, &err);
+		sig = guarded_parse(r->tep, f->text.data, f->text.len, f->system, &err);
 		if (sig) {
 			n->crashed = true;
 			n->parse_failed = true;
 			snprintf(why, sizeof(why), "libtraceevent stopped with %s while parsing it",
-				 signal_name(sig));
+				 guard_signal_name(sig));
 			n->unsafe = strdup(why);
 			continue;
 		}
@@ -679,7 +588,7 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 			problem(r, id, "event %s: libtraceevent stopped with %s while printing "
 				"the record on CPU %d at %s; its records print as [FAILED TO "
 				"PRINT]", event_label(r, id, label, sizeof(label)),
-				signal_name(sig), rec->cpu, record_time(r, rec, when, sizeof(when)));
+				guard_signal_name(sig), rec->cpu, record_time(r, rec, when, sizeof(when)));
 			trace_seq_printf(&s, "[FAILED TO PRINT]");
 		} else {
 			trace_seq_terminate(&info);

@@ -29,6 +29,7 @@
 #include "control_proto.h"
 #include "internal.h"
 #include "spool_format.h"
+#include "tep_guard.h"
 #include "tpoint.h"
 
 #define VERB "stream"
@@ -105,145 +106,6 @@ static void on_stop(int sig)
 
 /* ---- the crash guard: libtraceevent trusts what it parses (see report.c) ---- */
 
-static sigjmp_buf guard_jmp;
-static volatile sig_atomic_t guard_armed;
-static const int guard_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-static struct sigaction guard_saved[4];
-static stack_t guard_saved_stack;
-static void *guard_stack;
-
-static void guard_handler(int sig)
-{
-	if (guard_armed) {
-		guard_armed = 0;
-		siglongjmp(guard_jmp, sig);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void guard_install(void)
-{
-	struct sigaction sa;
-	stack_t st;
-
-	guard_stack = malloc(1 << 16);
-	if (guard_stack) {
-		st.ss_sp = guard_stack;
-		st.ss_size = 1 << 16;
-		st.ss_flags = 0;
-		if (sigaltstack(&st, &guard_saved_stack)) {
-			free(guard_stack);
-			guard_stack = NULL;
-		}
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = guard_handler;
-	sa.sa_flags = SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
-		sigaction(guard_signals[i], &sa, &guard_saved[i]);
-}
-
-static void guard_remove(void)
-{
-	for (size_t i = 0; i < sizeof(guard_signals) / sizeof(guard_signals[0]); i++)
-		sigaction(guard_signals[i], &guard_saved[i], NULL);
-	if (guard_stack) {
-		sigaltstack(&guard_saved_stack, NULL);
-		free(guard_stack);
-		guard_stack = NULL;
-	}
-}
-
-static int guarded_parse(struct tep_handle *tep, const char *text, size_t len, const char *sys,
-			 enum tep_errno *err)
-{
-	int sig = sigsetjmp(guard_jmp, 1);
-
-	if (sig)
-		return sig;
-	guard_armed = 1;
-	*err = tep_parse_event(tep, text, len, sys);
-	guard_armed = 0;
-	return 0;
-}
-
-static int guarded_info(struct tep_handle *tep, struct trace_seq *info, struct tep_record *rec)
-{
-	int sig = sigsetjmp(guard_jmp, 1);
-
-	if (sig)
-		return sig;
-	guard_armed = 1;
-	tep_print_event(tep, info, rec, "%s", TEP_PRINT_INFO);
-	guard_armed = 0;
-	return 0;
-}
-
-/* ---- filters: set before attaching, so that no record escapes them ---- */
-
-/* Does one -e glob select "system:name"? The library's rules (registry.c), so that -f
- * lands on exactly the events that attaching enables. */
-static bool glob_selects(const char *g, const char *full)
-{
-	const char *colon = strchr(full, ':'), *gcolon = strchr(g, ':');
-	char sys[TPOINT_NAME_MAX], gsys[TPOINT_NAME_MAX];
-
-	if (!colon || (size_t)(colon - full) >= sizeof(sys))
-		return false;
-	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - full), full);
-	if (gcolon) {
-		if ((size_t)(gcolon - g) >= sizeof(gsys))
-			return false;
-		snprintf(gsys, sizeof(gsys), "%.*s", (int)(gcolon - g), g);
-		return !fnmatch(gsys, sys, 0) && !fnmatch(gcolon + 1, colon + 1, 0);
-	}
-	return !fnmatch(g, sys, 0) || !fnmatch(g, colon + 1, 0);
-}
-
-/* Set (or, with expr "", clear) EXPR on every event of the process that `events` selects. */
-static int filter_events(struct attach *a, const char *events, const char *expr, bool quiet)
-{
-	char err[512] = "", *text = NULL, *save = NULL;
-	int set = 0;
-
-	if (ctl_request(&a->conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
-		if (!quiet)
-			tool_error(VERB, "process %d: %s", (int)a->pid, err);
-		return -1;
-	}
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *name = strchr(line, '\t'), *tab, *req, *reply = NULL, *list, *s2 = NULL;
-		bool hit = false;
-
-		if (!name)
-			continue;
-		name++;
-		tab = strchr(name, '\t');
-		if (tab)
-			*tab = 0;
-		list = strdup(events);
-		for (char *g = list ? strtok_r(list, ",", &s2) : NULL; g && !hit;
-		     g = strtok_r(NULL, ",", &s2))
-			hit = glob_selects(g, name);
-		free(list);
-		if (!hit || asprintf(&req, "%s\t%s", name, expr) < 0)
-			continue;
-		if (ctl_request(&a->conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
-			if (!quiet)
-				tool_error(VERB, "filter on %s: %s", name, err);
-			free(req);
-			free(text);
-			return -1;
-		}
-		free(reply);
-		free(req);
-		set++;
-	}
-	free(text);
-	return set;
-}
 
 /* ---- time: the records' raw clock to CLOCK_MONOTONIC ns ---- */
 
@@ -725,7 +587,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 			tool_error(VERB, "%s", err);
 			goto out;
 		}
-		n = filter_events(&st.a, events, filter, false);
+		n = attach_filter(VERB, &st.a, events, filter, false);
 		ctl_close(&st.a.conn);
 		if (n <= 0) {
 			if (n == 0)
@@ -737,7 +599,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 	if (attach_start(&st.a, pid, events, false, 0, true, err, sizeof(err)) < 0) {
 		tool_error(VERB, "%s", err);
 		if (filter && st.a.conn.fd >= 0)
-			filter_events(&st.a, events, "", true);
+			attach_filter(VERB, &st.a, events, "", true);
 		goto out;
 	}
 	st.fd = open(st.a.spool, O_RDONLY | O_CLOEXEC);
@@ -777,7 +639,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 clear:
 	/* Ours: take them back, once nothing records any more. */
 	if (filter && kill(pid, 0) == 0 && ctl_connect(pid, &st.a.conn, err, sizeof(err)) == 0) {
-		filter_events(&st.a, events, "", true);
+		attach_filter(VERB, &st.a, events, "", true);
 		ctl_close(&st.a.conn);
 	}
 out:
