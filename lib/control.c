@@ -175,30 +175,13 @@ static bool listen_socket_intact(void)
 
 /* ---- requests ---- */
 
-static int send_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int send_msg(int fd, uint32_t type, int32_t result, const char *text, size_t len)
 {
 	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, type, (uint32_t)(4 + len) };
 
-	if (send_all(fd, &h, sizeof(h)) < 0 || send_all(fd, &result, 4) < 0)
+	if (ctl_send_all(fd, &h, sizeof(h)) < 0 || ctl_send_all(fd, &result, 4) < 0)
 		return -1;
-	return len ? send_all(fd, text, len) : 0;
+	return len ? ctl_send_all(fd, text, len) : 0;
 }
 
 /* The same, with a descriptor passed along (SCM_RIGHTS) on the header's bytes. */
@@ -224,9 +207,9 @@ static int send_msg_fd(int fd, int32_t result, const char *text, size_t len, int
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &pass, sizeof(int));
 	}
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h) || send_all(fd, &result, 4) < 0)
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h) || ctl_send_all(fd, &result, 4) < 0)
 		return -1;
-	return len ? send_all(fd, text, len) : 0;
+	return len ? ctl_send_all(fd, text, len) : 0;
 }
 
 static int send_error(int fd, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -239,23 +222,6 @@ static int send_error(int fd, int err, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return send_msg(fd, CTL_ERROR, err, msg, strlen(msg));
-}
-
-static int recv_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static void comm_of_self(char *out, size_t len)
@@ -401,7 +367,7 @@ static int serve(int i)
 	char *payload;
 	int ret;
 
-	if (recv_all(fd, &h, sizeof(h)) < 0)
+	if (ctl_recv_all(fd, &h, sizeof(h)) < 0)
 		return -1;
 	if (h.magic != CTL_MAGIC) {
 		send_error(fd, -EPROTO, "not a tpoint control message (bad magic)");
@@ -423,7 +389,7 @@ static int serve(int i)
 		return -1;
 	}
 	payload = malloc(h.len + 1);
-	if (!payload || recv_all(fd, payload, h.len) < 0) {
+	if (!payload || ctl_recv_all(fd, payload, h.len) < 0) {
 		free(payload);
 		return -1;
 	}

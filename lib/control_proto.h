@@ -12,6 +12,7 @@
 #ifndef TPOINT_CONTROL_PROTO_H
 #define TPOINT_CONTROL_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CTL_MAGIC 0x54435054u /* "TPCT" */
@@ -58,5 +59,9 @@ enum ctl_type {
 	CTL_OK = 0x100,
 	CTL_ERROR = 0x101,
 };
+
+/* Send or receive all of buf: 0, or -1 when the peer went away or an error came (sockio.c). */
+__attribute__((visibility("hidden"))) int ctl_send_all(int fd, const void *buf, size_t len);
+__attribute__((visibility("hidden"))) int ctl_recv_all(int fd, void *buf, size_t len);
 
 #endif

@@ -308,6 +308,10 @@ static void *drain_thread(void *arg)
 		put_new_events();
 		if (sp.pool->mode == TPOINT_MODE_DISCARD)
 			n = drain_full();
+		/* The drained pages wait for their records to reach the file: write them out
+		 * now, or a small pool runs dry while its pages sit in our buffer. */
+		if (sp.nto_free)
+			flush_buf();
 		if (sp.live && mono_now() - sp.last_live > 50000000u) {
 			/* A live reader wants records within 100 ms, full pages or not. */
 			drain_partial();

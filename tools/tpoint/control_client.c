@@ -82,40 +82,6 @@ static int proc_xdg(pid_t pid, char *out, size_t len)
 	return -ENOENT;
 }
 
-static int send_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Receive the header of an answer, and a descriptor if one came with it. */
 static int recv_hdr(int sock, struct ctl_hdr *h, int *fd)
 {
@@ -163,7 +129,7 @@ int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char 
 	char *body;
 
 	*text = NULL;
-	if (send_all(c->fd, &h, sizeof(h)) < 0 || (plen && send_all(c->fd, payload, plen) < 0) ||
+	if (ctl_send_all(c->fd, &h, sizeof(h)) < 0 || (plen && ctl_send_all(c->fd, payload, plen) < 0) ||
 	    recv_hdr(c->fd, &h, fd) < 0) {
 		snprintf(err, errlen, "process %d closed the control channel", (int)c->pid);
 		return -EPIPE;
@@ -178,7 +144,7 @@ int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char 
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (recv_all(c->fd, body, h.len) < 0) {
+	if (ctl_recv_all(c->fd, body, h.len) < 0) {
 		free(body);
 		snprintf(err, errlen, "process %d closed the control channel", (int)c->pid);
 		return -EPIPE;
