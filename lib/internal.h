@@ -11,8 +11,6 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
-/* Event ids start well above the kernel's (1..~2400) so one file can hold both. */
-#define TPOINT_FIRST_ID 0x8000u
 /* Per-thread counters are one array of this many slots, mapped lazily. */
 #define TPOINT_MAX_EVENTS 4096u
 

@@ -23,6 +23,13 @@
 
 #define TPOINT_NAME_MAX 64 /* system, event, class, field and type names, with the NUL */
 
+/*
+ * Event ids (common_type) start here: above the kernel's own (about 1..2400 today), so that
+ * one trace.dat can hold both, and below 32768, because KernelShark keeps ids in an int16_t
+ * and shows events with larger ids without their name or text. 4096 ids fit below it.
+ */
+#define TPOINT_FIRST_ID 0x7000u
+
 enum tpoint_meta_kind {
 	TPOINT_META_CLASS = 1, /* the record layout and print format of an event class */
 	TPOINT_META_EVENT = 2, /* one event: its class, condition and print override */

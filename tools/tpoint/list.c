@@ -26,7 +26,7 @@
 #include "../../lib/format.h"
 
 /* Placeholder ids for --format: the runtime numbers events from here too, in load order. */
-#define LIST_FIRST_ID 0x8000u
+#define LIST_FIRST_ID TPOINT_FIRST_ID
 
 static void usage(FILE *f)
 {
