@@ -3,6 +3,7 @@
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
+#   make bench-peers     tpoint next to LTTng-UST and USDT, in one run (docs/PERFORMANCE.md)
 #   make install PREFIX=DIR
 VERSION := 0.1.0
 ABI_MAJOR := 1
@@ -114,6 +115,10 @@ demo: all
 bench: all
 	@$(MAKE) --no-print-directory -C bench O=$(abspath $(O))
 
+# tpoint next to LTTng-UST and USDT (installs them as root); never part of check.
+bench-peers: all
+	@$(MAKE) --no-print-directory -C bench/peers O=$(abspath $(O))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/tpoint/stages $(DESTDIR)$(PREFIX)/include/tpoint/arch \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
@@ -133,4 +138,4 @@ install: all
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps check demo bench install clean
+.PHONY: all deps check demo bench bench-peers install clean

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The throughput run's program: one thread emits N events (3 x u64) as fast as it can, then
+ * says how long that took. Run it under the tracer being measured:
+ *
+ *	tpoint record -e bench:bench_u64x3 -o /dev/shm/x.dat -- emit tpoint N
+ *	emit lttng N	(with an LTTng session that enables peers_lttng:u64x3_tput)
+ *
+ * It prints "emit: N events in S s" on stdout; events/s is N / S, the emitting loop alone
+ * (the tracer's start-up and its finishing the file are not in it). What was lost is the
+ * tracer's to say.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "trace/events/bench.h"
+#include "timing.h"
+#ifdef HAVE_LTTNG
+#include "lttng_tp.h"
+#endif
+
+static __attribute__((noinline)) void emit_tpoint(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		trace_bench_u64x3(i, i * 3, i ^ 0x5a5a5a5aull);
+		sink(i);
+	}
+}
+
+#ifdef HAVE_LTTNG
+static __attribute__((noinline)) void emit_lttng(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		tracepoint(peers_lttng, u64x3_tput, i, i * 3, i ^ 0x5a5a5a5aull);
+		sink(i);
+	}
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	void (*emit)(uint64_t) = NULL;
+	uint64_t n;
+
+	if (argc != 3 || !(n = strtoull(argv[2], NULL, 0))) {
+		fprintf(stderr, "usage: emit tpoint|lttng N\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "tpoint")) {
+		if (!trace_bench_u64x3_enabled()) {
+			fprintf(stderr, "emit: bench:bench_u64x3 is not enabled; "
+					"run me under tpoint record -e bench:bench_u64x3\n");
+			return 1;
+		}
+		emit = emit_tpoint;
+	}
+#ifdef HAVE_LTTNG
+	else if (!strcmp(argv[1], "lttng")) {
+		/* The session daemon enables our event shortly after we register. */
+		for (int i = 0; i < 500 && !tracepoint_enabled(peers_lttng, u64x3_tput); i++)
+			usleep(10000);
+		if (!tracepoint_enabled(peers_lttng, u64x3_tput)) {
+			fprintf(stderr, "emit: peers_lttng:u64x3_tput is not enabled by any session\n");
+			return 1;
+		}
+		emit = emit_lttng;
+	}
+#endif
+	if (!emit) {
+		fprintf(stderr, "emit: unknown tracer '%s'\n", argv[1]);
+		return 2;
+	}
+	double t0 = mono_ns();
+
+	emit(n);
+	double s = (mono_ns() - t0) / 1e9;
+
+	printf("emit: %llu events in %.3f s\n", (unsigned long long)n, s);
+	return 0;
+}

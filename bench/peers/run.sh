@@ -1,0 +1,229 @@
+#!/bin/sh
+# make bench-peers: tpoint next to LTTng-UST and USDT, measured in one run on this machine.
+#
+#   1. the peers: installed with apt-get when root, else skipped with the reason
+#   2. the table: ns per call, 1 and 2 threads, median of REPS rounds (peers.c), then
+#      instructions per call under callgrind (peers --callgrind)
+#   3. throughput: one thread emits TPUT_EVENTS events into `tpoint record` and into an
+#      LTTng-UST session, both to tmpfs: events/s and the fraction lost
+#   4. scale: SCALE_THREADS threads, resident memory (scale.c)
+#
+# It starts its own lttng-sessiond (a private LTTNG_HOME in a temporary directory) and stops
+# it, by its pid, when it ends. A peer that cannot be had is skipped with the reason; the
+# script then still measures the rest and exits 0: it is a benchmark, not a test.
+set -u
+O=${O:?O: the build directory}
+MAKE=${MAKE:-make}
+CALLS=${CALLS:-2000000}
+REPS=${REPS:-7}
+TPUT_EVENTS=${TPUT_EVENTS:-20000000}
+TPUT_RUNS=${TPUT_RUNS:-3}
+SCALE_THREADS=${SCALE_THREADS:-1000}
+PKGS="lttng-tools liblttng-ust-dev systemtap-sdt-dev"
+
+say() { printf 'bench-peers: %s\n' "$*"; }
+
+# Outputs go to tmpfs: what is timed is the tracers, not a disk's writeback.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	TMPDIR=/dev/shm
+fi
+export TMPDIR=${TMPDIR:-/tmp}
+tmp=$(mktemp -d "$TMPDIR/tpoint-peers.XXXXXX") || exit 0
+sessiond_pid=
+cleanup() {
+	if [ -n "$sessiond_pid" ]; then
+		lttng destroy --all >/dev/null 2>&1
+		kill "$sessiond_pid" 2>/dev/null
+		wait "$sessiond_pid" 2>/dev/null
+		say "lttng-sessiond (pid $sessiond_pid) stopped"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- 1. the peers ----
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+missing=
+if command -v dpkg-query >/dev/null 2>&1; then
+	for p in $PKGS; do installed "$p" || missing="$missing $p"; done
+fi
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		say "not root, so not installing:$missing (as root: apt-get install$missing)"
+	elif ! command -v apt-get >/dev/null 2>&1; then
+		say "no apt-get here to install:$missing"
+	else
+		say "installing:$missing"
+		if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			$missing >"$tmp/apt.log" 2>&1; then
+			# The package lists may be stale or absent (a fresh container): refresh once.
+			DEBIAN_FRONTEND=noninteractive apt-get update >>"$tmp/apt.log" 2>&1
+			DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+				$missing >>"$tmp/apt.log" 2>&1 ||
+				say "apt-get install$missing failed: $(tail -n 1 "$tmp/apt.log")"
+		fi
+	fi
+fi
+
+has_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E -x c - >/dev/null 2>&1; }
+HAVE_LTTNG=0
+HAVE_SDT=0
+lttng_why=
+if ! has_header lttng/tracepoint.h; then
+	lttng_why="<lttng/tracepoint.h> not found (package liblttng-ust-dev)"
+elif ! command -v lttng >/dev/null 2>&1 || ! command -v lttng-sessiond >/dev/null 2>&1; then
+	lttng_why="lttng or lttng-sessiond not found (package lttng-tools)"
+else
+	HAVE_LTTNG=1
+fi
+if has_header sys/sdt.h; then
+	HAVE_SDT=1
+else
+	say "USDT skipped: <sys/sdt.h> not found (package systemtap-sdt-dev)"
+fi
+
+$MAKE --no-print-directory -s programs O="$O" HAVE_LTTNG=$HAVE_LTTNG HAVE_SDT=$HAVE_SDT ||
+	{ say "the benchmark programs did not build"; exit 0; }
+B=$O/peers
+
+# ---- the session daemon: ours, private, stopped at the end ----
+export LTTNG_HOME="$tmp/lttng-home"
+mkdir -p "$LTTNG_HOME"
+lttng_ok=0
+if [ $HAVE_LTTNG = 1 ]; then
+	if [ "$(id -u)" = 0 ] && pgrep -x lttng-sessiond >/dev/null 2>&1; then
+		# A root session daemon is system-wide: one already running is someone else's.
+		lttng_why="a root lttng-sessiond (pid $(pgrep -x lttng-sessiond | head -n 1)) is \
+already running; not starting a second one or using another's"
+	else
+		lttng-sessiond --no-kernel >"$tmp/sessiond.log" 2>&1 &
+		sessiond_pid=$!
+		for i in $(seq 1 50); do
+			lttng list >/dev/null 2>&1 && { lttng_ok=1; break; }
+			kill -0 "$sessiond_pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		if [ $lttng_ok = 1 ]; then
+			say "lttng-sessiond started (pid $sessiond_pid, LTTNG_HOME=$LTTNG_HOME)"
+		else
+			lttng_why="lttng-sessiond did not start: $(tail -n 1 "$tmp/sessiond.log")"
+		fi
+	fi
+fi
+[ -n "$lttng_why" ] && say "LTTng-UST enabled cases skipped: $lttng_why"
+
+# lt CMD...: an lttng command whose chatter goes to the log; its failure is said.
+lt() { lttng "$@" >>"$tmp/lttng.log" 2>&1 || { say "lttng $* failed: $(tail -n 1 "$tmp/lttng.log")"; return 1; }; }
+
+# ---- 2. the table ----
+echo
+echo "== ns per call: tpoint, LTTng-UST, USDT (1 and 2 threads) =="
+lttng_arg=
+if [ $lttng_ok = 1 ]; then
+	# In-memory snapshot sessions (rings that nothing reads), one per buffering scheme,
+	# each enabling its own instance of the same event.
+	if lt create peers-uid --snapshot &&
+	   lt enable-channel -u -s peers-uid --buffers-uid ch &&
+	   lt enable-event -u -s peers-uid -c ch 'peers_lttng:u64x3_uid,peers_lttng:str_uid' &&
+	   lt start peers-uid &&
+	   lt create peers-pid --snapshot &&
+	   lt enable-channel -u -s peers-pid --buffers-pid ch &&
+	   lt enable-event -u -s peers-pid -c ch peers_lttng:u64x3_pid &&
+	   lt start peers-pid; then
+		lttng_arg=--lttng
+	fi
+fi
+"$B/peers" $lttng_arg "$CALLS" "$REPS"
+# ---- 2b. instructions, while the snapshot sessions exist ----
+echo
+echo "== instructions per call (callgrind) =="
+if command -v valgrind >/dev/null 2>&1; then
+	cg="$tmp/cg"
+	mkdir -p "$cg"
+	valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/cg.out" \
+		"$B/peers" $lttng_arg --callgrind "$cg" 2>"$tmp/callgrind.err" ||
+		say "callgrind run failed: $(tail -n 1 "$tmp/callgrind.err")"
+else
+	say "callgrind skipped: valgrind is not installed (make bench prints tpoint's alone)"
+fi
+if [ -n "$lttng_arg" ]; then
+	lttng list peers-uid | sed -n 's/^ *\(Event-loss mode\|Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p' | sort -u
+	lt destroy peers-uid
+	lt destroy peers-pid
+fi
+
+# ---- 3. throughput ----
+echo
+echo "== throughput: one thread emits $TPUT_EVENTS events (3 x u64) as fast as it can, to $TMPDIR =="
+# Median of three values (or of however many lines: the middle one).
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+: >"$tmp/tput.tpoint"
+: >"$tmp/tput.lttng"
+printf '%-58s %4s %10s %10s %8s\n' "tracer" "run" "Mevents/s" "lost" "lost %"
+for run in $(seq 1 "$TPUT_RUNS"); do
+	out="$tmp/tput.dat"
+	if "$O/tpoint" record -e bench:bench_u64x3 -o "$out" -- "$B/emit" tpoint "$TPUT_EVENTS" \
+		>"$tmp/emit.out" 2>"$tmp/record.err"; then
+		secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
+		# hits cond-skipped filtered recorded lost in-file
+		set -- $("$O/tpoint" report --stats "$out" 2>/dev/null | awk '$1 == "bench:bench_u64x3" { print $2, $5, $6, $7 }')
+		if [ $# = 4 ]; then
+			awk -v n="$TPUT_EVENTS" -v s="$secs" -v hits="$1" -v rec="$2" -v lost="$3" \
+			    -v infile="$4" -v run="$run" 'BEGIN {
+				printf "%-58s %4d %10.1f %10d %7.2f%%%s\n",
+				       "tpoint record (default pool)", run, n / s / 1e6, lost,
+				       100 * lost / hits,
+				       rec + lost == hits && infile == rec ? "" : "  (counts do not add up)"
+				print n / s / 1e6, 100 * lost / hits > "/dev/stderr"
+			}' 2>>"$tmp/tput.tpoint"
+		else
+			say "tpoint report --stats gave no figures for run $run"
+		fi
+	else
+		say "tpoint record failed: $(tail -n 1 "$tmp/record.err")"
+	fi
+	rm -f "$out"
+	[ $lttng_ok = 1 ] || continue
+	# Per-UID buffers, discard mode, the channel's default sizes, written to tmpfs.
+	ltout="$tmp/lttng-tput"
+	if lt create peers-tput --output="$ltout" &&
+	   lt enable-channel -u -s peers-tput --buffers-uid --discard ch &&
+	   lt enable-event -u -s peers-tput -c ch peers_lttng:u64x3_tput &&
+	   lt start peers-tput; then
+		"$B/emit" lttng "$TPUT_EVENTS" >"$tmp/emit.out" 2>>"$tmp/lttng.log"
+		lt stop peers-tput # waits until the consumer has written everything out
+		secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
+		lost=$(lttng list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
+		[ $run = 1 ] && lttng list peers-tput | sed -n 's/^ *\(Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p'
+		lt destroy peers-tput
+		if [ -n "$secs" ]; then
+			awk -v n="$TPUT_EVENTS" -v s="$secs" -v lost="$lost" -v run="$run" 'BEGIN {
+				printf "%-58s %4d %10.1f %10d %7.2f%%\n",
+				       "LTTng-UST (per-UID, discard, default channel)", run,
+				       n / s / 1e6, lost, 100 * lost / n
+				print n / s / 1e6, 100 * lost / n > "/dev/stderr"
+			}' 2>>"$tmp/tput.lttng"
+		fi
+	fi
+	rm -rf "$ltout"
+done
+tp_rate=$(cut -d' ' -f1 "$tmp/tput.tpoint" | median)
+tp_lost=$(cut -d' ' -f2 "$tmp/tput.tpoint" | median)
+if [ -n "$tp_rate" ]; then
+	printf 'median: tpoint %.1f M events/s, %.2f %% lost' "$tp_rate" "$tp_lost"
+	if [ -s "$tmp/tput.lttng" ]; then
+		printf '; LTTng-UST %.1f M events/s, %.2f %% lost' \
+			"$(cut -d' ' -f1 "$tmp/tput.lttng" | median)" \
+			"$(cut -d' ' -f2 "$tmp/tput.lttng" | median)"
+	fi
+	echo
+	awk -v l="$tp_lost" 'BEGIN { printf "target: tpoint lost <= 1 %%: %.2f %% (%s)\n", l, l <= 1 ? "met" : "NOT met" }'
+fi
+
+# ---- 4. scale ----
+echo
+echo "== scale: $SCALE_THREADS threads =="
+"$B/scale" "$SCALE_THREADS"
+
+exit 0

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the benchmarks under bench/: batches timed with CLOCK_MONOTONIC, run by one or
+ * more threads at once, summarised as median, min and max; an event's counters; waiting for
+ * the drain thread. The method is hotpath.c's (interleaved rounds, a warm-up round, medians),
+ * which predates this header and still has its own copies.
+ */
+#ifndef BENCH_TIMING_H
+#define BENCH_TIMING_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <tpoint/tpoint.h>
+
+/*
+ * What each loop body ends with: the compiler must assume the counter is used and any memory
+ * changed, so it can neither delete an iteration nor hoist an enable word out of the loop.
+ * Every loop has it, the empty one included, so it is part of the baseline.
+ */
+#define sink(x) __asm__ __volatile__("" : : "r"(x) : "memory")
+
+#define MAX_THREADS 2
+#define MAX_REPS 99
+
+static inline double mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* A loop runs n calls; `tid` picks per-thread state (the floor's buffer). */
+typedef void loop_fn(uint64_t n, int tid);
+
+struct worker {
+	loop_fn *loop;
+	uint64_t n;
+	int tid;
+	pthread_barrier_t *start;
+	double ns;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	/* Warm this thread's own state (TLS, its first page, its buffers) before the start. */
+	w->loop(w->n / 8, w->tid);
+	pthread_barrier_wait(w->start);
+	double t0 = mono_ns();
+
+	w->loop(w->n, w->tid);
+	w->ns = (mono_ns() - t0) / (double)w->n;
+	return NULL;
+}
+
+/*
+ * All threads run the batch at once, each in a thread of its own (the 1-thread case too, so
+ * that both pay the same thread start and TLS). The figure is their mean ns per call.
+ */
+static inline double time_batch(loop_fn *loop, uint64_t n, int nthreads)
+{
+	pthread_barrier_t start;
+	pthread_t th[MAX_THREADS];
+	struct worker w[MAX_THREADS];
+	double sum = 0;
+
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+	for (int i = 0; i < nthreads; i++) {
+		w[i] = (struct worker){ loop, n, i, &start, 0 };
+		if (pthread_create(&th[i], NULL, worker_main, &w[i])) {
+			perror("pthread_create");
+			exit(1);
+		}
+	}
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+		sum += w[i].ns;
+	}
+	pthread_barrier_destroy(&start);
+	return sum / nthreads;
+}
+
+struct summary {
+	double med, min, max;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static inline struct summary summarise(const double *ns, int reps)
+{
+	double v[MAX_REPS];
+	struct summary s;
+
+	memcpy(v, ns, sizeof(double) * (size_t)reps);
+	qsort(v, (size_t)reps, sizeof(double), cmp_double);
+	s.min = v[0];
+	s.max = v[reps - 1];
+	s.med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+	return s;
+}
+
+/* The counters of event system:name, summed over threads. */
+static inline int bench_event_stats(const char *system, const char *name,
+				    struct tpoint_event_stats *out)
+{
+	struct tpoint_event_stats all[64];
+	int n = tpoint_stats(all, 64);
+
+	for (int i = 0; i < n && i < 64; i++)
+		if (!strcmp(all[i].system, system) && !strcmp(all[i].name, name)) {
+			*out = all[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/*
+ * Let the drain thread catch up, so that the next batch starts with a free pool as this one
+ * did: wait until the spool file has not grown for 20 ms (or 10 s have passed).
+ */
+static inline void bench_wait_drained(const char *spool)
+{
+	const struct timespec tick = { 0, 5000000 };
+	struct stat st;
+	off_t last = -2;
+	int stable = 0;
+
+	for (int i = 0; i < 2000 && stable < 4; i++) {
+		off_t now = stat(spool, &st) ? -1 : st.st_size;
+
+		stable = now == last ? stable + 1 : 0;
+		last = now;
+		nanosleep(&tick, NULL);
+	}
+}
+
+/*
+ * Instructions of dump k (from 1) of the first thread, as callgrind wrote them with
+ * --separate-threads=yes --callgrind-out-file=DIR/cg.out: the "totals:" line of
+ * DIR/cg.out.k-01. -1, said on stderr, if the file is not there.
+ */
+static inline long long bench_callgrind_ir(const char *dir, size_t k)
+{
+	char file[4200], line[256];
+	long long ir = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/cg.out.%zu-01", dir, k);
+	f = fopen(file, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "totals:", 7))
+			ir = strtoll(line + 7, NULL, 10);
+	fclose(f);
+	return ir;
+}
+
+#endif
