@@ -47,7 +47,16 @@ static struct spool {
 	uint64_t last_live;
 } sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
-#define SPOOL_BUF (1u << 20)
+/*
+ * The records of drained pages gather here before one write(). The pages go back to the
+ * pool only once their records are in the file (a process killed in between keeps them
+ * salvageable), so this much of the pool is held back at worst: 256 KiB is 1/32 of the
+ * default pool, and small enough to stay in the L2 cache, where the kernel's copy into the
+ * file reads it from. Measured (bench/peers, drain CPU per event, tmpfs, paced so nothing
+ * was lost): 64 KiB 30.8 ns, 256 KiB 26.6 ns, 1 MiB 27.4 ns, 4 MiB 31.2 ns; about 80 % of it
+ * is the kernel's write.
+ */
+#define SPOOL_BUF (256u << 10)
 
 static void flush_buf(void)
 {

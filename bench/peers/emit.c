@@ -6,16 +6,22 @@
  *	tpoint record -e bench:bench_u64x3 -o /dev/shm/x.dat -- emit tpoint N
  *	emit lttng N	(with an LTTng session that enables peers_lttng:u64x3_tput)
  *
+ *	emit TRACER N RATE	the same, paced at RATE events/s (bursts of 64 Ki events
+ *				with a sleep between, so that emitting costs what it costs)
+ *
  * It prints "emit: N events in S s" on stdout; events/s is N / S, the emitting loop alone
  * (the tracer's start-up and its finishing the file are not in it). What was lost is the
- * tracer's to say.
+ * tracer's to say. Under tpoint it also prints the CPU time that the library's drain thread
+ * spent, per event, split into user (decoding pages) and system (writing the spool).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "trace/events/bench.h"
 #include "timing.h"
 #ifdef HAVE_LTTNG
@@ -40,13 +46,82 @@ static __attribute__((noinline)) void emit_lttng(uint64_t n)
 }
 #endif
 
+/* Emit n events in bursts, no faster than rate per second on average. */
+static void emit_paced(void (*emit)(uint64_t), uint64_t n, double rate)
+{
+	const uint64_t burst = 65536;
+	double t0 = mono_ns();
+
+	for (uint64_t done = 0; done < n; done += burst) {
+		uint64_t k = n - done < burst ? n - done : burst;
+		double due = t0 + (double)(done + k) / rate * 1e9;
+
+		emit(k);
+		double wait = due - mono_ns();
+		if (wait > 0) {
+			struct timespec ts = { (time_t)(wait / 1e9), (long)((uint64_t)wait % 1000000000) };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/*
+ * The drain thread's CPU time: total from schedstat (ns), the user/system split from stat
+ * (clock ticks). Read once everything is drained (tpoint_flush()).
+ */
+static void print_drain_cpu(uint64_t recorded)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[1024] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		bool drain = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tpoint-drain\n");
+		fclose(f);
+		if (!drain)
+			continue;
+		unsigned long long run_ns = 0, ut = 0, st = 0;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%llu", &run_ns) != 1)
+				run_ns = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			char *p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+
+			/* After "pid (comm)": state is field 3; utime and stime are 14 and 15. */
+			if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+					 &ut, &st) != 2)
+				ut = st = 0;
+			fclose(f);
+		}
+		if (recorded && ut + st)
+			printf("drain: %.1f ns CPU per recorded event (%.0f %% user, %.0f %% system)\n",
+			       (double)run_ns / (double)recorded, 100.0 * (double)ut / (double)(ut + st),
+			       100.0 * (double)st / (double)(ut + st));
+	}
+	if (d)
+		closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	void (*emit)(uint64_t) = NULL;
+	double rate = 0;
 	uint64_t n;
 
-	if (argc != 3 || !(n = strtoull(argv[2], NULL, 0))) {
-		fprintf(stderr, "usage: emit tpoint|lttng N\n");
+	if (argc < 3 || argc > 4 || !(n = strtoull(argv[2], NULL, 0)) ||
+	    (argc == 4 && !((rate = strtod(argv[3], NULL)) > 0))) {
+		fprintf(stderr, "usage: emit tpoint|lttng N [EVENTS_PER_S]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "tpoint")) {
@@ -75,9 +150,18 @@ int main(int argc, char **argv)
 	}
 	double t0 = mono_ns();
 
-	emit(n);
+	if (rate)
+		emit_paced(emit, n, rate);
+	else
+		emit(n);
 	double s = (mono_ns() - t0) / 1e9;
 
 	printf("emit: %llu events in %.3f s\n", (unsigned long long)n, s);
+	if (emit == emit_tpoint && tpoint_flush() == 0) {
+		struct tpoint_event_stats st;
+
+		if (!bench_event_stats("bench", "bench_u64x3", &st))
+			print_drain_cpu(st.recorded);
+	}
 	return 0;
 }

@@ -156,27 +156,29 @@ fi
 # ---- 3. throughput ----
 echo
 echo "== throughput: one thread emits $TPUT_EVENTS events (3 x u64) as fast as it can, to $TMPDIR =="
-# Median of three values (or of however many lines: the middle one).
+# The middle value of a column of numbers.
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 : >"$tmp/tput.tpoint"
 : >"$tmp/tput.lttng"
-printf '%-58s %4s %10s %10s %8s\n' "tracer" "run" "Mevents/s" "lost" "lost %"
-for run in $(seq 1 "$TPUT_RUNS"); do
+: >"$tmp/tput.paced"
+# tpoint_run LABEL FILE [RATE]: one run under tpoint record; a row, and "rate lost%" to FILE.
+tpoint_run() {
 	out="$tmp/tput.dat"
-	if "$O/tpoint" record -e bench:bench_u64x3 -o "$out" -- "$B/emit" tpoint "$TPUT_EVENTS" \
+	if "$O/tpoint" record -e bench:bench_u64x3 -o "$out" -- "$B/emit" tpoint "$TPUT_EVENTS" ${3:-} \
 		>"$tmp/emit.out" 2>"$tmp/record.err"; then
 		secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
+		drain=$(awk '/^drain:/ { print $2 }' "$tmp/emit.out")
 		# hits cond-skipped filtered recorded lost in-file
-		set -- $("$O/tpoint" report --stats "$out" 2>/dev/null | awk '$1 == "bench:bench_u64x3" { print $2, $5, $6, $7 }')
-		if [ $# = 4 ]; then
-			awk -v n="$TPUT_EVENTS" -v s="$secs" -v hits="$1" -v rec="$2" -v lost="$3" \
-			    -v infile="$4" -v run="$run" 'BEGIN {
-				printf "%-58s %4d %10.1f %10d %7.2f%%%s\n",
-				       "tpoint record (default pool)", run, n / s / 1e6, lost,
-				       100 * lost / hits,
+		set -- "$1" "$2" $("$O/tpoint" report --stats "$out" 2>/dev/null |
+			awk '$1 == "bench:bench_u64x3" { print $2, $5, $6, $7 }')
+		if [ $# = 6 ] && [ -n "$secs" ]; then
+			awk -v n="$TPUT_EVENTS" -v s="$secs" -v hits="$3" -v rec="$4" -v lost="$5" \
+			    -v infile="$6" -v run="$run" -v label="$1" -v drain="${drain:--}" 'BEGIN {
+				printf "%-50s %3d %9.1f %9d %7.2f%% %8s%s\n", label, run, n / s / 1e6,
+				       lost, 100 * lost / hits, drain,
 				       rec + lost == hits && infile == rec ? "" : "  (counts do not add up)"
 				print n / s / 1e6, 100 * lost / hits > "/dev/stderr"
-			}' 2>>"$tmp/tput.tpoint"
+			}' 2>>"$2"
 		else
 			say "tpoint report --stats gave no figures for run $run"
 		fi
@@ -184,41 +186,57 @@ for run in $(seq 1 "$TPUT_RUNS"); do
 		say "tpoint record failed: $(tail -n 1 "$tmp/record.err")"
 	fi
 	rm -f "$out"
-	[ $lttng_ok = 1 ] || continue
-	# Per-UID buffers, discard mode, the channel's default sizes, written to tmpfs.
-	ltout="$tmp/lttng-tput"
-	if lt create peers-tput --output="$ltout" &&
-	   lt enable-channel -u -s peers-tput --buffers-uid --discard ch &&
-	   lt enable-event -u -s peers-tput -c ch peers_lttng:u64x3_tput &&
-	   lt start peers-tput; then
-		"$B/emit" lttng "$TPUT_EVENTS" >"$tmp/emit.out" 2>>"$tmp/lttng.log"
-		lt stop peers-tput # waits until the consumer has written everything out
-		secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
-		lost=$(lttng list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
-		[ $run = 1 ] && lttng list peers-tput | sed -n 's/^ *\(Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p'
-		lt destroy peers-tput
-		if [ -n "$secs" ]; then
-			awk -v n="$TPUT_EVENTS" -v s="$secs" -v lost="$lost" -v run="$run" 'BEGIN {
-				printf "%-58s %4d %10.1f %10d %7.2f%%\n",
-				       "LTTng-UST (per-UID, discard, default channel)", run,
-				       n / s / 1e6, lost, 100 * lost / n
-				print n / s / 1e6, 100 * lost / n > "/dev/stderr"
-			}' 2>>"$tmp/tput.lttng"
+}
+printf '%-50s %3s %9s %9s %8s %8s\n' "tracer" "run" "Mevents/s" "lost" "lost %" "drain ns"
+lt_rate=
+for run in $(seq 1 "$TPUT_RUNS"); do
+	tpoint_run "tpoint record (default pool, 8 MiB)" "$tmp/tput.tpoint"
+	if [ $lttng_ok = 1 ]; then
+		# Per-UID buffers, discard mode, the channel's default sizes, written to tmpfs.
+		ltout="$tmp/lttng-tput"
+		if lt create peers-tput --output="$ltout" &&
+		   lt enable-channel -u -s peers-tput --buffers-uid --discard ch &&
+		   lt enable-event -u -s peers-tput -c ch peers_lttng:u64x3_tput &&
+		   lt start peers-tput; then
+			"$B/emit" lttng "$TPUT_EVENTS" >"$tmp/emit.out" 2>>"$tmp/lttng.log"
+			lt stop peers-tput # returns once the consumer has written everything out
+			secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
+			lost=$(lttng list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
+			[ $run = 1 ] && lttng list peers-tput |
+				sed -n 's/^ *\(Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p'
+			lt destroy peers-tput
+			if [ -n "$secs" ]; then
+				awk -v n="$TPUT_EVENTS" -v s="$secs" -v lost="$lost" -v run="$run" 'BEGIN {
+					printf "%-50s %3d %9.1f %9d %7.2f%% %8s\n",
+					       "LTTng-UST (per-UID, discard, default channel)", run,
+					       n / s / 1e6, lost, 100 * lost / n, "-"
+					print n / s / 1e6, 100 * lost / n > "/dev/stderr"
+				}' 2>>"$tmp/tput.lttng"
+				lt_rate=$(awk -v n="$TPUT_EVENTS" -v s="$secs" 'BEGIN { printf "%d", n / s }')
+			fi
 		fi
+		rm -rf "$ltout"
 	fi
-	rm -rf "$ltout"
+	# The same number of events into tpoint, no faster than LTTng-UST emitted them just now.
+	rate=${lt_rate:-10000000}
+	tpoint_run "tpoint record, paced at $(awk -v r="$rate" 'BEGIN { printf "%.1f", r / 1e6 }') M/s (LTTng's rate)" \
+		"$tmp/tput.paced" "$rate"
 done
-tp_rate=$(cut -d' ' -f1 "$tmp/tput.tpoint" | median)
 tp_lost=$(cut -d' ' -f2 "$tmp/tput.tpoint" | median)
-if [ -n "$tp_rate" ]; then
-	printf 'median: tpoint %.1f M events/s, %.2f %% lost' "$tp_rate" "$tp_lost"
-	if [ -s "$tmp/tput.lttng" ]; then
-		printf '; LTTng-UST %.1f M events/s, %.2f %% lost' \
-			"$(cut -d' ' -f1 "$tmp/tput.lttng" | median)" \
-			"$(cut -d' ' -f2 "$tmp/tput.lttng" | median)"
-	fi
+if [ -n "$tp_lost" ]; then
+	printf 'median: tpoint %.1f M events/s, %.2f %% lost' \
+		"$(cut -d' ' -f1 "$tmp/tput.tpoint" | median)" "$tp_lost"
+	[ -s "$tmp/tput.lttng" ] && printf '; LTTng-UST %.1f M events/s, %.2f %% lost' \
+		"$(cut -d' ' -f1 "$tmp/tput.lttng" | median)" "$(cut -d' ' -f2 "$tmp/tput.lttng" | median)"
+	[ -s "$tmp/tput.paced" ] && printf '; tpoint paced %.2f %% lost' \
+		"$(cut -d' ' -f2 "$tmp/tput.paced" | median)"
 	echo
-	awk -v l="$tp_lost" 'BEGIN { printf "target: tpoint lost <= 1 %%: %.2f %% (%s)\n", l, l <= 1 ? "met" : "NOT met" }'
+	# What the file system takes: the spool holds 48 bytes per event (16 of header).
+	dd if=/dev/zero of="$tmp/sink" bs=1M count=512 2>"$tmp/dd.err" >/dev/null
+	rm -f "$tmp/sink"
+	awk '/copied/ { for (i = 1; i < NF; i++) if ($i == "s,") s = $(i - 1); b = $1 }
+	     END { if (s > 0) printf "sink: %s takes new data at %.2f GB/s (dd, 512 MiB): %.1f M events/s of spool at 48 B each\n", ENVIRON["TMPDIR"], b / s / 1e9, b / s / 48 / 1e6 }' "$tmp/dd.err"
+	awk -v l="$tp_lost" 'BEGIN { printf "target: tpoint lost <= 1 %% at full speed: %.2f %% (%s)\n", l, l <= 1 ? "met" : "NOT met" }'
 fi
 
 # ---- 4. scale ----
