@@ -311,16 +311,15 @@ static int targets(void)
 	unmet += r > 1.3;
 	/*
 	 * "2 threads cost no more per event than 1": the per-thread figure at 2 threads, over
-	 * the floor at 2 threads, is no higher than the same ratio at 1 thread, within the
-	 * spread of the 1-thread figure. The floor absorbs what the machine does to 2 threads
-	 * anyway (2 vCPUs sharing a core, a neighbour's load).
+	 * the floor at 2 threads, is within 10 % of the same ratio at 1 thread. The floor takes
+	 * out what the machine does to any 2 threads (2 vCPUs, a neighbour's load); what is left
+	 * is the tracer's: shared cache lines, or its drain thread taking a writer's CPU.
 	 */
 	double r2 = en2->s.med / fl2->s.med;
-	double slack = (en1->s.max - en1->s.min) / fl->s.med;
-	printf("target: tpoint enabled, 2 threads, per event <= 1 thread (ratios to the floor at "
-	       "the same thread count): %.2fx vs %.2fx, spread %.2f (%s)\n", r2, r,
-	       slack, r2 <= r + slack ? "met" : "NOT met");
-	unmet += r2 > r + slack;
+	printf("target: tpoint enabled, 2 threads, per event <= 1 thread + 10 %% (ratios to the "
+	       "floor at the same thread count): %.2fx vs %.2fx (%s)\n", r2, r,
+	       r2 <= r * 1.1 ? "met" : "NOT met");
+	unmet += r2 > r * 1.1;
 	if (en1->lost || en2->lost)
 		printf("note: tpoint lost records in the table's batches: the pool was too small\n");
 #ifdef HAVE_LTTNG

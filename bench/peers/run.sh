@@ -30,13 +30,17 @@ fi
 export TMPDIR=${TMPDIR:-/tmp}
 tmp=$(mktemp -d "$TMPDIR/tpoint-peers.XXXXXX") || exit 0
 sessiond_pid=
+# Ours only: the daemon this script started, by the pid it got.
+stop_sessiond() {
+	[ -n "$sessiond_pid" ] || return 0
+	lttng destroy --all >/dev/null 2>&1
+	kill "$sessiond_pid" 2>/dev/null
+	wait "$sessiond_pid" 2>/dev/null
+	say "lttng-sessiond (pid $sessiond_pid) stopped"
+	sessiond_pid=
+}
 cleanup() {
-	if [ -n "$sessiond_pid" ]; then
-		lttng destroy --all >/dev/null 2>&1
-		kill "$sessiond_pid" 2>/dev/null
-		wait "$sessiond_pid" 2>/dev/null
-		say "lttng-sessiond (pid $sessiond_pid) stopped"
-	fi
+	stop_sessiond
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -134,7 +138,7 @@ if [ $lttng_ok = 1 ]; then
 		lttng_arg=--lttng
 	fi
 fi
-"$B/peers" $lttng_arg "$CALLS" "$REPS"
+"$B/peers" $lttng_arg "$CALLS" "$REPS" | tee "$tmp/peers.out"
 # ---- 2b. instructions, while the snapshot sessions exist ----
 echo
 echo "== instructions per call (callgrind) =="
@@ -154,6 +158,7 @@ if [ -n "$lttng_arg" ]; then
 fi
 
 # ---- 3. throughput ----
+throughput() {
 echo
 echo "== throughput: one thread emits $TPUT_EVENTS events (3 x u64) as fast as it can, to $TMPDIR =="
 # The middle value of a column of numbers.
@@ -238,10 +243,19 @@ if [ -n "$tp_lost" ]; then
 	     END { if (s > 0) printf "sink: %s takes new data at %.2f GB/s (dd, 512 MiB): %.1f M events/s of spool at 48 B each\n", ENVIRON["TMPDIR"], b / s / 1e9, b / s / 48 / 1e6 }' "$tmp/dd.err"
 	awk -v l="$tp_lost" 'BEGIN { printf "target: tpoint lost <= 1 %% at full speed: %.2f %% (%s)\n", l, l <= 1 ? "met" : "NOT met" }'
 fi
+}
+throughput | tee "$tmp/tput.out"
 
 # ---- 4. scale ----
 echo
 echo "== scale: $SCALE_THREADS threads =="
-"$B/scale" "$SCALE_THREADS"
+"$B/scale" "$SCALE_THREADS" | tee "$tmp/scale.out"
 
+# ---- the summary, and the line it ends with ----
+echo
+echo "== targets =="
+grep -h '^target:' "$tmp/peers.out" "$tmp/tput.out" "$tmp/scale.out" 2>/dev/null
+stop_sessiond
+line=$(grep '^tpoint vs LTTng-UST' "$tmp/peers.out")
+echo "${line:-tpoint vs LTTng-UST (enabled, 1 thread): not measured}"
 exit 0
