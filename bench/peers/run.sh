@@ -222,9 +222,10 @@ for run in $(seq 1 "$TPUT_RUNS"); do
 		fi
 		rm -rf "$ltout"
 	fi
-	# The same number of events into tpoint, no faster than LTTng-UST emitted them just now.
+	# The same number of events into tpoint, no faster than LTTng-UST emitted them just now
+	# (without LTTng-UST: 10 M events/s).
 	rate=${lt_rate:-10000000}
-	tpoint_run "tpoint record, paced at $(awk -v r="$rate" 'BEGIN { printf "%.1f", r / 1e6 }') M/s (LTTng's rate)" \
+	tpoint_run "tpoint record, paced at $(awk -v r="$rate" 'BEGIN { printf "%.1f", r / 1e6 }') M/s${lt_rate:+ (LTTng's rate)}" \
 		"$tmp/tput.paced" "$rate"
 done
 tp_lost=$(cut -d' ' -f2 "$tmp/tput.tpoint" | median)
