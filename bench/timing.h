@@ -128,21 +128,29 @@ static inline int bench_event_stats(const char *system, const char *name,
 	return -ENOENT;
 }
 
+static inline off_t bench_file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
 /*
  * Let the drain thread catch up, so that the next batch starts with a free pool as this one
- * did: wait until the spool file has not grown for 20 ms (or 10 s have passed).
+ * did: wait until the spool has grown to at least `until` bytes (what the batch's records
+ * need at the least), then until it has not grown for 20 ms; 20 s at most. The first part
+ * matters on a busy machine, where a drain thread kept off the CPU for 20 ms is not done.
  */
-static inline void bench_wait_drained(const char *spool)
+static inline void bench_wait_drained(const char *spool, off_t until)
 {
 	const struct timespec tick = { 0, 5000000 };
-	struct stat st;
 	off_t last = -2;
 	int stable = 0;
 
-	for (int i = 0; i < 2000 && stable < 4; i++) {
-		off_t now = stat(spool, &st) ? -1 : st.st_size;
+	for (int i = 0; i < 4000 && stable < 4; i++) {
+		off_t now = bench_file_size(spool);
 
-		stable = now == last ? stable + 1 : 0;
+		stable = now == last && now >= until ? stable + 1 : 0;
 		last = now;
 		nanosleep(&tick, NULL);
 	}
