@@ -9,7 +9,9 @@
 #define BENCH_TIMING_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -154,6 +156,58 @@ static inline void bench_wait_drained(const char *spool, off_t until)
 		last = now;
 		nanosleep(&tick, NULL);
 	}
+}
+
+/*
+ * The drain thread's CPU time: total from schedstat (ns), the user/system split from stat
+ * (clock ticks), per recorded event, as a line of text in out (empty if there is no drain
+ * thread). Read it once the drain is done (after tpoint_flush() or bench_wait_drained()),
+ * and before tpoint_record_stop() ends the thread.
+ */
+static inline void bench_drain_cpu(uint64_t recorded, char *out, size_t len)
+{
+	*out = 0;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[1024] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		bool drain = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tpoint-drain\n");
+		fclose(f);
+		if (!drain)
+			continue;
+		unsigned long long run_ns = 0, ut = 0, st = 0;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%llu", &run_ns) != 1)
+				run_ns = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			char *p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+
+			/* After "pid (comm)": state is field 3; utime and stime are 14 and 15. */
+			if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+					 &ut, &st) != 2)
+				ut = st = 0;
+			fclose(f);
+		}
+		if (recorded && ut + st)
+			snprintf(out, len,
+				 "drain: %.1f ns CPU per recorded event (%.0f %% user, %.0f %% system)\n",
+				 (double)run_ns / (double)recorded,
+				 100.0 * (double)ut / (double)(ut + st),
+				 100.0 * (double)st / (double)(ut + st));
+	}
+	if (d)
+		closedir(d);
 }
 
 /*

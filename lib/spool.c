@@ -38,8 +38,10 @@ static struct spool {
 	size_t used;
 	int error;
 	uint32_t events_written;
-	uint32_t *tids;
+	uint32_t *tids;     /* threads seen, in order: their names go in the file */
 	size_t ntids, tids_cap;
+	uint32_t *tid_set;  /* the same tids, hashed: a lookup per page, 1,000 threads or 1 */
+	size_t tid_set_cap; /* a power of two, at least twice ntids */
 	uint64_t last_clock_sample;
 	uint32_t *to_free; /* drained pages waiting for the buffer to reach the file */
 	uint32_t nto_free;
@@ -140,20 +142,57 @@ static void put_comm(uint32_t tid)
 	}
 }
 
+/* Multiplicative hashing: tids are dense small numbers, the high bits spread them. */
+static size_t tid_slot(uint32_t tid, size_t cap)
+{
+	return (size_t)((tid * 2654435761u) & (uint32_t)(cap - 1));
+}
+
+static bool tid_set_add(uint32_t *set, size_t cap, uint32_t tid)
+{
+	size_t i = tid_slot(tid, cap);
+
+	while (set[i] && set[i] != tid) /* tid 0 is no thread: it marks a free slot */
+		i = (i + 1) & (cap - 1);
+	if (set[i])
+		return false;
+	set[i] = tid;
+	return true;
+}
+
+static bool tid_known(uint32_t tid)
+{
+	for (size_t i = tid_slot(tid, sp.tid_set_cap); sp.tid_set[i];
+	     i = (i + 1) & (sp.tid_set_cap - 1))
+		if (sp.tid_set[i] == tid)
+			return true;
+	return false;
+}
+
 static void note_tid(uint32_t tid)
 {
-	for (size_t i = 0; i < sp.ntids; i++)
-		if (sp.tids[i] == tid)
-			return;
+	if (sp.tid_set && tid_known(tid))
+		return;
 	if (sp.ntids == sp.tids_cap) {
 		size_t cap = sp.tids_cap ? sp.tids_cap * 2 : 64;
 		uint32_t *n = realloc(sp.tids, cap * sizeof(*n));
+		uint32_t *set = calloc(2 * cap, sizeof(*set));
 
-		if (!n)
+		if (!n || !set) {
+			free(set);
+			if (n)
+				sp.tids = n;
 			return;
+		}
+		for (size_t i = 0; i < sp.ntids; i++)
+			tid_set_add(set, 2 * cap, n[i]);
+		free(sp.tid_set);
 		sp.tids = n;
 		sp.tids_cap = cap;
+		sp.tid_set = set;
+		sp.tid_set_cap = 2 * cap;
 	}
+	tid_set_add(sp.tid_set, sp.tid_set_cap, tid);
 	sp.tids[sp.ntids++] = tid;
 	put_comm(tid);
 }
@@ -347,14 +386,16 @@ static void spool_free_state(void)
 	free(sp.buf);
 	free(sp.progress);
 	free(sp.tids);
+	free(sp.tid_set);
 	free(sp.path);
 	free(sp.to_free);
 	sp.buf = NULL;
 	sp.progress = NULL;
 	sp.tids = NULL;
+	sp.tid_set = NULL;
 	sp.path = NULL;
 	sp.to_free = NULL;
-	sp.ntids = sp.tids_cap = 0;
+	sp.ntids = sp.tids_cap = sp.tid_set_cap = 0;
 }
 
 /* The file, its header, the first clock sample and the formats: all but the thread. */
@@ -390,6 +431,8 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	sp.stop = false;
 	sp.events_written = 0;
 	sp.ntids = 0;
+	if (sp.tid_set)
+		memset(sp.tid_set, 0, sp.tid_set_cap * sizeof(*sp.tid_set));
 	memcpy(sp.buf, &h, sizeof(h));
 	sp.used = sizeof(h);
 	put_clock_sample();
@@ -562,6 +605,7 @@ void spool_after_fork(void)
 	free(sp.buf);
 	free(sp.progress);
 	free(sp.tids);
+	free(sp.tid_set);
 	free(sp.path);
 	free(sp.to_free);
 	memset(&sp, 0, sizeof(sp));

@@ -15,7 +15,6 @@
  * spent, per event, split into user (decoding pages) and system (writing the spool).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,53 +65,6 @@ static void emit_paced(void (*emit)(uint64_t), uint64_t n, double rate)
 	}
 }
 
-/*
- * The drain thread's CPU time: total from schedstat (ns), the user/system split from stat
- * (clock ticks). Read once everything is drained (tpoint_flush()).
- */
-static void print_drain_cpu(uint64_t recorded)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		char path[300], buf[1024] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		bool drain = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tpoint-drain\n");
-		fclose(f);
-		if (!drain)
-			continue;
-		unsigned long long run_ns = 0, ut = 0, st = 0;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%llu", &run_ns) != 1)
-				run_ns = 0;
-			fclose(f);
-		}
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
-		if ((f = fopen(path, "r"))) {
-			char *p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-
-			/* After "pid (comm)": state is field 3; utime and stime are 14 and 15. */
-			if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-					 &ut, &st) != 2)
-				ut = st = 0;
-			fclose(f);
-		}
-		if (recorded && ut + st)
-			printf("drain: %.1f ns CPU per recorded event (%.0f %% user, %.0f %% system)\n",
-			       (double)run_ns / (double)recorded, 100.0 * (double)ut / (double)(ut + st),
-			       100.0 * (double)st / (double)(ut + st));
-	}
-	if (d)
-		closedir(d);
-}
-
 int main(int argc, char **argv)
 {
 	void (*emit)(uint64_t) = NULL;
@@ -160,8 +112,12 @@ int main(int argc, char **argv)
 	if (emit == emit_tpoint && tpoint_flush() == 0) {
 		struct tpoint_event_stats st;
 
-		if (!bench_event_stats("bench", "bench_u64x3", &st))
-			print_drain_cpu(st.recorded);
+		char line[256];
+
+		if (!bench_event_stats("bench", "bench_u64x3", &st)) {
+			bench_drain_cpu(st.recorded, line, sizeof(line));
+			fputs(line, stdout);
+		}
 	}
 	return 0;
 }

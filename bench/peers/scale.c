@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 {
 	int nthreads = argc > 1 ? atoi(argv[1]) : 1000;
 	const char *tmp = getenv("TMPDIR");
-	char dir[4096], path[4200];
+	char dir[4096], path[4200], spool[4300], drain[256];
 	struct tpoint_event_stats st = { 0 };
 	double s0, s1;
 	int err;
@@ -129,8 +129,11 @@ int main(int argc, char **argv)
 	struct mem traced = run_threads(nthreads, &s1);
 
 	tpoint_disable("bench:bench_u64x3");
-	err = tpoint_record_stop();
 	bench_event_stats("bench", "bench_u64x3", &st);
+	snprintf(spool, sizeof(spool), "%s.spool", path);
+	bench_wait_drained(spool, 0);
+	bench_drain_cpu(st.recorded, drain, sizeof(drain));
+	err = tpoint_record_stop();
 
 	long pool_kib = (long)(POOL_BYTES >> 10);
 	long shm = traced.shmem - base.shmem;
@@ -149,6 +152,7 @@ int main(int argc, char **argv)
 	printf("    per thread, besides the pool: %6.1f KiB\n", per_thread / 1024.0);
 	printf("  emitting: %.1f ns per event over all threads (%.3f s; untraced round %.3f s)\n",
 	       s1 * 1e9 / (double)hits, s1, s0);
+	printf("  %s", drain);
 	printf("  recorded %llu + lost %llu = %llu of %llu hits (%s)%s\n",
 	       (unsigned long long)st.recorded, (unsigned long long)st.lost,
 	       (unsigned long long)(st.recorded + st.lost), (unsigned long long)hits,
