@@ -9,7 +9,10 @@
 #   4. scale: SCALE_THREADS threads, resident memory (scale.c)
 #
 # It starts its own lttng-sessiond (a private LTTNG_HOME in a temporary directory) and stops
-# it, by its pid, when it ends. A peer that cannot be had is skipped with the reason; the
+# it, by its pid, when it ends. As root, that daemon and every program that uses LTTng-UST
+# run as the user nobody: a root session daemon is system-wide (one may already run, the
+# package starts one under systemd), while a user's daemon, found through LTTNG_HOME, is
+# private to this run. A peer that cannot be had is skipped with the reason; the
 # script then still measures the rest and exits 0: it is a benchmark, not a test.
 set -u
 O=${O:?O: the build directory}
@@ -33,7 +36,7 @@ sessiond_pid=
 # Ours only: the daemon this script started, by the pid it got.
 stop_sessiond() {
 	[ -n "$sessiond_pid" ] || return 0
-	lttng destroy --all >/dev/null 2>&1
+	$AS lttng destroy --all >/dev/null 2>&1
 	kill "$sessiond_pid" 2>/dev/null
 	wait "$sessiond_pid" 2>/dev/null
 	say "lttng-sessiond (pid $sessiond_pid) stopped"
@@ -92,33 +95,42 @@ $MAKE --no-print-directory -s programs O="$O" HAVE_LTTNG=$HAVE_LTTNG HAVE_SDT=$H
 B=$O/peers
 
 # ---- the session daemon: ours, private, stopped at the end ----
-export LTTNG_HOME="$tmp/lttng-home"
-mkdir -p "$LTTNG_HOME"
+# AS: how to run what talks to our session daemon. LT: where it may write.
+AS=
+LT="$tmp/lttng"
+mkdir -p "$LT/home"
 lttng_ok=0
-if [ $HAVE_LTTNG = 1 ]; then
-	if [ "$(id -u)" = 0 ] && pgrep -x lttng-sessiond >/dev/null 2>&1; then
-		# A root session daemon is system-wide: one already running is someone else's.
-		lttng_why="a root lttng-sessiond (pid $(pgrep -x lttng-sessiond | head -n 1)) is \
-already running; not starting a second one or using another's"
+if [ $HAVE_LTTNG = 1 ] && [ "$(id -u)" = 0 ]; then
+	if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+		# setpriv execs: the pid the shell gets is the daemon's own.
+		AS="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups"
+		chmod 755 "$tmp"
+		chown -R nobody "$LT"
 	else
-		lttng-sessiond --no-kernel >"$tmp/sessiond.log" 2>&1 &
-		sessiond_pid=$!
-		for i in $(seq 1 50); do
-			lttng list >/dev/null 2>&1 && { lttng_ok=1; break; }
-			kill -0 "$sessiond_pid" 2>/dev/null || break
-			sleep 0.2
-		done
-		if [ $lttng_ok = 1 ]; then
-			say "lttng-sessiond started (pid $sessiond_pid, LTTNG_HOME=$LTTNG_HOME)"
-		else
-			lttng_why="lttng-sessiond did not start: $(tail -n 1 "$tmp/sessiond.log")"
-		fi
+		lttng_why="running as root without setpriv or the user nobody to run a private \
+lttng-sessiond as"
+		HAVE_LTTNG=0
+	fi
+fi
+export LTTNG_HOME="$LT/home"
+if [ $HAVE_LTTNG = 1 ]; then
+	$AS lttng-sessiond --no-kernel >"$tmp/sessiond.log" 2>&1 &
+	sessiond_pid=$!
+	for i in $(seq 1 50); do
+		$AS lttng list >/dev/null 2>&1 && { lttng_ok=1; break; }
+		kill -0 "$sessiond_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if [ $lttng_ok = 1 ]; then
+		say "lttng-sessiond started (pid $sessiond_pid${AS:+, as nobody}, LTTNG_HOME=$LTTNG_HOME)"
+	else
+		lttng_why="lttng-sessiond did not start: $(tail -n 1 "$tmp/sessiond.log")"
 	fi
 fi
 [ -n "$lttng_why" ] && say "LTTng-UST enabled cases skipped: $lttng_why"
 
 # lt CMD...: an lttng command whose chatter goes to the log; its failure is said.
-lt() { lttng "$@" >>"$tmp/lttng.log" 2>&1 || { say "lttng $* failed: $(tail -n 1 "$tmp/lttng.log")"; return 1; }; }
+lt() { $AS lttng "$@" >>"$tmp/lttng.log" 2>&1 || { say "lttng $* failed: $(tail -n 1 "$tmp/lttng.log")"; return 1; }; }
 
 # ---- 2. the table ----
 echo
@@ -138,21 +150,23 @@ if [ $lttng_ok = 1 ]; then
 		lttng_arg=--lttng
 	fi
 fi
-"$B/peers" $lttng_arg "$CALLS" "$REPS" | tee "$tmp/peers.out"
+# With LTTng-UST, the process must be nobody's too, to register with our daemon.
+${lttng_arg:+$AS} "$B/peers" $lttng_arg "$CALLS" "$REPS" | tee "$tmp/peers.out"
 # ---- 2b. instructions, while the snapshot sessions exist ----
 echo
 echo "== instructions per call (callgrind) =="
 if command -v valgrind >/dev/null 2>&1; then
-	cg="$tmp/cg"
+	cg="$LT/cg"
 	mkdir -p "$cg"
-	valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/cg.out" \
+	[ -n "$AS" ] && chown nobody "$cg"
+	${lttng_arg:+$AS} valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/cg.out" \
 		"$B/peers" $lttng_arg --callgrind "$cg" 2>"$tmp/callgrind.err" ||
 		say "callgrind run failed: $(tail -n 1 "$tmp/callgrind.err")"
 else
 	say "callgrind skipped: valgrind is not installed (make bench prints tpoint's alone)"
 fi
 if [ -n "$lttng_arg" ]; then
-	lttng list peers-uid | sed -n 's/^ *\(Event-loss mode\|Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p' | sort -u
+	$AS lttng list peers-uid | sed -n 's/^ *\(Event-loss mode\|Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p' | sort -u
 	lt destroy peers-uid
 	lt destroy peers-pid
 fi
@@ -198,16 +212,16 @@ for run in $(seq 1 "$TPUT_RUNS"); do
 	tpoint_run "tpoint record (default pool, 8 MiB)" "$tmp/tput.tpoint"
 	if [ $lttng_ok = 1 ]; then
 		# Per-UID buffers, discard mode, the channel's default sizes, written to tmpfs.
-		ltout="$tmp/lttng-tput"
+		ltout="$LT/tput"
 		if lt create peers-tput --output="$ltout" &&
 		   lt enable-channel -u -s peers-tput --buffers-uid --discard ch &&
 		   lt enable-event -u -s peers-tput -c ch peers_lttng:u64x3_tput &&
 		   lt start peers-tput; then
-			"$B/emit" lttng "$TPUT_EVENTS" >"$tmp/emit.out" 2>>"$tmp/lttng.log"
+			$AS "$B/emit" lttng "$TPUT_EVENTS" >"$tmp/emit.out" 2>>"$tmp/lttng.log"
 			lt stop peers-tput # returns once the consumer has written everything out
 			secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
-			lost=$(lttng list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
-			[ $run = 1 ] && lttng list peers-tput |
+			lost=$($AS lttng list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
+			[ $run = 1 ] && $AS lttng list peers-tput |
 				sed -n 's/^ *\(Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p'
 			lt destroy peers-tput
 			if [ -n "$secs" ]; then
