@@ -22,9 +22,9 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
-LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/log.c lib/page.c \
+LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/page.c \
 	   lib/pool.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c lib/tracedat.c \
-	   lib/writer.c
+	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
@@ -47,7 +47,7 @@ $(DEPS_OK):
 	@scripts/deps.sh
 	@mkdir -p $(O) && touch $@
 
-$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/tpoint/*.h) | $(O)/lib
+$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/tpoint/*.h include/tpoint/*/*.h) | $(O)/lib/arch
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
 $(SHLIB): $(LIB_OBJ) lib/libtpoint.map
@@ -70,7 +70,7 @@ INSTR_LDFLAGS = -L$(O) -ltpoint -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN'
 $(O)/examples/%: examples/%.c $(wildcard examples/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/examples
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
-$(O)/lib $(O)/tools/tpoint $(O)/examples $(O)/tests:
+$(O)/lib/arch $(O)/tools/tpoint $(O)/examples $(O)/tests:
 	mkdir -p $@
 
 # ---- tests ----
