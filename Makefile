@@ -77,7 +77,7 @@ $(O)/lib/arch $(O)/tools/tpoint $(O)/examples $(O)/tests:
 TEST_C := $(wildcard tests/*_test.c)
 TEST_CXX := $(wildcard tests/*_test.cc)
 TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
-TEST_LIBS := $(O)/tests/libtp_plugin.so
+TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
 TEST_HELPERS := $(O)/tests/ctltarget
 
@@ -91,6 +91,10 @@ $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard
 # The filter test links the filter compiler alone.
 $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
+
+# Jump-label sites in one file, a load-and-branch site of the same event in the other.
+$(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ tests/jump_test.c tests/jump_plain.c $(INSTR_LDFLAGS) -lpthread -ldl
 
 # ISO C11, not gnu11: the headers must not need the GNU dialect.
 $(O)/tests/c11_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests

@@ -17,12 +17,6 @@
 /* ---- jump.c ---- */
 /* The jump-label sites of `ev` follow its enable word (call after changing the word). */
 HIDDEN void jump_event_changed(struct tpoint_event *ev);
-struct jump_status {
-	size_t sites; /* jump-label sites of the loaded objects */
-	size_t stuck; /* of which cannot be patched and keep their instruction */
-	char reason[160]; /* why patching was refused, "" if it never was */
-};
-HIDDEN void jump_status(struct jump_status *st);
 HIDDEN void jump_fork_prepare(void);
 HIDDEN void jump_fork_parent(void);
 HIDDEN void jump_fork_child(void);

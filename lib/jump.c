@@ -364,16 +364,18 @@ void jump_event_changed(struct tpoint_event *ev)
 	pthread_mutex_unlock(&jump_mutex);
 }
 
-void jump_status(struct jump_status *st)
+TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out)
 {
+	if (!out)
+		return -EINVAL;
 	pthread_mutex_lock(&jump_mutex);
-	memset(st, 0, sizeof(*st));
-	st->sites = nsites;
+	memset(out, 0, sizeof(*out));
+	out->sites = nsites;
 	for (size_t i = 0; i < nsites; i++)
-		st->stuck += sites[i].stuck;
-	if (patching < 0 || refusal[0])
-		snprintf(st->reason, sizeof(st->reason), "%s", refusal);
+		out->checked += sites[i].stuck;
+	snprintf(out->reason, sizeof(out->reason), "%s", refusal);
 	pthread_mutex_unlock(&jump_mutex);
+	return 0;
 }
 
 void jump_fork_prepare(void)
