@@ -1,6 +1,7 @@
 # tpoint - GNU make, no autotools.
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
 #   make install PREFIX=DIR
@@ -112,6 +113,10 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 
+# arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
+check-arm64:
+	@sh scripts/check-arm64.sh
+
 demo: all
 	@sh examples/demo.sh $(O)
 
@@ -135,6 +140,6 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint.pc
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-arm64
 
-.PHONY: all deps check demo bench install clean
+.PHONY: all deps check check-arm64 demo bench install clean
