@@ -10,7 +10,7 @@
  * must have been seen, one while they were steadily off must not; the counters must agree
  * with the hits seen. The live instructions are checked too: the 5-byte NOP (arm64: NOP)
  * while off, the jump while on. Run again with TPOINT_JUMP_LABEL=0: every site keeps its
- * checked path and the events still work.
+ * checked path and the events still work. A forked child switches its own copy of the sites.
  *
  * TPOINT_TEST_EMULATED=1 (make check-arm64, under qemu-user): a pass missed while on is
  * noted, not failed; qemu finishes a translated block that was entered before its code
@@ -233,6 +233,43 @@ int main(int argc, char **argv)
 	set_events(false, 2);
 	if (patched)
 		check_sites(false, "after disable");
+
+	/*
+	 * A forked child shares the parent's text pages until one of them writes: switching the
+	 * events in the child patches the child's copy only, and each process's sites follow
+	 * its own enable words.
+	 */
+	pid_t child = fork();
+
+	if (child == 0) {
+		int seen = 0;
+
+		set_events(true, 2);
+		trace_jump_a(&seen, 0);
+		if (patched)
+			check_sites(true, "in the child after enable");
+		CHECK(seen, "the child's site fires after the child enabled its event");
+		_exit(tu_failures ? 1 : 0);
+	}
+	int cstatus = 0;
+
+	REQUIRE(child > 0 && waitpid(child, &cstatus, 0) == child, "fork");
+	CHECK(WIFEXITED(cstatus) && WEXITSTATUS(cstatus) == 0, "the child failed (%#x)", cstatus);
+	/* The child recorded into out.<pid>, and left its spool when it _exit()ed. */
+	for (int k = 0; k < 2; k++) {
+		char path[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s.%d%s", out, (int)child, k ? ".spool" : "");
+		unlink(path);
+	}
+	if (patched)
+		check_sites(false, "in the parent after its child enabled the events");
+	{
+		int seen = 0;
+
+		trace_jump_a(&seen, 0);
+		CHECK(!seen, "the parent's site stays quiet while the child's events are on");
+	}
 
 	/* A handler of the program's own, installed after ours: patching puts ours back in
 	 * front, and a SIGTRAP that is not a site's still reaches the program. */
