@@ -171,10 +171,13 @@ static void patch_sites(struct jump_site **todo, const bool *want, size_t n)
 			in_batch[nb++] = s;
 			continue;
 refused:
+			/* Said once; but a site stuck on its NOP is worth a word each time. */
 			s->stuck = true;
-			tp_warn("jump labels: site %p of %s: mprotect: %s; it keeps the %s",
-				(void *)s->addr, event_name(s->ev, name, sizeof(name)),
-				strerror(errno), s->on ? "checked path" : "NOP (event cannot fire)");
+			if (!refusal[0] || !s->on)
+				tp_warn("jump labels: site %p of %s: mprotect: %s; it keeps %s",
+					(void *)s->addr, event_name(s->ev, name, sizeof(name)),
+					strerror(errno), s->on ? "its checked path, as will other "
+					"sites where mprotect fails" : "its NOP: the event cannot fire there");
 			if (!refusal[0])
 				snprintf(refusal, sizeof(refusal), "mprotect: %s", strerror(errno));
 		}

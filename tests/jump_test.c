@@ -10,7 +10,8 @@
  * must have been seen, one while they were steadily off must not; the counters must agree
  * with the hits seen. The live instructions are checked too: the 5-byte NOP (arm64: NOP)
  * while off, the jump while on. Run again with TPOINT_JUMP_LABEL=0: every site keeps its
- * checked path and the events still work. A forked child switches its own copy of the sites.
+ * checked path and the events still work; and again under a W^X policy (a seccomp filter
+ * that refuses mprotect with write and execute). A forked child switches its own copy of the sites.
  *
  * TPOINT_TEST_EMULATED=1 (make check-arm64, under qemu-user): a pass missed while on is
  * noted, not failed; qemu finishes a translated block that was entered before its code
@@ -22,6 +23,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 
 #define CREATE_TRACE_POINTS
@@ -189,6 +195,56 @@ static void program_sigtrap(int sig)
 	trap_calls++;
 }
 
+/*
+ * A W^X policy, as PaX MPROTECT or SELinux enforce it: mprotect() asking for write and
+ * execute at once fails with EACCES. A seccomp filter, kept across exec.
+ */
+static int refuse_wx(void)
+{
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mprotect, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_WRITE, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+	};
+	struct sock_fprog fprog = { sizeof(prog) / sizeof(prog[0]), prog };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog);
+}
+
+/* This test again, in a process where patching is refused: by TPOINT_JUMP_LABEL=0, or W^X. */
+static void run_refused(int toggles, bool wx)
+{
+	const char *why = wx ? "mprotect: Permission denied" : "TPOINT_JUMP_LABEL=0";
+	char self[PATH_MAX], arg[16];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	pid_t pid;
+	int status = 0;
+
+	REQUIRE(len > 0, "readlink /proc/self/exe");
+	self[len] = 0;
+	snprintf(arg, sizeof(arg), "%d", toggles);
+	pid = fork();
+	if (pid == 0) {
+		if (wx && refuse_wx() < 0) {
+			fprintf(stderr, "seccomp: %s\n", strerror(errno));
+			_exit(126);
+		}
+		if (!wx)
+			setenv("TPOINT_JUMP_LABEL", "0", 1);
+		execl(self, self, arg, why, (char *)NULL);
+		_exit(127);
+	}
+	REQUIRE(pid > 0 && waitpid(pid, &status, 0) == pid, "child");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "where patching is refused (%s), the test failed (status %#x)", why, status);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 16], out[PATH_MAX + 32];
@@ -196,8 +252,9 @@ int main(int argc, char **argv)
 	struct tpoint_jump_stats js;
 	struct tpoint_event_stats st[8];
 	int toggles = argc > 1 ? atoi(argv[1]) : 100000;
-	const char *env = getenv("TPOINT_JUMP_LABEL");
-	bool checked_only = env && !strcmp(env, "0");
+	/* Run again by run_refused(): patching must be refused, for this reason. */
+	const char *refusal = argc > 2 ? argv[2] : NULL;
+	bool checked_only = refusal != NULL;
 	/* Under qemu-user (make check-arm64), which does not model cross-modifying code. */
 	bool emulated = getenv("TPOINT_TEST_EMULATED") != NULL;
 	bool patched;
@@ -212,9 +269,9 @@ int main(int argc, char **argv)
 	tu_note("%zu sites, %zu on the checked path%s%s", js.sites, js.checked,
 		js.reason[0] ? ": " : "", js.reason);
 	if (checked_only)
-		CHECK(js.checked == js.sites && strstr(js.reason, "TPOINT_JUMP_LABEL=0"),
-		      "TPOINT_JUMP_LABEL=0 leaves every site on its checked path (%zu of %zu: %s)",
-		      js.checked, js.sites, js.reason);
+		CHECK(js.checked == js.sites && strstr(js.reason, refusal),
+		      "refused for '%s', every site keeps its checked path (%zu of %zu: %s)",
+		      refusal, js.checked, js.sites, js.reason);
 	else if (!patched)
 		tu_note("this machine refuses patching (%s): checking the checked path only",
 			js.reason);
@@ -351,23 +408,9 @@ int main(int argc, char **argv)
 
 	/* The same again where patching is refused: every site takes its checked path. */
 	if (!checked_only) {
-		char self[PATH_MAX], arg[16];
-		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		pid_t pid;
-		int status = 0;
-
-		REQUIRE(len > 0, "readlink /proc/self/exe");
-		self[len] = 0;
-		snprintf(arg, sizeof(arg), "%d", toggles / 20);
-		pid = fork();
-		if (pid == 0) {
-			setenv("TPOINT_JUMP_LABEL", "0", 1);
-			execl(self, self, arg, (char *)NULL);
-			_exit(127);
-		}
-		REQUIRE(pid > 0 && waitpid(pid, &status, 0) == pid, "child");
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "with TPOINT_JUMP_LABEL=0 the test failed (status %#x)", status);
+		run_refused(toggles / 20, false);
+		if (!emulated) /* qemu-user does not apply a seccomp filter to the guest */
+			run_refused(toggles / 20, true);
 	}
 	return tu_finish();
 }
