@@ -91,7 +91,11 @@ void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 	if (install_handler(why, sizeof(why)) < 0)
 		tp_warn("jump labels: %s", why);
 	for (size_t i = 0; i < n; i++) {
-		struct recent_site *r = &recent[recent_next++ % RECENT];
+		/* One writer (under jump.c's lock); signal handlers read it at any time. */
+		unsigned slot = __atomic_load_n(&recent_next, __ATOMIC_RELAXED);
+		struct recent_site *r = &recent[slot % RECENT];
+
+		__atomic_store_n(&recent_next, slot + 1, __ATOMIC_RELAXED);
 
 		jump_arch_insn(insn[i], p[i].site, p[i].target, p[i].on);
 		__atomic_store_n(&r->site, NULL, __ATOMIC_RELEASE);
@@ -126,11 +130,11 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	uint8_t *at = (uint8_t *)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	unsigned newest = __atomic_load_n(&recent_next, __ATOMIC_RELAXED) - 1;
 
 	/* Newest first: the entry of the patch still in progress at this site, if any. */
 	for (unsigned k = 0; k < RECENT; k++) {
-		const struct recent_site *r =
-			&recent[(__atomic_load_n(&recent_next, __ATOMIC_RELAXED) - 1 - k) % RECENT];
+		const struct recent_site *r = &recent[(newest - k) % RECENT];
 
 		if (__atomic_load_n(&r->site, __ATOMIC_ACQUIRE) != at)
 			continue;
