@@ -78,6 +78,8 @@ $(O)/lib/arch $(O)/tools/tpoint $(O)/examples $(O)/tests:
 TEST_C := $(wildcard tests/*_test.c)
 TEST_CXX := $(wildcard tests/*_test.cc)
 TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
+# The ISO C11 and C++ tests again, with jump-label call sites.
+TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
 TEST_HELPERS := $(O)/tests/ctltarget
@@ -100,6 +102,12 @@ $(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h 
 # ISO C11, not gnu11: the headers must not need the GNU dialect.
 $(O)/tests/c11_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(subst -std=gnu11,-std=c11,$(BASE_CFLAGS)) -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/tests/c11_jump_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(subst -std=gnu11,-std=c11,$(BASE_CFLAGS)) -DTPOINT_JUMP_LABEL -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/tests/cxx_jump_test: tests/cxx_test.cc $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) -DTPOINT_JUMP_LABEL -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/%_test: tests/%_test.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Iexamples -Ilib -o $@ $< $(INSTR_LDFLAGS) -lpthread -ldl
