@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +69,13 @@ static void sync_cores(void)
 		tp_warn("jump labels: membarrier: %s", strerror(errno));
 }
 
-static void refuse(const char *fmt, const char *what)
+static __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...)
 {
-	snprintf(refusal, sizeof(refusal), fmt, what);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(refusal, sizeof(refusal), fmt, ap);
+	va_end(ap);
 	patching = -1;
 	tp_warn("jump labels: %s; every site keeps its checked path (a jump and a load)",
 		refusal);
@@ -94,9 +99,10 @@ static bool patching_allowed(void)
 		}
 		membarrier_ready = true;
 	}
-	if (jump_arch_init(refusal, sizeof(refusal)) < 0) {
-		patching = -1;
-		tp_warn("jump labels: %s; every site keeps its checked path", refusal);
+	char why[sizeof(refusal)];
+
+	if (jump_arch_init(why, sizeof(why)) < 0) {
+		refuse("%s", why);
 		return false;
 	}
 	patching = 1;
