@@ -4,9 +4,10 @@
  *
  * The grammar is the kernel's (Documentation/trace/events.rst, "Event filtering"), so that a
  * filter written for a kernel event works unchanged on a tpoint event. A filter is compiled
- * once, against the event's field list, into a flat array of tests joined by forward jumps;
- * matching walks that array once, with no recursion, no stack, no allocation, no lock and no
- * system call, so it may run in the hot path of any thread and inside signal handlers.
+ * once, against the event's field list, into a small program: tests joined by forward jumps,
+ * ending in the two verdicts. Matching walks that program once, with no recursion, no stack,
+ * no allocation, no lock and no system call, so it may run in the hot path of any thread and
+ * inside signal handlers.
  *
  * A compiled filter is immutable: threads may share it without synchronisation. libc only.
  */
@@ -15,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -37,8 +39,69 @@ struct filter_field {
 	uint8_t kind;      /* enum filter_field_kind */
 };
 
+/*
+ * The compiled program. It is laid out here, not hidden in filter.c, so that the writer's
+ * tpoint_filter_reject_v1() runs the numeric loop inline: a call would cost a prologue, an
+ * epilogue and the registers saved around it, as much as a whole test.
+ *
+ * Every numeric test, whatever its operator, is one formula: true when
+ * ((v & mask) - lo) <= len in 64-bit unsigned arithmetic, v being the field read with its
+ * width and sign. ==, <=, >= are ranges [lo, lo + len] (a signed range is a contiguous arc
+ * of the 64-bit circle too, so the wrapping subtraction tests it); & is (v & mask) - 1 not
+ * wrapping to 2^64 - 1, that is, nonzero. !=, <, > are the negations of ==, >=, <=, and a
+ * negation costs nothing: the compiler swaps the test's two jumps, as it does for '!'. So the
+ * loop branches only on how to read the field, never on the operator.
+ */
+enum filter_code {
+	FOP_MATCH,     /* the end: the record matches */
+	FOP_NOMATCH,   /* the end: it does not */
+	FOP_STR_ARRAY, /* strings: only filter_match_checked() runs them */
+	FOP_STR_DYN,
+	FOP_U8,        /* numbers, by how the field is read: from here on */
+	FOP_S8,
+	FOP_U16,
+	FOP_S16,
+	FOP_U32,
+	FOP_S32,
+	FOP_64,
+};
+
+struct filter_op {
+	uint8_t code;    /* enum filter_code */
+	uint8_t unused;
+	uint16_t offset; /* the field's, from the start of the record */
+	uint16_t size;   /* the field's */
+	uint16_t unused2;
+	/* Where to go next; always a later op, so that the walk ends (filter.c checks it). */
+	const struct filter_op *on_true;
+	const struct filter_op *on_false;
+	union {
+		struct {
+			uint64_t mask, lo, len;
+		} num;
+		struct {
+			uint32_t seg;  /* the pattern's first segment */
+			uint32_t nseg; /* 1 + the number of '*' */
+		} str;
+	};
+};
+
+struct fseg; /* a run of a glob pattern, filter.c's own */
+
 /* A compiled filter. */
-struct filter;
+struct filter {
+	/*
+	 * Records of at least this many bytes hold every number the program reads, so the
+	 * inline loop needs no bounds check. UINT64_MAX (more than any uint32_t size) when the
+	 * program has strings, which always take filter_match_checked().
+	 */
+	uint64_t fast_size;
+	const struct filter_op *ops; /* ops[0] is the first test */
+	const struct fseg *segs;
+	const uint16_t *elems;
+	const uint8_t (*classes)[32];
+	const char *text;
+};
 
 /*
  * Compile `expr` against `fields` (the caller lists the common fields too: common_type u16@0,
@@ -51,13 +114,93 @@ int filter_compile(const char *expr, const char *event_name, const struct filter
 		   size_t nfields, struct filter **out, char *err, size_t errlen);
 
 /*
+ * filter_match() for any filter and record, out of line: checks each field against the
+ * record's end, and runs the string tests.
+ */
+int filter_match_checked(const struct filter *f, const void *rec, uint32_t size);
+
+/* Whether filter_match_fast() may judge a record of `size` bytes. */
+static inline int filter_fits(const struct filter *f, uint32_t size)
+{
+	return size >= f->fast_size;
+}
+
+/* Unaligned loads: fields need not be aligned, and each memcpy compiles to one load. */
+static inline uint16_t filter_ld16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t filter_ld32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t filter_ld64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* A numeric field of a record known to hold it, widened to 64 bits by its sign. */
+static inline uint64_t filter_load(const struct filter_op *op, const unsigned char *rec)
+{
+	const unsigned char *p = rec + op->offset;
+
+	switch (op->code) {
+	case FOP_U8:
+		return *p;
+	case FOP_S8:
+		return (uint64_t)(int64_t)(int8_t)*p;
+	case FOP_U16:
+		return filter_ld16(p);
+	case FOP_S16:
+		return (uint64_t)(int64_t)(int16_t)filter_ld16(p);
+	case FOP_U32:
+		return filter_ld32(p);
+	case FOP_S32:
+		return (uint64_t)(int64_t)(int32_t)filter_ld32(p);
+	default:
+		return filter_ld64(p);
+	}
+}
+
+static inline const struct filter_op *filter_num_next(const struct filter_op *op, uint64_t v)
+{
+	return ((v & op->num.mask) - op->num.lo) <= op->num.len ? op->on_true : op->on_false;
+}
+
+/* filter_match() when filter_fits(): numbers only, every field inside the record. */
+static inline int filter_match_fast(const struct filter *f, const void *rec)
+{
+	const struct filter_op *op = f->ops;
+
+	while (op->code >= FOP_U8)
+		op = filter_num_next(op, filter_load(op, (const unsigned char *)rec));
+	return op->code == FOP_MATCH;
+}
+
+/*
  * 1 if the record (`size` bytes from common_type) matches, else 0. Reads only inside
  * [rec, rec + size): a number that does not fit reads as 0, and a string (char[N] or
  * __data_loc, whatever its offset and length say) is cut at the end of the record.
  * Async-signal-safe; the time is linear in the tests and, for ~, in string length times the
  * longest '*'-free part of the pattern.
  */
-int filter_match(const struct filter *f, const void *rec, uint32_t size);
+static inline int filter_match(const struct filter *f, const void *rec, uint32_t size)
+{
+	if (__builtin_expect(filter_fits(f, size), 1))
+		return filter_match_fast(f, rec);
+	return filter_match_checked(f, rec, size);
+}
 
 void filter_free(struct filter *f);
 
