@@ -391,8 +391,12 @@ static const char *vis(const char *s)
 
 static const char *verdicts(const struct filter *f, char out[5])
 {
-	for (int i = 0; i < 4; i++)
-		out[i] = '0' + filter_match(f, recs[i], rec_sizes[i]);
+	for (int i = 0; i < 4; i++) {
+		int m = filter_match(f, recs[i], rec_sizes[i]);
+
+		/* The inline loop and the checked one must agree: 'X' when they do not. */
+		out[i] = m == filter_match_checked(f, recs[i], rec_sizes[i]) ? '0' + m : 'X';
+	}
 	out[4] = 0;
 	return out;
 }
@@ -420,6 +424,107 @@ static void test_matches(void)
 		      filter_text(f));
 		filter_free(f);
 		filter_free(g);
+	}
+}
+
+/*
+ * Every numeric operator on every width and sign, against C's own comparison of the values
+ * widened to 64 bits, at the edges where a wrong range or sign extension would show: the
+ * limits of each width, one beside them, and constants that do not fit the field.
+ */
+static const char *const num_ops[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
+
+static int num_expect(int op, int is_signed, uint64_t v, uint64_t k)
+{
+	int64_t a = (int64_t)v, b = (int64_t)k;
+
+	switch (op) {
+	case 0:
+		return v == k;
+	case 1:
+		return v != k;
+	case 2:
+		return is_signed ? a < b : v < k;
+	case 3:
+		return is_signed ? a <= b : v <= k;
+	case 4:
+		return is_signed ? a > b : v > k;
+	case 5:
+		return is_signed ? a >= b : v >= k;
+	default:
+		return (v & k) != 0;
+	}
+}
+
+/* v cut to the field's width and widened again by its sign, as a record would hold it. */
+static uint64_t as_field(const struct filter_field *fl, uint64_t v)
+{
+	unsigned shift = 64 - 8 * fl->size;
+
+	if (fl->is_signed)
+		return (uint64_t)((int64_t)(v << shift) >> shift);
+	return (v << shift) >> shift;
+}
+
+static void test_numeric_sweep(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 0x7e, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000,
+		0x7fffffff, 0x80000000, 0xffffffff, 0x100000000, 0x7fffffffffffffff,
+		0x8000000000000000, 0xfffffffffffffffe, 0xffffffffffffffff,
+		(uint64_t)-0x7f, (uint64_t)-0x81, (uint64_t)-0x8001, (uint64_t)-0x80000001,
+		(uint64_t)-2,
+	};
+	const size_t nedges = sizeof(edges) / sizeof(edges[0]);
+
+	for (size_t fi = 0; fi < NFIELDS; fi++) {
+		const struct filter_field *fl = &fields[fi];
+		unsigned long cases = 0, bad = 0;
+		char first[160] = "";
+
+		if (fl->kind != FILTER_NUM || !strncmp(fl->name, "common_", 7))
+			continue;
+		for (int op = 0; op < 7; op++) {
+			for (size_t ki = 0; ki < nedges; ki++) {
+				uint64_t k = edges[ki];
+				char expr[96], err[256];
+				struct filter *f;
+
+				/* Printed by the field's sign: the same bits as the constant. */
+				if (fl->is_signed)
+					snprintf(expr, sizeof(expr), "%s %s %" PRId64, fl->name,
+						 num_ops[op], (int64_t)k);
+				else
+					snprintf(expr, sizeof(expr), "%s %s %" PRIu64, fl->name,
+						 num_ops[op], k);
+				if (filter_compile(expr, EVENT, fields, NFIELDS, &f, err,
+						   sizeof(err))) {
+					check(0, "sweep: compile '%s': %s", expr, err);
+					continue;
+				}
+				for (size_t vi = 0; vi < nedges; vi++) {
+					uint64_t v = as_field(fl, edges[vi]);
+					struct rec r;
+					int want, got, slow;
+
+					memset(&r, 0, sizeof(r));
+					memcpy((char *)&r + fl->offset, &v, fl->size);
+					want = num_expect(op, fl->is_signed, v, k);
+					got = filter_match(f, &r, sizeof(r));
+					slow = filter_match_checked(f, &r, sizeof(r));
+					cases++;
+					if (got == want && slow == want)
+						continue;
+					if (!bad++)
+						snprintf(first, sizeof(first),
+							 "'%s' with %s = 0x%" PRIx64 ": %d/%d, want %d",
+							 expr, fl->name, v, got, slow, want);
+				}
+				filter_free(f);
+			}
+		}
+		check(!bad, "%s: %lu operator, constant and value cases agree with C%s%s", fl->name,
+		      cases - bad, bad ? "; first wrong: " : "", first);
 	}
 }
 
@@ -776,6 +881,7 @@ int main(void)
 		rec_sizes[i] = make_rec(&specs[i], &recs[i]);
 
 	test_matches();
+	test_numeric_sweep();
 	test_globs();
 	test_texts();
 	test_errors();
