@@ -127,6 +127,28 @@ static bool str_match(const struct filter *f, const struct filter_op *t, const u
 	return true;
 }
 
+/* A numeric field, zero-extended: the test's mask and range do what its sign asks. */
+static uint64_t load_field(const unsigned char *p, uint32_t size)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
 int filter_match_checked(const struct filter *f, const void *rec, uint32_t size)
 {
 	const struct filter_op *op = f->ops;
@@ -147,9 +169,13 @@ int filter_match_checked(const struct filter *f, const void *rec, uint32_t size)
 			op = str_match(f, op, str, n) ? op->on_true : op->on_false;
 			break;
 		default:
-			/* A truncated record: a number that is not all there reads as 0. */
+			/*
+			 * The field alone, where it would lie in its word: the test needs no
+			 * more. A truncated record: a number that is not all there reads as 0.
+			 */
 			if ((uint32_t)op->offset + op->size <= size)
-				v = filter_load(op, rec);
+				v = load_field((const unsigned char *)rec + op->offset, op->size)
+				    << op->shift;
 			op = filter_num_next(op, v);
 		}
 	}
@@ -761,55 +787,79 @@ static uint32_t parse_list(struct parser *p, int level)
 	return n;
 }
 
-/* How the program reads a numeric field: its width and whether to sign-extend it. */
-static uint8_t num_code(const struct filter_field *fl)
+/*
+ * The range [lo, lo + len] of the field's values (modulo 2^width) that c accepts, in t->num,
+ * not yet placed in the word. Returns true when the test is the negation of c, for the
+ * caller to swap the jumps.
+ */
+static bool num_range(const struct cpred *c, uint64_t wmask, struct filter_op *t)
 {
-	switch (fl->size) {
-	case 1:
-		return fl->is_signed ? FOP_S8 : FOP_U8;
-	case 2:
-		return fl->is_signed ? FOP_S16 : FOP_U16;
-	case 4:
-		return fl->is_signed ? FOP_S32 : FOP_U32;
-	default:
-		return FOP_64;
+	/*
+	 * Worked out on 64-bit values in unsigned order; for a signed field, with the sign bit
+	 * flipped, which turns signed order into unsigned order.
+	 */
+	uint64_t bias = c->field->is_signed ? 1ull << 63 : 0;
+	uint64_t fmin = (c->field->is_signed ? ~(wmask >> 1) : 0) ^ bias;
+	uint64_t fmax = (c->field->is_signed ? wmask >> 1 : wmask) ^ bias;
+	uint64_t k = c->val ^ bias, a = k, b = k;
+	bool negate = c->op == OP_NE || c->op == OP_GT || c->op == OP_LT;
+
+	if (c->op == OP_LE || c->op == OP_GT) /* v <= k, or its negation */
+		a = 0;
+	else if (c->op == OP_GE || c->op == OP_LT)
+		b = UINT64_MAX;
+	/* Keep what the field can hold; with nothing left, the test is never true. */
+	if (a < fmin)
+		a = fmin;
+	if (b > fmax)
+		b = fmax;
+	if (a > b) {
+		t->num.lo = t->num.len = t->num.mask = 0; /* always true, and negated */
+		return !negate;
 	}
+	t->num.lo = (a ^ bias) & wmask;
+	t->num.len = b - a;
+	t->num.mask = wmask;
+	return negate;
 }
 
-/*
- * The numeric test of c as (v & mask) - lo <= len (see filter.h), v and the constant both
- * widened to 64 bits by the field's sign. Returns true when that is the negation of c, for
- * the caller to swap the jumps.
- */
+/* The numeric test of c (see filter.h). Returns true when it is the negation of c. */
 static bool num_test(const struct cpred *c, struct filter_op *t)
 {
-	uint64_t min = c->field->is_signed ? (uint64_t)INT64_MIN : 0;
-	uint64_t max = c->field->is_signed ? (uint64_t)INT64_MAX : UINT64_MAX;
-	uint64_t k = c->val;
+	const struct filter_field *fl = c->field;
+	unsigned bits = 8u * fl->size, start = fl->offset & 7u;
+	uint64_t wmask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+	bool negate = true;
 
-	t->num.mask = UINT64_MAX;
-	switch (c->op) {
-	case OP_EQ:
-	case OP_NE: /* [k, k] */
-		t->num.lo = k;
-		t->num.len = 0;
-		return c->op == OP_NE;
-	case OP_LE:
-	case OP_GT: /* [min, k]: never empty, so > needs no range of its own */
-		t->num.lo = min;
-		t->num.len = k - min;
-		return c->op == OP_GT;
-	case OP_GE:
-	case OP_LT: /* [k, max] */
-		t->num.lo = k;
-		t->num.len = max - k;
-		return c->op == OP_LT;
-	default: /* OP_BAND: v & k minus 1 wraps to the top only when v & k is 0 */
-		t->num.mask = k;
-		t->num.lo = 1;
-		t->num.len = UINT64_MAX - 1;
-		return false;
+	if (c->op == OP_BAND) {
+		/*
+		 * The negation of "(v & k) is 0". A signed field's bits above its width are
+		 * copies of its sign bit, so a k reaching there tests the sign bit.
+		 */
+		t->num.lo = t->num.len = 0;
+		t->num.mask = c->val & wmask;
+		if (fl->is_signed && (c->val & ~wmask))
+			t->num.mask |= 1ull << (bits - 1);
+	} else {
+		negate = num_range(c, wmask, t);
 	}
+
+	/*
+	 * The word the fast loop reads: the aligned one around the field, which is inside any
+	 * record that holds the field, else the 8 bytes from the field on.
+	 */
+	if (start + fl->size > 8)
+		start = 0;
+	t->word = (uint16_t)(fl->offset - start);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	t->shift = (uint8_t)(8 * start);
+#else
+	t->shift = (uint8_t)(64 - 8 * (start + fl->size));
+#endif
+	t->num.lo <<= t->shift;
+	t->num.mask <<= t->shift;
+	t->num.len <<= t->shift;
+	return negate;
 }
 
 /*
@@ -831,7 +881,7 @@ static void lay_out(const struct parser *p, uint32_t n, const struct filter_op *
 		t->offset = c->field->offset;
 		t->size = c->field->size;
 		if (c->field->kind == FILTER_NUM) {
-			t->code = num_code(c->field);
+			t->code = FOP_NUM;
 			negate = num_test(c, t);
 		} else {
 			t->code = c->field->kind == FILTER_STR_ARRAY ? FOP_STR_ARRAY : FOP_STR_DYN;
@@ -977,9 +1027,9 @@ static struct filter *build(struct parser *p, uint32_t root)
 	ops[p->ncp + 1].code = FOP_NOMATCH;
 	lay_out(p, root, &ops[p->ncp], &ops[p->ncp + 1], ops, &idx);
 	for (uint32_t i = 0; i < p->ncp; i++) {
-		uint64_t end = (uint64_t)ops[i].offset + ops[i].size;
+		uint64_t end = (uint64_t)ops[i].word + 8;
 
-		if (ops[i].code < FOP_U8)
+		if (ops[i].code != FOP_NUM)
 			f->fast_size = UINT64_MAX;
 		else if (end > f->fast_size)
 			f->fast_size = end;

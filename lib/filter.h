@@ -44,40 +44,38 @@ struct filter_field {
  * tpoint_filter_reject_v1() runs the numeric loop inline: a call would cost a prologue, an
  * epilogue and the registers saved around it, as much as a whole test.
  *
- * Every numeric test, whatever its operator, is one formula: true when
- * ((v & mask) - lo) <= len in 64-bit unsigned arithmetic, v being the field read with its
- * width and sign. ==, <=, >= are ranges [lo, lo + len] (a signed range is a contiguous arc
- * of the 64-bit circle too, so the wrapping subtraction tests it); & is (v & mask) - 1 not
- * wrapping to 2^64 - 1, that is, nonzero. !=, <, > are the negations of ==, >=, <=, and a
- * negation costs nothing: the compiler swaps the test's two jumps, as it does for '!'. So the
- * loop branches only on how to read the field, never on the operator.
+ * Every numeric test, whatever its operator, width and sign, is one formula on `w`, the 8
+ * bytes of the record that hold the field (the aligned word around it, when it does not
+ * cross one): true when ((w - lo) & mask) <= len, in 64-bit unsigned arithmetic. The
+ * compiler turns each test into a range of the field's own values, clipped to what the
+ * field can hold: [lo, lo + len] modulo 2^width, which a signed range is too (an arc of the
+ * circle), so the wrapping subtraction tests it; and & k into "(field & k) is 0". Then it
+ * shifts lo, mask and len to where the field lies in w: the bytes around it only reach the
+ * bits below it (which lo and mask leave alone) and above it (which mask clears). !=, <, >
+ * and & are negations of ==, >=, <= and "is 0", which cost nothing: the compiler swaps the
+ * test's two jumps, as it does for '!'. So the loop neither reads the field's width or sign
+ * nor branches on the operator.
  */
 enum filter_code {
-	FOP_MATCH,     /* the end: the record matches */
-	FOP_NOMATCH,   /* the end: it does not */
+	FOP_NUM,       /* a number, as above */
 	FOP_STR_ARRAY, /* strings: only filter_match_checked() runs them */
 	FOP_STR_DYN,
-	FOP_U8,        /* numbers, by how the field is read: from here on */
-	FOP_S8,
-	FOP_U16,
-	FOP_S16,
-	FOP_U32,
-	FOP_S32,
-	FOP_64,
+	FOP_MATCH,     /* the end: the record matches */
+	FOP_NOMATCH,   /* the end: it does not */
 };
 
 struct filter_op {
 	uint8_t code;    /* enum filter_code */
-	uint8_t unused;
+	uint8_t shift;   /* numbers: the bit of w where the field starts */
 	uint16_t offset; /* the field's, from the start of the record */
 	uint16_t size;   /* the field's */
-	uint16_t unused2;
+	uint16_t word;   /* numbers: the offset of w */
 	/* Where to go next; always a later op, so that the walk ends (filter.c checks it). */
 	const struct filter_op *on_true;
 	const struct filter_op *on_false;
 	union {
 		struct {
-			uint64_t mask, lo, len;
+			uint64_t lo, mask, len;
 		} num;
 		struct {
 			uint32_t seg;  /* the pattern's first segment */
@@ -91,8 +89,8 @@ struct fseg; /* a run of a glob pattern, filter.c's own */
 /* A compiled filter. */
 struct filter {
 	/*
-	 * Records of at least this many bytes hold every number the program reads, so the
-	 * inline loop needs no bounds check. UINT64_MAX (more than any uint32_t size) when the
+	 * Records of at least this many bytes hold every w the program reads, so the inline
+	 * loop needs no bounds check. UINT64_MAX (more than any uint32_t size) when the
 	 * program has strings, which always take filter_match_checked().
 	 */
 	uint64_t fast_size;
@@ -125,66 +123,27 @@ static inline int filter_fits(const struct filter *f, uint32_t size)
 	return size >= f->fast_size;
 }
 
-/* Unaligned loads: fields need not be aligned, and each memcpy compiles to one load. */
-static inline uint16_t filter_ld16(const unsigned char *p)
+/* The test of a numeric op on its word w. */
+static inline const struct filter_op *filter_num_next(const struct filter_op *op, uint64_t w)
 {
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
+	return ((w - op->num.lo) & op->num.mask) <= op->num.len ? op->on_true : op->on_false;
 }
 
-static inline uint32_t filter_ld32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint64_t filter_ld64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-/* A numeric field of a record known to hold it, widened to 64 bits by its sign. */
-static inline uint64_t filter_load(const struct filter_op *op, const unsigned char *rec)
-{
-	const unsigned char *p = rec + op->offset;
-
-	switch (op->code) {
-	case FOP_U8:
-		return *p;
-	case FOP_S8:
-		return (uint64_t)(int64_t)(int8_t)*p;
-	case FOP_U16:
-		return filter_ld16(p);
-	case FOP_S16:
-		return (uint64_t)(int64_t)(int16_t)filter_ld16(p);
-	case FOP_U32:
-		return filter_ld32(p);
-	case FOP_S32:
-		return (uint64_t)(int64_t)(int32_t)filter_ld32(p);
-	default:
-		return filter_ld64(p);
-	}
-}
-
-static inline const struct filter_op *filter_num_next(const struct filter_op *op, uint64_t v)
-{
-	return ((v & op->num.mask) - op->num.lo) <= op->num.len ? op->on_true : op->on_false;
-}
-
-/* filter_match() when filter_fits(): numbers only, every field inside the record. */
+/*
+ * filter_match() when filter_fits(): numbers only, every w inside the record. A program has
+ * at least one test, and one that fits has only numeric ones: the first op is one.
+ */
 static inline int filter_match_fast(const struct filter *f, const void *rec)
 {
 	const struct filter_op *op = f->ops;
 
-	while (op->code >= FOP_U8)
-		op = filter_num_next(op, filter_load(op, (const unsigned char *)rec));
+	do {
+		uint64_t w;
+
+		/* memcpy: w need not be aligned; it compiles to a single load. */
+		memcpy(&w, (const unsigned char *)rec + op->word, 8);
+		op = filter_num_next(op, w);
+	} while (op->code == FOP_NUM);
 	return op->code == FOP_MATCH;
 }
 
