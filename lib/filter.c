@@ -5,12 +5,13 @@
  * Compiling parses the expression into a small tree (n-ary && and ||, !, and tests), then
  * lays the tests out in source order, each with two forward jump targets: where to go when
  * it is true and when it is false, another test or one of the two verdicts that end the
- * program. && and || short-circuit by choosing those targets; !, and the operators that are
- * negations (!=, <, >), swap them. So the compiled form needs neither the tree nor a stack,
- * and a numeric test needs no operator at run time (filter.h): matching runs a loop over at
- * most every test once. Strings are compiled too: a pattern becomes segments (the parts
- * between '*'), each a run of elements (a byte, '?', or a [..] class held as a 256-bit set),
- * so matching never parses anything and never backtracks more than one segment's length.
+ * program. && and || short-circuit by choosing those targets; !, and the operators compiled
+ * as negations (!=, <, >, &), swap them. So the compiled form needs neither the tree nor a
+ * stack, and a numeric test needs no operator at run time (filter.h): matching runs a loop
+ * over at most every test once. Strings are compiled too: a pattern becomes segments (the
+ * parts between '*'), each a run of elements (a byte, '?', or a [..] class held as a 256-bit
+ * set), so matching never parses anything and never backtracks more than one segment's
+ * length.
  *
  * Everything a compiled filter needs lives in one allocation, written once, never changed.
  */
