@@ -1,6 +1,7 @@
 # tpoint - GNU make, no autotools.
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
 #   make bench-peers     tpoint next to LTTng-UST and USDT, in one run (docs/PERFORMANCE.md)
@@ -23,9 +24,9 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
-LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/log.c lib/page.c \
+LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/page.c \
 	   lib/pool.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c lib/tracedat.c \
-	   lib/writer.c
+	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
@@ -48,7 +49,7 @@ $(DEPS_OK):
 	@scripts/deps.sh
 	@mkdir -p $(O) && touch $@
 
-$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/tpoint/*.h) | $(O)/lib
+$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/tpoint/*.h include/tpoint/*/*.h) | $(O)/lib/arch
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
 $(SHLIB): $(LIB_OBJ) lib/libtpoint.map
@@ -71,14 +72,16 @@ INSTR_LDFLAGS = -L$(O) -ltpoint -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN'
 $(O)/examples/%: examples/%.c $(wildcard examples/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/examples
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
-$(O)/lib $(O)/tools/tpoint $(O)/examples $(O)/tests:
+$(O)/lib/arch $(O)/tools/tpoint $(O)/examples $(O)/tests:
 	mkdir -p $@
 
 # ---- tests ----
 TEST_C := $(wildcard tests/*_test.c)
 TEST_CXX := $(wildcard tests/*_test.cc)
 TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
-TEST_LIBS := $(O)/tests/libtp_plugin.so
+# The ISO C11 and C++ tests again, with jump-label call sites.
+TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
+TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
 TEST_HELPERS := $(O)/tests/ctltarget
 
@@ -93,9 +96,19 @@ $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard
 $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
 
+# Jump-label sites in one file, a load-and-branch site of the same event in the other.
+$(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ tests/jump_test.c tests/jump_plain.c $(INSTR_LDFLAGS) -lpthread -ldl
+
 # ISO C11, not gnu11: the headers must not need the GNU dialect.
 $(O)/tests/c11_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(subst -std=gnu11,-std=c11,$(BASE_CFLAGS)) -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/tests/c11_jump_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(subst -std=gnu11,-std=c11,$(BASE_CFLAGS)) -DTPOINT_JUMP_LABEL -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/tests/cxx_jump_test: tests/cxx_test.cc $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) -DTPOINT_JUMP_LABEL -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/%_test: tests/%_test.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Iexamples -Ilib -o $@ $< $(INSTR_LDFLAGS) -lpthread -ldl
@@ -108,6 +121,10 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
+
+# arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
+check-arm64:
+	@sh scripts/check-arm64.sh
 
 demo: all
 	@sh examples/demo.sh $(O)
@@ -136,6 +153,6 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint.pc
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-arm64
 
-.PHONY: all deps check demo bench bench-peers install clean
+.PHONY: all deps check check-arm64 demo bench bench-peers install clean

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <tpoint/tpoint.h>
+#include "median.h"
 #include "trace/events/bench.h"
 
 #if defined(__has_include)
@@ -44,7 +45,7 @@
 #define POOL_BYTES ((size_t)256 << 20)
 #define MIN_CALLS 2000000ull
 #define MIN_REPS 7
-#define MAX_REPS 99
+#define MAX_REPS BENCH_MAX_REPS
 #define CALLGRIND_CALLS 100000ull
 /*
  * The cases that record nothing run this many times more calls per batch: at well under a
@@ -317,22 +318,9 @@ static struct bench_case cases[NCASES] = {
 		      "bench:bench_u64x3", "bench_u64x3", 2, 1 },
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void summarise(struct bench_case *c, int reps)
 {
-	double v[MAX_REPS];
-
-	memcpy(v, c->ns, sizeof(double) * (size_t)reps);
-	qsort(v, (size_t)reps, sizeof(double), cmp_double);
-	c->min = v[0];
-	c->max = v[reps - 1];
-	c->med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+	bench_summarise(c->ns, reps, &c->med, &c->min, &c->max);
 }
 
 static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spool)

@@ -297,6 +297,13 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 	case CTL_STATS:
 		registry_stats_text(&r.buf, &r.len);
 		break;
+	case CTL_JUMP: {
+		struct tpoint_jump_stats js;
+
+		tpoint_jump_stats(&js);
+		reply_add(&r, "%zu\t%zu\t%s\n", js.sites, js.checked, js.reason);
+		break;
+	}
 	case CTL_ENABLE:
 	case CTL_DISABLE:
 		result = registry_enable_patterns(payload, h->type == CTL_ENABLE, false);

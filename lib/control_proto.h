@@ -17,7 +17,7 @@
 
 #define CTL_MAGIC 0x54435054u /* "TPCT" */
 #define CTL_MAJOR 1
-#define CTL_MINOR 0
+#define CTL_MINOR 1 /* 1: CTL_JUMP */
 #define CTL_MAX_REQUEST (64u << 10)
 #define CTL_MAX_REPLY (16u << 20)
 
@@ -55,6 +55,8 @@ enum ctl_type {
 	CTL_DETACH = 9,
 	/* -> "dir" ; <- OK with the path of a spool holding the recording's contents now */
 	CTL_SNAPSHOT = 10,
+	/* -> "" ; <- "sites\tchecked\treason\n": the jump-label sites (tpoint_jump_stats()) */
+	CTL_JUMP = 11,
 
 	CTL_OK = 0x100,
 	CTL_ERROR = 0x101,

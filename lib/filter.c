@@ -4,12 +4,14 @@
  *
  * Compiling parses the expression into a small tree (n-ary && and ||, !, and tests), then
  * lays the tests out in source order, each with two forward jump targets: where to go when
- * it is true and when it is false. && and || short-circuit by choosing those targets, and !
- * swaps them, so the compiled form needs neither the tree nor a stack: filter_match() runs
- * a loop over at most every test once. Strings are compiled too: a pattern becomes segments
- * (the parts between '*'), each a run of elements (a byte, '?', or a [..] class held as a
- * 256-bit set), so matching never parses anything and never backtracks more than one
- * segment's length.
+ * it is true and when it is false, another test or one of the two verdicts that end the
+ * program. && and || short-circuit by choosing those targets; !, and the operators compiled
+ * as negations (!=, <, >, &), swap them. So the compiled form needs neither the tree nor a
+ * stack, and a numeric test needs no operator at run time (filter.h): matching runs a loop
+ * over at most every test once. Strings are compiled too: a pattern becomes segments (the
+ * parts between '*'), each a run of elements (a byte, '?', or a [..] class held as a 256-bit
+ * set), so matching never parses anything and never backtracks more than one segment's
+ * length.
  *
  * Everything a compiled filter needs lives in one allocation, written once, never changed.
  */
@@ -22,35 +24,16 @@
 
 #include "filter.h"
 
-enum filter_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_BAND, OP_GLOB };
+enum op_kind { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_BAND, OP_GLOB };
 
 static const char *const op_text[] = {
 	[OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",    [OP_LE] = "<=",
 	[OP_GT] = ">",  [OP_GE] = ">=", [OP_BAND] = "&", [OP_GLOB] = "~",
 };
 
-/* Jump targets beyond the last test: the verdict. */
-#define TO_MATCH UINT32_MAX
-#define TO_NOMATCH (UINT32_MAX - 1)
-
 /* A pattern element is a byte (0..255), any byte, or class number (e - ELEM_CLASS). */
 #define ELEM_ANY 256u
 #define ELEM_CLASS 257u
-
-/* One test of the compiled filter. */
-struct fpred {
-	uint32_t on_true;  /* index of the next test, TO_MATCH or TO_NOMATCH */
-	uint32_t on_false;
-	uint16_t offset;
-	uint16_t size;
-	uint8_t kind;      /* enum filter_field_kind */
-	uint8_t op;        /* enum filter_op */
-	uint8_t is_signed;
-	uint8_t shift;     /* numbers: 64 - 8 * size, to narrow a 64-bit load */
-	uint32_t seg;      /* strings: the pattern's first segment */
-	uint32_t nseg;     /* strings: 1 + the number of '*' */
-	uint64_t val;      /* numbers: the constant, sign-extended for signed fields */
-};
 
 /* A run of pattern elements that matches exactly len bytes. */
 struct fseg {
@@ -58,77 +41,19 @@ struct fseg {
 	uint32_t len;
 };
 
-struct filter {
-	uint32_t npreds;
-	const struct fpred *preds;
-	const struct fseg *segs;
-	const uint16_t *elems;
-	const uint8_t (*classes)[32];
-	const char *text;
-};
-
 /* ---- evaluation: no allocation, no locks, no calls into libc but fixed-size memcpy ---- */
-
-static uint64_t load_num(const unsigned char *rec, uint32_t size, const struct fpred *t)
-{
-	const unsigned char *a = rec + t->offset;
-
-	/* A truncated record: a number that is not all there reads as 0. */
-	if ((uint32_t)t->offset + t->size > size)
-		return 0;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/*
-	 * The common case in one load: 8 bytes that lie inside the record, narrowed by shifts
-	 * (arithmetic ones sign-extend). No branch on the size.
-	 */
-	if ((uint32_t)t->offset + 8 <= size) {
-		uint64_t v;
-
-		memcpy(&v, a, 8);
-		if (t->is_signed)
-			return (uint64_t)((int64_t)(v << t->shift) >> t->shift);
-		return (v << t->shift) >> t->shift;
-	}
-#endif
-	switch (t->size) {
-	case 1: {
-		uint8_t v;
-
-		memcpy(&v, a, 1);
-		return t->is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
-	}
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, a, 2);
-		return t->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, a, 4);
-		return t->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
-	}
-	default: {
-		uint64_t v;
-
-		memcpy(&v, a, 8);
-		return v;
-	}
-	}
-}
 
 /*
  * The string of a field: *s and the length up to the first NUL, never past the field's
  * bytes or the end of the record, however the __data_loc word was damaged.
  */
-static uint32_t load_str(const unsigned char *rec, uint32_t size, const struct fpred *t,
+static uint32_t load_str(const unsigned char *rec, uint32_t size, const struct filter_op *t,
 			 const unsigned char **s)
 {
 	uint32_t start, max, n;
 
 	*s = rec;
-	if (t->kind == FILTER_STR_ARRAY) {
+	if (t->code == FOP_STR_ARRAY) {
 		start = t->offset;
 		max = t->size;
 	} else {
@@ -176,11 +101,11 @@ static bool seg_at(const struct filter *f, const struct fseg *g, const unsigned 
  * bytes, the leftmost place is always the best one, so there is no backtracking and the cost
  * is at most the string's length times the longest segment.
  */
-static bool str_match(const struct filter *f, const struct fpred *t, const unsigned char *s,
+static bool str_match(const struct filter *f, const struct filter_op *t, const unsigned char *s,
 		      uint32_t n)
 {
-	const struct fseg *g = f->segs + t->seg;
-	uint32_t last = t->nseg - 1, lo, hi;
+	const struct fseg *g = f->segs + t->str.seg;
+	uint32_t last = t->str.nseg - 1, lo, hi;
 
 	if (last == 0)
 		return n == g[0].len && seg_at(f, &g[0], s);
@@ -203,76 +128,58 @@ static bool str_match(const struct filter *f, const struct fpred *t, const unsig
 	return true;
 }
 
-/* Out of line: string tests need registers that the numeric loop should not pay for. */
-static __attribute__((noinline)) bool test_str(const struct filter *f, const struct fpred *t,
-					       const unsigned char *rec, uint32_t size)
+/* A numeric field, zero-extended: the test's mask and range do what its sign asks. */
+static uint64_t load_field(const unsigned char *p, uint32_t size)
 {
-	const unsigned char *s;
-	uint32_t n = load_str(rec, size, t, &s);
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
 
-	return str_match(f, t, s, n) != (t->op == OP_NE);
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
 }
 
-static inline bool test(const struct filter *f, const struct fpred *t, const unsigned char *rec,
-			uint32_t size)
+int filter_match_checked(const struct filter *f, const void *rec, uint32_t size)
 {
-	uint64_t v;
+	const struct filter_op *op = f->ops;
 
-	if (__builtin_expect(t->kind != FILTER_NUM, 0))
-		return test_str(f, t, rec, size);
-	v = load_num(rec, size, t);
-	switch (t->op) {
-	case OP_EQ:
-		return v == t->val;
-	case OP_NE:
-		return v != t->val;
-	case OP_BAND:
-		return (v & t->val) != 0;
-	default:
-		break;
-	}
-	if (t->is_signed) {
-		int64_t a = (int64_t)v, b = (int64_t)t->val;
+	for (;;) {
+		const unsigned char *str;
+		uint32_t n;
+		uint64_t v = 0;
 
-		switch (t->op) {
-		case OP_LT:
-			return a < b;
-		case OP_LE:
-			return a <= b;
-		case OP_GT:
-			return a > b;
+		switch (op->code) {
+		case FOP_MATCH:
+			return 1;
+		case FOP_NOMATCH:
+			return 0;
+		case FOP_STR_ARRAY:
+		case FOP_STR_DYN:
+			n = load_str(rec, size, op, &str);
+			op = str_match(f, op, str, n) ? op->on_true : op->on_false;
+			break;
 		default:
-			return a >= b;
+			/*
+			 * The field alone, where it would lie in its word: the test needs no
+			 * more. A truncated record: a number that is not all there reads as 0.
+			 */
+			if ((uint32_t)op->offset + op->size <= size)
+				v = load_field((const unsigned char *)rec + op->offset, op->size)
+				    << op->shift;
+			op = filter_num_next(op, v);
 		}
 	}
-	switch (t->op) {
-	case OP_LT:
-		return v < t->val;
-	case OP_LE:
-		return v <= t->val;
-	case OP_GT:
-		return v > t->val;
-	default:
-		return v >= t->val;
-	}
-}
-
-int filter_match(const struct filter *f, const void *rec, uint32_t size)
-{
-	uint32_t i = 0;
-
-	while (i < f->npreds) {
-		const struct fpred *t = &f->preds[i];
-		uint32_t next = test(f, t, rec, size) ? t->on_true : t->on_false;
-
-		if (next == TO_MATCH)
-			return 1;
-		/* Jumps only go forward (see lay_out), which bounds the loop; be sure of it. */
-		if (next == TO_NOMATCH || next <= i)
-			return 0;
-		i = next;
-	}
-	return 0;
 }
 
 void filter_free(struct filter *f)
@@ -882,46 +789,125 @@ static uint32_t parse_list(struct parser *p, int level)
 }
 
 /*
- * Give each test of the subtree its targets: tests get consecutive indexes in source order,
- * so the operand after the current one starts at *idx + its npreds, always forward.
+ * The range [lo, lo + len] of the field's values (modulo 2^width) that c accepts, in t->num,
+ * not yet placed in the word. Returns true when the test is the negation of c, for the
+ * caller to swap the jumps.
  */
-static void lay_out(const struct parser *p, uint32_t n, uint32_t on_true, uint32_t on_false,
-		    struct fpred *out, uint32_t *idx)
+static bool num_range(const struct cpred *c, uint64_t wmask, struct filter_op *t)
+{
+	/*
+	 * Worked out on 64-bit values in unsigned order; for a signed field, with the sign bit
+	 * flipped, which turns signed order into unsigned order.
+	 */
+	uint64_t bias = c->field->is_signed ? 1ull << 63 : 0;
+	uint64_t fmin = (c->field->is_signed ? ~(wmask >> 1) : 0) ^ bias;
+	uint64_t fmax = (c->field->is_signed ? wmask >> 1 : wmask) ^ bias;
+	uint64_t k = c->val ^ bias, a = k, b = k;
+	bool negate = c->op == OP_NE || c->op == OP_GT || c->op == OP_LT;
+
+	if (c->op == OP_LE || c->op == OP_GT) /* v <= k, or its negation */
+		a = 0;
+	else if (c->op == OP_GE || c->op == OP_LT)
+		b = UINT64_MAX;
+	/* Keep what the field can hold; with nothing left, the test is never true. */
+	if (a < fmin)
+		a = fmin;
+	if (b > fmax)
+		b = fmax;
+	if (a > b) {
+		t->num.lo = t->num.len = t->num.mask = 0; /* always true, and negated */
+		return !negate;
+	}
+	t->num.lo = (a ^ bias) & wmask;
+	t->num.len = b - a;
+	t->num.mask = wmask;
+	return negate;
+}
+
+/* The numeric test of c (see filter.h). Returns true when it is the negation of c. */
+static bool num_test(const struct cpred *c, struct filter_op *t)
+{
+	const struct filter_field *fl = c->field;
+	unsigned bits = 8u * fl->size, start = fl->offset & 7u;
+	uint64_t wmask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+	bool negate = true;
+
+	if (c->op == OP_BAND) {
+		/*
+		 * The negation of "(v & k) is 0". A signed field's bits above its width are
+		 * copies of its sign bit, so a k reaching there tests the sign bit.
+		 */
+		t->num.lo = t->num.len = 0;
+		t->num.mask = c->val & wmask;
+		if (fl->is_signed && (c->val & ~wmask))
+			t->num.mask |= 1ull << (bits - 1);
+	} else {
+		negate = num_range(c, wmask, t);
+	}
+
+	/*
+	 * The word the fast loop reads: the aligned one around the field, which is inside any
+	 * record that holds the field, else the 8 bytes from the field on.
+	 */
+	if (start + fl->size > 8)
+		start = 0;
+	t->word = (uint16_t)(fl->offset - start);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	t->shift = (uint8_t)(8 * start);
+#else
+	t->shift = (uint8_t)(64 - 8 * (start + fl->size));
+#endif
+	t->num.lo <<= t->shift;
+	t->num.mask <<= t->shift;
+	t->num.len <<= t->shift;
+	return negate;
+}
+
+/*
+ * Give each test of the subtree its targets: tests get consecutive indexes in source order,
+ * so the operand after the current one starts at *idx + its npreds, always forward; the two
+ * verdicts come after the last test.
+ */
+static void lay_out(const struct parser *p, uint32_t n, const struct filter_op *on_true,
+		    const struct filter_op *on_false, struct filter_op *ops, uint32_t *idx)
 {
 	const struct node *nd = &p->nodes[n];
 
 	switch (nd->type) {
 	case N_PRED: {
 		const struct cpred *c = &p->cp[nd->pred];
-		struct fpred *t = &out[*idx];
+		struct filter_op *t = &ops[*idx];
+		bool negate = false;
 
-		t->on_true = on_true;
-		t->on_false = on_false;
 		t->offset = c->field->offset;
 		t->size = c->field->size;
-		t->kind = c->field->kind;
-		t->is_signed = c->field->is_signed;
-		t->shift = (uint8_t)(t->size <= 8 ? 64 - 8 * t->size : 0);
-		t->op = c->op;
-		t->seg = c->seg;
-		t->nseg = c->nseg;
-		t->val = c->val;
+		if (c->field->kind == FILTER_NUM) {
+			t->code = FOP_NUM;
+			negate = num_test(c, t);
+		} else {
+			t->code = c->field->kind == FILTER_STR_ARRAY ? FOP_STR_ARRAY : FOP_STR_DYN;
+			t->str.seg = c->seg;
+			t->str.nseg = c->nseg;
+			negate = c->op == OP_NE;
+		}
+		t->on_true = negate ? on_false : on_true;
+		t->on_false = negate ? on_true : on_false;
 		(*idx)++;
 		break;
 	}
 	case N_NOT:
-		lay_out(p, nd->child, on_false, on_true, out, idx);
+		lay_out(p, nd->child, on_false, on_true, ops, idx);
 		break;
 	default:
 		for (uint32_t c = nd->child; c != NONE; c = p->nodes[c].next) {
-			uint32_t after = *idx + p->nodes[c].npreds;
+			const struct filter_op *after = &ops[*idx + p->nodes[c].npreds];
 
 			if (p->nodes[c].next == NONE)
-				lay_out(p, c, on_true, on_false, out, idx);
+				lay_out(p, c, on_true, on_false, ops, idx);
 			else if (nd->type == N_AND)
-				lay_out(p, c, after, on_false, out, idx);
+				lay_out(p, c, after, on_false, ops, idx);
 			else
-				lay_out(p, c, on_true, after, out, idx);
+				lay_out(p, c, on_true, after, ops, idx);
 		}
 	}
 }
@@ -996,17 +982,31 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static struct filter *build(const struct parser *p, uint32_t root)
+/*
+ * Every jump goes forward and lands in the program, so a walk ends after at most every test:
+ * lay_out() guarantees it, and this says so before the program is ever run.
+ */
+static bool jumps_forward(const struct filter_op *ops, uint32_t ntests)
+{
+	for (uint32_t i = 0; i < ntests; i++)
+		if (ops[i].on_true <= &ops[i] || ops[i].on_true > &ops[ntests + 1] ||
+		    ops[i].on_false <= &ops[i] || ops[i].on_false > &ops[ntests + 1])
+			return false;
+	return true;
+}
+
+static struct filter *build(struct parser *p, uint32_t root)
 {
 	struct out o = { NULL, 0 };
-	size_t off_preds, off_segs, off_elems, off_classes, off_text, total;
+	size_t off_ops, off_segs, off_elems, off_classes, off_text, total;
+	struct filter_op *ops;
 	struct filter *f;
 	char *base;
 	uint32_t idx = 0;
 
 	print_node(p, root, N_PRED, &o);
-	off_preds = align8(sizeof(*f));
-	off_segs = off_preds + (size_t)p->ncp * sizeof(struct fpred);
+	off_ops = align8(sizeof(*f));
+	off_segs = off_ops + ((size_t)p->ncp + 2) * sizeof(struct filter_op);
 	off_elems = off_segs + (size_t)p->nsegs * sizeof(struct fseg);
 	off_classes = off_elems + (size_t)p->nelems * sizeof(uint16_t);
 	off_text = off_classes + (size_t)p->nclasses * 32;
@@ -1015,8 +1015,8 @@ static struct filter *build(const struct parser *p, uint32_t root)
 	if (!base)
 		return NULL;
 	f = (struct filter *)base;
-	f->npreds = p->ncp;
-	f->preds = (struct fpred *)(base + off_preds);
+	ops = (struct filter_op *)(base + off_ops);
+	f->ops = ops;
 	f->segs = (struct fseg *)(base + off_segs);
 	f->elems = (uint16_t *)(base + off_elems);
 	f->classes = (const uint8_t(*)[32])(base + off_classes);
@@ -1024,7 +1024,22 @@ static struct filter *build(const struct parser *p, uint32_t root)
 	memcpy(base + off_segs, p->segs, (size_t)p->nsegs * sizeof(struct fseg));
 	memcpy(base + off_elems, p->elems, (size_t)p->nelems * sizeof(uint16_t));
 	memcpy(base + off_classes, p->classes, (size_t)p->nclasses * 32);
-	lay_out(p, root, TO_MATCH, TO_NOMATCH, (struct fpred *)(base + off_preds), &idx);
+	ops[p->ncp].code = FOP_MATCH;
+	ops[p->ncp + 1].code = FOP_NOMATCH;
+	lay_out(p, root, &ops[p->ncp], &ops[p->ncp + 1], ops, &idx);
+	for (uint32_t i = 0; i < p->ncp; i++) {
+		uint64_t end = (uint64_t)ops[i].word + 8;
+
+		if (ops[i].code != FOP_NUM)
+			f->fast_size = UINT64_MAX;
+		else if (end > f->fast_size)
+			f->fast_size = end;
+	}
+	if (!jumps_forward(ops, p->ncp)) {
+		fail(p, "filter compiler error: a jump that does not go forward");
+		free(base);
+		return NULL;
+	}
 	o.buf = base + off_text;
 	o.len = 0;
 	print_node(p, root, N_PRED, &o);

@@ -14,6 +14,13 @@
 /* Per-thread counters are one array of this many slots, mapped lazily. */
 #define TPOINT_MAX_EVENTS 4096u
 
+/* ---- jump.c ---- */
+/* The jump-label sites of `ev` follow its enable word (call after changing the word). */
+HIDDEN void jump_event_changed(struct tpoint_event *ev);
+HIDDEN void jump_fork_prepare(void);
+HIDDEN void jump_fork_parent(void);
+HIDDEN void jump_fork_child(void);
+
 /* ---- log.c ---- */
 HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define tp_err(...) tp_log(0, __VA_ARGS__)

@@ -73,6 +73,7 @@ static void slot_apply(struct event_slot *s)
 		want |= TPOINT_ENABLED_PROBES;
 	/* Relaxed is enough: a call site that sees the bit late only misses a hit or two. */
 	__atomic_store_n(&s->ev->enabled, want, __ATOMIC_RELAXED);
+	jump_event_changed(s->ev);
 }
 
 static bool glob_matches(const char *glob, const char *system, const char *name)
@@ -366,25 +367,42 @@ static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
  * wishes and the patterns it added. A mark is the state before.
  */
 struct registry_mark {
+	struct pattern *patterns; /* a copy of the list, globs included */
 	size_t npatterns;
 	uint32_t nslots;
 	bool *record;
 };
 
+static void free_patterns(struct pattern *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i].glob);
+	free(list);
+}
+
 struct registry_mark *registry_mark(void)
 {
 	struct registry_mark *m = calloc(1, sizeof(*m));
+	bool ok;
 
 	if (!m)
 		return NULL;
 	registry_lock();
-	m->npatterns = npatterns;
 	m->nslots = nslots;
 	m->record = calloc(nslots ? nslots : 1, sizeof(bool));
-	for (uint32_t i = 0; m->record && i < nslots; i++)
+	m->patterns = calloc(npatterns ? npatterns : 1, sizeof(*m->patterns));
+	ok = m->record && m->patterns;
+	for (uint32_t i = 0; ok && i < nslots; i++)
 		m->record[i] = slots[i].record;
+	for (size_t i = 0; ok && i < npatterns; i++, m->npatterns++) {
+		m->patterns[i] = patterns[i];
+		m->patterns[i].glob = strdup(patterns[i].glob);
+		ok = m->patterns[i].glob != NULL;
+	}
 	registry_unlock();
-	if (!m->record) {
+	if (!ok) {
+		free_patterns(m->patterns, m->npatterns);
+		free(m->record);
 		free(m);
 		return NULL;
 	}
@@ -396,8 +414,13 @@ void registry_restore(struct registry_mark *m)
 	if (!m)
 		return;
 	registry_lock();
-	while (npatterns > m->npatterns)
-		free(patterns[--npatterns].glob);
+	free_patterns(patterns, npatterns);
+	patterns = m->patterns;
+	npatterns = patterns_cap = m->npatterns;
+	if (!npatterns) {
+		free(patterns);
+		patterns = NULL;
+	}
 	for (uint32_t i = 0; i < nslots; i++) {
 		/* Events registered since the mark: as the remaining patterns say. */
 		slots[i].record = false;
@@ -589,6 +612,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 		if (!ev || !ev->registered)
 			continue;
 		__atomic_store_n(&ev->enabled, 0, __ATOMIC_RELAXED);
+		jump_event_changed(ev);
 		if (ev->index < nslots && slots[ev->index].ev == ev)
 			slots[ev->index].ev = NULL;
 		ev->registered = 0;
@@ -637,11 +661,27 @@ static int add_patterns(const char *list, bool on, bool from_env)
 			patterns = n;
 			patterns_cap = cap;
 		}
+		char *glob = strndup(p, (size_t)(q - p));
+
+		if (!glob)
+			return -ENOMEM;
+		/*
+		 * The last matching pattern decides, so an earlier one with the same glob can
+		 * never decide again: drop it, so that a program switched on and off for
+		 * weeks keeps a list as long as its distinct globs.
+		 */
+		for (size_t k = 0; k < npatterns; k++)
+			if (!strcmp(patterns[k].glob, glob)) {
+				free(patterns[k].glob);
+				memmove(&patterns[k], &patterns[k + 1],
+					(npatterns - k - 1) * sizeof(*patterns));
+				npatterns--;
+				first -= k < first;
+				break;
+			}
 		struct pattern *pat = &patterns[npatterns];
 
-		pat->glob = strndup(p, (size_t)(q - p));
-		if (!pat->glob)
-			return -ENOMEM;
+		pat->glob = glob;
 		pat->on = on;
 		pat->from_env = from_env;
 		pat->matched = false;
@@ -775,6 +815,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	/* Release: the set is complete before a hit can load it. */
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&ev->enabled, TPOINT_ENABLED_PROBES, __ATOMIC_RELAXED);
+	jump_event_changed(ev);
 	/*
 	 * The old set is not freed: a thread may still be walking it, and nothing tells when it
 	 * is done. Registration is rare; this costs a few bytes per change.
@@ -819,6 +860,7 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (!set)
 		__atomic_fetch_and(&ev->enabled, ~TPOINT_ENABLED_PROBES, __ATOMIC_RELAXED);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
+	jump_event_changed(ev);
 	registry_unlock();
 	return 0;
 }

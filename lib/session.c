@@ -501,10 +501,13 @@ static void at_exit(void)
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&session_mutex);
+	/* No fork in the middle of a patch: the child would inherit a half-written site. */
+	jump_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	jump_fork_parent();
 	pthread_mutex_unlock(&session_mutex);
 }
 
@@ -515,6 +518,7 @@ static void fork_child(void)
 	char *parent_out = rec.out_path;
 
 	pthread_mutex_init(&session_mutex, NULL);
+	jump_fork_child();
 	registry_after_fork();
 	writer_after_fork();
 	spool_after_fork();

@@ -397,28 +397,56 @@ drop:
 	return NULL;
 }
 
-TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
+/*
+ * Take back the record `rec` that a filter rejected. It is the last of its level's stream: a
+ * signal handler that traced meanwhile wrote to the next level. Its delta goes back too, or
+ * the next record would be stamped relative to a time that is no longer in the page.
+ */
+static inline __attribute__((always_inline)) int take_back(struct tpoint_event *ev,
+							   const void *rec)
 {
-	/* Acquire: pairs with the release that published the compiled filter. */
-	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
-
-	if (!f || filter_match(f, rec, size))
-		return 0;
-
 	struct tpoint_tls *t = &TPOINT_TLS;
 	uint32_t level = t->nesting - 1;
 	struct tpoint_stream *s = &t->stream[level];
 	const uint32_t *hdr = (const uint32_t *)rec - 2;
 
-	/*
-	 * Take the record back. It is the last of its level's stream: a signal handler that
-	 * traced meanwhile wrote to the next level. Its delta goes back too, or the next record
-	 * would be stamped relative to a time that is no longer in the page.
-	 */
 	s->last -= hdr[0] >> 5;
 	s->off = (uint32_t)((const char *)hdr - s->data);
 	tpoint_barrier();
 	t->nesting = level;
 	tpoint_counters_of(ev)->filtered++;
 	return 1;
+}
+
+/* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */
+static __attribute__((noinline)) int reject_checked(struct tpoint_event *ev,
+						    const struct filter *f, const void *rec,
+						    uint32_t size)
+{
+	if (filter_match_checked(f, rec, size))
+		return 0;
+	return take_back(ev, rec);
+}
+
+/*
+ * Every filtered hit comes here. The numeric loop runs inline and the rest is a tail call,
+ * so that the common case saves no register and makes no call.
+ */
+TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
+{
+	/* Acquire: pairs with the release that published the compiled filter. */
+	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
+
+	if (!f)
+		return 0;
+	/*
+	 * The fast loop reads whole 8-byte words, and a record owns its payload rounded up to
+	 * 8 bytes (tpoint_record_total()): the aligned word around its last field is its own.
+	 * The verdict depends on the fields alone, whatever the padding holds.
+	 */
+	if (__builtin_expect(!filter_fits(f, (size + 7u) & ~7u), 0))
+		return reject_checked(ev, f, rec, size);
+	if (filter_match_fast(f, rec))
+		return 0;
+	return take_back(ev, rec);
 }

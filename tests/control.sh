@@ -44,6 +44,10 @@ rec=$(sed -n 's/.*ctl_odd".*"recorded": \([0-9]*\),.*/\1/p' s1.json)
 	fail "the condition n & 1 should skip half the hits: $skip of $hits"
 "$TPOINT" stat -p "$P" -e ctl_odd | grep -c "tpt_ctl:" | grep -qx 1 || fail "stat -e selects one event"
 echo "ok: enable, stat ($hits hits, $skip skipped by condition 'n & 1')"
+"$TPOINT" stat -p "$P" >stat.txt
+grep -q '^jump labels: [0-9]* sites, patched' stat.txt ||
+	fail "stat does not say the jump-label sites are patched: $(tail -1 stat.txt)"
+echo "ok: stat: $(grep '^jump labels' stat.txt)"
 
 "$TPOINT" filter -p "$P" tpt_ctl:ctl_tick 'name == "alpha" || name ~ "g*"' >/dev/null || fail "filter"
 "$TPOINT" list -p "$P" | grep -q '  filter: ' || fail "list -p shows no filter"

@@ -105,8 +105,9 @@ int main(void)
 
 	fd = connect_target();
 	send_raw(fd, CTL_MAGIC, CTL_MAJOR + 1, CTL_HELLO, 0, NULL, 0);
-	expect_error("newer major version", fd, -EPROTONOSUPPORT,
-		     "protocol version 2.0 is not supported: this process speaks 1.0");
+	snprintf(msg, sizeof(msg), "protocol version %d.%d is not supported: this process speaks "
+		 "%d.%d", CTL_MAJOR + 1, CTL_MINOR, CTL_MAJOR, CTL_MINOR);
+	expect_error("newer major version", fd, -EPROTONOSUPPORT, msg);
 	close(fd);
 
 	fd = connect_target();

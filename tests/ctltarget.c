@@ -5,7 +5,11 @@
  * ends it. A third argument: "fork" forks once at start, and both run; "closefds" closes
  * every descriptor but 0-2 at start and opens /dev/null a few times, as daemons do.
  *	ctltarget [SECONDS [PERIOD_US [fork|closefds]]]
+ *
+ * Its call sites are jump labels: every verb of the tool that switches an event switches
+ * patched code here (tests/control.sh, attach.sh, stream.sh).
  */
+#define TPOINT_JUMP_LABEL
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -391,8 +391,12 @@ static const char *vis(const char *s)
 
 static const char *verdicts(const struct filter *f, char out[5])
 {
-	for (int i = 0; i < 4; i++)
-		out[i] = '0' + filter_match(f, recs[i], rec_sizes[i]);
+	for (int i = 0; i < 4; i++) {
+		int m = filter_match(f, recs[i], rec_sizes[i]);
+
+		/* The inline loop and the checked one must agree: 'X' when they do not. */
+		out[i] = m == filter_match_checked(f, recs[i], rec_sizes[i]) ? '0' + m : 'X';
+	}
 	out[4] = 0;
 	return out;
 }
@@ -421,6 +425,129 @@ static void test_matches(void)
 		filter_free(f);
 		filter_free(g);
 	}
+}
+
+/*
+ * Every numeric operator on every width and sign, against C's own comparison of the values
+ * widened to 64 bits, at the edges where a wrong range or sign extension would show: the
+ * limits of each width, one beside them, and constants that do not fit the field.
+ */
+static const char *const num_ops[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
+
+static int num_expect(int op, int is_signed, uint64_t v, uint64_t k)
+{
+	int64_t a = (int64_t)v, b = (int64_t)k;
+
+	switch (op) {
+	case 0:
+		return v == k;
+	case 1:
+		return v != k;
+	case 2:
+		return is_signed ? a < b : v < k;
+	case 3:
+		return is_signed ? a <= b : v <= k;
+	case 4:
+		return is_signed ? a > b : v > k;
+	case 5:
+		return is_signed ? a >= b : v >= k;
+	default:
+		return (v & k) != 0;
+	}
+}
+
+/* v cut to the field's width and widened again by its sign, as a record would hold it. */
+static uint64_t as_field(const struct filter_field *fl, uint64_t v)
+{
+	unsigned shift = 64 - 8 * fl->size;
+
+	if (fl->is_signed)
+		return (uint64_t)((int64_t)(v << shift) >> shift);
+	return (v << shift) >> shift;
+}
+
+/*
+ * Fields at odd offsets, some across an aligned 8-byte word: the fast loop reads the word
+ * around a field, or the 8 bytes from it, and must see only the field.
+ */
+static const struct filter_field packed_fields[] = {
+	{ "p_s32", 1, 4, 1, FILTER_NUM },  { "p_u16", 7, 2, 0, FILTER_NUM },
+	{ "p_s64", 9, 8, 1, FILTER_NUM },  { "p_u8", 17, 1, 0, FILTER_NUM },
+	{ "p_s16", 21, 2, 1, FILTER_NUM }, { "p_u32", 22, 4, 0, FILTER_NUM },
+	{ "p_u64", 26, 8, 0, FILTER_NUM }, { "p_s8", 39, 1, 1, FILTER_NUM },
+};
+
+static void sweep_fields(const struct filter_field *fl, size_t nfl, uint32_t recsize)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 0x7e, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000,
+		0x7fffffff, 0x80000000, 0xffffffff, 0x100000000, 0x7fffffffffffffff,
+		0x8000000000000000, 0xfffffffffffffffe, 0xffffffffffffffff,
+		(uint64_t)-0x7f, (uint64_t)-0x81, (uint64_t)-0x8001, (uint64_t)-0x80000001,
+		(uint64_t)-2,
+	};
+	const size_t nedges = sizeof(edges) / sizeof(edges[0]);
+	unsigned char rec[64];
+
+	for (size_t fi = 0; fi < nfl; fi++) {
+		const struct filter_field *x = &fl[fi];
+		unsigned long cases = 0, bad = 0;
+		char first[160] = "";
+
+		if (x->kind != FILTER_NUM || !strncmp(x->name, "common_", 7))
+			continue;
+		for (int op = 0; op < 7; op++) {
+			for (size_t ki = 0; ki < nedges; ki++) {
+				uint64_t k = edges[ki];
+				char expr[96], err[256];
+				struct filter *f;
+
+				/* Printed by the field's sign: the same bits as the constant. */
+				if (x->is_signed)
+					snprintf(expr, sizeof(expr), "%s %s %" PRId64, x->name,
+						 num_ops[op], (int64_t)k);
+				else
+					snprintf(expr, sizeof(expr), "%s %s %" PRIu64, x->name,
+						 num_ops[op], k);
+				if (filter_compile(expr, EVENT, fl, nfl, &f, err, sizeof(err))) {
+					check(0, "sweep: compile '%s': %s", expr, err);
+					continue;
+				}
+				/* The record holds every word: the inline loop is the one tried. */
+				if (!filter_fits(f, recsize) && !bad++)
+					snprintf(first, sizeof(first), "'%s' takes the checked loop",
+						 expr);
+				for (size_t vi = 0; vi < nedges; vi++) {
+					uint64_t v = as_field(x, edges[vi]);
+					int want, got, slow;
+
+					/* Noise around the field: only the field may count. */
+					memset(rec, vi & 1 ? 0xff : 0x5a, sizeof(rec));
+					memcpy(rec + x->offset, &v, x->size);
+					want = num_expect(op, x->is_signed, v, k);
+					got = filter_match(f, rec, recsize);
+					slow = filter_match_checked(f, rec, recsize);
+					cases++;
+					if (got == want && slow == want)
+						continue;
+					if (!bad++)
+						snprintf(first, sizeof(first),
+							 "'%s' with %s = 0x%" PRIx64 ": %d/%d, want %d",
+							 expr, x->name, v, got, slow, want);
+				}
+				filter_free(f);
+			}
+		}
+		check(!bad, "%s: %lu operator, constant and value cases agree with C%s%s", x->name,
+		      cases - bad, bad ? "; first wrong: " : "", first);
+	}
+}
+
+static void test_numeric_sweep(void)
+{
+	_Static_assert(sizeof(struct rec) <= 64, "the sweep's record buffer");
+	sweep_fields(fields, NFIELDS, sizeof(struct rec));
+	sweep_fields(packed_fields, sizeof(packed_fields) / sizeof(packed_fields[0]), 40);
 }
 
 static void test_globs(void)
@@ -776,6 +903,7 @@ int main(void)
 		rec_sizes[i] = make_rec(&specs[i], &recs[i]);
 
 	test_matches();
+	test_numeric_sweep();
 	test_globs();
 	test_texts();
 	test_errors();

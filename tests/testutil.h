@@ -39,8 +39,6 @@
  *				them (lib/registry.c)
  *	slot_apply_filter	replaced filters alike, since a hit may still be evaluating one
  *				(lib/registry.c)
- * and one that is a bug, reported, to remove once fixed:
- *	spool_start		sp.path = strdup(path) is never freed by spool_stop (lib/spool.c)
  */
 #ifdef __cplusplus
 extern "C"

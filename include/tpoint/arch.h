@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpoint/arch.h - the two per-architecture primitives that the inline hot path needs:
- * a timestamp and the current CPU. Everything else in tpoint is generic.
- *
- * These live under include/ (not lib/arch/) only because call sites compile them inline;
- * lib/arch/ holds the out-of-line half (how to turn the timestamp into nanoseconds).
+ * tpoint/arch.h - the per-architecture primitives that call sites compile inline: a
+ * timestamp, the current CPU, and the instruction of a jump-label site. Everything else in
+ * tpoint is generic, but for the patching of those sites, in lib/arch/.
  */
 #ifndef TPOINT_ARCH_H
 #define TPOINT_ARCH_H

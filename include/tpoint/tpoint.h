@@ -15,6 +15,7 @@
  *					overwrite the oldest pages (flight recorder)
  *	TPOINT_FILTER='sys:ev:EXPR;...'	filters, as tpoint_set_filter()
  *	TPOINT_CONTROL=0		no control socket (tpoint ps/stat/enable -p cannot reach it)
+ *	TPOINT_JUMP_LABEL=0		never patch jump-label sites: they keep their checked path
  *	TPOINT_DEBUG=1			log to stderr why anything did not work
  */
 #ifndef TPOINT_TPOINT_H
@@ -97,6 +98,19 @@ struct tpoint_event_stats {
  * exist, which may be more than max.
  */
 TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max);
+
+/*
+ * The jump-label sites (code compiled with -DTPOINT_JUMP_LABEL) of the loaded objects. A
+ * site the library may not patch (TPOINT_JUMP_LABEL=0, W^X policy, no membarrier, a
+ * breakpoint on it) keeps the jump to its checked block: its event works, at the cost of a
+ * jump and a load while off. Returns 0, or -EINVAL.
+ */
+struct tpoint_jump_stats {
+	size_t sites;     /* sites in the loaded objects */
+	size_t checked;   /* of which keep their instruction for good */
+	char reason[160]; /* why patching was refused, "" if it never was */
+};
+TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
  * Included normally, TRACE_EVENT(name, ...) declares, for every file that calls it:
  *
  *	static inline void trace_name(proto);          one relaxed load and a predicted branch
+ *	                                               (-DTPOINT_JUMP_LABEL: one NOP, patched)
  *	static inline bool trace_name_enabled(void);
  *	static inline int register_trace_name(void (*probe)(void *data, proto), void *data);
  *	static inline int unregister_trace_name(void (*probe)(void *data, proto), void *data);
@@ -70,6 +71,9 @@ typedef int64_t s64;
 #define TPOINT_BOOL _Bool
 #endif
 
+/* The call site's test: load and branch, or with -DTPOINT_JUMP_LABEL a patched instruction. */
+#include <tpoint/jump_label.h>
+
 #endif /* TPOINT_TRACEPOINT_H */
 
 /*
@@ -85,10 +89,10 @@ typedef int64_t s64;
 #define DEFINE_EVENT(template, name, proto, args)                                             \
 	extern struct tpoint_event TPOINT_EVENT_SYM(name);                                     \
 	void TPOINT_HIT_SYM(name)(proto);                                                      \
+	TPOINT_DEFINE_JUMP_SITE(name)                                                          \
 	static inline __attribute__((always_inline)) void trace_##name(proto)                  \
 	{                                                                                      \
-		if (__builtin_expect(__atomic_load_n(&TPOINT_EVENT_SYM(name).enabled,          \
-						     __ATOMIC_RELAXED) != 0, 0))               \
+		if (TPOINT_SITE_ON(name))                                                      \
 			TPOINT_HIT_SYM(name)(args);                                            \
 	}                                                                                      \
 	static inline TPOINT_BOOL trace_##name##_enabled(void)                                 \
@@ -130,8 +134,7 @@ typedef int64_t s64;
  */
 #define tpoint_trace(name, ...)                                                               \
 	do {                                                                                   \
-		if (__builtin_expect(__atomic_load_n(&TPOINT_EVENT_SYM(name).enabled,          \
-						     __ATOMIC_RELAXED) != 0, 0))               \
+		if (TPOINT_SITE_ON(name))                                                      \
 			TPOINT_HIT_SYM(name)(__VA_ARGS__);                                     \
 	} while (0)
 #endif

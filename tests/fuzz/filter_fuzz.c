@@ -10,7 +10,7 @@
  * damaged __data_loc word, a record shorter than the fields). Besides not crashing, leaking
  * or hanging, the harness checks what must always hold:
  *	- an error is -EINVAL or -ENOMEM with a non-empty one-line message and no filter;
- *	- a verdict is 0 or 1;
+ *	- a verdict is 0 or 1, and the same from the inline loop and the checked one;
  *	- the canonical text compiles (when within FILTER_MAX_LEN) to the same text and gives
  *	  the same verdicts, on the input's record and on a fixed one.
  */
@@ -84,6 +84,16 @@ static void fail(const char *what, const char *expr)
 	abort();
 }
 
+/* filter_match(), checked against filter_match_checked(): the two loops must agree. */
+static int match(const struct filter *f, const void *rec, uint32_t size, const char *expr)
+{
+	int m = filter_match(f, rec, size);
+
+	if (m != filter_match_checked(f, rec, size))
+		fail("the inline and the checked loops disagree", expr);
+	return m;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -125,10 +135,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("error message empty, unterminated or not one line", expr);
 	} else {
 		const char *text = filter_text(f);
-		int m_rec = rec ? filter_match(f, rec, rsize) : 0;
-		int m_fix = filter_match(f, fixed_rec, sizeof(fixed_rec));
+		int m_rec = rec ? match(f, rec, rsize, expr) : 0;
+		int m_fix = match(f, fixed_rec, sizeof(fixed_rec), expr);
 		uint32_t cut = (uint32_t)(elen % sizeof(fixed_rec)); /* a truncated record */
-		int m_cut = filter_match(f, fixed_rec, cut);
+		int m_cut = match(f, fixed_rec, cut, expr);
 
 		if ((m_rec | m_fix | m_cut) & ~1)
 			fail("verdict not 0 or 1", expr);
@@ -139,9 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fail(err, expr);
 			if (strcmp(filter_text(g), text))
 				fail("canonical text changed when compiled again", expr);
-			if ((rec && filter_match(g, rec, rsize) != m_rec) ||
-			    filter_match(g, fixed_rec, sizeof(fixed_rec)) != m_fix ||
-			    filter_match(g, fixed_rec, cut) != m_cut)
+			if ((rec && match(g, rec, rsize, expr) != m_rec) ||
+			    match(g, fixed_rec, sizeof(fixed_rec), expr) != m_fix ||
+			    match(g, fixed_rec, cut, expr) != m_cut)
 				fail("canonical text matches differently", expr);
 		}
 	}

@@ -136,6 +136,29 @@ static void print_rows(const struct row *r, int n, const struct row *prev, int n
 	fflush(stdout);
 }
 
+/*
+ * One line on the process's jump-label sites, if it has any: whether they are patched, or
+ * why some keep their checked path. A process of an older library answers with an error,
+ * and then there is nothing to say.
+ */
+static void print_jump_labels(struct ctl_conn *conn)
+{
+	unsigned long long sites = 0, checked = 0;
+	char err[256], *text = NULL, *reason = NULL;
+
+	if (ctl_request(conn, CTL_JUMP, NULL, &text, err, sizeof(err)) < 0)
+		return;
+	if (sscanf(text, "%llu\t%llu\t%m[^\n]", &sites, &checked, &reason) >= 2 && sites) {
+		if (!checked)
+			printf("jump labels: %llu sites, patched (a NOP while off)\n", sites);
+		else
+			printf("jump labels: %llu sites, %llu keep their checked path (a jump and a "
+			       "load while off): %s\n", sites, checked, reason ? reason : "");
+	}
+	free(reason);
+	free(text);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -222,6 +245,8 @@ int cmd_stat(int argc, char **argv)
 		}
 		if (!interval) {
 			print_rows(rows, n, NULL, 0, 0, json);
+			if (!json)
+				print_jump_labels(&conn);
 			break;
 		}
 		if (!first)

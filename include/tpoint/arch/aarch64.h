@@ -13,4 +13,12 @@ static inline uint64_t tpoint_arch_clock(void)
 	return v;
 }
 
+/*
+ * A jump-label site (<tpoint/jump_label.h>): compiled as `b` to the site's checked block
+ * (%l0); the runtime turns it into `nop` while the event is off. The architecture lets B and
+ * NOP replace each other while other cores execute them.
+ */
+#define TPOINT_ARCH_JUMP_INSN "1:\tb %l0\n\t"
+#define TPOINT_ARCH_JUMP_LABEL 1
+
 #endif

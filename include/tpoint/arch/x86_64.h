@@ -13,4 +13,13 @@ static inline uint64_t tpoint_arch_clock(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/*
+ * A jump-label site (<tpoint/jump_label.h>): the instruction as compiled, a 5-byte
+ * `jmp rel32` to the site's checked block (%l0), which the runtime turns into the 5-byte NOP
+ * `nopl 0x0(%rax,%rax,1)` while the event is off. Spelled as bytes so that the assembler
+ * can never pick the 2-byte form.
+ */
+#define TPOINT_ARCH_JUMP_INSN "1:\t.byte 0xe9\n\t.long %l0 - 2f\n2:\n\t"
+#define TPOINT_ARCH_JUMP_LABEL 1
+
 #endif
