@@ -2,8 +2,8 @@
 /*
  * Helpers of the benchmarks under bench/: batches timed with CLOCK_MONOTONIC, run by one or
  * more threads at once, summarised as median, min and max; an event's counters; waiting for
- * the drain thread. The method is hotpath.c's (interleaved rounds, a warm-up round, medians),
- * which predates this header and still has its own copies.
+ * the drain thread. The method is hotpath.c's (interleaved rounds, a warm-up round, medians);
+ * medians come from median.h, which hotpath.c shares.
  */
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H
@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <tpoint/tpoint.h>
+#include "median.h"
 
 /*
  * What each loop body ends with: the compiler must assume the counter is used and any memory
@@ -29,7 +30,7 @@
 #define sink(x) __asm__ __volatile__("" : : "r"(x) : "memory")
 
 #define MAX_THREADS 2
-#define MAX_REPS 99
+#define MAX_REPS BENCH_MAX_REPS
 
 static inline double mono_ns(void)
 {
@@ -95,23 +96,11 @@ struct summary {
 	double med, min, max;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static inline struct summary summarise(const double *ns, int reps)
 {
-	double v[MAX_REPS];
 	struct summary s;
 
-	memcpy(v, ns, sizeof(double) * (size_t)reps);
-	qsort(v, (size_t)reps, sizeof(double), cmp_double);
-	s.min = v[0];
-	s.max = v[reps - 1];
-	s.med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+	bench_summarise(ns, reps, &s.med, &s.min, &s.max);
 	return s;
 }
 
