@@ -16,26 +16,13 @@
  * thread while the batches run, completed by tpoint_record_stop() at the end.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdbool.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 #include <tpoint/tpoint.h>
-#include "median.h"
 #include "trace/events/bench.h"
-
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define HAVE_CALLGRIND 1
-#endif
-#endif
+#include "timing.h"
+#include "loops.h"
 
 /*
  * Big enough for the largest batch (2 threads x 2 M records of 40 bytes, and their warm-up)
@@ -45,7 +32,6 @@
 #define POOL_BYTES ((size_t)256 << 20)
 #define MIN_CALLS 2000000ull
 #define MIN_REPS 7
-#define MAX_REPS BENCH_MAX_REPS
 #define CALLGRIND_CALLS 100000ull
 /*
  * The cases that record nothing run this many times more calls per batch: at well under a
@@ -53,44 +39,26 @@
  */
 #define CHEAP_FACTOR 10
 
-/*
- * What each loop body ends with: the compiler must assume the loop counter is used and that
- * any memory may have changed, so it can neither delete an iteration nor hoist the event's
- * enable word (or anything else) out of the loop. Every loop has it, the empty one included,
- * so it is part of the baseline and not of a difference.
- */
-#define sink(x) __asm__ __volatile__("" : : "r"(x) : "memory")
-
-/* Argument values that cost one cycle or so to form, as a real call site's would. */
-#define ARG_B(i) ((i) * 3)
-#define ARG_C(i) ((i) ^ 0x5a5a5a5aull)
-
-/* 31 characters and the NUL: the 32 bytes the __string field carries. */
-static const char str32[] = "/var/lib/tpoint/bench/file.0001";
-_Static_assert(sizeof(str32) == 32, "the string case records 32 bytes");
-
 static char *floor_buf;
 static size_t floor_size;
 static uint64_t floor_commit;
 
-/* ---- the loops; noinline, so that each case is one piece of code, timed as a whole ---- */
-
-static __attribute__((noinline)) void loop_empty(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		sink(i);
-}
+/*
+ * ---- the loops besides loops.h's, noinline like them ----
+ * They take timing.h's loop_fn arguments; tid goes unused, as the floor runs in 1 thread.
+ */
 
 /*
  * What no tracer can beat: take a timestamp, store 32 bytes of record, publish it with a
  * release store. The buffer is as large as the library's pool and touched in order, so the
  * floor pays the same stream of fresh cache lines as the pages do.
  */
-static __attribute__((noinline)) void loop_floor(uint64_t n)
+static __attribute__((noinline)) void loop_floor(uint64_t n, int tid)
 {
 	char *buf = floor_buf;
 	size_t off = 0;
 
+	(void)tid;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t *rec = (uint64_t *)(void *)(buf + off);
 
@@ -106,18 +74,10 @@ static __attribute__((noinline)) void loop_floor(uint64_t n)
 	}
 }
 
-/* Enabled or disabled: the same code, only the event's enable word differs. */
-static __attribute__((noinline)) void loop_u64x3(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		trace_bench_u64x3(i, ARG_B(i), ARG_C(i));
-		sink(i);
-	}
-}
-
 /* An even first argument: the condition (a & 1) is false whenever the event is on. */
-static __attribute__((noinline)) void loop_cond(uint64_t n)
+static __attribute__((noinline)) void loop_cond(uint64_t n, int tid)
 {
+	(void)tid;
 	for (uint64_t i = 0; i < n; i++) {
 		trace_bench_cond(i << 1, ARG_B(i), ARG_C(i));
 		sink(i);
@@ -134,8 +94,9 @@ static __attribute__((noinline)) void loop_cond(uint64_t n)
 #define FILTER_ACCEPTS "a >= 0 && b != 7"
 
 /* The same arguments as loop_u64x3, into the event whose filter rejects them all. */
-static __attribute__((noinline)) void loop_filt_rej(uint64_t n)
+static __attribute__((noinline)) void loop_filt_rej(uint64_t n, int tid)
 {
+	(void)tid;
 	for (uint64_t i = 0; i < n; i++) {
 		trace_bench_filt_rej(i, ARG_B(i), ARG_C(i));
 		sink(i);
@@ -143,8 +104,9 @@ static __attribute__((noinline)) void loop_filt_rej(uint64_t n)
 }
 
 /* And into the one whose two-test filter accepts them all. */
-static __attribute__((noinline)) void loop_filt_acc(uint64_t n)
+static __attribute__((noinline)) void loop_filt_acc(uint64_t n, int tid)
 {
+	(void)tid;
 	for (uint64_t i = 0; i < n; i++) {
 		trace_bench_filt_acc(i, ARG_B(i), ARG_C(i));
 		sink(i);
@@ -163,116 +125,7 @@ static int set_filters(void)
 	return 0;
 }
 
-static __attribute__((noinline)) void loop_str(uint64_t n)
-{
-	const char *s = str32;
-
-	for (uint64_t i = 0; i < n; i++) {
-		/* Launder the pointer: the call must look like it could record any string. */
-		__asm__ __volatile__("" : "+r"(s));
-		trace_bench_str(s);
-		sink(i);
-	}
-}
-
-/* ---- measuring ---- */
-
-static double mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static double time_batch(void (*loop)(uint64_t), uint64_t n)
-{
-	double t0 = mono_ns();
-
-	loop(n);
-	return (mono_ns() - t0) / (double)n;
-}
-
-struct worker {
-	void (*loop)(uint64_t);
-	uint64_t n;
-	pthread_barrier_t *start;
-	double ns;
-};
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-
-	/* Warm this thread's own state (its TLS record, its first page) before the start. */
-	w->loop(w->n / 8);
-	pthread_barrier_wait(w->start);
-	w->ns = time_batch(w->loop, w->n);
-	return NULL;
-}
-
-/* Both threads run the batch at once; the figure is their mean ns per call. */
-static double time_batch_threads(void (*loop)(uint64_t), uint64_t n, int nthreads)
-{
-	pthread_barrier_t start;
-	pthread_t th[8];
-	struct worker w[8];
-	double sum = 0;
-
-	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
-	for (int i = 0; i < nthreads; i++) {
-		w[i] = (struct worker){ loop, n, &start, 0 };
-		if (pthread_create(&th[i], NULL, worker_main, &w[i])) {
-			perror("pthread_create");
-			exit(1);
-		}
-	}
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(th[i], NULL);
-		sum += w[i].ns;
-	}
-	pthread_barrier_destroy(&start);
-	return sum / nthreads;
-}
-
-static int event_stats(const char *name, struct tpoint_event_stats *out)
-{
-	static struct tpoint_event_stats all[64];
-	int n = tpoint_stats(all, 64);
-
-	for (int i = 0; i < n && i < 64; i++)
-		if (!strcmp(all[i].system, "bench") && !strcmp(all[i].name, name)) {
-			*out = all[i];
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static off_t file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? -1 : st.st_size;
-}
-
-/*
- * Let the drain thread catch up between batches, so that each batch starts with a free
- * pool, as the previous one did: wait until the spool file stops growing.
- */
-static void wait_drained(const char *spool)
-{
-	const struct timespec tick = { 0, 5000000 };
-	off_t last = -2;
-	int stable = 0;
-
-	for (int i = 0; i < 2000 && stable < 4; i++) {
-		off_t now = file_size(spool);
-
-		stable = now == last ? stable + 1 : 0;
-		last = now;
-		nanosleep(&tick, NULL);
-	}
-}
+/* ---- the cases; timing.h times them ---- */
 
 enum {
 	C_EMPTY,
@@ -290,13 +143,13 @@ enum {
 
 struct bench_case {
 	const char *label;
-	void (*loop)(uint64_t);
+	loop_fn *loop;
 	const char *enable; /* events on during the batch, NULL for none */
 	const char *event;  /* whose counters to report */
 	int threads;
 	int factor;         /* CHEAP_FACTOR for the cases that write nothing, else 1 */
 	double ns[MAX_REPS];
-	double med, min, max;
+	struct summary s;
 	uint64_t recorded, lost, skipped, filtered;
 };
 
@@ -318,33 +171,30 @@ static struct bench_case cases[NCASES] = {
 		      "bench:bench_u64x3", "bench_u64x3", 2, 1 },
 };
 
-static void summarise(struct bench_case *c, int reps)
-{
-	bench_summarise(c->ns, reps, &c->med, &c->min, &c->max);
-}
-
 static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spool)
 {
 	struct tpoint_event_stats before = { 0 }, after = { 0 };
 	double ns;
 
 	n *= (uint64_t)c->factor;
-	if (c->enable) {
-		if (tpoint_enable(c->enable) != 1) {
-			fprintf(stderr, "hotpath: cannot enable %s\n", c->enable);
-			exit(1);
-		}
-		event_stats(c->event, &before);
-	}
+	if (c->enable)
+		bench_enable("hotpath", c->enable, c->event, &before);
+	/*
+	 * One thread runs in this one, warmed by the warm-up round alone; more run in fresh
+	 * threads that each warm up with an eighth of the batch first (counted as recorded).
+	 */
 	if (c->threads > 1)
-		ns = time_batch_threads(c->loop, n, c->threads);
+		ns = time_batch(c->loop, n, c->threads);
 	else
-		ns = time_batch(c->loop, n);
+		ns = time_loop(c->loop, n, 0);
 	if (c->enable) {
 		tpoint_disable(c->enable);
-		/* After the drain: "recorded" counts what reached the file. */
-		wait_drained(spool);
-		event_stats(c->event, &after);
+		/*
+		 * After the drain: "recorded" counts what reached the file. No lower bound on
+		 * the spool's size: wait until it stops growing, as this benchmark always has.
+		 */
+		bench_wait_drained(spool, -1);
+		bench_event_stats("bench", c->event, &after);
 	}
 	if (rep < 0)
 		return; /* the warm-up round */
@@ -363,16 +213,12 @@ static void target(const char *what, double value, double limit)
 
 static int bench(uint64_t n, int reps)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[4096], path[4200], spool[4300];
 	const struct bench_case *fl = &cases[C_FLOOR];
 	int err;
 
-	snprintf(dir, sizeof(dir), "%s/tpoint-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (bench_tmpdir(dir, sizeof(dir), "tpoint-bench") < 0)
 		return 1;
-	}
 	snprintf(path, sizeof(path), "%s/bench.dat", dir);
 	snprintf(spool, sizeof(spool), "%s.spool", path);
 
@@ -385,14 +231,7 @@ static int bench(uint64_t n, int reps)
 	}
 	memset(floor_buf, 1, floor_size);
 
-	if ((err = tpoint_set_buffer_size(POOL_BYTES)) < 0 ||
-	    (err = tpoint_record_start(path)) < 0) {
-		fprintf(stderr, "hotpath: cannot record into %s: %s\n", path, strerror(-err));
-		return 1;
-	}
-	/* Nothing on but what a case turns on (TPOINT_EVENTS may have enabled some). */
-	tpoint_disable("bench");
-	if (set_filters() < 0)
+	if (bench_record_start("hotpath", path, POOL_BYTES) < 0 || set_filters() < 0)
 		return 1;
 
 	/*
@@ -413,10 +252,10 @@ static int bench(uint64_t n, int reps)
 	double t0 = mono_ns();
 	err = tpoint_record_stop();
 	double stop_s = (mono_ns() - t0) / 1e9;
-	off_t dat = file_size(path);
+	off_t dat = bench_file_size(path);
 
 	for (int i = 0; i < NCASES; i++)
-		summarise(&cases[i], reps);
+		cases[i].s = summarise(cases[i].ns, reps);
 
 	printf("\n%-42s %5s %8s %17s %8s  %s\n", "case", "calls", "ns/call", "min - max",
 	       "x floor", "recorded / lost / cond-skipped / filtered");
@@ -424,8 +263,8 @@ static int bench(uint64_t n, int reps)
 		const struct bench_case *c = &cases[i];
 
 		printf("%-42s %4lluM %8.2f %8.2f - %6.2f %7.2fx", c->label,
-		       (unsigned long long)(n * (uint64_t)c->factor / 1000000), c->med, c->min,
-		       c->max, c->med / fl->med);
+		       (unsigned long long)(n * (uint64_t)c->factor / 1000000), c->s.med, c->s.min,
+		       c->s.max, c->s.med / fl->s.med);
 		if (c->enable)
 			printf("  %llu / %llu / %llu / %llu", (unsigned long long)c->recorded,
 			       (unsigned long long)c->lost, (unsigned long long)c->skipped,
@@ -436,10 +275,10 @@ static int bench(uint64_t n, int reps)
 	       err < 0 ? strerror(-err) : "ok", stop_s, dat < 0 ? 0.0 : (double)dat / 1048576.0);
 
 	printf("\n");
-	target("enabled 3xu64", cases[C_EN].med / fl->med, 1.5);
-	target("condition-false", cases[C_COND_FALSE].med / fl->med, 0.3);
-	target("filter rejects", cases[C_FILT_REJ].med / fl->med, 1.5);
-	target("2-predicate filter that accepts", cases[C_FILT_ACC].med / fl->med, 2);
+	target("enabled 3xu64", cases[C_EN].s.med / fl->s.med, 1.5);
+	target("condition-false", cases[C_COND_FALSE].s.med / fl->s.med, 0.3);
+	target("filter rejects", cases[C_FILT_REJ].s.med / fl->s.med, 1.5);
+	target("2-predicate filter that accepts", cases[C_FILT_ACC].s.med / fl->s.med, 2);
 
 	/*
 	 * "Within noise": the disabled median differs from the empty loop's by no more than the
@@ -448,8 +287,9 @@ static int bench(uint64_t n, int reps)
 	const struct bench_case *e = &cases[C_EMPTY];
 	for (int i = C_DIS; i <= C_DIS_COND; i++) {
 		const struct bench_case *d = &cases[i];
-		double diff = d->med - e->med;
-		double noise = e->max - e->min > d->max - d->min ? e->max - e->min : d->max - d->min;
+		double diff = d->s.med - e->s.med;
+		double e_spread = e->s.max - e->s.min, d_spread = d->s.max - d->s.min;
+		double noise = e_spread > d_spread ? e_spread : d_spread;
 
 		printf("target: %s within noise of the empty loop: %+.2f ns (noise %.2f ns) (%s)\n",
 		       i == C_DIS ? "disabled" : "disabled conditional", diff, noise,
@@ -463,89 +303,25 @@ static int bench(uint64_t n, int reps)
 	return 0;
 }
 
-/*
- * Under callgrind: the instructions of each loop, between two client requests, divided by
- * the calls. The figures are exact and repeat from run to run, unlike the timings. The drain
- * thread's instructions are not counted: --separate-threads=yes gives this thread its own
- * totals, and each dump below is read from this thread's file.
- */
+/* Under callgrind: instructions per call of the cases that timing.h can count alike. */
 static int callgrind(const char *out_dir)
 {
-#ifdef HAVE_CALLGRIND
-	static const struct {
-		const char *label;
-		void (*loop)(uint64_t);
-		const char *enable;
-	} runs[] = {
-		{ "empty loop", loop_empty, NULL },
-		{ "disabled, 3 x u64", loop_u64x3, NULL },
-		{ "enabled, condition false", loop_cond, "bench:bench_cond" },
-		{ "enabled, 3 x u64", loop_u64x3, "bench:bench_u64x3" },
-		{ "enabled, __string (32 B)", loop_str, "bench:bench_str" },
-		{ "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej" },
-		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc" },
+	static const struct bench_cg_run runs[] = {
+		{ "empty loop", loop_empty, NULL, NULL },
+		{ "disabled, 3 x u64", loop_u64x3, NULL, NULL },
+		{ "enabled, condition false", loop_cond, "bench:bench_cond", NULL },
+		{ "enabled, 3 x u64", loop_u64x3, "bench:bench_u64x3", NULL },
+		{ "enabled, __string (32 B)", loop_str, "bench:bench_str", NULL },
+		{ "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej", NULL },
+		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc",
+		  NULL },
 	};
-	const size_t nruns = sizeof(runs) / sizeof(runs[0]);
-	char path[4096];
-	double empty = 0;
-	int err;
+	static const struct bench_cg cg = {
+		"hotpath", POOL_BYTES, set_filters, runs, sizeof(runs) / sizeof(runs[0]),
+		CALLGRIND_CALLS, 42,
+	};
 
-	if (!RUNNING_ON_VALGRIND) {
-		fprintf(stderr, "hotpath --callgrind: run me under valgrind --tool=callgrind\n");
-		return 1;
-	}
-	snprintf(path, sizeof(path), "%s/bench.dat", out_dir);
-	if ((err = tpoint_set_buffer_size(POOL_BYTES)) < 0 ||
-	    (err = tpoint_record_start(path)) < 0) {
-		fprintf(stderr, "hotpath: cannot record into %s: %s\n", path, strerror(-err));
-		return 1;
-	}
-	tpoint_disable("bench");
-	if (set_filters() < 0)
-		return 1;
-	for (size_t i = 0; i < nruns; i++) {
-		if (runs[i].enable)
-			tpoint_enable(runs[i].enable);
-		runs[i].loop(1000); /* this thread's page and counters exist before we count */
-		CALLGRIND_ZERO_STATS;
-		runs[i].loop(CALLGRIND_CALLS);
-		CALLGRIND_DUMP_STATS_AT(runs[i].label);
-		if (runs[i].enable)
-			tpoint_disable(runs[i].enable);
-	}
-	tpoint_record_stop();
-	unlink(path);
-
-	/* Dump k of this (the first) thread: <out>.<k>-01, its "totals:" line holds Ir. */
-	printf("\ncallgrind: instructions per call, %llu calls each (exact, repeatable)\n",
-	       (unsigned long long)CALLGRIND_CALLS);
-	printf("%-42s %10s %14s\n", "case", "Ir/call", "over empty loop");
-	for (size_t i = 0; i < nruns; i++) {
-		char file[4200], line[256];
-		unsigned long long ir = 0;
-		FILE *f;
-
-		snprintf(file, sizeof(file), "%s/cg.out.%zu-01", out_dir, i + 1);
-		f = fopen(file, "r");
-		if (!f) {
-			fprintf(stderr, "hotpath: %s: %s\n", file, strerror(errno));
-			return 1;
-		}
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "totals:", 7))
-				ir = strtoull(line + 7, NULL, 10);
-		fclose(f);
-		double per = (double)ir / (double)CALLGRIND_CALLS;
-		if (i == 0)
-			empty = per;
-		printf("%-42s %10.2f %14.2f\n", runs[i].label, per, per - empty);
-	}
-	return 0;
-#else
-	(void)out_dir;
-	printf("callgrind: <valgrind/callgrind.h> was missing at build time; skipped\n");
-	return 0;
-#endif
+	return bench_callgrind(&cg, out_dir);
 }
 
 int main(int argc, char **argv)

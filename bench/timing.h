@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the benchmarks under bench/: batches timed with CLOCK_MONOTONIC, run by one or
- * more threads at once, summarised as median, min and max; an event's counters; waiting for
- * the drain thread. The method is hotpath.c's (interleaved rounds, a warm-up round, medians);
- * medians come from median.h, which hotpath.c shares.
+ * more threads at once, summarised as median, min and max; an event's counters; a directory
+ * and a recording to run in; waiting for the drain thread; instructions per call counted by
+ * callgrind. Used by hotpath.c and the peers' programs, so that `make bench` and
+ * `make bench-peers` measure alike (interleaved rounds, a warm-up round, medians); the
+ * medians come from median.h, which jump.c uses too.
  */
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H
@@ -19,8 +21,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "median.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+#endif
 
 /*
  * What each loop body ends with: the compiler must assume the counter is used and any memory
@@ -51,6 +61,15 @@ struct worker {
 	double ns;
 };
 
+/* One batch in this thread, as it is: ns per call, nothing warmed first. */
+static inline double time_loop(loop_fn *loop, uint64_t n, int tid)
+{
+	double t0 = mono_ns();
+
+	loop(n, tid);
+	return (mono_ns() - t0) / (double)n;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -58,10 +77,7 @@ static void *worker_main(void *arg)
 	/* Warm this thread's own state (TLS, its first page, its buffers) before the start. */
 	w->loop(w->n / 8, w->tid);
 	pthread_barrier_wait(w->start);
-	double t0 = mono_ns();
-
-	w->loop(w->n, w->tid);
-	w->ns = (mono_ns() - t0) / (double)w->n;
+	w->ns = time_loop(w->loop, w->n, w->tid);
 	return NULL;
 }
 
@@ -119,11 +135,58 @@ static inline int bench_event_stats(const char *system, const char *name,
 	return -ENOENT;
 }
 
+/*
+ * Turn on the events a case measures and take the counters of `event` (a bench event) before
+ * its batch. A case whose events cannot be turned on would time the disabled path: give up.
+ */
+static inline void bench_enable(const char *prog, const char *enable, const char *event,
+				struct tpoint_event_stats *before)
+{
+	if (tpoint_enable(enable) != 1) {
+		fprintf(stderr, "%s: cannot enable %s\n", prog, enable);
+		exit(1);
+	}
+	bench_event_stats("bench", event, before);
+}
+
 static inline off_t bench_file_size(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/*
+ * A fresh directory for a run's files, dir-name.XXXXXX in $TMPDIR (make bench and run.sh
+ * point it at tmpfs), else in /tmp. -1, said on stderr, if it cannot be made.
+ */
+static inline int bench_tmpdir(char *dir, size_t len, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Record into path with a pool of `pool` bytes, then turn every bench event off: a case turns
+ * on what it measures, and TPOINT_EVENTS may have turned some on at start-up. A negative
+ * errno, said on stderr as prog's, if the recording cannot start.
+ */
+static inline int bench_record_start(const char *prog, const char *path, size_t pool)
+{
+	int err;
+
+	if ((err = tpoint_set_buffer_size(pool)) < 0 || (err = tpoint_record_start(path)) < 0) {
+		fprintf(stderr, "%s: cannot record into %s: %s\n", prog, path, strerror(-err));
+		return err;
+	}
+	tpoint_disable("bench");
+	return 0;
 }
 
 /*
@@ -222,5 +285,97 @@ static inline long long bench_callgrind_ir(const char *dir, size_t k)
 	fclose(f);
 	return ir;
 }
+
+/* A loop whose instructions are counted under callgrind. */
+struct bench_cg_run {
+	const char *label;
+	loop_fn *loop;
+	const char *enable;  /* tpoint events on during the run, or NULL */
+	const bool *only_if; /* if not NULL, the run is made only when *only_if holds */
+};
+
+/* What `prog --callgrind DIR` counts, and how. */
+struct bench_cg {
+	const char *prog;  /* for messages, and the trace's name: DIR/prog.dat */
+	size_t pool;       /* the trace's pool, in bytes */
+	int (*setup)(void); /* if not NULL, called once recording; < 0 gives up */
+	const struct bench_cg_run *runs;
+	size_t nruns;
+	uint64_t calls;    /* per run */
+	int width;         /* of the label column */
+};
+
+#ifdef HAVE_CALLGRIND
+static inline bool bench_cg_made(const struct bench_cg_run *r)
+{
+	return !r->only_if || *r->only_if;
+}
+
+/*
+ * Run under valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file=DIR/cg.out:
+ * each run's loop, cg->calls calls in this thread between two client requests, one dump per
+ * run made, while recording for real; then the table of those dumps, instructions per call
+ * and above the first run (the empty loop). The figures are exact and repeat from run to
+ * run, unlike the timings. The drain thread's instructions are not in them: with
+ * --separate-threads=yes this thread has totals of its own.
+ */
+static inline int bench_callgrind(const struct bench_cg *cg, const char *out_dir)
+{
+	char path[4096];
+	double empty = 0;
+
+	if (!RUNNING_ON_VALGRIND) {
+		fprintf(stderr, "%s --callgrind: run me under valgrind --tool=callgrind\n",
+			cg->prog);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.dat", out_dir, cg->prog);
+	if (bench_record_start(cg->prog, path, cg->pool) < 0 || (cg->setup && cg->setup() < 0))
+		return 1;
+	for (size_t i = 0; i < cg->nruns; i++) {
+		const struct bench_cg_run *r = &cg->runs[i];
+
+		if (!bench_cg_made(r))
+			continue;
+		if (r->enable)
+			tpoint_enable(r->enable);
+		r->loop(1000, 0); /* this thread's page and counters exist before we count */
+		CALLGRIND_ZERO_STATS;
+		r->loop(cg->calls, 0);
+		CALLGRIND_DUMP_STATS_AT(r->label);
+		if (r->enable)
+			tpoint_disable(r->enable);
+	}
+	tpoint_record_stop();
+	unlink(path);
+
+	printf("\ncallgrind: instructions per call, %llu calls each (exact, repeatable)\n",
+	       (unsigned long long)cg->calls);
+	printf("%-*s %10s %14s\n", cg->width, "case", "Ir/call", "over empty loop");
+	for (size_t i = 0, k = 0; i < cg->nruns; i++) {
+		if (!bench_cg_made(&cg->runs[i]))
+			continue;
+		/* Dump k of this (the first) thread, in the order the runs were made. */
+		long long ir = bench_callgrind_ir(out_dir, ++k);
+
+		if (ir < 0)
+			return 1;
+		double per = (double)ir / (double)cg->calls;
+
+		if (k == 1)
+			empty = per;
+		printf("%-*s %10.2f %14.2f\n", cg->width, cg->runs[i].label, per, per - empty);
+	}
+	return 0;
+}
+#else
+static inline int bench_callgrind(const struct bench_cg *cg, const char *out_dir)
+{
+	(void)cg;
+	(void)out_dir;
+	printf("callgrind: <valgrind/callgrind.h> was missing at build time; skipped\n");
+	return 0;
+}
+#endif
 
 #endif

@@ -30,6 +30,7 @@
 #include <tpoint/tpoint.h>
 #include "trace/events/bench.h"
 #include "timing.h"
+#include "loops.h"
 
 #ifdef HAVE_LTTNG
 #include "lttng_tp.h"
@@ -46,13 +47,6 @@
 __extension__ unsigned short peers_u64x3_semaphore __attribute__((unused, section(".probes")));
 #endif
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define HAVE_CALLGRIND 1
-#endif
-#endif
-
 #define POOL_BYTES ((size_t)256 << 20)
 #define FLOOR_BYTES ((size_t)64 << 20)
 #define MIN_CALLS 1000000ull
@@ -61,24 +55,10 @@ __extension__ unsigned short peers_u64x3_semaphore __attribute__((unused, sectio
 #define CHEAP_FACTOR 10
 #define CALLGRIND_CALLS 100000ull
 
-#define ARG_B(i) ((i) * 3)
-#define ARG_C(i) ((i) ^ 0x5a5a5a5aull)
-
-/* 31 characters and the NUL: the 32 bytes both tracers' string events carry. */
-static const char str32[] = "/var/lib/tpoint/bench/file.0001";
-_Static_assert(sizeof(str32) == 32, "the string case records 32 bytes");
-
 static char *floor_buf[MAX_THREADS];
 static uint64_t floor_commit[MAX_THREADS][8]; /* a cache line each */
 
-/* ---- the loops: noinline, so that each case is one piece of code, timed as a whole ---- */
-
-static __attribute__((noinline)) void loop_empty(uint64_t n, int tid)
-{
-	(void)tid;
-	for (uint64_t i = 0; i < n; i++)
-		sink(i);
-}
+/* ---- the loops besides loops.h's, noinline like them ---- */
 
 /* The floor streams through a buffer of its own, as the tracers stream through pages. */
 static __attribute__((noinline)) void loop_floor(uint64_t n, int tid)
@@ -98,29 +78,6 @@ static __attribute__((noinline)) void loop_floor(uint64_t n, int tid)
 		if (off == FLOOR_BYTES)
 			off = 0;
 		__atomic_store_n(commit, off, __ATOMIC_RELEASE);
-		sink(i);
-	}
-}
-
-/* Disabled or enabled: the same code; only the event's enable word differs. */
-static __attribute__((noinline)) void loop_tp_u64x3(uint64_t n, int tid)
-{
-	(void)tid;
-	for (uint64_t i = 0; i < n; i++) {
-		trace_bench_u64x3(i, ARG_B(i), ARG_C(i));
-		sink(i);
-	}
-}
-
-static __attribute__((noinline)) void loop_tp_str(uint64_t n, int tid)
-{
-	const char *s = str32;
-
-	(void)tid;
-	for (uint64_t i = 0; i < n; i++) {
-		/* Launder the pointer: the call must look as if it could record any string. */
-		__asm__ __volatile__("" : "+r"(s));
-		trace_bench_str(s);
 		sink(i);
 	}
 }
@@ -216,10 +173,10 @@ enum { C_EMPTY = 0, C_FLOOR = 2, C_TP_DIS = 4, C_TP_EN = 6, C_TP_STR = 8 };
 static struct bench_case cases[] = {
 	CASE("empty loop", loop_empty, T_NONE, NULL, NULL, CHEAP_FACTOR),
 	CASE("record floor (rdtsc + 32 B + release)", loop_floor, T_NONE, NULL, NULL, 1),
-	CASE("tpoint disabled", loop_tp_u64x3, T_TPOINT, NULL, NULL, CHEAP_FACTOR),
-	CASE("tpoint enabled, 3 x u64", loop_tp_u64x3, T_TPOINT, "bench:bench_u64x3",
+	CASE("tpoint disabled", loop_u64x3, T_TPOINT, NULL, NULL, CHEAP_FACTOR),
+	CASE("tpoint enabled, 3 x u64", loop_u64x3, T_TPOINT, "bench:bench_u64x3",
 	     "bench_u64x3", 1),
-	CASE("tpoint enabled, 32-byte string", loop_tp_str, T_TPOINT, "bench:bench_str",
+	CASE("tpoint enabled, 32-byte string", loop_str, T_TPOINT, "bench:bench_str",
 	     "bench_str", 1),
 #ifdef HAVE_LTTNG
 	CASE("LTTng-UST disabled", loop_lt_off, T_LTTNG_OFF, NULL, NULL, CHEAP_FACTOR),
@@ -241,13 +198,8 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 	double ns;
 
 	n *= (uint64_t)c->factor;
-	if (c->enable) {
-		if (tpoint_enable(c->enable) != 1) {
-			fprintf(stderr, "peers: cannot enable %s\n", c->enable);
-			exit(1);
-		}
-		bench_event_stats("bench", c->event, &before);
-	}
+	if (c->enable)
+		bench_enable("peers", c->enable, c->event, &before);
 	off_t spooled = bench_file_size(spool);
 
 	ns = time_batch(c->loop, n, c->threads);
@@ -349,15 +301,11 @@ static int targets(void)
 
 static int bench(uint64_t n, int reps)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[4096], path[4200], spool[4300];
 	int err;
 
-	snprintf(dir, sizeof(dir), "%s/tpoint-peers.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (bench_tmpdir(dir, sizeof(dir), "tpoint-peers") < 0)
 		return 1;
-	}
 	snprintf(path, sizeof(path), "%s/peers.dat", dir);
 	snprintf(spool, sizeof(spool), "%s.spool", path);
 	for (int t = 0; t < MAX_THREADS; t++) {
@@ -368,12 +316,8 @@ static int bench(uint64_t n, int reps)
 		}
 		memset(floor_buf[t], 1, FLOOR_BYTES); /* no page fault inside a batch */
 	}
-	if ((err = tpoint_set_buffer_size(POOL_BYTES)) < 0 ||
-	    (err = tpoint_record_start(path)) < 0) {
-		fprintf(stderr, "peers: cannot record into %s: %s\n", path, strerror(-err));
+	if (bench_record_start("peers", path, POOL_BYTES) < 0)
 		return 1;
-	}
-	tpoint_disable("bench");
 #ifdef HAVE_LTTNG
 	if (with_lttng && !lttng_ready()) {
 		fprintf(stderr, "peers: the LTTng sessions did not enable our events; "
@@ -405,91 +349,44 @@ static int bench(uint64_t n, int reps)
 	return 0;
 }
 
+#ifdef HAVE_LTTNG
+/* The LTTng-UST enabled runs only if run.sh's sessions did enable our events. */
+static int callgrind_setup(void)
+{
+	if (with_lttng && !lttng_ready())
+		with_lttng = false;
+	return 0;
+}
+#else
+#define callgrind_setup NULL
+#endif
+
 /*
- * Under callgrind: the instructions of each loop between two client requests, over the
- * calls. Exact and repeatable where timings are not; the figure for regressions. Only this
- * thread is counted (--separate-threads=yes): not the drain, not LTTng's threads.
+ * Under callgrind: instructions per call. Exact and repeatable where timings are not; the
+ * figure for regressions. Only this thread is counted: not the drain, not LTTng's threads.
  */
 static int callgrind(const char *out_dir)
 {
-#ifdef HAVE_CALLGRIND
-	struct run {
-		const char *label;
-		loop_fn *loop;
-		const char *enable;
-		bool lttng;
-	};
-	static const struct run runs[] = {
-		{ "empty loop", loop_empty, NULL, false },
-		{ "tpoint disabled", loop_tp_u64x3, NULL, false },
-		{ "tpoint enabled, 3 x u64", loop_tp_u64x3, "bench:bench_u64x3", false },
-		{ "tpoint enabled, 32-byte string", loop_tp_str, "bench:bench_str", false },
+	static const struct bench_cg_run runs[] = {
+		{ "empty loop", loop_empty, NULL, NULL },
+		{ "tpoint disabled", loop_u64x3, NULL, NULL },
+		{ "tpoint enabled, 3 x u64", loop_u64x3, "bench:bench_u64x3", NULL },
+		{ "tpoint enabled, 32-byte string", loop_str, "bench:bench_str", NULL },
 #ifdef HAVE_LTTNG
-		{ "LTTng-UST disabled", loop_lt_off, NULL, false },
-		{ "LTTng-UST enabled, 3 x u64, per-UID", loop_lt_uid, NULL, true },
-		{ "LTTng-UST enabled, 3 x u64, per-PID", loop_lt_pid, NULL, true },
+		{ "LTTng-UST disabled", loop_lt_off, NULL, NULL },
+		{ "LTTng-UST enabled, 3 x u64, per-UID", loop_lt_uid, NULL, &with_lttng },
+		{ "LTTng-UST enabled, 3 x u64, per-PID", loop_lt_pid, NULL, &with_lttng },
 #endif
 #ifdef HAVE_SDT
-		{ "USDT with semaphore, disabled", loop_sdt, NULL, false },
+		{ "USDT with semaphore, disabled", loop_sdt, NULL, NULL },
 #endif
 	};
-	const size_t nruns = sizeof(runs) / sizeof(runs[0]);
-	char path[4096];
-	double empty = 0;
-	int err;
+	static const struct bench_cg cg = {
+		"peers", (size_t)64 << 20, callgrind_setup, runs, sizeof(runs) / sizeof(runs[0]),
+		CALLGRIND_CALLS, 44,
+	};
 
-	if (!RUNNING_ON_VALGRIND) {
-		fprintf(stderr, "peers --callgrind: run me under valgrind --tool=callgrind\n");
-		return 1;
-	}
-#ifdef HAVE_LTTNG
-	if (with_lttng && !lttng_ready())
-		with_lttng = false;
-#endif
-	snprintf(path, sizeof(path), "%s/peers.dat", out_dir);
-	if ((err = tpoint_set_buffer_size(64 << 20)) < 0 ||
-	    (err = tpoint_record_start(path)) < 0) {
-		fprintf(stderr, "peers: cannot record into %s: %s\n", path, strerror(-err));
-		return 1;
-	}
-	tpoint_disable("bench");
-	for (size_t i = 0; i < nruns; i++) {
-		if (runs[i].lttng && !with_lttng)
-			continue;
-		if (runs[i].enable)
-			tpoint_enable(runs[i].enable);
-		runs[i].loop(1000, 0); /* pages and counters exist before we count */
-		CALLGRIND_ZERO_STATS;
-		runs[i].loop(CALLGRIND_CALLS, 0);
-		CALLGRIND_DUMP_STATS_AT(runs[i].label);
-		if (runs[i].enable)
-			tpoint_disable(runs[i].enable);
-	}
-	tpoint_record_stop();
-	unlink(path);
-
-	printf("\ncallgrind: instructions per call, %llu calls each (exact, repeatable)\n",
-	       (unsigned long long)CALLGRIND_CALLS);
-	printf("%-44s %10s %14s\n", "case", "Ir/call", "over empty loop");
-	for (size_t i = 0, k = 0; i < nruns; i++) {
-		if (runs[i].lttng && !with_lttng)
-			continue;
-		/* Dump k of this (the first) thread, in the order the runs were made. */
-		long long ir = bench_callgrind_ir(out_dir, ++k);
-
-		if (ir < 0)
-			return 1;
-		double per = (double)ir / (double)CALLGRIND_CALLS;
-		if (k == 1)
-			empty = per;
-		printf("%-44s %10.2f %14.2f\n", runs[i].label, per, per - empty);
-	}
-	return 0;
-#else
-	(void)out_dir;
-	printf("callgrind: <valgrind/callgrind.h> was missing at build time; skipped\n");
-	return 0;
-#endif
+	return bench_callgrind(&cg, out_dir);
 }
 
 int main(int argc, char **argv)

@@ -98,7 +98,6 @@ static struct mem run_threads(int n, double *emit_s)
 int main(int argc, char **argv)
 {
 	int nthreads = argc > 1 ? atoi(argv[1]) : 1000;
-	const char *tmp = getenv("TMPDIR");
 	char dir[4096], path[4200], spool[4300], drain[256];
 	struct tpoint_event_stats st = { 0 };
 	double s0, s1;
@@ -109,18 +108,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: scale [THREADS [EVENTS]]\n");
 		return 2;
 	}
-	snprintf(dir, sizeof(dir), "%s/tpoint-scale.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (bench_tmpdir(dir, sizeof(dir), "tpoint-scale") < 0)
 		return 1;
-	}
 	snprintf(path, sizeof(path), "%s/scale.dat", dir);
-	if ((err = tpoint_set_buffer_size(POOL_BYTES)) < 0 ||
-	    (err = tpoint_record_start(path)) < 0) {
-		fprintf(stderr, "scale: cannot record into %s: %s\n", path, strerror(-err));
+	if (bench_record_start("scale", path, POOL_BYTES) < 0)
 		return 1;
-	}
-	tpoint_disable("bench");
 
 	struct mem base = mem_now();
 	struct mem untraced = run_threads(nthreads, &s0);
