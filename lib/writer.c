@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -75,12 +76,28 @@ static struct thread_rec *thread_rec_reuse(void)
 
 static struct thread_rec *thread_attach(struct tpoint_tls *t)
 {
-	struct thread_rec *rec = thread_rec_reuse();
+	struct thread_rec *rec;
+	sigset_t all, old;
 
+	/*
+	 * Signals wait until the thread is attached. A handler that traced in the middle of
+	 * this would attach a record of its own and take pages with it, which the rest of
+	 * this function would then forget: pages never retired, numbered twice, their
+	 * records put out of order in the file. Once per thread, two system calls.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (t->thread) { /* a handler attached us between thread_get()'s test and here */
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return (struct thread_rec *)t->thread;
+	}
+	rec = thread_rec_reuse();
 	if (!rec)
 		rec = thread_rec_new();
-	if (!rec)
+	if (!rec) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return NULL;
+	}
 	rec->tid = (pid_t)syscall(SYS_gettid);
 	rec->seq = 0;
 	memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
@@ -91,10 +108,11 @@ static struct thread_rec *thread_attach(struct tpoint_tls *t)
 	t->thread = rec;
 	rec->tls = t;
 	tpoint_barrier();
-	/* Last: a nested signal sees either no counters (and attaches itself) or all of it. */
+	/* Last: the counters are whole before a hit of this thread may count into them. */
 	t->ncounters = TPOINT_MAX_EVENTS;
 	if (thread_key_ok)
 		pthread_setspecific(thread_key, rec);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rec;
 }
 
@@ -322,7 +340,8 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 		rec->seq_epoch = pool->epoch;
 		rec->seq = 0;
 	}
-	m->seq = rec->seq++;
+	/* Atomic: a signal handler taking a page of another level may interrupt us here. */
+	m->seq = __atomic_fetch_add(&rec->seq, 1, __ATOMIC_RELAXED);
 	/* Release: the page's identity is set before the drain may look at a WRITING page. */
 	__atomic_store_n(&m->state, PAGE_WRITING, __ATOMIC_RELEASE);
 	rec->lost_pending[level] = 0;
