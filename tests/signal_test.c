@@ -11,6 +11,7 @@
 #include "stressutil.h"
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_stress.h>
