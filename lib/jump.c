@@ -383,6 +383,9 @@ TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out)
 	for (size_t i = 0; i < nsites; i++)
 		out->checked += sites[i].stuck;
 	snprintf(out->reason, sizeof(out->reason), "%s", refusal);
+#ifdef JUMP_INSN_SIZE
+	out->traps = jump_arch_traps();
+#endif
 	pthread_mutex_unlock(&jump_mutex);
 	return 0;
 }

@@ -41,6 +41,8 @@ HIDDEN int jump_arch_init(char *why, size_t len);
  */
 #define JUMP_ARCH_BATCH 64
 HIDDEN void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void));
+/* Threads that met a site while it was being patched and were moved on (x86-64's INT3). */
+HIDDEN uint64_t jump_arch_traps(void);
 #endif
 
 #endif

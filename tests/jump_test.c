@@ -359,6 +359,13 @@ int main(int argc, char **argv)
 	if (patched)
 		check_sites(toggles % 2 == 1, "after the switching");
 
+	REQUIRE(tpoint_jump_stats(&js) == 0, "tpoint_jump_stats");
+	tu_note("%" PRIu64 " times a thread met a site mid-patch and was moved on", js.traps);
+#if defined(__x86_64__)
+	/* Two threads in tight loops through the sites while they are patched 200,000 times. */
+	if (patched && toggles >= 10000)
+		CHECK(js.traps > 0, "no thread ever met a site's INT3: the trap path went untested");
+#endif
 	raise(SIGTRAP);
 	CHECK(trap_calls == 1, "the program's own SIGTRAP handler ran %d times, not once",
 	      trap_calls);

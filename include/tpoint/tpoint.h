@@ -108,6 +108,7 @@ TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max);
 struct tpoint_jump_stats {
 	size_t sites;     /* sites in the loaded objects */
 	size_t checked;   /* of which keep their instruction for good */
+	uint64_t traps;   /* x86-64: threads that met a site mid-patch and were moved on */
 	char reason[160]; /* why patching was refused, "" if it never was */
 };
 TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out);

@@ -40,6 +40,7 @@ static struct recent_site {
 static unsigned recent_next;
 
 static struct sigaction prev_action;
+static uint64_t traps;
 static void on_sigtrap(int sig, siginfo_t *si, void *ctx);
 
 void jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
@@ -113,6 +114,11 @@ void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 	sync();
 }
 
+uint64_t jump_arch_traps(void)
+{
+	return __atomic_load_n(&traps, __ATOMIC_RELAXED);
+}
+
 static void chain(int sig, siginfo_t *si, void *ctx)
 {
 	if (prev_action.sa_flags & SA_SIGINFO) {
@@ -142,6 +148,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ctx)
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)r->resume;
 		else
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)at; /* complete now: run it */
+		__atomic_fetch_add(&traps, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	chain(sig, si, ctx);
