@@ -16,38 +16,7 @@
 # Exit 0 when it holds, 1 with the disassembly when not, 77 when it cannot tell.
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-O=${O:-build}
-case "$O" in
-/*) ;;
-*) O=$top/$O ;;
-esac
-if [ -n "$TPOINT_TEST_TMP" ]; then
-	work=$TPOINT_TEST_TMP
-else
-	work=$(mktemp -d "${TMPDIR:-/tmp}/tpoint-jdisasm.XXXXXX") || exit 1
-	trap 'rm -rf "$work"' EXIT
-fi
-
-if ! command -v objdump >/dev/null 2>&1; then
-	echo "skipped: objdump (binutils) is not installed"
-	exit 77
-fi
-case "$(uname -m)" in
-x86_64) ;;
-*)
-	echo "skipped: the instruction patterns are x86-64's; this is $(uname -m)"
-	exit 77
-	;;
-esac
-if [ ! -e "$O/libtpoint.so" ]; then
-	echo "skipped: $O/libtpoint.so is not built (run make first)"
-	exit 77
-fi
-if ldd "$O/libtpoint.so" 2>/dev/null | grep -q libasan; then
-	echo "skipped: a sanitizer build instruments every site; plain 'make check' checks the machine code"
-	exit 77
-fi
+. "$here/disasm.inc"
 
 cat >"$work/site.c" <<'EOF'
 #define TPOINT_JUMP_LABEL
