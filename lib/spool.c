@@ -245,48 +245,51 @@ static void put_stats(void)
 }
 
 /*
- * Append the records of page `idx` from where an earlier call stopped. `final`: the page
- * is full and its writer gone, so it goes back to the free queue.
- */
-/*
- * Append the records of a page (the live page or a copy), from byte `from`, whose running
- * clock there is `clock`. Returns where decoding stopped and advances *clock.
+ * Append a page's bytes from `from` up to its commit word, as they are (SPOOL_PAGE): the
+ * readers walk the records, so the drain spends nothing on them but a copy. `clock` is the
+ * page's running clock at `from`; when `walk`, the clock at the end goes to *clock_out (for
+ * a page still being written, whose next part starts there). Returns the offset reached.
  * announce_empty: a full page that holds nothing (its only record was filtered out) still
  * gets a chunk, so that its number is seen and the reader does not take it for a lost page.
  */
 static uint32_t emit_records(const char *page, const struct page_meta *m, uint64_t gen,
-			     uint32_t from, uint64_t clock, uint64_t *clock_out, bool announce_empty)
+			     uint32_t from, uint64_t clock, uint64_t *clock_out, bool walk,
+			     bool announce_empty)
 {
 	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
 					  __ATOMIC_ACQUIRE);
-	uint32_t stopped = from;
+	const char *data = page + TPOINT_PAGE_HEADER;
 	struct spool_records *hdr;
 
-	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || !announce_empty))) {
-		*clock_out = clock;
-		return from;
-	}
-	note_tid(m->tid);
-	hdr = chunk_begin(SPOOL_RECORDS, (uint32_t)(sizeof(*hdr) + 2 * (commit - from)));
-	if (hdr) {
-		size_t used = page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
-					  (char *)(hdr + 1), &stopped);
-
-		*hdr = (struct spool_records){
-			.cpu = m->cpu, .tid = m->tid, .level = m->level, .start_off = from,
-			.seq = m->seq, .lost_before = from == 0 ? m->lost_before : 0,
-			.gen = gen, .end_off = stopped,
-		};
-		/* Shrink the chunk to what was really written: it is the last one. */
-		struct spool_chunk *c = (struct spool_chunk *)(void *)hdr - 1;
-		size_t old_pad = (c->size + 7u) & ~7u;
-
-		c->size = (uint32_t)(sizeof(*hdr) + used);
-		sp.used -= old_pad - ((c->size + 7u) & ~7u);
-	}
 	*clock_out = clock;
-	return stopped;
+	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || !announce_empty)))
+		return from;
+	if (from > commit)
+		commit = from;
+	note_tid(m->tid);
+	hdr = chunk_begin(SPOOL_PAGE, (uint32_t)(sizeof(*hdr) + (commit - from)));
+	if (!hdr)
+		return from;
+	*hdr = (struct spool_records){
+		.cpu = m->cpu, .tid = m->tid, .level = m->level, .start_off = from,
+		.seq = m->seq, .lost_before = from == 0 ? m->lost_before : 0,
+		.gen = gen, .end_off = (uint32_t)commit, .clock = clock,
+	};
+	memcpy(hdr + 1, data + from, commit - from);
+	if (walk) {
+		struct spool_iter it;
+		const char *payload;
+		uint32_t size;
+		uint64_t at;
+
+		spool_iter_init(&it, SPOOL_PAGE, (const char *)hdr,
+				(uint32_t)(sizeof(*hdr) + (commit - from)));
+		while (spool_iter_next(&it, &at, &payload, &size))
+			;
+		*clock_out = it.clock;
+	}
+	return (uint32_t)commit;
 }
 
 /*
@@ -307,7 +310,7 @@ static void drain_page(uint32_t idx, bool final)
 		off = pr->upto;
 		clock = pr->clock;
 	}
-	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, final);
+	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, !final, final);
 	if (final) {
 		pr->gen = 0;
 		pr->upto = 0;
@@ -564,7 +567,7 @@ int spool_snapshot(struct pool *p, const char *path)
 			continue;
 		uint64_t clock;
 
-		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock, true);
+		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock, false, true);
 	}
 	for (size_t i = 0; i < sp.ntids; i++)
 		put_comm(sp.tids[i]);

@@ -8,6 +8,7 @@
  *	chunks		struct spool_chunk + payload, padded to 8 bytes
  *
  * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
+ * Version 3: the drain writes pages' bytes as they are (SPOOL_PAGE) instead of decoding them.
  */
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
@@ -15,7 +16,7 @@
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
-#define SPOOL_VERSION 2
+#define SPOOL_VERSION 3
 
 struct spool_file_header {
 	char magic[8]; /* SPOOL_MAGIC with its NUL */
@@ -31,6 +32,7 @@ enum spool_chunk_type {
 	SPOOL_RECORDS = 4, /* struct spool_records, then spool_record + payload, ... */
 	SPOOL_STATS = 5,   /* struct spool_stat[] */
 	SPOOL_END = 6,     /* the recording ended cleanly */
+	SPOOL_PAGE = 7,    /* struct spool_records, then the page's own bytes start_off..end_off */
 };
 
 struct spool_chunk {
@@ -48,6 +50,7 @@ struct spool_records {
 	uint64_t gen;         /* the page's generation: which use of the page this was */
 	uint32_t end_off;
 	uint32_t reserved;
+	uint64_t clock;       /* SPOOL_PAGE: the page's running clock at start_off */
 };
 
 /*
@@ -66,6 +69,22 @@ struct spool_record {
 	uint32_t size; /* payload bytes (common header included), a multiple of 8 */
 	uint32_t reserved;
 };
+
+/*
+ * The records of a SPOOL_RECORDS or a SPOOL_PAGE chunk, one at a time: the drain writes a
+ * page's bytes as they are (SPOOL_PAGE, cheapest for it), the salvage of a killed process
+ * writes decoded records (SPOOL_RECORDS); readers take both alike. In lib/page.c.
+ */
+struct spool_iter {
+	const char *p, *end;
+	uint64_t clock; /* SPOOL_PAGE: the running clock */
+	int raw;
+};
+__attribute__((visibility("hidden"))) void spool_iter_init(struct spool_iter *it, uint32_t type,
+							   const char *body, uint32_t size);
+/* The next record: its clock, payload and size; 0 at the end, or where the bytes are not ours. */
+__attribute__((visibility("hidden"))) int spool_iter_next(struct spool_iter *it, uint64_t *clock,
+							  const char **data, uint32_t *size);
 
 struct spool_stat {
 	uint16_t id;

@@ -35,7 +35,8 @@ struct out_event {
 
 struct stream_chunk {
 	const struct spool_records *hdr;
-	const char *recs, *end;
+	uint32_t type; /* SPOOL_PAGE or SPOOL_RECORDS */
+	uint32_t size; /* of the chunk's body, its header included */
 	uint32_t spool;
 	uint32_t stream; /* index of its (spool, tid, level) stream */
 	uint32_t order;  /* position in the spool */
@@ -314,6 +315,7 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			last_stats_size = c->size;
 			break;
 		case SPOOL_RECORDS:
+		case SPOOL_PAGE:
 			if (c->size >= sizeof(struct spool_records)) {
 				const struct spool_records *r = (const void *)body;
 				struct stream_chunk *n;
@@ -337,7 +339,7 @@ static int read_spool(struct writer_state *w, uint32_t si)
 				}
 				w->chunks = n;
 				n[w->nchunks++] = (struct stream_chunk){
-					r, body + sizeof(*r), body + c->size, si,
+					r, c->type, c->size, si,
 					(uint32_t)(si << 20) + (uint32_t)k, order++, false
 				};
 				if (r->cpu + 1 > w->ncpus && r->cpu < 4096)
@@ -603,7 +605,10 @@ static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint
 struct cursor {
 	const struct stream_chunk **chunks; /* this stream's chunks on this CPU, in order */
 	size_t n, at;
-	const char *rec;
+	bool started;         /* it is inside chunks[at] */
+	struct spool_iter it; /* where in chunks[at] */
+	const char *data;     /* the current record: its payload, size and time */
+	uint32_t size;
 	uint64_t ns;
 	uint64_t lost_before;
 	bool gap_before;
@@ -614,22 +619,20 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 {
 	while (c->at < c->n) {
 		const struct stream_chunk *ch = c->chunks[c->at];
+		uint64_t clock;
 
-		if (!c->rec) {
-			c->rec = ch->recs;
+		if (!c->started) {
+			spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size);
+			c->started = true;
 			c->lost_before = ch->hdr->lost_before;
 			c->gap_before = ch->gap_before;
 		}
-		if (c->rec + sizeof(struct spool_record) <= ch->end) {
-			const struct spool_record *r = (const void *)c->rec;
-
-			if (r->size >= 8 && r->size <= (size_t)(ch->end - c->rec) - sizeof(*r)) {
-				c->ns = to_ns(&w->in[ch->spool], r->clock);
-				return true;
-			}
+		if (spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
+			c->ns = to_ns(&w->in[ch->spool], clock);
+			return true;
 		}
 		c->at++;
-		c->rec = NULL;
+		c->started = false;
 	}
 	return false;
 }
@@ -703,7 +706,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 
 		while (j < n && list[j]->stream == list[i]->stream)
 			j++;
-		cur[ncur] = (struct cursor){ &list[i], j - i, 0, NULL, 0, 0, false, (uint32_t)ncur };
+		cur[ncur] = (struct cursor){ .chunks = &list[i], .n = j - i, .tie = (uint32_t)ncur };
 		if (cursor_load(w, &cur[ncur]))
 			heap[nheap++] = &cur[ncur];
 		ncur++;
@@ -716,16 +719,14 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	while (nheap) {
 		struct cursor *c = heap[0];
 		const struct stream_chunk *ch = c->chunks[c->at];
-		const struct spool_record *r = (const void *)c->rec;
 		uint16_t id;
 
-		memcpy(&id, r + 1, 2);
-		page_add(po, c->ns, (const char *)(r + 1), r->size, out_id(&w->in[ch->spool], id),
+		memcpy(&id, c->data, 2);
+		page_add(po, c->ns, c->data, c->size, out_id(&w->in[ch->spool], id),
 			 c->lost_before, c->gap_before);
 		*lost += c->lost_before;
 		c->lost_before = 0;
 		c->gap_before = false;
-		c->rec += sizeof(*r) + r->size;
 		if (!cursor_load(w, c))
 			heap[0] = heap[--nheap];
 		heap_down(heap, nheap, 0);

@@ -251,11 +251,11 @@ if [ -n "$tp_lost" ]; then
 	[ -s "$tmp/tput.paced" ] && printf '; tpoint paced %.2f %% lost' \
 		"$(cut -d' ' -f2 "$tmp/tput.paced" | median)"
 	echo
-	# What the file system takes: the spool holds 48 bytes per event (16 of header).
+	# What the file system takes: the spool holds a page's bytes, 40 per event (8 of header).
 	dd if=/dev/zero of="$tmp/sink" bs=1M count=512 2>"$tmp/dd.err" >/dev/null
 	rm -f "$tmp/sink"
 	awk '/copied/ { for (i = 1; i < NF; i++) if ($i == "s,") s = $(i - 1); b = $1 }
-	     END { if (s > 0) printf "sink: %s takes new data at %.2f GB/s (dd, 512 MiB): %.1f M events/s of spool at 48 B each\n", ENVIRON["TMPDIR"], b / s / 1e9, b / s / 48 / 1e6 }' "$tmp/dd.err"
+	     END { if (s > 0) printf "sink: %s takes new data at %.2f GB/s (dd, 512 MiB): %.1f M events/s of spool at 40 B each\n", ENVIRON["TMPDIR"], b / s / 1e9, b / s / 40 / 1e6 }' "$tmp/dd.err"
 	awk -v l="$tp_lost" 'BEGIN { printf "target: tpoint lost <= 1 %% at full speed: %.2f %% (%s)\n", l, l <= 1 ? "met" : "NOT met" }'
 fi
 }

@@ -236,28 +236,26 @@ static struct pending *new_pending(struct streamer *st)
 }
 
 /* The records of one chunk join the batch; their times are worked out once it is read. */
-static void add_records(struct streamer *st, const char *body, uint32_t size)
+static void add_records(struct streamer *st, uint32_t type, const char *body, uint32_t size)
 {
 	const struct spool_records *h = (const void *)body;
-	const char *p = body + sizeof(*h), *end = body + size;
-	uint64_t lost = h->lost_before;
+	uint64_t lost = h->lost_before, clock;
+	struct spool_iter it;
+	const char *data;
+	uint32_t len;
 	struct pending *pd;
 
-	while (p + sizeof(struct spool_record) <= end) {
-		const struct spool_record *r = (const void *)p;
-
-		if (r->size < 8 || r->size > (size_t)(end - p) - sizeof(*r))
-			break; /* damaged: what follows cannot be found */
+	spool_iter_init(&it, type, body, size);
+	while (spool_iter_next(&it, &clock, &data, &len)) {
 		pd = new_pending(st);
 		if (!pd)
 			return;
-		pd->ns = r->clock; /* raw, for now */
+		pd->ns = clock; /* raw, for now */
 		pd->cpu = h->cpu;
 		pd->lost = lost;
-		pd->data = p + sizeof(*r);
-		pd->size = r->size;
+		pd->data = data;
+		pd->size = len;
 		lost = 0;
-		p += sizeof(*r) + r->size;
 	}
 	if (lost && (pd = new_pending(st))) {
 		/* Nothing came after the loss: say it, at the start of the batch. */
@@ -491,8 +489,9 @@ static int pump(struct streamer *st)
 			}
 			break;
 		case SPOOL_RECORDS:
+		case SPOOL_PAGE:
 			if (c->size >= sizeof(struct spool_records))
-				add_records(st, body, c->size);
+				add_records(st, c->type, body, c->size);
 			break;
 		case SPOOL_END:
 			st->ended = true;
