@@ -265,8 +265,6 @@ static uint32_t emit_records(const char *page, const struct page_meta *m, uint64
 	*clock_out = clock;
 	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || !announce_empty)))
 		return from;
-	if (from > commit)
-		commit = from;
 	note_tid(m->tid);
 	hdr = chunk_begin(SPOOL_PAGE, (uint32_t)(sizeof(*hdr) + (commit - from)));
 	if (!hdr)
