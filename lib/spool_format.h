@@ -58,7 +58,8 @@ struct spool_records {
  * spool records at `out` (room for 2 * (commit - from) bytes is enough: a page record of
  * 8 + n bytes becomes 16 + n). *clock is the running clock at `from` and is advanced; the
  * offset where decoding stopped goes to *stopped (commit, unless the page holds something
- * that is not a tpoint record). Returns the bytes written to out. In lib/page.c.
+ * that is not a tpoint record). Returns the bytes written to out. In lib/page.c; the salvage
+ * of a killed process writes its SPOOL_RECORDS chunks with it.
  */
 __attribute__((visibility("hidden"))) size_t page_decode(const char *data, uint32_t from,
 							 uint32_t commit, uint64_t *clock,
