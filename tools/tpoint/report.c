@@ -442,44 +442,6 @@ static void stream_advance(struct report *r, struct stream *s)
 	stream_fill(r, s, data, ts);
 }
 
-/*
- * libtraceevent reads fields where the format puts them, whatever the record's
- * size: a record too short for its format, or a dynamic array pointing outside
- * it, would be read past its end.  NULL if the record holds every field.
- */
-static const char *check_fields(struct report *r, struct tep_event *ev, struct tep_record *rec,
-				char *why, size_t len)
-{
-	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
-
-	for (int l = 0; l < 2; l++) {
-		for (struct tep_format_field *f = lists[l]; f; f = f->next) {
-			unsigned long long loc, off, dlen;
-
-			if (f->offset < 0 || f->size < 0 ||
-			    (long long)f->offset + f->size > rec->size) {
-				snprintf(why, len, "field %s at %d+%d is past the record's %d bytes",
-					 f->name, f->offset, f->size, rec->size);
-				return why;
-			}
-			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size)
-				continue;
-			loc = tep_read_number(r->tep, (char *)rec->data + f->offset,
-					      f->size > 4 ? 4 : f->size);
-			off = loc & 0xffff;
-			dlen = loc >> 16;
-			if (f->flags & TEP_FIELD_IS_RELATIVE)
-				off += (unsigned long long)f->offset + (unsigned long long)f->size;
-			if (off + dlen > (unsigned long long)rec->size) {
-				snprintf(why, len, "dynamic field %s has %llu bytes at %llu, past the "
-					 "record's %d bytes", f->name, dlen, off, rec->size);
-				return why;
-			}
-		}
-	}
-	return NULL;
-}
-
 /* Pads the event name to 20 columns, as trace-cmd's print_event_name() does. */
 static void print_event_name(struct trace_seq *s, const struct tep_event *ev)
 {
@@ -544,7 +506,7 @@ static void show_record(struct report *r, struct tep_record *rec, const char *pr
 			problem(r, id, "records with event id %d have no format; they print as "
 				"[UNKNOWN EVENT]", id);
 	} else {
-		bad = check_fields(r, ev, rec, why, sizeof(why));
+		bad = guard_check_fields(r->tep, ev, rec, why, sizeof(why));
 		if (bad)
 			problem(r, id, "event %s: the record on CPU %d at %s is corrupt: %s; it "
 				"prints as [CORRUPT RECORD]", event_label(r, id, label,

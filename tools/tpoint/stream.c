@@ -264,43 +264,6 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 	}
 }
 
-/*
- * libtraceevent reads fields where the format puts them, whatever the record's size: NULL
- * if the record holds every field, else why not.
- */
-static const char *check_fields(struct streamer *st, struct tep_event *ev, struct tep_record *rec,
-				char *why, size_t len)
-{
-	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
-
-	for (int l = 0; l < 2; l++) {
-		for (struct tep_format_field *f = lists[l]; f; f = f->next) {
-			unsigned long long loc, off, dlen;
-
-			if (f->offset < 0 || f->size < 0 ||
-			    (long long)f->offset + f->size > rec->size) {
-				snprintf(why, len, "field %s is past the record's %d bytes", f->name,
-					 rec->size);
-				return why;
-			}
-			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size)
-				continue;
-			loc = tep_read_number(st->tep, (char *)rec->data + f->offset,
-					      f->size > 4 ? 4 : f->size);
-			off = loc & 0xffff;
-			dlen = loc >> 16;
-			if (f->flags & TEP_FIELD_IS_RELATIVE)
-				off += (unsigned long long)f->offset + (unsigned long long)f->size;
-			if (off + dlen > (unsigned long long)rec->size) {
-				snprintf(why, len, "dynamic field %s is past the record's %d bytes",
-					 f->name, rec->size);
-				return why;
-			}
-		}
-	}
-	return NULL;
-}
-
 /* Says a problem with an event once; the lines go on. */
 static void note_once(struct streamer *st, int id, struct tep_event *ev, const char *what)
 {
@@ -349,7 +312,7 @@ static void print_pending(struct streamer *st, const struct pending *pd)
 	ev = tep_find_event_by_record(st->tep, &rec);
 	if (!ev)
 		note_once(st, id, NULL, "no format; they print as [UNKNOWN EVENT]");
-	else if ((bad = check_fields(st, ev, &rec, why, sizeof(why))))
+	else if ((bad = guard_check_fields(st->tep, ev, &rec, why, sizeof(why))))
 		note_once(st, id, ev, "a corrupt record; such records print as [CORRUPT RECORD]");
 
 	trace_seq_init(&s);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* See tep_guard.h. */
 #include <setjmp.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +97,42 @@ int guarded_info(struct tep_handle *tep, struct trace_seq *info, struct tep_reco
 	tep_print_event(tep, info, rec, "%s", TEP_PRINT_INFO);
 	guard_armed = 0;
 	return 0;
+}
+
+/*
+ * libtraceevent reads fields where the format puts them, whatever the record's
+ * size: a record too short for its format, or a dynamic array pointing outside
+ * it, would be read past its end.  NULL if the record holds every field.
+ */
+const char *guard_check_fields(struct tep_handle *tep, struct tep_event *ev,
+			       struct tep_record *rec, char *why, size_t len)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+
+	for (int l = 0; l < 2; l++) {
+		for (struct tep_format_field *f = lists[l]; f; f = f->next) {
+			unsigned long long loc, off, dlen;
+
+			if (f->offset < 0 || f->size < 0 ||
+			    (long long)f->offset + f->size > rec->size) {
+				snprintf(why, len, "field %s at %d+%d is past the record's %d bytes",
+					 f->name, f->offset, f->size, rec->size);
+				return why;
+			}
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size)
+				continue;
+			loc = tep_read_number(tep, (char *)rec->data + f->offset,
+					      f->size > 4 ? 4 : f->size);
+			off = loc & 0xffff;
+			dlen = loc >> 16;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				off += (unsigned long long)f->offset + (unsigned long long)f->size;
+			if (off + dlen > (unsigned long long)rec->size) {
+				snprintf(why, len, "dynamic field %s has %llu bytes at %llu, past the "
+					 "record's %d bytes", f->name, dlen, off, rec->size);
+				return why;
+			}
+		}
+	}
+	return NULL;
 }

@@ -21,6 +21,12 @@ int guarded_parse(struct tep_handle *tep, const char *text, size_t len, const ch
 		  enum tep_errno *err);
 /* The event's text (TEP_PRINT_INFO) into info: 0, or the signal that stopped it. */
 int guarded_info(struct tep_handle *tep, struct trace_seq *info, struct tep_record *rec);
+/*
+ * Whether libtraceevent may read the record: it reads fields where the format puts them,
+ * whatever the record's size. NULL if the record holds every field, else why not (in why).
+ */
+const char *guard_check_fields(struct tep_handle *tep, struct tep_event *ev,
+			       struct tep_record *rec, char *why, size_t len);
 /* "SIGFPE (a division by zero)" and the like. */
 const char *guard_signal_name(int sig);
 
