@@ -3,23 +3,10 @@
 # killed mid-recording (every event it committed is in the file); a recorder killed
 # mid-recording (the process runs on, its events back off, nothing left behind).
 set -u
-B=$(dirname "$TPOINT")
 command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
-pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
-trap cleanup EXIT
+. "$(dirname "$0")/ctltarget.inc"
 
-start() {
-	"$B/tests/ctltarget" "$@" >target.out 2>&1 &
-	pids="$pids $!"
-	for i in $(seq 50); do
-		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
-		[ -n "$P" ] && return 0
-		sleep 0.1
-	done
-	fail "ctltarget did not start"
-}
 # The n of every ctl_tick in FILE, one per line.
 ticks() { trace-cmd report "$1" 2>/dev/null | sed -n 's/.* ctl_tick: *n=\([0-9]*\) .*/\1/p'; }
 # No n missing between the first and the last.

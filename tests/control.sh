@@ -2,22 +2,8 @@
 # Tracing a running program through its control socket: tpoint ps, list -p, enable, disable,
 # filter, stat (table, --json, -e, --interval), and what a user meets when something is wrong.
 set -u
-B=$(dirname "$TPOINT")
 fail() { echo "FAIL: $*"; cat target.out 2>/dev/null | head -5; exit 1; }
-pids=""
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; }
-trap cleanup EXIT
-
-start() { # start ARGS...: runs ctltarget, sets $P
-	"$B/tests/ctltarget" "$@" >target.out 2>&1 &
-	pids="$pids $!"
-	for i in $(seq 50); do
-		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
-		[ -n "$P" ] && return 0
-		sleep 0.1
-	done
-	fail "ctltarget did not start"
-}
+. "$(dirname "$0")/ctltarget.inc"
 
 start 60 500
 "$TPOINT" ps >ps.txt || fail "ps exited $?"

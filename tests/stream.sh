@@ -4,22 +4,9 @@
 # -f filters; Ctrl-C, SIGTERM, a reader gone or the end of the process stop it with exit 0
 # and leave the process as it was; the errors are one line each.
 set -u
-B=$(dirname "$TPOINT")
 fail() { echo "FAIL: $*"; [ -f s.err ] && head -5 s.err; exit 1; }
-pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
-trap cleanup EXIT
+. "$(dirname "$0")/ctltarget.inc"
 
-start() { # start ARGS...: runs ctltarget, sets $P
-	"$B/tests/ctltarget" "$@" >target.out 2>&1 &
-	pids="$pids $!"
-	for i in $(seq 50); do
-		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
-		[ -n "$P" ] && return 0
-		sleep 0.1
-	done
-	fail "ctltarget did not start"
-}
 ms() { echo $(($(date +%s%N) / 1000000)); }
 # Every line a ctl_tick of process $P as trace-cmd prints it: "n=%lu name=%s", the name
 # the target gives n. Prints the number of lines; fails on the first other line.
