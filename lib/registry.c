@@ -61,6 +61,19 @@ struct event_slot *registry_slot_by_id(uint16_t id)
 	return id >= TPOINT_FIRST_ID ? registry_slot(id - TPOINT_FIRST_ID) : NULL;
 }
 
+/*
+ * The one writer of an event's enable word, under the registry lock. The event's jump-label
+ * sites follow it, after it: a site that is late either way only sends a hit to the test of
+ * the word. Relaxed is enough: a call site that sees the word late misses a hit or two.
+ */
+static void set_enable_word(struct tpoint_event *ev, uint32_t word)
+{
+	if (__atomic_load_n(&ev->enabled, __ATOMIC_RELAXED) == word)
+		return;
+	__atomic_store_n(&ev->enabled, word, __ATOMIC_RELAXED);
+	jump_event_changed(ev);
+}
+
 static void slot_apply(struct event_slot *s)
 {
 	uint32_t want = 0;
@@ -71,9 +84,7 @@ static void slot_apply(struct event_slot *s)
 		want |= TPOINT_ENABLED_RECORD;
 	if (__atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED))
 		want |= TPOINT_ENABLED_PROBES;
-	/* Relaxed is enough: a call site that sees the bit late only misses a hit or two. */
-	__atomic_store_n(&s->ev->enabled, want, __ATOMIC_RELAXED);
-	jump_event_changed(s->ev);
+	set_enable_word(s->ev, want);
 }
 
 static bool glob_matches(const char *glob, const char *system, const char *name)
@@ -611,8 +622,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 
 		if (!ev || !ev->registered)
 			continue;
-		__atomic_store_n(&ev->enabled, 0, __ATOMIC_RELAXED);
-		jump_event_changed(ev);
+		set_enable_word(ev, 0);
 		if (ev->index < nslots && slots[ev->index].ev == ev)
 			slots[ev->index].ev = NULL;
 		ev->registered = 0;
@@ -814,8 +824,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	set->probe[n].data = data;
 	/* Release: the set is complete before a hit can load it. */
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&ev->enabled, TPOINT_ENABLED_PROBES, __ATOMIC_RELAXED);
-	jump_event_changed(ev);
+	set_enable_word(ev, ev->enabled | TPOINT_ENABLED_PROBES);
 	/*
 	 * The old set is not freed: a thread may still be walking it, and nothing tells when it
 	 * is done. Registration is rare; this costs a few bytes per change.
@@ -858,9 +867,8 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (set)
 		set->count = j;
 	if (!set)
-		__atomic_fetch_and(&ev->enabled, ~TPOINT_ENABLED_PROBES, __ATOMIC_RELAXED);
+		set_enable_word(ev, ev->enabled & ~TPOINT_ENABLED_PROBES);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
-	jump_event_changed(ev);
 	registry_unlock();
 	return 0;
 }
