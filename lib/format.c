@@ -469,6 +469,16 @@ static bool word_is(const char *s, size_t n, const char *word)
 	return strlen(word) == n && !strncmp(s, word, n);
 }
 
+/* Past a printf width or precision: '*' or digits. */
+static size_t skip_count(const char *s, size_t i)
+{
+	if (s[i] == '*')
+		return i + 1;
+	while (is_digit(s[i]))
+		i++;
+	return i;
+}
+
 /* Check the conversion at s ('%'); *len gets its length. */
 static int check_conversion(const char *s, size_t *len, char *why, size_t whylen)
 {
@@ -481,19 +491,9 @@ static int check_conversion(const char *s, size_t *len, char *why, size_t whylen
 	}
 	while (s[i] && strchr("-+ #0'", s[i]))
 		i++;
-	if (s[i] == '*')
-		i++;
-	else
-		while (is_digit(s[i]))
-			i++;
-	if (s[i] == '.') {
-		i++;
-		if (s[i] == '*')
-			i++;
-		else
-			while (is_digit(s[i]))
-				i++;
-	}
+	i = skip_count(s, i); /* width */
+	if (s[i] == '.')
+		i = skip_count(s, i + 1); /* precision */
 	while (s[i] && strchr("hlLqjzZt", s[i]))
 		i++;
 	*len = i + 1;

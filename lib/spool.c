@@ -598,17 +598,9 @@ const char *spool_path(void)
 void spool_after_fork(void)
 {
 	/* The parent's drain thread and file are not the child's. */
-	pthread_mutex_init(&sp.io, NULL);
 	if (sp.fd >= 0)
 		close(sp.fd);
-	sp.fd = -1;
-	sp.thread_running = false;
-	free(sp.buf);
-	free(sp.progress);
-	free(sp.tids);
-	free(sp.tid_set);
-	free(sp.path);
-	free(sp.to_free);
+	spool_free_state();
 	memset(&sp, 0, sizeof(sp));
 	pthread_mutex_init(&sp.io, NULL);
 	sp.fd = -1;
