@@ -65,6 +65,18 @@ int spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, u
 	return 1;
 }
 
+uint64_t page_clock_after(const char *data, uint32_t from, uint32_t commit, uint64_t clock)
+{
+	const char *p = data + from, *payload;
+	uint32_t size;
+
+	if (commit > TPOINT_PAGE_DATA_END || from > commit)
+		return clock;
+	while (page_next(&p, data + commit, &clock, &payload, &size))
+		;
+	return clock;
+}
+
 size_t page_decode(const char *data, uint32_t from, uint32_t commit, uint64_t *clock, char *out,
 		   uint32_t *stopped)
 {
