@@ -82,6 +82,13 @@ struct page_meta {
 	uint64_t lost_before; /* events of this stream lost just before the page */
 	uint64_t seq;        /* order of the page within its stream */
 	uint64_t gen;        /* bumped each time a writer takes the page */
+	/*
+	 * Who owns the records of a page being written: (gen << 32) | the bytes that the drain
+	 * has already spooled of this use of the page. The drain claims more by CAS; a writer
+	 * taking the page back in overwrite mode swaps in the next generation, so that each
+	 * record is counted once, as recorded (in the spool) or lost (overwritten).
+	 */
+	uint64_t spooled;
 };
 enum { PAGE_FREE = 0, PAGE_WRITING = 1, PAGE_FULL = 2 };
 
@@ -149,6 +156,7 @@ HIDDEN int spool_stop(void);
 HIDDEN int spool_snapshot(struct pool *p, const char *path);
 HIDDEN const char *spool_path(void);
 HIDDEN void spool_set_live(bool live);
+HIDDEN void spool_set_mode(struct pool *p, enum tpoint_mode mode);
 HIDDEN void spool_after_fork(void);
 
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */

@@ -65,14 +65,12 @@ int spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, u
 	return 1;
 }
 
-uint64_t page_clock_after(const char *data, uint32_t from, uint32_t commit, uint64_t clock)
+uint64_t page_clock_after(const char *bytes, uint32_t len, uint64_t clock)
 {
-	const char *p = data + from, *payload;
+	const char *p = bytes, *payload;
 	uint32_t size;
 
-	if (commit > TPOINT_PAGE_DATA_END || from > commit)
-		return clock;
-	while (page_next(&p, data + commit, &clock, &payload, &size))
+	while (page_next(&p, bytes + len, &clock, &payload, &size))
 		;
 	return clock;
 }

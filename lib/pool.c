@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 #include <unistd.h>
 #include "internal.h"
 
@@ -127,6 +130,20 @@ int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 		goto fail;
 	}
 	p->size = total;
+	/*
+	 * Fault the pool in now rather than in the writers' hot path: a first touch of a shmem
+	 * page costs a microsecond or more (allocate, zero, map), spread over the hundred-odd
+	 * records the page holds. Measured (bench/peers emit, 20 M events into a 1 GiB pool):
+	 * 46-54 ns an event without this, against 16 ns with the default pool, already faulted
+	 * in by then. It also tells now, not with a SIGBUS in a writer, that the memory is not
+	 * there. Kernels before 5.14 lack MADV_POPULATE_WRITE: touch each page instead.
+	 */
+	if (madvise(p->base, total, MADV_POPULATE_WRITE) < 0) {
+		if (errno != EINVAL)
+			goto fail;
+		for (size_t off = 0; off < total; off += TPOINT_PAGE_SIZE)
+			((volatile char *)p->base)[off] = 0;
+	}
 	p->npages = npages;
 	p->meta = (struct page_meta *)(void *)(p->base + (size_t)npages * TPOINT_PAGE_SIZE);
 	p->mode = mode;

@@ -76,12 +76,14 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 	int ret = 0;
 
 	pthread_mutex_lock(&session_mutex);
-	if (rec.active)
-		ret = -EBUSY;
-	else if (mode != TPOINT_MODE_DISCARD && mode != TPOINT_MODE_OVERWRITE)
+	if (mode != TPOINT_MODE_DISCARD && mode != TPOINT_MODE_OVERWRITE) {
 		ret = -EINVAL;
-	else
+	} else {
 		pool_mode = mode;
+		/* The running recording switches too, as ftrace's options/overwrite does. */
+		if (rec.active)
+			spool_set_mode(rec.pool, mode);
+	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
 }

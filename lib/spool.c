@@ -324,26 +324,39 @@ static struct spool_records *page_chunk(const char *bytes, uint32_t len, bool st
 /*
  * Append a page's bytes from `from` up to its commit word, as they are (SPOOL_PAGE): the
  * readers walk the records, so the drain spends nothing on them. `clock` is the page's
- * running clock at `from`; when `walk`, the clock at the end goes to *clock_out (for a page
- * still being written, whose next part starts there). Returns the offset reached.
- * announce_empty: a full page that holds nothing (its only record was filtered out) still
- * gets a chunk, so that its number is seen and the reader does not take it for a lost page.
+ * running clock at `from`. Returns the offset reached.
+ *
+ * partial: the page is still being written. Its next part starts where this one ends (the
+ * clock there goes to *clock_out), and its records are claimed from page_meta.spooled, as
+ * a writer in overwrite mode may take the page back meanwhile and count them lost: what
+ * the claim loses is left out. Otherwise the page is whole: one that holds nothing (its
+ * only record was filtered out) still gets a chunk, so that its number is seen and the
+ * reader does not take it for a lost page.
  * stable: nobody rewrites the page before the next flush, so its bytes need no copy.
  */
-static uint32_t emit_records(const char *page, const struct page_meta *m, uint64_t gen,
-			     uint32_t from, uint64_t clock, uint64_t *clock_out, bool walk,
-			     bool announce_empty, bool stable)
+static uint32_t emit_records(const char *page, struct page_meta *m, uint64_t gen,
+			     uint32_t from, uint64_t clock, uint64_t *clock_out, bool partial,
+			     bool stable)
 {
 	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
 					  __ATOMIC_ACQUIRE);
 	const char *data = page + TPOINT_PAGE_HEADER;
+	uint64_t claimed = (gen << 32) | from, claim = (gen << 32) | commit;
 	struct spool_records *hdr;
 
 	*clock_out = clock;
-	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || !announce_empty)))
+	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || partial)))
 		return from;
 	note_tid(m->tid);
+	/*
+	 * A stable page is claimed before its bytes are handed on; a copy is claimed after
+	 * it is made, so that a copy torn by a writer who took the page meanwhile is dropped.
+	 */
+	if (partial && stable &&
+	    !__atomic_compare_exchange_n(&m->spooled, &claimed, claim, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return from;
 	hdr = page_chunk(data + from, (uint32_t)(commit - from), stable);
 	if (!hdr)
 		return from;
@@ -352,8 +365,16 @@ static uint32_t emit_records(const char *page, const struct page_meta *m, uint64
 		.seq = m->seq, .lost_before = from == 0 ? m->lost_before : 0,
 		.gen = gen, .end_off = (uint32_t)commit, .clock = clock,
 	};
-	if (walk)
-		*clock_out = page_clock_after(data, from, (uint32_t)commit, clock);
+	if (partial && !stable &&
+	    !__atomic_compare_exchange_n(&m->spooled, &claimed, claim, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED)) {
+		/* The copy is the last thing in the buffer: take it back. */
+		sp.used = (size_t)((char *)hdr - sizeof(struct spool_chunk) - sp.buf);
+		return from;
+	}
+	if (partial)
+		*clock_out = page_clock_after(stable ? data + from : (const char *)(hdr + 1),
+					      (uint32_t)(commit - from), clock);
 	return (uint32_t)commit;
 }
 
@@ -378,10 +399,13 @@ static void drain_page(uint32_t idx, bool final)
 	/*
 	 * A page the drain took stays put until its records are in the file; so does a page
 	 * still being written in discard mode (its writer only appends). In overwrite mode a
-	 * writer may take a full page back at any time: its bytes are copied.
+	 * writer may take a full page back at any time: its bytes are copied. The mode cannot
+	 * change before the flush: spool_set_mode() waits for sp.io, and whoever holds sp.io
+	 * flushes what it took of pages being written before letting go.
 	 */
-	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, !final, final,
-			   final || p->mode == TPOINT_MODE_DISCARD);
+	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, !final,
+			   final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) ==
+						TPOINT_MODE_DISCARD);
 	if (final) {
 		pr->gen = 0;
 		pr->upto = 0;
@@ -428,7 +452,7 @@ static void *drain_thread(void *arg)
 			break;
 		}
 		put_new_events();
-		if (sp.pool->mode == TPOINT_MODE_DISCARD)
+		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_DISCARD)
 			n = drain_full();
 		/* The drained pages wait for their records to reach the file: write them out
 		 * now, or a small pool runs dry while its pages sit in our buffer. */
@@ -644,8 +668,7 @@ int spool_snapshot(struct pool *p, const char *path)
 			continue;
 		uint64_t clock;
 
-		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock, false, true,
-			     false);
+		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock, false, false);
 	}
 	for (size_t i = 0; i < sp.ntids; i++)
 		put_comm(sp.tids[i]);
@@ -661,6 +684,14 @@ int spool_snapshot(struct pool *p, const char *path)
 	pthread_mutex_unlock(&sp.io);
 	free(copy);
 	return err;
+}
+
+void spool_set_mode(struct pool *p, enum tpoint_mode mode)
+{
+	/* Under sp.io: see drain_page(), which decides per page whether to copy it. */
+	pthread_mutex_lock(&sp.io);
+	__atomic_store_n(&p->mode, mode, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&sp.io);
 }
 
 void spool_set_live(bool live)

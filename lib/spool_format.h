@@ -65,9 +65,9 @@ __attribute__((visibility("hidden"))) size_t page_decode(const char *data, uint3
 							 uint32_t commit, uint64_t *clock,
 							 char *out, uint32_t *stopped);
 
-/* The running clock of a page's data area at `commit`, from its value at `from`. */
-__attribute__((visibility("hidden"))) uint64_t page_clock_after(const char *data, uint32_t from,
-								uint32_t commit, uint64_t clock);
+/* The running clock after `len` bytes of a page's records, from its value before them. */
+__attribute__((visibility("hidden"))) uint64_t page_clock_after(const char *bytes, uint32_t len,
+								uint64_t clock);
 
 struct spool_record {
 	uint64_t clock;

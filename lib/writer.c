@@ -123,13 +123,13 @@ static struct thread_rec *thread_get(struct tpoint_tls *t)
 	return thread_attach(t);
 }
 
-static void count_overwritten(const char *page);
+static void count_overwritten(struct pool *pool, uint32_t idx);
 
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
 	/* A page that cannot be queued is never drained: its records count as lost. */
 	if (s->data && !pool_put_full(pool, s->page))
-		count_overwritten(pool_page(pool, s->page));
+		count_overwritten(pool, s->page);
 	s->data = NULL;
 	s->off = s->end = 0;
 }
@@ -283,14 +283,24 @@ static uint32_t current_cpu(uint32_t key)
 	return cpu < 0 ? 0 : (uint32_t)cpu;
 }
 
-/* Records of an overwritten (or lost) page count as lost, per event, exactly. */
-static void count_overwritten(const char *page)
+/*
+ * Records of an overwritten (or lost) page count as lost, per event, exactly: all but those
+ * the drain spooled of it already (a flush, a live reader). Taking over page_meta.spooled
+ * first settles a race with a drain that is copying the page right now: either its claim
+ * came first and we skip what it took, or its claim fails and it drops its copy.
+ */
+static void count_overwritten(struct pool *pool, uint32_t idx)
 {
+	const char *page = pool_page(pool, idx);
+	struct page_meta *m = &pool->meta[idx];
+	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_exchange_n(&m->spooled, (gen + 1) << 32, __ATOMIC_ACQ_REL);
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
 					  __ATOMIC_ACQUIRE);
 	const char *data = page + TPOINT_PAGE_HEADER;
+	uint64_t off = (uint32_t)(old >> 32) == (uint32_t)gen ? (uint32_t)old : 0;
 
-	for (uint64_t off = 0; off + 8 <= commit;) {
+	for (; off + 8 <= commit;) {
 		uint32_t w = *(const uint32_t *)(const void *)(data + off);
 		uint32_t type_len = w & 31;
 
@@ -316,9 +326,11 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	char *page;
 
 	if (!pool_take_free(pool, &idx)) {
-		if (pool->mode != TPOINT_MODE_OVERWRITE || !pool_take_full(pool, &idx))
+		/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
+		if (__atomic_load_n(&pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE ||
+		    !pool_take_full(pool, &idx))
 			return false;
-		count_overwritten(pool_page(pool, idx));
+		count_overwritten(pool, idx);
 	}
 	page = pool_page(pool, idx);
 	m = &pool->meta[idx];
@@ -328,6 +340,7 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	 * ahead of our writes to the page.
 	 */
 	__atomic_store_n(&m->gen, m->gen + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->spooled, (m->gen) << 32, __ATOMIC_RELAXED); /* nothing spooled yet */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(uint64_t *)(void *)page = now;
 	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);

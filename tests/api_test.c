@@ -2,7 +2,8 @@
 /*
  * api_test - the runtime API's contract: errors as documented (-EINVAL, -EBUSY, -ENOENT,
  * -errno of the file), tpoint_flush() completing the file while recording goes on, a
- * thread's new name reaching the file, and a second recording in the same process.
+ * thread's new name reaching the file, a second recording in the same process, and a
+ * running recording switched from discard to overwrite mode and back.
  */
 #include "testutil.h"
 #include <errno.h>
@@ -14,6 +15,7 @@
 struct count {
 	uint64_t n;
 	char comm[64];
+	int first, last; /* the first and last n= seen */
 };
 
 static int count_line(const struct tu_line *l, void *arg)
@@ -21,6 +23,12 @@ static int count_line(const struct tu_line *l, void *arg)
 	struct count *c = (struct count *)arg;
 
 	if (!strcmp(l->name, "api_tick")) {
+		const char *v = strstr(l->text, "n=");
+		int n = v ? atoi(v + 2) : -1;
+
+		if (!c->n)
+			c->first = n;
+		c->last = n;
 		c->n++;
 		snprintf(c->comm, sizeof(c->comm), "%s", l->comm);
 	}
@@ -29,7 +37,7 @@ static int count_line(const struct tu_line *l, void *arg)
 
 static uint64_t events_in(const char *file, char *comm)
 {
-	struct count c = { 0, "" };
+	struct count c = { 0, "", 0, 0 };
 	struct tu_report r;
 
 	tu_report_each(file, count_line, &c, &r);
@@ -105,5 +113,43 @@ int main(void)
 	      "90 records filtered, counted: %llu", (unsigned long long)st.filtered);
 	CHECK(tpoint_set_filter("api_tick", "") == 0, "clear the filter");
 	tu_note("tpoint_set_filter: 10 of 100 kept, 90 counted as filtered");
+
+	/*
+	 * The mode of a running recording: in overwrite mode the drain leaves the pages alone
+	 * and the 64-page pool keeps the newest; back in discard mode they go to the file, and
+	 * what was overwritten is counted as lost, exactly.
+	 */
+	struct tpoint_event_stats before, after;
+	struct count c = { 0, "", 0, 0 };
+	struct tu_report r;
+
+	CHECK(tu_stats("tpt_api", "api_tick", &before) == 0, "counters before");
+	REQUIRE(tpoint_record_start("api4.dat") == 0, "start a fourth recording");
+	for (int i = 0; i < 10; i++)
+		trace_api_tick(i);
+	CHECK(tpoint_flush() == 10, "discard mode: the first 10 reach the file");
+	CHECK(tpoint_set_mode(TPOINT_MODE_OVERWRITE) == 0, "switch to overwrite while recording");
+	for (int i = 1000; i < 201000; i++)
+		trace_api_tick(i);
+	CHECK(tpoint_set_mode(TPOINT_MODE_DISCARD) == 0, "switch back to discard");
+	/* The pool is all full pages now: the flush frees them for what comes next. */
+	CHECK(tpoint_flush() > 0, "flush after the switch");
+	for (int i = 300000; i < 300100; i++)
+		trace_api_tick(i);
+	CHECK(tpoint_record_stop() == 0, "stop the fourth");
+	CHECK(tu_stats("tpt_api", "api_tick", &after) == 0, "counters after");
+	tu_report_each("api4.dat", count_line, &c, &r);
+	uint64_t rec = after.recorded - before.recorded, lost = after.lost - before.lost;
+
+	CHECK(r.status == 0 && r.malformed == 0, "api4.dat: trace-cmd report status %d", r.status);
+	CHECK(rec + lost == 200110, "recorded %llu + lost %llu = the 200110 hits",
+	      (unsigned long long)rec, (unsigned long long)lost);
+	CHECK(lost > 150000 && c.n == rec, "a 256K pool kept the newest: %llu in the file, "
+	      "recorded %llu, lost %llu", (unsigned long long)c.n, (unsigned long long)rec,
+	      (unsigned long long)lost);
+	CHECK(c.first == 0 && c.last == 300099, "the file runs from n=0 to n=300099: %d..%d",
+	      c.first, c.last);
+	tu_note("mode switched while recording: %llu of 200110 kept, %llu overwritten",
+		(unsigned long long)c.n, (unsigned long long)lost);
 	return tu_finish();
 }

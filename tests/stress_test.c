@@ -9,7 +9,11 @@
  *	records in the file == recorded,
  * from tpoint_stats() against the counts the threads kept. Twice: in discard mode (the
  * default) and in overwrite mode, where the file must moreover hold each thread's newest
- * records: an unbroken run of sequence numbers ending with its last call.
+ * records: an unbroken run of sequence numbers ending with its last call. Then twice more
+ * with the main thread calling tpoint_flush() every 10 ms meanwhile: in overwrite mode,
+ * where a flush spools pages being written that a writer may take back at any moment, and
+ * switching between the two modes at each flush. A record a flush spooled and a writer then
+ * overwrote must count once, as recorded.
  */
 #include "stressutil.h"
 #include <pthread.h>
@@ -129,9 +133,13 @@ static void snapshot(struct tpoint_event_stats *rec, struct tpoint_event_stats *
 	CHECK(tu_stats("tpt_stress", "stress_cond", cond) == 0, "stats know stress_cond");
 }
 
-static void run(enum tpoint_mode mode, const char *file)
+enum churn { QUIET, FLUSHES, FLUSHES_AND_SWITCHES };
+
+static void run(enum tpoint_mode mode, const char *file, enum churn churn)
 {
-	const char *mname = mode == TPOINT_MODE_OVERWRITE ? "overwrite" : "discard";
+	const char *mname = churn == FLUSHES_AND_SWITCHES ? "switching"
+			    : mode == TPOINT_MODE_OVERWRITE ? "overwrite" : "discard";
+	unsigned flushes = 0;
 	struct tpoint_event_stats r0, c0, r1, c1;
 	uint64_t rec_calls = 0, cond_pass = 0, cond_fail = 0, t0;
 	struct reader rd;
@@ -140,7 +148,8 @@ static void run(enum tpoint_mode mode, const char *file)
 
 	uint64_t leaks0 = __atomic_load_n(&su_pool_leaks, __ATOMIC_RELAXED);
 
-	printf("%s mode, 64 KiB pool, %d threads:\n", mname, NTHREADS);
+	printf("%s mode, 64 KiB pool, %d threads%s:\n", mname, NTHREADS,
+	       churn ? ", flushing every 10 ms" : "");
 	memset(workers, 0, sizeof(workers));
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELAXED);
 	snapshot(&r0, &c0);
@@ -157,6 +166,15 @@ static void run(enum tpoint_mode mode, const char *file)
 		struct timespec ts = { 0, 10000000 };
 
 		nanosleep(&ts, NULL);
+		if (churn == FLUSHES_AND_SWITCHES)
+			CHECK(tpoint_set_mode(flushes % 2 ? TPOINT_MODE_DISCARD
+							  : TPOINT_MODE_OVERWRITE) == 0,
+			      "switch modes while recording");
+		if (churn != QUIET) {
+			ret = tpoint_flush();
+			CHECK(ret >= 0, "tpoint_flush: %s", strerror(-ret));
+			flushes++;
+		}
 	}
 	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < NTHREADS; i++)
@@ -175,8 +193,8 @@ static void run(enum tpoint_mode mode, const char *file)
 	uint64_t cskip = c1.cond_skipped - c0.cond_skipped;
 
 	tu_note("calls: stress_rec %" PRIu64 ", stress_cond %" PRIu64 " kept + %" PRIu64
-		" skipped, in %.2f s",
-		rec_calls, cond_pass, cond_fail, (double)(tu_mono_ns() - t0) / 1e9);
+		" skipped, in %.2f s, %u flushes",
+		rec_calls, cond_pass, cond_fail, (double)(tu_mono_ns() - t0) / 1e9, flushes);
 	tu_note("stats: stress_rec recorded %" PRIu64 " lost %" PRIu64
 		"; stress_cond recorded %" PRIu64 " lost %" PRIu64 " cond_skipped %" PRIu64,
 		rrec, rlost, crec, clost, cskip);
@@ -218,7 +236,7 @@ static void run(enum tpoint_mode mode, const char *file)
 	CHECK(rep.dropped <= rlost + clost, "dropped %" PRIu64 " shown, only %" PRIu64 " lost",
 	      rep.dropped, rlost + clost);
 
-	if (mode == TPOINT_MODE_OVERWRITE) {
+	if (mode == TPOINT_MODE_OVERWRITE && churn == QUIET) {
 		/*
 		 * The flight recorder keeps the newest pages. Every thread's last page is its
 		 * current one, never overwritten; older pages go oldest first, so what is kept
@@ -251,7 +269,10 @@ int main(void)
 	tu_require_trace_cmd();
 	su_listen();
 	REQUIRE(tpoint_enable("tpt_stress:stress_*") == 2, "two events enabled");
-	run(TPOINT_MODE_DISCARD, "stress-discard.dat");
-	run(TPOINT_MODE_OVERWRITE, "stress-overwrite.dat");
+	run(TPOINT_MODE_DISCARD, "stress-discard.dat", QUIET);
+	run(TPOINT_MODE_OVERWRITE, "stress-overwrite.dat", QUIET);
+	run(TPOINT_MODE_OVERWRITE, "stress-flushes.dat", FLUSHES);
+	run(TPOINT_MODE_DISCARD, "stress-switching.dat", FLUSHES_AND_SWITCHES);
+	tpoint_set_mode(TPOINT_MODE_DISCARD);
 	return tu_finish();
 }

@@ -53,10 +53,17 @@ enum tpoint_mode {
 };
 
 /*
- * Pool size in bytes (rounded down to whole pages, at least 64 KiB) and mode for the next
- * recording. -EBUSY while recording, -EINVAL for a size below the minimum.
+ * Pool size in bytes (rounded down to whole pages, at least 64 KiB) for the next recording:
+ * -EBUSY while recording, -EINVAL for a size below the minimum. The pool's memory is
+ * allocated when the recording starts, not when writers first touch it.
  */
 TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes);
+
+/*
+ * Mode for the next recording and for the running one, which switches at once (as ftrace's
+ * options/overwrite does): back in discard mode, the full pages that overwrite mode kept go
+ * to the file. -EINVAL for a mode that is not one of the above.
+ */
 TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode);
 
 /*
