@@ -249,14 +249,22 @@ static int handle_attach(int fd, int slot, char *payload)
 		if (p)
 			*p++ = 0;
 	}
-	if (!f[4] || f[0][0] != '/' || (strcmp(f[2], "discard") && strcmp(f[2], "overwrite")))
+	if (!f[4] || f[0][0] != '/')
 		return send_error(fd, -EINVAL, "malformed attach request");
+	if (!strcmp(f[2], "discard"))
+		mode = TPOINT_MODE_DISCARD;
+	else if (!strcmp(f[2], "overwrite"))
+		mode = TPOINT_MODE_OVERWRITE;
+	else if (!strcmp(f[2], "block"))
+		mode = TPOINT_MODE_BLOCK;
+	else
+		return send_error(fd, -EINVAL, "mode '%s': expected discard, overwrite or block",
+				  f[2]);
 	bytes = strtoull(f[4], &end, 10);
 	if (*end || (bytes && bytes < (64u << 10)))
 		return send_error(fd, -EINVAL, "pool size '%s': expected at least 65536 bytes", f[4]);
 	if (ctl.attached >= 0)
 		return send_error(fd, -EBUSY, "another tpoint is recording this process");
-	mode = strcmp(f[2], "overwrite") ? TPOINT_MODE_DISCARD : TPOINT_MODE_OVERWRITE;
 	n = session_attach(f[0], f[1], mode, (size_t)bytes, !strcmp(f[3], "1"), &memfd, info,
 			   sizeof(info));
 	if (n == -EBUSY)

@@ -102,6 +102,8 @@ struct pool {
 	struct mpmc_queue *full_q;
 	enum tpoint_mode mode;
 	uint64_t epoch; /* unique per pool made in this process, never 0 */
+	bool draining;  /* a drain thread gives pages back: block mode may wait for it */
+	bool stalled;   /* block mode: a writer waited in vain; nobody waits until a page is freed */
 };
 HIDDEN int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
 HIDDEN void pool_destroy(struct pool *p);
@@ -110,6 +112,8 @@ HIDDEN void pool_release_memory(struct pool *p);
 HIDDEN char *pool_page(const struct pool *p, uint32_t index);
 HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
+/* Block mode: wait for a free page while the drain runs; false when it did not come. */
+HIDDEN bool pool_wait_free(struct pool *p, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);
 /* false: the page could not be queued and left the pool (its records are not drained). */
 HIDDEN bool pool_put_full(struct pool *p, uint32_t index);

@@ -3,7 +3,8 @@
  * The page pool: a memfd holding every page the process may fill, so that memory is bounded
  * whatever the number of threads, and so that another process can map the pages. Pages move
  * between two lock-free queues: free (writers take, the drain returns) and full (writers
- * hand in, the drain takes; in overwrite mode writers also take the oldest back).
+ * hand in, the drain takes; in overwrite mode writers also take the oldest back). In block
+ * mode a writer that finds no free page waits for the drain to return one.
  *
  * The queues are bounded MPMC rings with a sequence number per cell (D. Vyukov's design):
  * a push or pop is one CAS on the ring's head or tail plus acquire/release on the cell. No
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -227,11 +229,43 @@ static bool push_patiently(struct mpmc_queue *q, uint32_t index)
 	return false;
 }
 
+/* How long block mode waits for the drain before it takes the drain for stuck. */
+#define BLOCK_MAX_WAIT_NS 100000000ull
+
+/*
+ * Block mode. Sleep rather than spin: on a machine with fewer CPUs than busy threads, a
+ * spinning writer takes the CPU that the drain needs. 50 us is about what the drain takes
+ * to write out the 256 KiB it frees at once at full speed. Async-signal-safe (nanosleep,
+ * clock_gettime), so a signal handler that traces may wait too; it returns as soon as the
+ * recording stops or the drain goes away.
+ */
+bool pool_wait_free(struct pool *p, uint32_t *index)
+{
+	const struct timespec nap = { 0, 50000 };
+	uint64_t since = mono_now();
+
+	while (__atomic_load_n(&p->draining, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&p->stalled, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE) == p) {
+		nanosleep(&nap, NULL);
+		if (pool_take_free(p, index))
+			return true;
+		if (mono_now() - since > BLOCK_MAX_WAIT_NS) {
+			tp_warn("block mode: no page written out for %llu ms; events are dropped "
+				"until the drain frees one", BLOCK_MAX_WAIT_NS / 1000000);
+			__atomic_store_n(&p->stalled, true, __ATOMIC_RELAXED);
+		}
+	}
+	return false;
+}
+
 void pool_put_free(struct pool *p, uint32_t index)
 {
 	__atomic_store_n(&p->meta[index].state, PAGE_FREE, __ATOMIC_RELAXED);
 	if (!push_patiently(p->free_q, index))
 		tp_warn("page %u left the pool: the free queue looked full", index);
+	if (__atomic_load_n(&p->stalled, __ATOMIC_RELAXED))
+		__atomic_store_n(&p->stalled, false, __ATOMIC_RELAXED); /* the drain moves again */
 }
 
 bool pool_put_full(struct pool *p, uint32_t index)

@@ -76,7 +76,8 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 	int ret = 0;
 
 	pthread_mutex_lock(&session_mutex);
-	if (mode != TPOINT_MODE_DISCARD && mode != TPOINT_MODE_OVERWRITE) {
+	if (mode != TPOINT_MODE_DISCARD && mode != TPOINT_MODE_OVERWRITE &&
+	    mode != TPOINT_MODE_BLOCK) {
 		ret = -EINVAL;
 	} else {
 		pool_mode = mode;
@@ -427,8 +428,11 @@ static void configure_from_env(void)
 			pool_mode = TPOINT_MODE_DISCARD;
 		else if (!strcmp(v, "overwrite"))
 			pool_mode = TPOINT_MODE_OVERWRITE;
+		else if (!strcmp(v, "block"))
+			pool_mode = TPOINT_MODE_BLOCK;
 		else
-			tp_err("TPOINT_MODE='%s': expected 'discard' or 'overwrite'; using discard", v);
+			tp_err("TPOINT_MODE='%s': expected 'discard', 'overwrite' or 'block'; using "
+			       "discard", v);
 	}
 	v = getenv("TPOINT_EVENTS");
 	if (v && registry_enable_patterns(v, true, true) == -EINVAL)

@@ -398,14 +398,14 @@ static void drain_page(uint32_t idx, bool final)
 	}
 	/*
 	 * A page the drain took stays put until its records are in the file; so does a page
-	 * still being written in discard mode (its writer only appends). In overwrite mode a
+	 * still being written in discard or block mode (its writer only appends). In overwrite mode a
 	 * writer may take a full page back at any time: its bytes are copied. The mode cannot
 	 * change before the flush: spool_set_mode() waits for sp.io, and whoever holds sp.io
 	 * flushes what it took of pages being written before letting go.
 	 */
 	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, !final,
-			   final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) ==
-						TPOINT_MODE_DISCARD);
+			   final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) !=
+						TPOINT_MODE_OVERWRITE);
 	if (final) {
 		pr->gen = 0;
 		pr->upto = 0;
@@ -452,7 +452,7 @@ static void *drain_thread(void *arg)
 			break;
 		}
 		put_new_events();
-		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_DISCARD)
+		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE)
 			n = drain_full();
 		/* The drained pages wait for their records to reach the file: write them out
 		 * now, or a small pool runs dry while its pages sit in our buffer. */
@@ -575,6 +575,7 @@ int spool_start(struct pool *p, const char *path, bool live)
 	}
 	pthread_setname_np(sp.thread, "tpoint-drain");
 	sp.thread_running = true;
+	__atomic_store_n(&p->draining, true, __ATOMIC_RELAXED); /* block mode may wait for us */
 	return 0;
 }
 
@@ -612,6 +613,8 @@ int spool_stop(void)
 
 	if (sp.fd < 0)
 		return -ENOENT;
+	/* Writers waiting in block mode for a page go on without one (and count it lost). */
+	__atomic_store_n(&sp.pool->draining, false, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&sp.io);
 	sp.stop = true;
 	pthread_mutex_unlock(&sp.io);

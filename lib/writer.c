@@ -327,10 +327,15 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 
 	if (!pool_take_free(pool, &idx)) {
 		/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
-		if (__atomic_load_n(&pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE ||
-		    !pool_take_full(pool, &idx))
+		enum tpoint_mode mode = __atomic_load_n(&pool->mode, __ATOMIC_RELAXED);
+
+		if (mode == TPOINT_MODE_OVERWRITE) {
+			if (!pool_take_full(pool, &idx))
+				return false;
+			count_overwritten(pool, idx);
+		} else if (mode != TPOINT_MODE_BLOCK || !pool_wait_free(pool, &idx)) {
 			return false;
-		count_overwritten(pool, idx);
+		}
 	}
 	page = pool_page(pool, idx);
 	m = &pool->meta[idx];

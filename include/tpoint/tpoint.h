@@ -4,15 +4,18 @@
  *
  * Conventions: functions that return int return >= 0 on success and -errno on failure; the
  * library never prints on its own, it calls the log callback (silent unless TPOINT_DEBUG=1
- * or tpoint_set_log() installed one); nothing here aborts or blocks the host program.
+ * or tpoint_set_log() installed one); nothing here aborts or blocks the host program (but
+ * block mode, which a user asks for, makes a writer wait for room).
  *
  * Environment, read when the library is loaded:
  *	TPOINT_EVENTS=GLOB[,GLOB...]	events to enable ("sys:name", "sys:*", "sys", "name")
  *	TPOINT_RECORD=FILE		record from start to exit into FILE (trace.dat v6); a
  *					forked child records into FILE.<pid>
  *	TPOINT_BUFFER_SIZE=N[K|M|G]	size of the page pool (default 8M, at least 64K)
- *	TPOINT_MODE=discard|overwrite	when the pool is full: drop new events (default) or
- *					overwrite the oldest pages (flight recorder)
+ *	TPOINT_MODE=discard|overwrite|block
+ *					when the pool is full: drop new events (default),
+ *					overwrite the oldest pages (flight recorder), or wait
+ *					for the drain to write pages out (nothing lost)
  *	TPOINT_FILTER='sys:ev:EXPR;...'	filters, as tpoint_set_filter()
  *	TPOINT_CONTROL=0		no control socket (tpoint ps/stat/enable -p cannot reach it)
  *	TPOINT_JUMP_LABEL=0		never patch jump-label sites: they keep their checked path
@@ -50,6 +53,14 @@ TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr);
 enum tpoint_mode {
 	TPOINT_MODE_DISCARD = 0,   /* a full pool drops new events and counts them */
 	TPOINT_MODE_OVERWRITE = 1, /* a full pool reuses its oldest pages */
+	/*
+	 * A full pool makes the writer wait (sleeping 50 us at a time) until the drain has
+	 * written a page out: the program runs at the speed of the file, and loses nothing.
+	 * A drain that frees nothing for 100 ms is taken as stuck (a hung disk): writers then
+	 * drop and count, as in discard mode, until it frees a page again. Without a drain
+	 * (a recording that keeps events in memory only) it is discard mode.
+	 */
+	TPOINT_MODE_BLOCK = 2,
 };
 
 /*

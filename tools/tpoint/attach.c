@@ -64,7 +64,7 @@ int attach_make_dir(struct attach *a, pid_t pid, const char *near, char *err, si
 	return 0;
 }
 
-int attach_start(struct attach *a, pid_t pid, const char *globs, bool overwrite,
+int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mode,
 		 size_t pool_size, bool live, char *err, size_t errlen)
 {
 	char *req, *text = NULL;
@@ -73,8 +73,8 @@ int attach_start(struct attach *a, pid_t pid, const char *globs, bool overwrite,
 	ret = ctl_connect(pid, &a->conn, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (asprintf(&req, "%s\t%s\t%s\t%d\t%zu", a->spool, globs,
-		     overwrite ? "overwrite" : "discard", live ? 1 : 0, pool_size) < 0)
+	if (asprintf(&req, "%s\t%s\t%s\t%d\t%zu", a->spool, globs, mode, live ? 1 : 0,
+		     pool_size) < 0)
 		return -ENOMEM;
 	ret = ctl_request_fd(&a->conn, CTL_ATTACH, req, &text, &memfd, err, errlen);
 	free(req);

@@ -27,7 +27,8 @@ struct attach {
 /* Make a private directory beside `near` (a file path), owned by the process's user. */
 int attach_make_dir(struct attach *a, pid_t pid, const char *near, char *err, size_t errlen);
 /* Connect, and start the process recording `globs` into our directory. */
-int attach_start(struct attach *a, pid_t pid, const char *globs, bool overwrite,
+/* mode: "discard", "overwrite" or "block", as the library's TPOINT_MODE. */
+int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mode,
 		 size_t pool_size, bool live, char *err, size_t errlen);
 /*
  * Stop: the process completes its spool; if it is gone, the pages it left in its pool are

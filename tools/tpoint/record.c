@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite] -- CMD [ARGS...]
+ * tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite|--block] -- CMD [ARGS...]
  *
  * Runs CMD with the environment that makes libtpoint record: every process of the command
  * (forked children and exec'd programs included) spools its pages into a private directory;
@@ -27,9 +27,10 @@
 static void record_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite] -- CMD [ARGS...]\n"
+		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite|--block]\n"
+		"                     -- CMD [ARGS...]\n"
 		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-o FILE] [--duration S]\n"
-		"                     [--overwrite]\n"
+		"                     [-b SIZE] [--overwrite|--block]\n"
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
 		"hits into FILE, a trace-cmd trace.dat v6 file. With -p, record the running\n"
@@ -44,6 +45,10 @@ static void record_usage(FILE *f)
 		"  -o, --output FILE    where to write (default trace.dat)\n"
 		"  -b, --buffer SIZE    page pool per process, like 8M (default 8M)\n"
 		"      --overwrite      keep the newest events when the pool is full\n"
+		"      --block          when the pool is full, make the writer wait until the\n"
+		"                       file has taken a page: nothing is lost, the program\n"
+		"                       runs at the speed of the file (and drops again if the\n"
+		"                       file takes nothing for 100 ms)\n"
 		"  -h, --help           this text\n");
 }
 
@@ -143,7 +148,7 @@ static void on_stop(int sig)
 
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
 static int record_pid(pid_t pid, const char *events, const char *filter, const char *out,
-		      double duration, bool overwrite, size_t bytes)
+		      double duration, const char *mode, size_t bytes)
 {
 	struct attach a;
 	struct tracedat_result res;
@@ -173,7 +178,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 			goto out;
 		}
 	}
-	if (attach_start(&a, pid, events, overwrite, bytes, false, err, sizeof(err)) < 0) {
+	if (attach_start(&a, pid, events, mode, bytes, false, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		if (filter && a.conn.fd >= 0)
 			attach_filter("record", &a, events, "", true);
@@ -247,6 +252,7 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'W' },
+		{ "block", no_argument, NULL, 'B' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -254,7 +260,7 @@ int cmd_record(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *events = NULL, *out = "trace.dat", *buffer = NULL;
-	bool overwrite = false;
+	const char *mode = NULL; /* the library's default: discard */
 	char dirbuf[4096], **spools = NULL, err[512];
 	size_t nspools = 0;
 	int c, status = 0, ret = EXIT_FAIL;
@@ -273,7 +279,14 @@ int cmd_record(int argc, char **argv)
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
 		case 'b': buffer = optarg; break;
-		case 'W': overwrite = true; break;
+		case 'W':
+		case 'B':
+			if (mode) {
+				tool_error("record", "--overwrite and --block: one or the other");
+				return EXIT_USAGE;
+			}
+			mode = c == 'W' ? "overwrite" : "block";
+			break;
 		case 'p':
 			pid = ctl_parse_pid("record", optarg);
 			if (pid < 0)
@@ -306,7 +319,8 @@ int cmd_record(int argc, char **argv)
 			tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
 			return EXIT_USAGE;
 		}
-		return record_pid(pid, events, filter, out, duration, overwrite, bytes);
+		return record_pid(pid, events, filter, out, duration, mode ? mode : "discard",
+				  bytes);
 	}
 	if (filter || duration) {
 		tool_error("record", "-f and --duration go with -p; for a command, set filters "
@@ -344,8 +358,8 @@ int cmd_record(int argc, char **argv)
 		unsetenv("TPOINT_RECORD_OWNER");
 		if (buffer)
 			setenv("TPOINT_BUFFER_SIZE", buffer, 1);
-		if (overwrite)
-			setenv("TPOINT_MODE", "overwrite", 1);
+		if (mode)
+			setenv("TPOINT_MODE", mode, 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);

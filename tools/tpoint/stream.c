@@ -558,7 +558,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 			goto out;
 		}
 	}
-	if (attach_start(&st.a, pid, events, false, 0, true, err, sizeof(err)) < 0) {
+	if (attach_start(&st.a, pid, events, "discard", 0, true, err, sizeof(err)) < 0) {
 		tool_error(VERB, "%s", err);
 		if (filter && st.a.conn.fd >= 0)
 			attach_filter(VERB, &st.a, events, "", true);
