@@ -19,9 +19,11 @@
  * threads: page switches and a drain thread competing for the CPU are in it.
  *
  * tpoint records for real: a trace file in $TMPDIR, spooled by the library's drain thread
- * while the batches run. Its pool holds a whole batch, so that a batch times the hot path,
- * not the drop path; the drain empties it between batches. The LTTng sessions are snapshot
- * sessions: rings in memory that nothing reads.
+ * while the batches run ("to file"). Its pool holds a whole batch, so that a batch times the
+ * hot path, not the drop path; the drain empties it between batches. The "in memory" cases
+ * switch the recording to overwrite mode for the batch (the flight recorder: the drain
+ * leaves the pages alone) and back afterwards, when the drain spools them: that is what the
+ * LTTng sessions are, snapshot sessions, rings in memory that nothing reads meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -156,6 +158,7 @@ struct bench_case {
 	const char *label;
 	loop_fn *loop;
 	enum tracer tracer;
+	bool in_memory;     /* tpoint: overwrite mode during the batch, no drain */
 	const char *enable; /* tpoint events on during the batch */
 	const char *event;  /* whose counters to report */
 	int threads;
@@ -165,19 +168,24 @@ struct bench_case {
 	uint64_t recorded, lost;
 };
 
-#define CASE(lbl, fn, tr, en, ev, fac) \
-	{ lbl, fn, tr, en, ev, 1, fac, { 0 }, { 0, 0, 0 }, 0, 0 }, \
-	{ lbl, fn, tr, en, ev, 2, fac, { 0 }, { 0, 0, 0 }, 0, 0 }
+#define CASE_MEM(lbl, fn, tr, mem, en, ev, fac) \
+	{ lbl, fn, tr, mem, en, ev, 1, fac, { 0 }, { 0, 0, 0 }, 0, 0 }, \
+	{ lbl, fn, tr, mem, en, ev, 2, fac, { 0 }, { 0, 0, 0 }, 0, 0 }
+#define CASE(lbl, fn, tr, en, ev, fac) CASE_MEM(lbl, fn, tr, false, en, ev, fac)
 
-enum { C_EMPTY = 0, C_FLOOR = 2, C_TP_DIS = 4, C_TP_EN = 6, C_TP_STR = 8 };
+#define L_FLOOR "record floor (rdtsc + 32 B + release)"
+#define L_TP_FILE "tpoint enabled, 3 x u64, to file"
+#define L_TP_MEM "tpoint enabled, 3 x u64, in memory"
 static struct bench_case cases[] = {
 	CASE("empty loop", loop_empty, T_NONE, NULL, NULL, CHEAP_FACTOR),
-	CASE("record floor (rdtsc + 32 B + release)", loop_floor, T_NONE, NULL, NULL, 1),
+	CASE(L_FLOOR, loop_floor, T_NONE, NULL, NULL, 1),
 	CASE("tpoint disabled", loop_u64x3, T_TPOINT, NULL, NULL, CHEAP_FACTOR),
-	CASE("tpoint enabled, 3 x u64", loop_u64x3, T_TPOINT, "bench:bench_u64x3",
-	     "bench_u64x3", 1),
-	CASE("tpoint enabled, 32-byte string", loop_str, T_TPOINT, "bench:bench_str",
+	CASE(L_TP_FILE, loop_u64x3, T_TPOINT, "bench:bench_u64x3", "bench_u64x3", 1),
+	CASE_MEM(L_TP_MEM, loop_u64x3, T_TPOINT, true, "bench:bench_u64x3", "bench_u64x3", 1),
+	CASE("tpoint enabled, 32-byte string, to file", loop_str, T_TPOINT, "bench:bench_str",
 	     "bench_str", 1),
+	CASE_MEM("tpoint enabled, 32-byte string, in memory", loop_str, T_TPOINT, true,
+		 "bench:bench_str", "bench_str", 1),
 #ifdef HAVE_LTTNG
 	CASE("LTTng-UST disabled", loop_lt_off, T_LTTNG_OFF, NULL, NULL, CHEAP_FACTOR),
 	CASE("LTTng-UST enabled, 3 x u64, per-UID", loop_lt_uid, T_LTTNG, NULL, NULL, 1),
@@ -200,9 +208,13 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 	n *= (uint64_t)c->factor;
 	if (c->enable)
 		bench_enable("peers", c->enable, c->event, &before);
+	if (c->in_memory)
+		tpoint_set_mode(TPOINT_MODE_OVERWRITE);
 	off_t spooled = bench_file_size(spool);
 
 	ns = time_batch(c->loop, n, c->threads);
+	if (c->in_memory)
+		tpoint_set_mode(TPOINT_MODE_DISCARD); /* the drain spools the batch now */
 	if (c->enable) {
 		tpoint_disable(c->enable);
 		bench_event_stats("bench", c->event, &after);
@@ -237,7 +249,7 @@ static void print_table(uint64_t n, int reps)
 	for (int i = 0; i < NCASES; i++) {
 		const struct bench_case *c = &cases[i];
 		/* Each thread count is compared with the floor at the same thread count. */
-		const struct bench_case *fl = &cases[C_FLOOR + c->threads - 1];
+		const struct bench_case *fl = find(L_FLOOR, c->threads);
 
 		if (!case_runs(c))
 			continue;
@@ -254,29 +266,40 @@ static void print_table(uint64_t n, int reps)
 
 static int targets(void)
 {
-	const struct bench_case *fl = find("record floor (rdtsc + 32 B + release)", 1);
-	const struct bench_case *en1 = &cases[C_TP_EN], *en2 = &cases[C_TP_EN + 1];
-	const struct bench_case *fl2 = &cases[C_FLOOR + 1];
+	const struct bench_case *fl = find(L_FLOOR, 1), *fl2 = find(L_FLOOR, 2);
+	const struct bench_case *en1 = find(L_TP_FILE, 1), *en2 = find(L_TP_FILE, 2);
+	const struct bench_case *mem1 = find(L_TP_MEM, 1), *mem2 = find(L_TP_MEM, 2);
+	/* The 1-thread targets take the case that writes the file: the harder one. */
 	double r = en1->s.med / fl->s.med;
 	int unmet = 0;
 
 	printf("\n");
-	printf("target: tpoint enabled (3 x u64, 1 thread) <= 1.3x floor: %.2fx (%s)\n", r,
-	       r <= 1.3 ? "met" : "NOT met");
+	printf("target: tpoint enabled (3 x u64, 1 thread, to file) <= 1.3x floor: %.2fx (%s)\n",
+	       r, r <= 1.3 ? "met" : "NOT met");
 	unmet += r > 1.3;
 	/*
 	 * "2 threads cost no more per event than 1": the per-thread figure at 2 threads, over
 	 * the floor at 2 threads, is within 10 % of the same ratio at 1 thread. The floor takes
 	 * out what the machine does to any 2 threads (2 vCPUs, a neighbour's load); what is left
-	 * is the tracer's: shared cache lines, or its drain thread taking a writer's CPU.
+	 * is the tracer's: shared cache lines, contention. Judged in memory, as the LTTng rows
+	 * are measured: to file, the drain thread is a third busy thread on a 2-CPU machine, and
+	 * its CPU (the kernel's copy into the file) lands in the writers' figures.
 	 */
-	double r2 = en2->s.med / fl2->s.med;
-	printf("target: tpoint enabled, 2 threads, per event <= 1 thread + 10 %% (ratios to the "
-	       "floor at the same thread count): %.2fx vs %.2fx (%s)\n", r2, r,
-	       r2 <= r * 1.1 ? "met" : "NOT met");
-	unmet += r2 > r * 1.1;
-	if (en1->lost || en2->lost)
-		printf("note: tpoint lost records in the table's batches: the pool was too small\n");
+	double m1 = mem1->s.med / fl->s.med, m2 = mem2->s.med / fl2->s.med;
+	double f2 = en2->s.med / fl2->s.med;
+
+	printf("target: tpoint enabled, 2 threads, per event <= 1 thread + 10 %% (in memory, ratios "
+	       "to the floor at the same thread count): %.2fx vs %.2fx (%s)\n", m2, m1,
+	       m2 <= m1 * 1.1 ? "met" : "NOT met");
+	unmet += m2 > m1 * 1.1;
+	printf("info: the same to file, the drain sharing %ld CPUs with the writers: 2 threads "
+	       "%.2fx vs 1 thread %.2fx\n", sysconf(_SC_NPROCESSORS_ONLN), f2, r);
+	for (int i = 0; i < NCASES; i++)
+		if (case_runs(&cases[i]) && cases[i].lost) {
+			printf("note: tpoint lost records in the table's batches: the pool was too "
+			       "small\n");
+			break;
+		}
 #ifdef HAVE_LTTNG
 	if (with_lttng) {
 		const struct bench_case *uid = find("LTTng-UST enabled, 3 x u64, per-UID", 1);
