@@ -80,6 +80,16 @@ lost=$(sed -n 's/.*tpt_ctl:ctl_tick *\([0-9]*\) *[0-9]* *[0-9]* *[0-9]* *\([0-9]
 [ -n "$lost" ] && [ "$lost" -gt 0 ] || { cat err.txt; fail "a 64K pool over 2 s overwrote nothing?"; }
 echo "ok: --overwrite -b 64K: the newest $n events kept, $lost overwritten and counted"
 
+# Block mode through the control socket: every event kept, none lost.
+"$TPOINT" record -p "$P" -e tpt_ctl:ctl_tick --block -b 64K -o block.dat --duration 1 2>err.txt ||
+	{ cat err.txt; fail "record -p --block exited $?"; }
+n=$(ticks block.dat | wc -l)
+grep -q "block.dat: $n events from 1 process, 0 lost" err.txt || { cat err.txt; fail "summary of --block"; }
+[ "$n" -gt 100 ] && ticks block.dat | contiguous || fail "--block: $n events, or not contiguous"
+"$TPOINT" record -p "$P" -e tpt_ctl --block --overwrite -o x.dat 2>err.txt; [ $? = 2 ] || fail "--block --overwrite"
+grep -q "one or the other" err.txt || { cat err.txt; fail "--block --overwrite message"; }
+echo "ok: --block -b 64K: $n events, none lost; --block with --overwrite refused"
+
 # A snapshot of events kept in memory, taken twice without stopping anything.
 "$TPOINT" snapshot -p "$P" -o none.dat 2>err.txt; [ $? = 1 ] || fail "snapshot of nothing"
 grep -q "records nothing: enable events first" err.txt || { cat err.txt; fail "snapshot message"; }
