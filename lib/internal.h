@@ -111,6 +111,8 @@ HIDDEN void pool_destroy(struct pool *p);
 HIDDEN void pool_release_memory(struct pool *p);
 HIDDEN char *pool_page(const struct pool *p, uint32_t index);
 HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
+/* About how many pages the free queue holds (racy: for heuristics only). */
+HIDDEN uint32_t pool_free_estimate(const struct pool *p);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
 /* Block mode: wait for a free page while the drain runs; false when it did not come. */
 HIDDEN bool pool_wait_free(struct pool *p, uint32_t *index);
@@ -133,6 +135,11 @@ struct thread_rec {
 	uint64_t stream_epoch[TPOINT_MAX_NESTING];
 	uint64_t seq;            /* pages taken so far in the recording of seq_epoch */
 	uint64_t seq_epoch;
+	struct page_reserve {    /* free pages taken ahead, per level (see take_page()) */
+		uint64_t epoch;  /* of the pool they are from */
+		uint32_t next, count;
+		uint32_t pages[7];
+	} reserve[TPOINT_MAX_NESTING];
 };
 /*
  * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (writer_detach_all).

@@ -209,6 +209,14 @@ bool pool_take_free(struct pool *p, uint32_t *index)
 	return mpmc_pop(p->free_q, index);
 }
 
+uint32_t pool_free_estimate(const struct pool *p)
+{
+	uint64_t tail = __atomic_load_n(&p->free_q->tail, __ATOMIC_RELAXED);
+	uint64_t head = __atomic_load_n(&p->free_q->head, __ATOMIC_RELAXED);
+
+	return tail > head ? (uint32_t)(tail - head) : 0;
+}
+
 bool pool_take_full(struct pool *p, uint32_t *index)
 {
 	return mpmc_pop(p->full_q, index);

