@@ -107,6 +107,18 @@ TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
 
+/*
+ * What a reserved record's commit publishes: the commit word of its page, the offset it
+ * moves to, and the nesting level it gives back. Kept by the caller, so that the commit is
+ * one store, not a reload of the stream (the record's stores might alias it, for all the
+ * compiler knows). Nothing changes them meanwhile: the level stays claimed.
+ */
+struct tpoint_pending {
+	uint64_t *commit;
+	uint64_t end;
+	uint32_t level;
+};
+
 static inline uint32_t tpoint_record_total(uint32_t payload)
 {
 	return (payload + TPOINT_RECORD_HEADER + 7u) & ~7u;
@@ -126,7 +138,7 @@ static inline uint32_t tpoint_record_total(uint32_t payload)
  * ends.
  */
 static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
-				   struct tpoint_stream **stream)
+				   struct tpoint_pending *pending)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 	uint32_t level = t->nesting;
@@ -155,32 +167,37 @@ static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 		t->nesting = level;
 		return NULL;
 	}
+	char *data = s->data;
+	uint64_t *rec = (uint64_t *)(void *)(data + off);
+
 	s->off = off + total;
 	s->last = now;
-	uint64_t *rec = (uint64_t *)(void *)(s->data + off);
 	rec[0] = (delta << 5) | ((uint64_t)(total - 4) << 32); /* type_len 0, length + 4 */
 	rec[1] = t->pid_word | ev->id; /* common_type, flags 0, preempt_count 0, pid */
-	*stream = s;
+	pending->commit = (uint64_t *)(void *)(data - 8);
+	pending->end = off + total;
+	pending->level = level;
 	return rec + 1;
 }
 
-/* Publish the record of `s`: readers trust a page only up to its commit word. */
-static inline void tpoint_commit_stream(struct tpoint_stream *s)
+/* Publish a record: readers trust a page only up to its commit word. */
+static inline void tpoint_commit_pending(const struct tpoint_pending *p)
 {
-	struct tpoint_tls *t = &TPOINT_TLS;
-
 	/* Release: the record's bytes are visible before the commit that covers them. */
-	__atomic_store_n((uint64_t *)(void *)(s->data - 8), (uint64_t)s->off, __ATOMIC_RELEASE);
+	__atomic_store_n(p->commit, p->end, __ATOMIC_RELEASE);
 	tpoint_barrier();
-	t->nesting = (uint32_t)(s - t->stream);
+	TPOINT_TLS.nesting = p->level;
 }
 
-/* The same after tpoint_reserve_slow_v1(): the stream is the claimed level's. */
+/* The same after tpoint_reserve_slow_v1(): the record is the claimed level's last. */
 static inline void tpoint_commit(void)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
+	struct tpoint_stream *s = &t->stream[t->nesting - 1];
 
-	tpoint_commit_stream(&t->stream[t->nesting - 1]);
+	__atomic_store_n((uint64_t *)(void *)(s->data - 8), (uint64_t)s->off, __ATOMIC_RELEASE);
+	tpoint_barrier();
+	t->nesting = (uint32_t)(s - t->stream);
 }
 
 /*

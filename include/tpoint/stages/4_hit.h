@@ -6,11 +6,11 @@
  *	{
  *		struct tpoint_data_offsets_foo __data_offsets;
  *		size = __tpoint_get_offsets_foo(&__data_offsets, args);
- *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, fixed part + size, &stream);
+ *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, fixed part + size, &pending);
  *		if (!__entry) { __tpoint_emit_slow_foo(ev, args); return; }	(a tail call)
  *		__entry->__data_loc_s = __data_offsets.s;	(each dynamic field)
  *		{ TP_fast_assign }
- *		tpoint_commit_stream(stream);
+ *		tpoint_commit_pending(&pending);
  *	}
  *	__tpoint_emit_slow_foo() is the same with tpoint_reserve_slow_v1(), out of line, so
  *	that the fast path makes no call and saves no register.
@@ -55,7 +55,7 @@
 /* Size, reserve through `reserve`, fill and publish one record of class `name`. */
 #define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit)                \
 	struct tpoint_data_offsets_##name __data_offsets;                                       \
-	struct tpoint_stream *__stream;                                                         \
+	struct tpoint_pending __pending;                                                        \
 	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
 			     __tpoint_get_offsets_##name(&__data_offsets, args);                \
 	if (__payload > TPOINT_MAX_PAYLOAD) {                                                   \
@@ -82,15 +82,15 @@
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
 				 tpoint_reserve_slow_v1(__ev, tpoint_record_total(__payload)), \
-				 (void)__stream, tpoint_commit())                              \
+				 (void)__pending, tpoint_commit())                             \
 	}                                                                                      \
 	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
 		struct tpoint_event *__ev, proto)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
-				 tpoint_reserve(__ev, __payload, &__stream),                   \
+				 tpoint_reserve(__ev, __payload, &__pending),                  \
 				 __tpoint_emit_slow_##name(__ev, args),                        \
-				 tpoint_commit_stream(__stream))                               \
+				 tpoint_commit_pending(&__pending))                            \
 	}
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
