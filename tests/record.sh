@@ -49,3 +49,27 @@ grep -q "/nonexistent/cmd" err.txt || fail "missing command not named"
 "$TPOINT" record --help | grep -q "usage: tpoint record" || fail "--help"
 [ -z "$(ls -A . | grep tpoint-spool)" ] || fail "spool directory left behind"
 echo "ok: errors"
+
+# A full disk: the file cannot be written, what was recorded is kept, and --assemble
+# writes it elsewhere. Needs a small file system of its own: a tmpfs, mounted as root.
+if [ "$(id -u)" = 0 ] && mkdir -p tiny && mount -t tmpfs -o size=1m tpoint-test tiny 2>/dev/null; then
+	trap 'umount tiny 2>/dev/null' EXIT
+	"$TPOINT" record -e tpt_ctl -o tiny/full.dat -- "$B/tests/ctltarget" 1 1 >/dev/null 2>err.txt
+	[ $? = 1 ] || { cat err.txt; fail "recording onto a full disk should exit 1"; }
+	grep -q "No space left on device" err.txt || { cat err.txt; fail "ENOSPC not said"; }
+	kept=$(sed -n 's/.* is kept in \(.*\); write it with$/\1/p' err.txt)
+	[ -n "$kept" ] && [ -d "$kept" ] || { cat err.txt; fail "the spools were not kept"; }
+	"$TPOINT" record --assemble "$kept" -e x 2>err.txt; [ $? = 2 ] || fail "--assemble with -e"
+	"$TPOINT" record --assemble "$kept" -o full.dat 2>err.txt || { cat err.txt; fail "--assemble exited $?"; }
+	grep -q "full.dat: [0-9]* events from 1 process, 0 lost" err.txt || { cat err.txt; fail "--assemble summary"; }
+	n=$(trace-cmd report full.dat 2>/dev/null | grep -c 'ctl_tick:')
+	[ "$n" -gt 100 ] || fail "only $n ctl_tick events assembled"
+	[ ! -e "$kept" ] || fail "--assemble left $kept behind"
+	"$TPOINT" record --assemble tiny -o x.dat 2>err.txt; [ $? = 1 ] || fail "--assemble of no spools"
+	grep -q "no spool files" err.txt || { cat err.txt; fail "--assemble of no spools: message"; }
+	umount tiny && rmdir tiny
+	trap - EXIT
+	echo "ok: a full disk: the recording kept, --assemble wrote its $n ticks elsewhere"
+else
+	echo "skipped: a full disk (needs root, to mount a 1 MiB tmpfs)"
+fi

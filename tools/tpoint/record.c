@@ -31,6 +31,7 @@ static void record_usage(FILE *f)
 		"                     -- CMD [ARGS...]\n"
 		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-o FILE] [--duration S]\n"
 		"                     [-b SIZE] [--overwrite|--block]\n"
+		"       tpoint record --assemble DIR [-o FILE]\n"
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
 		"hits into FILE, a trace-cmd trace.dat v6 file. With -p, record the running\n"
@@ -38,6 +39,8 @@ static void record_usage(FILE *f)
 		"every event it had committed is still in the file.\n"
 		"\n"
 		"  -p, --pid PID        record a running process\n"
+		"      --assemble DIR   write FILE from the spools of a recording that could not\n"
+		"                       be completed (a full disk): record keeps them in DIR\n"
 		"  -f, --filter EXPR    with -p: keep only records for which EXPR holds (the\n"
 		"                       kernel's filter syntax), on every event -e selects\n"
 		"      --duration S     with -p: stop after S seconds\n"
@@ -91,6 +94,40 @@ static int remove_dir(const char *dir)
 		closedir(d);
 	}
 	return rmdir(dir);
+}
+
+/* The spools in dir, sorted (one per process): 0, or -1 if there is none. */
+static int collect_spools(const char *dir, char ***spools, size_t *nspools)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	*spools = NULL;
+	*nspools = 0;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char **n;
+
+		if (len < 7 || strcmp(e->d_name + len - 6, ".spool"))
+			continue;
+		n = realloc(*spools, (*nspools + 1) * sizeof(*n));
+		if (!n)
+			break;
+		*spools = n;
+		if (asprintf(&n[*nspools], "%s/%s", dir, e->d_name) >= 0)
+			(*nspools)++;
+	}
+	if (d)
+		closedir(d);
+	qsort(*spools, *nspools, sizeof(**spools), cmp_str);
+	return *nspools ? 0 : -1;
+}
+
+static void free_spools(char **spools, size_t nspools)
+{
+	for (size_t i = 0; i < nspools; i++)
+		free(spools[i]);
+	free(spools);
 }
 
 /* "8M", "65536", "512K": bytes, at least 64 KiB. */
@@ -245,6 +282,37 @@ out:
 	return ret;
 }
 
+/*
+ * tpoint record --assemble DIR: the file of a recording whose spools `record` kept because
+ * it could not write the file (a full disk). The spools go once the file is written; DIR
+ * too, if nothing else is in it.
+ */
+static int record_assemble(const char *dir, const char *out)
+{
+	struct tracedat_result res;
+	char **spools, err[512];
+	size_t nspools;
+
+	if (collect_spools(dir, &spools, &nspools) < 0) {
+		tool_error("record", "%s: no spool files (*.spool) there", dir);
+		free_spools(spools, nspools);
+		return EXIT_FAIL;
+	}
+	if (tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
+				 sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		free_spools(spools, nspools);
+		return EXIT_FAIL;
+	}
+	print_summary(out, &res, nspools);
+	tracedat_result_free(&res);
+	for (size_t i = 0; i < nspools; i++)
+		unlink(spools[i]);
+	rmdir(dir);
+	free_spools(spools, nspools);
+	return EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -256,6 +324,7 @@ int cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "assemble", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -265,10 +334,8 @@ int cmd_record(int argc, char **argv)
 	size_t nspools = 0;
 	int c, status = 0, ret = EXIT_FAIL;
 	pid_t child;
-	DIR *d;
-	struct dirent *e;
 	struct tracedat_result res;
-	const char *filter = NULL;
+	const char *filter = NULL, *assemble = NULL;
 	double duration = 0;
 	pid_t pid = 0;
 	char *end;
@@ -293,6 +360,7 @@ int cmd_record(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'f': filter = optarg; break;
+		case 'A': assemble = optarg; break;
 		case 'd':
 			duration = strtod(optarg, &end);
 			if (*end || !(duration > 0)) {
@@ -303,6 +371,13 @@ int cmd_record(int argc, char **argv)
 		case 'h': record_usage(stdout); return EXIT_OK;
 		default: record_usage(stderr); return EXIT_USAGE;
 		}
+	}
+	if (assemble) {
+		if (events || pid || filter || duration || mode || buffer || optind < argc) {
+			tool_error("record", "--assemble takes a directory and -o, nothing else");
+			return EXIT_USAGE;
+		}
+		return record_assemble(assemble, out);
 	}
 	if (!events || !*events) {
 		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'");
@@ -374,32 +449,19 @@ int cmd_record(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 
-	d = opendir(dirbuf);
-	while (d && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char **n;
-
-		if (len < 7 || strcmp(e->d_name + len - 6, ".spool"))
-			continue;
-		n = realloc(spools, (nspools + 1) * sizeof(*n));
-		if (!n)
-			break;
-		spools = n;
-		if (asprintf(&spools[nspools], "%s/%s", dirbuf, e->d_name) >= 0)
-			nspools++;
-	}
-	if (d)
-		closedir(d);
-	if (!nspools) {
+	if (collect_spools(dirbuf, &spools, &nspools) < 0) {
 		tool_error("record", "%s recorded nothing: is it linked with libtpoint? "
 			   "(run it with TPOINT_DEBUG=1 to see why)", argv[optind]);
 		goto out;
 	}
-	qsort(spools, nspools, sizeof(*spools), cmp_str);
 	if (tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
 				 sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
-		goto out;
+		/* What was recorded stays: the file can be written later, or elsewhere. */
+		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
+			"  tpoint record --assemble %s -o FILE\n", argv[optind], dirbuf, dirbuf);
+		free_spools(spools, nspools);
+		return EXIT_FAIL;
 	}
 
 	ret = EXIT_OK;
@@ -427,9 +489,7 @@ int cmd_record(int argc, char **argv)
 			WEXITSTATUS(status));
 	tracedat_result_free(&res);
 out:
-	for (size_t i = 0; i < nspools; i++)
-		free(spools[i]);
-	free(spools);
+	free_spools(spools, nspools);
 	remove_dir(dirbuf);
 	return ret;
 }
