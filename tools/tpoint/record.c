@@ -119,8 +119,10 @@ static int collect_spools(const char *dir, char ***spools, size_t *nspools)
 	}
 	if (d)
 		closedir(d);
+	if (!*nspools)
+		return -1;
 	qsort(*spools, *nspools, sizeof(**spools), cmp_str);
-	return *nspools ? 0 : -1;
+	return 0;
 }
 
 static void free_spools(char **spools, size_t nspools)
