@@ -20,12 +20,6 @@
 #include "internal.h"
 #include "spool_format.h"
 
-struct page_progress {
-	uint64_t gen;   /* meta.gen when the page was partly spooled */
-	uint32_t upto;  /* bytes of its data already spooled */
-	uint64_t clock; /* the running clock at upto */
-};
-
 static struct spool {
 	pthread_mutex_t io; /* one writer of the file at a time: the thread, flush or stop */
 	pthread_t thread;
@@ -34,7 +28,7 @@ static struct spool {
 	int fd;
 	char *path;
 	struct pool *pool;
-	struct page_progress *progress;
+	uint64_t *clock_at; /* per page: the running clock where its spooled part ends */
 	char *buf;          /* chunks being put together: headers, names, formats, copies */
 	size_t used;
 	size_t seg_start;   /* buf bytes before this are in iov already */
@@ -323,9 +317,21 @@ static struct spool_records *page_chunk(const char *bytes, uint32_t len, bool st
 }
 
 /*
+ * Claim a page's records from `from` up to `commit` for the spool; false when a writer took
+ * the page back meanwhile, and counted them lost (count_overwritten() in writer.c).
+ */
+static bool claim_records(struct page_meta *m, uint64_t gen, uint32_t from, uint64_t commit)
+{
+	uint64_t claimed = (gen << 32) | from;
+
+	return __atomic_compare_exchange_n(&m->spooled, &claimed, (gen << 32) | commit, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+/*
  * Append a page's bytes from `from` up to its commit word, as they are (SPOOL_PAGE): the
  * readers walk the records, so the drain spends nothing on them. `clock` is the page's
- * running clock at `from`. Returns the offset reached.
+ * running clock at `from`.
  *
  * partial: the page is still being written. Its next part starts where this one ends (the
  * clock there goes to *clock_out), and its records are claimed from page_meta.spooled, as
@@ -335,48 +341,47 @@ static struct spool_records *page_chunk(const char *bytes, uint32_t len, bool st
  * reader does not take it for a lost page.
  * stable: nobody rewrites the page before the next flush, so its bytes need no copy.
  */
-static uint32_t emit_records(const char *page, struct page_meta *m, uint64_t gen,
-			     uint32_t from, uint64_t clock, uint64_t *clock_out, bool partial,
-			     bool stable)
+static void emit_records(const char *page, struct page_meta *m, uint64_t gen,
+			 uint32_t from, uint64_t clock, uint64_t *clock_out, bool partial,
+			 bool stable)
 {
 	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
 					  __ATOMIC_ACQUIRE);
 	const char *data = page + TPOINT_PAGE_HEADER;
-	uint64_t claimed = (gen << 32) | from, claim = (gen << 32) | commit;
 	struct spool_records *hdr;
 
 	*clock_out = clock;
 	if (commit > TPOINT_PAGE_DATA_END || (from >= commit && (from || partial)))
-		return from;
+		return;
 	note_tid(m->tid);
 	/*
 	 * A stable page is claimed before its bytes are handed on; a copy is claimed after
 	 * it is made, so that a copy torn by a writer who took the page meanwhile is dropped.
+	 * The clock at the end goes with the claim: the next part starts where it ends.
 	 */
-	if (partial && stable &&
-	    !__atomic_compare_exchange_n(&m->spooled, &claimed, claim, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return from;
+	if (partial && stable) {
+		if (!claim_records(m, gen, from, commit))
+			return;
+		*clock_out = page_clock_after(data + from, (uint32_t)(commit - from), clock);
+	}
 	hdr = page_chunk(data + from, (uint32_t)(commit - from), stable);
 	if (!hdr)
-		return from;
+		return;
 	*hdr = (struct spool_records){
 		.cpu = m->cpu, .tid = m->tid, .level = m->level, .start_off = from,
 		.seq = m->seq, .lost_before = from == 0 ? m->lost_before : 0,
 		.gen = gen, .end_off = (uint32_t)commit, .clock = clock,
 	};
-	if (partial && !stable &&
-	    !__atomic_compare_exchange_n(&m->spooled, &claimed, claim, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED)) {
-		/* The copy is the last thing in the buffer: take it back. */
-		sp.used = (size_t)((char *)hdr - sizeof(struct spool_chunk) - sp.buf);
-		return from;
+	if (partial && !stable) {
+		if (!claim_records(m, gen, from, commit)) {
+			/* The copy is the last thing in the buffer: take it back. */
+			sp.used = (size_t)((char *)hdr - sizeof(struct spool_chunk) - sp.buf);
+			return;
+		}
+		*clock_out = page_clock_after((const char *)(hdr + 1), (uint32_t)(commit - from),
+					      clock);
 	}
-	if (partial)
-		*clock_out = page_clock_after(stable ? data + from : (const char *)(hdr + 1),
-					      (uint32_t)(commit - from), clock);
-	return (uint32_t)commit;
 }
 
 /*
@@ -387,39 +392,31 @@ static uint32_t emit_records(const char *page, struct page_meta *m, uint64_t gen
 static void drain_page(uint32_t idx, bool final)
 {
 	struct pool *p = sp.pool;
+	struct page_meta *m = &p->meta[idx];
 	const char *page = pool_page(p, idx);
-	struct page_progress *pr = &sp.progress[idx];
-	uint64_t gen = __atomic_load_n(&p->meta[idx].gen, __ATOMIC_RELAXED);
-	uint32_t off = 0;
-	uint64_t clock = *(const uint64_t *)(const void *)page;
+	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
+	/* Where an earlier pass stopped in this use of the page: what our claims reached. */
+	uint64_t spooled = __atomic_load_n(&m->spooled, __ATOMIC_RELAXED);
+	uint32_t off = (uint32_t)(spooled >> 32) == (uint32_t)gen ? (uint32_t)spooled : 0;
+	uint64_t clock = off ? sp.clock_at[idx] : *(const uint64_t *)(const void *)page;
 
-	if (pr->gen == gen && pr->upto) {
-		off = pr->upto;
-		clock = pr->clock;
-	}
 	/*
 	 * A page the drain took stays put until its records are in the file; so does a page
-	 * still being written in discard or block mode (its writer only appends). In overwrite mode a
-	 * writer may take a full page back at any time: its bytes are copied. The mode cannot
-	 * change before the flush: spool_set_mode() waits for sp.io, and whoever holds sp.io
-	 * flushes what it took of pages being written before letting go.
+	 * still being written in discard or block mode (its writer only appends). In overwrite
+	 * mode a writer may take a full page back at any time: its bytes are copied. The mode
+	 * cannot change before the flush: spool_set_mode() waits for sp.io, and whoever holds
+	 * sp.io flushes what it took of pages being written before letting go.
 	 */
-	off = emit_records(page, &p->meta[idx], gen, off, clock, &clock, !final,
-			   final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) !=
-						TPOINT_MODE_OVERWRITE);
-	if (final) {
-		pr->gen = 0;
-		pr->upto = 0;
+	emit_records(page, m, gen, off, clock, &clock, !final,
+		     final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE);
+	if (final)
 		/*
 		 * Not free yet: its records are in our buffer, not in the file. Until they are,
 		 * the page keeps them for whoever salvages a process killed in between.
 		 */
 		sp.to_free[sp.nto_free++] = idx;
-	} else {
-		pr->gen = gen;
-		pr->upto = off;
-		pr->clock = clock;
-	}
+	else
+		sp.clock_at[idx] = clock;
 }
 
 static unsigned drain_full(void)
@@ -484,14 +481,14 @@ static void spool_free_state(void)
 {
 	free(sp.buf);
 	free(sp.iov);
-	free(sp.progress);
+	free(sp.clock_at);
 	free(sp.tids);
 	free(sp.tid_set);
 	free(sp.path);
 	free(sp.to_free);
 	sp.buf = NULL;
 	sp.iov = NULL;
-	sp.progress = NULL;
+	sp.clock_at = NULL;
 	sp.tids = NULL;
 	sp.tid_set = NULL;
 	sp.path = NULL;
@@ -513,10 +510,10 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	sp.path = strdup(path);
 	sp.buf = malloc(SPOOL_BUF);
 	sp.iov = calloc(SPOOL_IOV, sizeof(*sp.iov));
-	sp.progress = calloc(p->npages, sizeof(*sp.progress));
+	sp.clock_at = calloc(p->npages, sizeof(*sp.clock_at));
 	sp.to_free = calloc(p->npages, sizeof(*sp.to_free));
 	sp.nto_free = 0;
-	if (!sp.path || !sp.buf || !sp.iov || !sp.progress || !sp.to_free) {
+	if (!sp.path || !sp.buf || !sp.iov || !sp.clock_at || !sp.to_free) {
 		spool_free_state();
 		return -ENOMEM;
 	}
