@@ -31,22 +31,13 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/disasm.inc"
 
-# The call sites, in a file of their own: nothing else in it tells the compiler what
-# expensive() does or when the events are on.
+# More call sites, besides site_plain and site_cond (tests/disasm_sites.c), in a file of
+# their own for the same reason: nothing else in it tells the compiler what expensive()
+# does or when the events are on.
 cat >"$work/site.c" <<'EOF'
 #include "trace/events/disasm.h"
 
 extern u64 expensive(u64 x);
-
-void site_plain(u64 x)
-{
-	tpoint_trace(disasm_plain, expensive(x), expensive(x + 1), expensive(x + 2));
-}
-
-void site_cond(u64 x)
-{
-	tpoint_trace(disasm_cond, expensive(x), expensive(x + 1), expensive(x + 2));
-}
 
 /*
  * The kernel's form, with arguments at hand (parameters, locals): the arithmetic on them
@@ -280,7 +271,7 @@ for cc in "${CC:-cc}" clang; do
 	tried=$((tried + 1))
 	bin="$work/disasm-$(basename "$cc")"
 	if ! "$cc" -O2 -std=gnu11 -Wall -Wextra -Werror -I"$top/include" -I"$here" \
-		-o "$bin" "$work/site.c" "$work/events.c" -L"$O" -ltpoint \
+		-o "$bin" "$here/disasm_sites.c" "$work/site.c" "$work/events.c" -L"$O" -ltpoint \
 		-Wl,-rpath,"$O" -lpthread; then
 		echo "FAIL: $cc cannot build the call sites"
 		status=1

@@ -18,23 +18,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/disasm.inc"
 
-cat >"$work/site.c" <<'EOF'
-#define TPOINT_JUMP_LABEL
-#include "trace/events/disasm.h"
-
-extern u64 expensive(u64 x);
-
-void site_plain(u64 x)
-{
-	tpoint_trace(disasm_plain, expensive(x), expensive(x + 1), expensive(x + 2));
-}
-
-void site_cond(u64 x)
-{
-	tpoint_trace(disasm_cond, expensive(x), expensive(x + 1), expensive(x + 2));
-}
-EOF
-
+# The call sites are tests/disasm_sites.c's, built with jump labels.
 cat >"$work/main.c" <<'EOF'
 #define CREATE_TRACE_POINTS
 #include "trace/events/disasm.h"
@@ -125,7 +109,8 @@ compilers=cc
 command -v clang >/dev/null 2>&1 && compilers="cc clang"
 for c in $compilers; do
 	exe=$work/jsite-$c
-	if ! $c -O2 -std=gnu11 -I"$top/include" -I"$top/tests" -o "$exe" "$work/site.c" "$work/main.c" \
+	if ! $c -O2 -std=gnu11 -DTPOINT_JUMP_LABEL -I"$top/include" -I"$top/tests" -o "$exe" \
+		"$top/tests/disasm_sites.c" "$work/main.c" \
 		-L"$O" -ltpoint -Wl,-rpath,"$O" 2>"$work/cc.err"; then
 		echo "$c: cannot build the sites:"
 		cat "$work/cc.err"
