@@ -51,9 +51,11 @@ grep -q "/nonexistent/cmd" err.txt || fail "missing command not named"
 echo "ok: errors"
 
 # A full disk: the file cannot be written, what was recorded is kept, and --assemble
-# writes it elsewhere. Needs a small file system of its own: a tmpfs, mounted as root.
+# writes it elsewhere. Needs a small file system of its own: a tmpfs, mounted as root, with
+# 64 KiB left, which a second of ticks fills however fast the machine is.
 if [ "$(id -u)" = 0 ] && mkdir -p tiny && mount -t tmpfs -o size=1m tpoint-test tiny 2>/dev/null; then
 	trap 'umount tiny 2>/dev/null' EXIT
+	dd if=/dev/zero of=tiny/filler bs=1k count=960 2>/dev/null || fail "cannot fill the tmpfs"
 	"$TPOINT" record -e tpt_ctl -o tiny/full.dat -- "$B/tests/ctltarget" 1 1 >/dev/null 2>err.txt
 	[ $? = 1 ] || { cat err.txt; fail "recording onto a full disk should exit 1"; }
 	grep -q "No space left on device" err.txt || { cat err.txt; fail "ENOSPC not said"; }
@@ -65,6 +67,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p tiny && mount -t tmpfs -o size=1m tpoint-test 
 	n=$(trace-cmd report full.dat 2>/dev/null | grep -c 'ctl_tick:')
 	[ "$n" -gt 100 ] || fail "only $n ctl_tick events assembled"
 	[ ! -e "$kept" ] || fail "--assemble left $kept behind"
+	rm tiny/filler
 	"$TPOINT" record --assemble tiny -o x.dat 2>err.txt; [ $? = 1 ] || fail "--assemble of no spools"
 	grep -q "no spool files" err.txt || { cat err.txt; fail "--assemble of no spools: message"; }
 	umount tiny && rmdir tiny
