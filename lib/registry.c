@@ -80,8 +80,13 @@ static void slot_apply(struct event_slot *s)
 
 	if (!s->ev)
 		return;
-	if (s->record && recording && !s->broken)
+	if (s->record && recording && !s->broken) {
 		want |= TPOINT_ENABLED_RECORD;
+		/* Only a recording event asks its filter: the bit alone would send hits of an
+		 * event that is off to its condition. */
+		if (__atomic_load_n(&s->ev->filter, __ATOMIC_RELAXED))
+			want |= TPOINT_ENABLED_FILTER;
+	}
 	if (__atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED))
 		want |= TPOINT_ENABLED_PROBES;
 	set_enable_word(s->ev, want);
@@ -231,6 +236,7 @@ static void slot_apply_filter(struct event_slot *s)
 	 * replaces is not freed: a thread may be evaluating it right now (probe sets alike).
 	 */
 	__atomic_store_n(&s->ev->filter, f, __ATOMIC_RELEASE);
+	slot_apply(s); /* TPOINT_ENABLED_FILTER follows the filter */
 }
 
 /* Remember (or, for "", forget) the filter of "system:name". Under the lock. */

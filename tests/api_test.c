@@ -106,13 +106,20 @@ int main(void)
 	REQUIRE(tpoint_record_start("api3.dat") == 0, "start a third recording");
 	for (int i = 0; i < 100; i++)
 		trace_api_tick(i);
-	CHECK(tpoint_record_stop() == 0, "stop the third");
-	CHECK(events_in("api3.dat", NULL) == 10, "the filter kept n = 10..19: %llu events",
-	      (unsigned long long)events_in("api3.dat", NULL));
-	CHECK(tu_stats("tpt_api", "api_tick", &st) == 0 && st.filtered == 90,
-	      "90 records filtered, counted: %llu", (unsigned long long)st.filtered);
+	/* Cleared and set again while recording: the enable word follows at once. */
 	CHECK(tpoint_set_filter("api_tick", "") == 0, "clear the filter");
-	tu_note("tpoint_set_filter: 10 of 100 kept, 90 counted as filtered");
+	for (int i = 0; i < 5; i++)
+		trace_api_tick(i);
+	CHECK(tpoint_set_filter("api_tick", "n == 7") == 0, "set another filter");
+	for (int i = 0; i < 10; i++)
+		trace_api_tick(i);
+	CHECK(tpoint_record_stop() == 0, "stop the third");
+	CHECK(events_in("api3.dat", NULL) == 16, "the filters kept 10 + 5 + 1 events: %llu",
+	      (unsigned long long)events_in("api3.dat", NULL));
+	CHECK(tu_stats("tpt_api", "api_tick", &st) == 0 && st.filtered == 99,
+	      "99 records filtered, counted: %llu", (unsigned long long)st.filtered);
+	CHECK(tpoint_set_filter("api_tick", "") == 0, "clear the filter");
+	tu_note("tpoint_set_filter: 10 of 100 kept, then 5 of 5 unfiltered, then 1 of 10");
 
 	/*
 	 * The mode of a running recording: in overwrite mode the drain leaves the pages alone

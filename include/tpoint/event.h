@@ -2,9 +2,13 @@
 /*
  * tpoint/event.h - the part of the runtime that call sites compile inline.
  *
- * This is ABI: the layout of struct tpoint_event, struct tpoint_tls and the page format are
- * compiled into every instrumented object. Any change bumps TPOINT_ABI, which is part of the
- * symbol names below, so that old and new objects can never be mixed silently.
+ * This is ABI: the layout of struct tpoint_event, the meaning of its enable bits, struct
+ * tpoint_tls and the page format are compiled into every instrumented object. Any change
+ * bumps TPOINT_ABI, so that old and new objects can never be mixed silently: the registry
+ * refuses, with a message, the events of an object built for another ABI. A function whose
+ * contract changes also takes a new _vN name, so that such an object does not even load.
+ * (ABI 2: filtered events are flagged by TPOINT_ENABLED_FILTER, not found by a test of
+ * .filter on every hit.)
  *
  * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
  * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
@@ -23,12 +27,13 @@
 extern "C" {
 #endif
 
-#define TPOINT_ABI 1
+#define TPOINT_ABI 2
 #define TPOINT_EXPORT __attribute__((visibility("default")))
 
 /* Bits of tpoint_event.enabled. */
 #define TPOINT_ENABLED_RECORD 1u /* write records into the buffers */
 #define TPOINT_ENABLED_PROBES 2u /* call the in-process probes (register_trace_<name>) */
+#define TPOINT_ENABLED_FILTER 4u /* with RECORD: a filter judges each record (.filter) */
 
 struct tpoint_event {
 	uint32_t enabled; /* TPOINT_ENABLED_*; call sites read it relaxed, then branch */
@@ -37,7 +42,7 @@ struct tpoint_event {
 	uint32_t index;   /* dense number in the registry: the per-thread counters' slot */
 	uint32_t registered;
 	void *probes;     /* struct tpoint_probe_set *, replaced as a whole on (un)register */
-	void *filter;     /* reserved for filters */
+	void *filter;     /* the compiled filter, or NULL; TPOINT_ENABLED_FILTER says to look */
 	const struct tpoint_meta_class *class_meta;
 	const struct tpoint_meta_event *meta;
 };

@@ -14,6 +14,20 @@ static inline uint64_t tpoint_arch_clock(void)
 }
 
 /*
+ * The 32-bit word at `base` + `disp` from the thread pointer, in one instruction through %fs
+ * (the generic form reads the thread pointer first). As asm, not __seg_fs: that needs GNU C,
+ * and this header serves ISO C and C++ too.
+ */
+static inline uint32_t tpoint_arch_tp_load32(ptrdiff_t base, int disp)
+{
+	uint32_t v;
+
+	__asm__ __volatile__("movl %%fs:%c2(%1), %0" : "=r"(v) : "r"(base), "i"(disp));
+	return v;
+}
+#define TPOINT_ARCH_TP_LOAD32 1
+
+/*
  * A jump-label site (<tpoint/jump_label.h>): the instruction as compiled, a 5-byte
  * `jmp rel32` to the site's checked block (%l0), which the runtime turns into the 5-byte NOP
  * `nopl 0x0(%rax,%rax,1)` while the event is off. Spelled as bytes so that the assembler

@@ -12,8 +12,9 @@
  *		{ TP_fast_assign }
  *		tpoint_commit_pending(&pending);
  *	}
- *	__tpoint_emit_slow_foo() is the same with tpoint_reserve_slow_v1(), out of line, so
- *	that the fast path makes no call and saves no register.
+ *	__tpoint_emit_filtered_foo() is the same with a filter's judgement before the commit,
+ *	out of line; __tpoint_emit_slow_foo() is that with tpoint_reserve_slow_v1(), out of line
+ *	too. The inline path calls nothing that returns to it, so it saves no register.
  *
  *	struct tpoint_event __tpoint_event_bar = { ..., &__tpoint_meta_class_foo.h,
  *						   &__tpoint_meta_event_bar.h };
@@ -25,6 +26,7 @@
  *	static void __tpoint_record_bar(proto)
  *	{
  *		if probes: __tpoint_probes_bar(): call them, then record (out of line);
+ *		else if a filter: __tpoint_emit_filtered_foo(&__tpoint_event_bar, args);
  *		else if recording: __tpoint_emit_foo(&__tpoint_event_bar, args);
  *	}
  *
@@ -52,8 +54,11 @@
 #define __assign_str(dst, ...)                                                                \
 	memcpy(__get_str(dst), __data_offsets.dst##_ptr_, __get_dynamic_array_len(dst))
 
-/* Size, reserve through `reserve`, fill and publish one record of class `name`. */
-#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit)                \
+/*
+ * Size, reserve through `reserve`, fill and publish one record of class `name`; `filter`
+ * `ask_filter` says whether a filter may judge it first.
+ */
+#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit, ask_filter)       \
 	struct tpoint_data_offsets_##name __data_offsets;                                       \
 	struct tpoint_pending __pending;                                                        \
 	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
@@ -70,19 +75,34 @@
 	tstruct                                                                                 \
 	{ assign; }                                                                             \
 	/* The kernel's missing "never mind": a filter judges the filled record. */             \
-	if (__builtin_expect(__atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL, 0) &&    \
+	if ((ask_filter) && __atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL &&             \
 	    tpoint_filter_reject_v1(__ev, __entry, __payload))                                  \
 		return;                                                                         \
 	commit;                                                                                 \
 	tpoint_counters_of(__ev)->recorded++;
 
+/*
+ * Three ways to record a class's event. The inline one has no filter to ask: a call there
+ * would keep the record's state alive across it, in registers that cost a save and a
+ * restore on every event. An event with a filter has TPOINT_ENABLED_FILTER set and records
+ * through the out-of-line one that asks it; the slow path asks it too, as a filter set
+ * while a hit is under way may find it there.
+ */
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	static __attribute__((noinline, cold)) void __tpoint_emit_slow_##name(                 \
 		struct tpoint_event *__ev, proto)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
 				 tpoint_reserve_slow_v1(__ev, tpoint_record_total(__payload)), \
-				 (void)__pending, tpoint_commit())                             \
+				 (void)__pending, tpoint_commit(), 1)                          \
+	}                                                                                      \
+	static __attribute__((noinline)) void __tpoint_emit_filtered_##name(                   \
+		struct tpoint_event *__ev, proto)                                              \
+	{                                                                                      \
+		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
+				 tpoint_reserve(__ev, __payload, &__pending),                  \
+				 __tpoint_emit_slow_##name(__ev, args),                        \
+				 tpoint_commit_pending(&__pending), 1)                         \
 	}                                                                                      \
 	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
 		struct tpoint_event *__ev, proto)                                              \
@@ -90,7 +110,7 @@
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
 				 tpoint_reserve(__ev, __payload, &__pending),                  \
 				 __tpoint_emit_slow_##name(__ev, args),                        \
-				 tpoint_commit_pending(&__pending))                            \
+				 tpoint_commit_pending(&__pending), 0)                         \
 	}
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
@@ -112,17 +132,23 @@
 			((void (*)(void *, proto))__ps->probe[__i].func)(__ps->probe[__i].data, \
 									 args);                \
 		if (__enabled & TPOINT_ENABLED_RECORD)                                         \
-			__tpoint_emit_slow_##template(__ev, args);                             \
+			__tpoint_emit_filtered_##template(__ev, args);                         \
 	}                                                                                      \
 	/* Out of line, so that a false condition returns without saving a register. */      \
 	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
-		if (__builtin_expect(__enabled & TPOINT_ENABLED_PROBES, 0))                     \
-			__tpoint_probes_##name(__enabled, args);                               \
-		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
+		/* Probes and filters are rare: both leave the inline path with a tail call. */ \
+		if (__builtin_expect(__enabled & (TPOINT_ENABLED_PROBES | TPOINT_ENABLED_FILTER), \
+				     0)) {                                                     \
+			if (__enabled & TPOINT_ENABLED_PROBES)                                 \
+				__tpoint_probes_##name(__enabled, args);                       \
+			else                                                                   \
+				__tpoint_emit_filtered_##template(__ev, args);                 \
+		} else if (__enabled & TPOINT_ENABLED_RECORD) {                                \
 			__tpoint_emit_##template(__ev, args);                                  \
+		}                                                                              \
 	}                                                                                      \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
