@@ -155,6 +155,12 @@ HIDDEN void writer_detach_all(void);
 HIDDEN void writer_after_fork(void);
 /* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
 HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);
+/*
+ * Committed records that will never reach a file (`len` bytes of a page's records, whole
+ * records only) move from recorded to lost, in the calling thread's counters: totals are
+ * sums over threads, so they come out exact whoever counts.
+ */
+HIDDEN void writer_count_unrecorded(const char *records, uint64_t len);
 
 /* ---- spool.c: the drain thread and the spool file ---- */
 /* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
@@ -177,7 +183,7 @@ struct tracedat_event {
 };
 struct tracedat_result {
 	uint64_t events; /* records written */
-	uint64_t lost;   /* marked as lost before pages */
+	uint64_t lost;   /* lost, by the counters, or by the pages' marks if they say more */
 	struct tracedat_event *ev; /* every event the spools describe, with its counters */
 	size_t nev;
 };

@@ -35,6 +35,11 @@ static struct spool {
 	struct iovec *iov;  /* what the next write takes: parts of buf, and pool pages */
 	uint32_t niov;
 	size_t referenced;  /* bytes in iov that are pool pages, not buf */
+	/* The records going out with the next write, wherever they are: if it fails, they
+	 * count as lost. */
+	struct iovec *records;
+	uint32_t nrecords;
+	off_t file_end;     /* the file up to here holds whole chunks */
 	int error;
 	uint32_t events_written;
 	uint32_t *tids;     /* threads seen, in order: their names go in the file */
@@ -45,6 +50,7 @@ static struct spool {
 	uint32_t *to_free; /* drained pages waiting for the buffer to reach the file */
 	uint32_t nto_free;
 	bool live;         /* spool partly filled pages too, every LIVE_PERIOD */
+	bool snapshot;     /* a copy: records that fail to reach it are still in the pool */
 	uint64_t last_live;
 } sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
@@ -60,7 +66,7 @@ static struct spool {
  * 0-6 %, the rest being the kernel's write.
  */
 #define SPOOL_BUF (256u << 10)
-#define SPOOL_IOV 1024u /* IOV_MAX on Linux */
+#define SPOOL_IOV 1024u /* IOV_MAX on Linux; also the most page parts one write takes */
 
 /* The part of buf not yet in iov becomes its next entry. */
 static void close_segment(void)
@@ -71,7 +77,8 @@ static void close_segment(void)
 	}
 }
 
-static void write_all(void)
+/* False when the file cannot take it (sp.error says why), now or since an earlier write. */
+static bool write_all(void)
 {
 	struct iovec *v = sp.iov;
 	uint32_t n = sp.niov;
@@ -83,9 +90,11 @@ static void write_all(void)
 			continue;
 		if (done <= 0) {
 			sp.error = done < 0 ? errno : EIO;
-			tp_err("spool %s: %s; recording stops here", sp.path, strerror(sp.error));
+			tp_err("spool %s: %s; the records from here on count as lost", sp.path,
+			       strerror(sp.error));
 			break;
 		}
+		sp.file_end += done;
 		/* A short write (a full disk, a signal): go on from where it stopped. */
 		while (n && (size_t)done >= v->iov_len) {
 			done -= (ssize_t)v->iov_len;
@@ -97,18 +106,33 @@ static void write_all(void)
 			v->iov_len -= (size_t)done;
 		}
 	}
+	return !sp.error;
 }
 
 static void flush_buf(void)
 {
 	uint32_t nfree = sp.nto_free;
+	off_t start = sp.file_end;
 
 	close_segment();
-	write_all();
+	if (!write_all()) {
+		/*
+		 * The file keeps whole chunks only: what this write put of its chunks (a full
+		 * disk takes part of them) is cut off again, and their records count as lost,
+		 * as do those of every write after the first that failed. The room cut off is
+		 * what a last, small chunk of counts needs (sync_locked()).
+		 */
+		if (sp.file_end != start && ftruncate(sp.fd, start) == 0 &&
+		    lseek(sp.fd, start, SEEK_SET) == start)
+			sp.file_end = start;
+		for (uint32_t i = 0; i < sp.nrecords && !sp.snapshot; i++)
+			writer_count_unrecorded(sp.records[i].iov_base, sp.records[i].iov_len);
+	}
 	sp.used = sp.seg_start = 0;
 	sp.niov = 0;
 	sp.referenced = 0;
-	/* The drained pages' records are in the file now: the pages may be reused. */
+	sp.nrecords = 0;
+	/* The drained pages' records are in the file now (or counted lost): reuse the pages. */
 	for (uint32_t i = 0; i < nfree; i++)
 		pool_put_free(sp.pool, sp.to_free[i]);
 	sp.nto_free = 0;
@@ -121,7 +145,7 @@ static void make_room(uint32_t size, uint32_t ref)
 
 	/* Each chunk may close a segment and add a reference: two entries at most. */
 	if (sp.used + need > SPOOL_BUF || sp.niov + 3 > SPOOL_IOV ||
-	    (ref && sp.referenced + ref > SPOOL_BUF))
+	    sp.nrecords == SPOOL_IOV || (ref && sp.referenced + ref > SPOOL_BUF))
 		flush_buf();
 }
 
@@ -131,7 +155,7 @@ static void *chunk_begin(uint32_t type, uint32_t size)
 	struct spool_chunk *c;
 
 	make_room(size, 0);
-	if (need > SPOOL_BUF || sp.error)
+	if (need > SPOOL_BUF)
 		return NULL;
 	c = (struct spool_chunk *)(void *)(sp.buf + sp.used);
 	c->type = type;
@@ -301,8 +325,6 @@ static struct spool_records *page_chunk(const char *bytes, uint32_t len, bool st
 		return (struct spool_records *)(void *)body;
 	}
 	make_room((uint32_t)sizeof(*hdr), len);
-	if (sp.error)
-		return NULL;
 	hdr = chunk_begin(SPOOL_PAGE, (uint32_t)sizeof(*hdr));
 	if (!hdr)
 		return NULL;
@@ -382,6 +404,8 @@ static void emit_records(const char *page, struct page_meta *m, uint64_t gen,
 		*clock_out = page_clock_after((const char *)(hdr + 1), (uint32_t)(commit - from),
 					      clock);
 	}
+	sp.records[sp.nrecords++] = (struct iovec){ stable ? (void *)(data + from) : (void *)(hdr + 1),
+						    commit - from };
 }
 
 /*
@@ -486,6 +510,8 @@ static void spool_free_state(void)
 	free(sp.tid_set);
 	free(sp.path);
 	free(sp.to_free);
+	free(sp.records);
+	sp.records = NULL;
 	sp.buf = NULL;
 	sp.iov = NULL;
 	sp.clock_at = NULL;
@@ -512,8 +538,11 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	sp.iov = calloc(SPOOL_IOV, sizeof(*sp.iov));
 	sp.clock_at = calloc(p->npages, sizeof(*sp.clock_at));
 	sp.to_free = calloc(p->npages, sizeof(*sp.to_free));
+	sp.records = calloc(SPOOL_IOV, sizeof(*sp.records));
 	sp.nto_free = 0;
-	if (!sp.path || !sp.buf || !sp.iov || !sp.clock_at || !sp.to_free) {
+	sp.nrecords = 0;
+	sp.file_end = 0;
+	if (!sp.path || !sp.buf || !sp.iov || !sp.clock_at || !sp.to_free || !sp.records) {
 		spool_free_state();
 		return -ENOMEM;
 	}
@@ -526,6 +555,7 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	}
 	sp.pool = p;
 	sp.live = live;
+	sp.snapshot = false;
 	sp.error = 0;
 	sp.stop = false;
 	sp.events_written = 0;
@@ -579,10 +609,19 @@ int spool_start(struct pool *p, const char *path, bool live)
 
 static void sync_locked(bool final)
 {
+	int error;
+
 	put_new_events();
 	/* Full pages first: within a stream they come before the page being written. */
 	drain_full();
 	drain_partial();
+	flush_buf();
+	/*
+	 * After a failed write the counts are worth another try: they say what was lost, and
+	 * the room of the cut-off chunks may take them. The error stays the recording's.
+	 */
+	error = sp.error;
+	sp.error = 0;
 	for (size_t i = 0; i < sp.ntids; i++)
 		put_comm(sp.tids[i]); /* names may have changed since first seen */
 	put_clock_sample();
@@ -590,6 +629,8 @@ static void sync_locked(bool final)
 	if (final)
 		chunk_begin(SPOOL_END, 0);
 	flush_buf();
+	if (error)
+		sp.error = error;
 }
 
 int spool_sync(void)
@@ -655,6 +696,7 @@ int spool_snapshot(struct pool *p, const char *path)
 		free(copy);
 		return err;
 	}
+	sp.snapshot = true;
 	for (uint32_t i = 0; i < p->npages; i++) {
 		struct page_meta m;
 		uint32_t state = __atomic_load_n(&p->meta[i].state, __ATOMIC_ACQUIRE);

@@ -787,7 +787,7 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 {
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1 };
 	struct out_file f = { .fd = -1 };
-	uint64_t table_off, *table = NULL;
+	uint64_t table_off, *table = NULL, counted = 0;
 	char *tmp = NULL;
 	int ret = 0;
 
@@ -873,8 +873,16 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 		d->recorded = e->stat.recorded;
 		d->lost = e->stat.lost;
 		d->hits = d->cond_skipped + d->filtered + d->recorded + d->lost;
+		counted += d->lost;
 		res->nev++;
 	}
+	/*
+	 * The pages' marks tell of records dropped for want of room; the counters of every loss
+	 * (overwritten, or cut off by a full disk too). A process killed before it wrote its
+	 * counters leaves only its marks.
+	 */
+	if (counted > res->lost)
+		res->lost = counted;
 out:
 	if (f.fd >= 0)
 		close(f.fd);

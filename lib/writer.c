@@ -309,20 +309,25 @@ static void count_overwritten(struct pool *pool, uint32_t idx)
 	uint64_t old = __atomic_exchange_n(&m->spooled, (gen + 1) << 32, __ATOMIC_ACQ_REL);
 	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
 					  __ATOMIC_ACQUIRE);
-	const char *data = page + TPOINT_PAGE_HEADER;
 	uint64_t off = (uint32_t)(old >> 32) == (uint32_t)gen ? (uint32_t)old : 0;
 
-	for (; off + 8 <= commit;) {
-		uint32_t w = *(const uint32_t *)(const void *)(data + off);
+	if (off < commit)
+		writer_count_unrecorded(page + TPOINT_PAGE_HEADER + off, commit - off);
+}
+
+HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
+{
+	for (uint64_t off = 0; off + 8 <= len;) {
+		uint32_t w = *(const uint32_t *)(const void *)(records + off);
 		uint32_t type_len = w & 31;
 
 		if (type_len == 0) {
-			uint32_t len = *(const uint32_t *)(const void *)(data + off + 4);
-			uint16_t id = *(const uint16_t *)(const void *)(data + off + 8);
+			uint32_t rlen = *(const uint32_t *)(const void *)(records + off + 4);
+			uint16_t id = *(const uint16_t *)(const void *)(records + off + 8);
 
 			if (id >= TPOINT_FIRST_ID)
 				count_unrecorded_index(id - TPOINT_FIRST_ID);
-			off += 4 + len;
+			off += 4 + rlen;
 		} else {
 			off += 8; /* a time extend: tpoint writes no other kind */
 		}
