@@ -175,6 +175,8 @@ HIDDEN const char *spool_path(void);
 HIDDEN void spool_set_live(bool live);
 HIDDEN void spool_set_mode(struct pool *p, enum tpoint_mode mode);
 HIDDEN void spool_after_fork(void);
+/* A recording begins: the counts its spools carry are from here on. */
+HIDDEN void spool_mark_stats(void);
 
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */
 struct tracedat_event {

@@ -107,6 +107,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
+	spool_mark_stats(); /* the file's counts start here */
 	err = pool_create(pool, pool_bytes, pool_mode);
 	if (err) {
 		free(pool);
@@ -326,8 +327,16 @@ int session_detach(bool keep)
 	registry_restore(rec.mark);
 	rec.mark = NULL;
 	restart_memory_locked();
-	if (!keep && spool)
+	if (!keep && spool) {
+		char *slash = strrchr(spool, '/');
+
 		unlink(spool); /* nobody will read it */
+		/* Nor the directory the client made for it, once empty (a client killed). */
+		if (slash && slash != spool) {
+			*slash = 0;
+			rmdir(spool);
+		}
+	}
 	free(spool);
 	pthread_mutex_unlock(&session_mutex);
 	return ret;

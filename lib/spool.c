@@ -284,6 +284,25 @@ static void put_new_events(void)
 	registry_unlock();
 }
 
+/*
+ * The counters when the recording began: a spool's counts are the recording's own, not the
+ * process's since it started (a process recorded twice by tpoint record -p, say).
+ */
+static struct tpoint_event_stats *stats_base;
+static int nstats_base;
+
+void spool_mark_stats(void)
+{
+	int n = tpoint_stats(NULL, 0);
+	struct tpoint_event_stats *st = n > 0 ? calloc((size_t)n, sizeof(*st)) : NULL;
+
+	free(stats_base);
+	stats_base = st;
+	nstats_base = st ? tpoint_stats(st, n) : 0;
+	if (nstats_base > n)
+		nstats_base = n; /* events registered in between start from zero */
+}
+
 static void put_stats(void)
 {
 	int n = tpoint_stats(NULL, 0);
@@ -296,6 +315,12 @@ static void put_stats(void)
 	if (!st)
 		return;
 	n = tpoint_stats(st, n) < n ? tpoint_stats(st, n) : n;
+	for (int i = 0; i < n && i < nstats_base; i++) {
+		st[i].cond_skipped -= stats_base[i].cond_skipped;
+		st[i].filtered -= stats_base[i].filtered;
+		st[i].recorded -= stats_base[i].recorded;
+		st[i].lost -= stats_base[i].lost;
+	}
 	out = chunk_begin(SPOOL_STATS, (uint32_t)((size_t)n * sizeof(*out)));
 	for (int i = 0; out && i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
@@ -755,6 +780,9 @@ void spool_after_fork(void)
 	if (sp.fd >= 0)
 		close(sp.fd);
 	spool_free_state();
+	free(stats_base); /* the child counts from zero (writer_after_fork()) */
+	stats_base = NULL;
+	nstats_base = 0;
 	memset(&sp, 0, sizeof(sp));
 	pthread_mutex_init(&sp.io, NULL);
 	sp.fd = -1;

@@ -59,7 +59,8 @@ sleep 1
 [ "$(ls /proc/$P/fd | wc -l)" = "$fds" ] || fail "descriptors leaked: $fds before, $(ls /proc/$P/fd | wc -l) after"
 [ "$(ls /proc/$P/task | wc -l)" = "$threads" ] || fail "threads leaked"
 kill -0 "$P" || fail "the process died with its recorder"
-echo "ok: recorder killed: the process runs on, events off, no descriptor or thread left"
+[ -z "$(ls -A | grep tpoint-spool)" ] || { ls -la; fail "the dead recorder's spool directory is left behind"; }
+echo "ok: recorder killed: the process runs on, events off, no descriptor, thread or spool left"
 
 # A process recording already (embedded) says so.
 TPOINT_EVENTS=tpt_ctl TPOINT_RECORD=emb.dat "$B/tests/ctltarget" 10 1000 >target.out 2>&1 &
@@ -86,6 +87,9 @@ echo "ok: --overwrite -b 64K: the newest $n events kept, $lost overwritten and c
 n=$(ticks block.dat | wc -l)
 grep -q "block.dat: $n events from 1 process, 0 lost" err.txt || { cat err.txt; fail "summary of --block"; }
 [ "$n" -gt 100 ] && ticks block.dat | contiguous || fail "--block: $n events, or not contiguous"
+# The counts are this recording's, not the process's since it started (it was recorded above).
+counted=$(sed -n 's/.*tpt_ctl:ctl_tick *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\) *[0-9]*$/\1/p' err.txt)
+[ "$counted" = "$n" ] || { cat err.txt; fail "--block: $n events in the file, $counted counted recorded"; }
 "$TPOINT" record -p "$P" -e tpt_ctl --block --overwrite -o x.dat 2>err.txt; [ $? = 2 ] || fail "--block --overwrite"
 grep -q "one or the other" err.txt || { cat err.txt; fail "--block --overwrite message"; }
 echo "ok: --block -b 64K: $n events, none lost; --block with --overwrite refused"
