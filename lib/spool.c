@@ -429,8 +429,10 @@ static void emit_records(const char *page, struct page_meta *m, uint64_t gen,
 		*clock_out = page_clock_after((const char *)(hdr + 1), (uint32_t)(commit - from),
 					      clock);
 	}
-	sp.records[sp.nrecords++] = (struct iovec){ stable ? (void *)(data + from) : (void *)(hdr + 1),
-						    commit - from };
+	/* Where the records are until the write: in the page, or in the copy after hdr. */
+	sp.records[sp.nrecords++] = (struct iovec){
+		stable ? (void *)(data + from) : (void *)(hdr + 1), commit - from
+	};
 }
 
 /*

@@ -58,7 +58,7 @@
  * Size, reserve through `reserve`, fill and publish one record of class `name`; `filter`
  * `ask_filter` says whether a filter may judge it first.
  */
-#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit, ask_filter)       \
+#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit, ask_filter)  \
 	struct tpoint_data_offsets_##name __data_offsets;                                       \
 	struct tpoint_pending __pending;                                                        \
 	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
@@ -75,7 +75,7 @@
 	tstruct                                                                                 \
 	{ assign; }                                                                             \
 	/* The kernel's missing "never mind": a filter judges the filled record. */             \
-	if ((ask_filter) && __atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL &&             \
+	if ((ask_filter) && __atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL &&         \
 	    tpoint_filter_reject_v1(__ev, __entry, __payload))                                  \
 		return;                                                                         \
 	commit;                                                                                 \
