@@ -274,6 +274,11 @@ TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 	writer_count_lost_index(ev->index, 1);
 }
 
+TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev)
+{
+	tpoint_counters_slow_v1(ev)->recorded++;
+}
+
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev)
 {
 	/* Where counts go when there is nowhere else: never read, harmlessly shared. */

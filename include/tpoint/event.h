@@ -109,6 +109,8 @@ TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_even
 TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec,
 					  uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
+/* The first record a thread commits counts here (its counters are not there yet). */
+TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -217,6 +219,21 @@ static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev
 	if (__builtin_expect(i < t->ncounters, 1))
 		return &t->counters[i];
 	return tpoint_counters_slow_v1(ev); /* first event of the thread */
+}
+
+/*
+ * A committed record counts as recorded. The slow case is a tail call, so that the inline
+ * path never needs its stack aligned for a call.
+ */
+static inline void tpoint_count_recorded(struct tpoint_event *ev)
+{
+	struct tpoint_tls *t = &TPOINT_TLS;
+	uint32_t i = ev->index;
+
+	if (__builtin_expect(i < t->ncounters, 1))
+		t->counters[i].recorded++;
+	else
+		tpoint_count_recorded_slow_v1(ev);
 }
 
 /* In-process probes (register_trace_<name>). */

@@ -79,7 +79,7 @@
 	    tpoint_filter_reject_v1(__ev, __entry, __payload))                                  \
 		return;                                                                         \
 	commit;                                                                                 \
-	tpoint_counters_of(__ev)->recorded++;
+	tpoint_count_recorded(__ev);
 
 /*
  * Three ways to record a class's event. The inline one has no filter to ask: a call there
