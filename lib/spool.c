@@ -125,8 +125,10 @@ static void flush_buf(void)
 		if (sp.file_end != start && ftruncate(sp.fd, start) == 0 &&
 		    lseek(sp.fd, start, SEEK_SET) == start)
 			sp.file_end = start;
-		for (uint32_t i = 0; i < sp.nrecords && !sp.snapshot; i++)
-			writer_count_unrecorded(sp.records[i].iov_base, sp.records[i].iov_len);
+		if (!sp.snapshot) /* a snapshot's records are still in the pool */
+			for (uint32_t i = 0; i < sp.nrecords; i++)
+				writer_count_unrecorded(sp.records[i].iov_base,
+							sp.records[i].iov_len);
 	}
 	sp.used = sp.seg_start = 0;
 	sp.niov = 0;
