@@ -544,6 +544,12 @@ static struct event_slot *slot_new(void)
 	return &slots[nslots];
 }
 
+static void refuse_event(const struct tpoint_meta_event *m, unsigned abi)
+{
+	tp_err("event %s:%s was built for tpoint ABI %u, this library has %u; not registered",
+	       m->system, m->name, abi, TPOINT_ABI);
+}
+
 static void register_event(struct tpoint_event *ev)
 {
 	const struct tpoint_meta_event *m = ev->meta;
@@ -554,8 +560,7 @@ static void register_event(struct tpoint_event *ev)
 	uint32_t index;
 
 	if (ev->abi != TPOINT_ABI) {
-		tp_err("event %s:%s was built for tpoint ABI %u, this library has %u; not registered",
-		       m->system, m->name, ev->abi, TPOINT_ABI);
+		refuse_event(m, ev->abi);
 		return;
 	}
 	s = slot_find(m->system, m->name);
@@ -606,10 +611,35 @@ static void register_event(struct tpoint_event *ev)
 	slot_apply(s);
 }
 
+/*
+ * An object built for another ABI: its events stay off, said by name where its struct
+ * tpoint_event is known to have this layout (ABI 1 on: only the meaning of fields changed),
+ * by count otherwise.
+ */
+static void refuse_module(const struct tpoint_module *mod)
+{
+	size_t n = (size_t)(mod->events_end - mod->events_begin);
+
+	if (mod->abi >= 1 && mod->abi < TPOINT_ABI) {
+		for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++)
+			if (*e)
+				refuse_event((*e)->meta, mod->abi);
+		return;
+	}
+	tp_err("an object built for tpoint ABI %u (this library has %u) was not registered: "
+	       "its %zu event%s off", mod->abi, TPOINT_ABI, n, n == 1 ? " stays" : "s stay");
+}
+
 TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 {
-	if (!mod || mod->abi != TPOINT_ABI || !mod->events_begin)
+	if (!mod || !mod->events_begin)
 		return;
+	if (mod->abi != TPOINT_ABI) {
+		registry_lock();
+		refuse_module(mod);
+		registry_unlock();
+		return;
+	}
 	registry_lock();
 	add_enums(mod->meta_begin, mod->meta_end);
 	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++)

@@ -35,6 +35,20 @@ struct thread_rec *thread_list_head(void)
 	return __atomic_load_n(&thread_head, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Forget every stream's page and link the streams, the spare last and linked to itself (see
+ * struct tpoint_tls). `top` is left alone: a level may be claimed right now.
+ */
+static void streams_clear(struct tpoint_tls *t)
+{
+	for (int level = 0; level <= TPOINT_MAX_NESTING; level++) {
+		struct tpoint_stream *s = &t->stream[level];
+
+		memset(s, 0, offsetof(struct tpoint_stream, next));
+		s->next = level < TPOINT_MAX_NESTING ? s + 1 : s;
+	}
+}
+
 static size_t rec_bytes(void)
 {
 	return sizeof(struct thread_rec) + 64 + TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters);
@@ -102,7 +116,7 @@ static struct thread_rec *thread_attach(struct tpoint_tls *t)
 	rec->seq = 0;
 	memset(rec->lost_pending, 0, sizeof(rec->lost_pending));
 	memset(rec->stream_epoch, 0, sizeof(rec->stream_epoch));
-	memset(t->stream, 0, sizeof(t->stream));
+	streams_clear(t);
 	t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
 	t->counters = rec->counters;
 	t->thread = rec;
@@ -173,9 +187,9 @@ static void thread_exit(void *arg)
 		__atomic_fetch_add(&exited[i].lost, c->lost, __ATOMIC_RELAXED);
 		memset(c, 0, sizeof(*c));
 	}
+	streams_clear(t); /* first: no page is left to commit into once the counters go */
 	t->thread = NULL;
 	t->counters = NULL;
-	memset(t->stream, 0, sizeof(t->stream));
 	rec->tls = NULL;
 	__atomic_store_n(&rec->state, THREAD_FREE, __ATOMIC_RELEASE);
 }
@@ -239,7 +253,7 @@ void writer_after_fork(void)
 			r->tls = NULL;
 	}
 	memset(exited, 0, sizeof(exited));
-	memset(t->stream, 0, sizeof(t->stream));
+	streams_clear(t);
 	if (t->thread) {
 		struct thread_rec *rec = t->thread;
 
@@ -429,21 +443,27 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
-	uint32_t level = t->nesting;
+	struct tpoint_stream *s = t->top;
+	uint32_t level;
 	struct thread_rec *rec;
 	struct pool *pool;
-	struct tpoint_stream *s;
 	uint64_t now, delta;
 
+	if (!s) {
+		/* The thread's first record: link its streams, start at level 0. A handler that
+		 * interrupts this does the same; linking twice is harmless. */
+		streams_clear(t);
+		s = &t->stream[0];
+	}
+	level = (uint32_t)(s - t->stream);
 	/* Claim the level first, as the fast path does (see tpoint_reserve()). */
-	t->nesting = level + 1;
+	t->top = s->next;
 	tpoint_barrier();
 	rec = thread_get(t);
 	pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 	if (!rec || level >= TPOINT_MAX_NESTING || !pool)
 		goto drop;
 	now = tpoint_arch_clock();
-	s = &t->stream[level];
 	if (rec->stream_epoch[level] != pool->epoch) {
 		/* The page is from a recording that ended: forget it, it is not ours now. */
 		s->data = NULL;
@@ -483,7 +503,7 @@ drop:
 	if (rec && ev->index < TPOINT_MAX_EVENTS)
 		t->counters[ev->index].lost++;
 	tpoint_barrier();
-	t->nesting = level;
+	t->top = s;
 	return NULL;
 }
 
@@ -496,14 +516,13 @@ static inline __attribute__((always_inline)) int take_back(struct tpoint_event *
 							   const void *rec)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
-	uint32_t level = t->nesting - 1;
-	struct tpoint_stream *s = &t->stream[level];
+	struct tpoint_stream *s = t->top - 1;
 	const uint32_t *hdr = (const uint32_t *)rec - 2;
 
 	s->last -= hdr[0] >> 5;
 	s->off = (uint32_t)((const char *)hdr - s->data);
 	tpoint_barrier();
-	t->nesting = level;
+	t->top = s;
 	tpoint_counters_of(ev)->filtered++;
 	return 1;
 }

@@ -4,27 +4,15 @@
  * "[FAILED TO PARSE]" in a report: the event is refused at registration, with a message
  * naming it, and stays disabled; the other events of the file work.
  */
-#include <stdio.h>
-#include <string.h>
+#include "testutil.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace/events/badfmt.h"
-#include <tpoint/tpoint.h>
-
-static char logged[4096];
-
-static void on_log(int level, const char *msg, void *arg)
-{
-	(void)level;
-	(void)arg;
-	strncat(logged, msg, sizeof(logged) - strlen(logged) - 2);
-	strcat(logged, "\n");
-}
 
 /* Before the registration constructor (default priority) of this object. */
 __attribute__((constructor(101))) static void hear_log(void)
 {
-	tpoint_set_log(on_log, NULL);
+	tpoint_set_log(tu_log_gather, NULL);
 }
 
 int main(void)
@@ -64,9 +52,9 @@ int main(void)
 			failed = 1;
 		}
 	}
-	printf("%s", logged);
-	if (!strstr(logged, "badfmt:badfmt_char") || !strstr(logged, "%c") ||
-	    !strstr(logged, "badfmt:badfmt_xor")) {
+	printf("%s", tu_logged);
+	if (!strstr(tu_logged, "badfmt:badfmt_char") || !strstr(tu_logged, "%c") ||
+	    !strstr(tu_logged, "badfmt:badfmt_xor")) {
 		printf("FAIL: the refusal was not logged naming the events and the construct\n");
 		failed = 1;
 	}

@@ -44,13 +44,19 @@ static volatile uint64_t nested_in_usr1;
 static volatile uint64_t usr1_mid_record, usr2_mid_record;
 static uint64_t handled[2]; /* SIGUSR1, SIGUSR2: written by the handlers, last thing */
 
+/* Whether the interrupted code had a level claimed: between tpoint_reserve and commit. */
+static int mid_record(void)
+{
+	return TPOINT_TLS.top && TPOINT_TLS.top != &TPOINT_TLS.stream[0];
+}
+
 static void on_usr1(int sig)
 {
 	int saved = errno;
 	char pad[SU_PAD_MAX + 1];
 
 	(void)sig;
-	if (TPOINT_TLS.nesting)
+	if (mid_record())
 		usr1_mid_record++;
 	in_usr1 = 1;
 	for (int i = 0; i < HANDLER_RECORDS; i++) {
@@ -75,7 +81,7 @@ static void on_usr2(int sig)
 	(void)sig;
 	if (in_usr1)
 		nested_in_usr1++;
-	if (TPOINT_TLS.nesting)
+	if (mid_record())
 		usr2_mid_record++;
 	trace_sig_nested(target_tid, seq, 2000, pad, sum, 1);
 	calls[EV_NESTED] = seq + 1;

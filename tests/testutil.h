@@ -429,6 +429,17 @@ static TU_UNUSED int tu_stats(const char *system, const char *name,
 	return -1;
 }
 
+/* The library's messages, gathered by tpoint_set_log(tu_log_gather, NULL), a line each. */
+static TU_UNUSED char tu_logged[4096];
+
+static TU_UNUSED void tu_log_gather(int level, const char *msg, void *arg)
+{
+	(void)level;
+	(void)arg;
+	strncat(tu_logged, msg, sizeof(tu_logged) - strlen(tu_logged) - 2);
+	strcat(tu_logged, "\n");
+}
+
 /* A checksum of a record's contents, recomputed from what trace-cmd printed. */
 static TU_UNUSED uint64_t tu_mix(uint64_t h, uint64_t v)
 {

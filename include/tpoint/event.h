@@ -8,7 +8,8 @@
  * refuses, with a message, the events of an object built for another ABI. A function whose
  * contract changes also takes a new _vN name, so that such an object does not even load.
  * (ABI 2: filtered events are flagged by TPOINT_ENABLED_FILTER, not found by a test of
- * .filter on every hit.)
+ * .filter on every hit. ABI 3: struct tpoint_tls points at the stream to claim instead of
+ * counting levels, and a commit counts its record without testing for the counters.)
  *
  * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
  * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
@@ -27,7 +28,7 @@
 extern "C" {
 #endif
 
-#define TPOINT_ABI 2
+#define TPOINT_ABI 3
 #define TPOINT_EXPORT __attribute__((visibility("default")))
 
 /* Bits of tpoint_event.enabled. */
@@ -68,6 +69,7 @@ struct tpoint_counters {
 #define TPOINT_RECORD_HEADER 8u
 #define TPOINT_MAX_PAYLOAD (TPOINT_PAGE_DATA_END - TPOINT_RECORD_HEADER)
 #define TPOINT_DELTA_BITS 27
+#define TPOINT_DELTA_MAX ((1ull << TPOINT_DELTA_BITS) - 1)
 
 /* Nesting levels with a stream of their own: thread, signal handler, nested signal, ... */
 #define TPOINT_MAX_NESTING 4
@@ -80,16 +82,30 @@ struct tpoint_stream {
 	uint64_t last;    /* clock of the previous record in this page */
 	uint32_t cpu_key; /* tpoint_arch_cpu_key() when the page was taken */
 	uint32_t page;    /* index of the page in the pool */
+	/* The next level's stream, what a reservation here claims; the spare's is itself. */
+	struct tpoint_stream *next;
 };
 
 struct tpoint_tls {
-	/* First, so that a level's stream is at TLS + 32 * level: less address arithmetic. */
-	struct tpoint_stream stream[TPOINT_MAX_NESTING];
-	uint32_t nesting;  /* levels currently inside tpoint_reserve..tpoint_commit */
+	/*
+	 * The stream the next reservation claims: &stream[levels currently inside
+	 * tpoint_reserve..tpoint_commit], or NULL before the thread's first record (TLS starts
+	 * zeroed; the slow path links the streams). A pointer, not a count, so that the hot
+	 * path needs no address arithmetic.
+	 */
+	struct tpoint_stream *top;
 	uint32_t ncounters;
+	uint32_t unused;
 	uint64_t pid_word; /* (u64)tid << 32: OR-ed with the event id, it is the common header */
 	struct tpoint_counters *counters;
 	void *thread;      /* library-private per-thread state */
+	/*
+	 * One more than the levels: that spare stream never has a page (its end stays 0), so a
+	 * reservation nested too deep fails the room check and goes to the slow path, which
+	 * drops it: no test of its own on the hot path. Claiming it claims nothing (its next
+	 * is itself), so a handler interrupting that reservation reads no further.
+	 */
+	struct tpoint_stream stream[TPOINT_MAX_NESTING + 1];
 };
 
 #define TPOINT_TLS tpoint_tls_v1
@@ -109,21 +125,22 @@ TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_even
 TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec,
 					  uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
-/* The first record a thread commits counts here (its counters are not there yet). */
+/* Objects of ABI 2 counted a thread's first record here; kept so that they still load, to be
+ * refused by name. */
 TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
 
 /*
  * What a reserved record's commit publishes: the commit word of its page, the offset it
- * moves to, and the nesting level it gives back. Kept by the caller, so that the commit is
- * one store, not a reload of the stream (the record's stores might alias it, for all the
+ * moves to, and the stream it gives back. Kept by the caller, so that the commit is one
+ * store, not a reload of the stream (the record's stores might alias it, for all the
  * compiler knows). Nothing changes them meanwhile: the level stays claimed.
  */
 struct tpoint_pending {
 	uint64_t *commit;
 	uint64_t end;
-	uint32_t level;
+	struct tpoint_stream *top;
 };
 
 static inline uint32_t tpoint_record_total(uint32_t payload)
@@ -134,10 +151,11 @@ static inline uint32_t tpoint_record_total(uint32_t payload)
 /*
  * The fast path: reserve a record of `payload` bytes (common header included) in this
  * thread's current page and write its ring-buffer header and common header. Returns the
- * payload, to be filled and then published with tpoint_commit(); or NULL, having claimed
- * nothing, when the slow path is needed (no page, no room, a pause too long for the 27-bit
- * delta, a CPU migration, nesting too deep). Callers then call tpoint_reserve_slow_v1() from
- * a function of their own, so that this path makes no call and saves no register.
+ * payload, to be filled and then published with tpoint_commit_pending(); or NULL, having
+ * claimed nothing, when the slow path is needed (the thread's first record, no page, no
+ * room, a pause too long for the 27-bit delta, a CPU migration, nesting too deep). Callers
+ * then call tpoint_reserve_slow_v1() from a function of their own, so that this path makes
+ * no call and keeps its state in the registers that a call would clobber.
  *
  * Between reserve and commit, this thread's nesting level stays claimed: a signal handler
  * that traces meanwhile writes into the next level's stream, so neither record is
@@ -148,43 +166,51 @@ static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 				   struct tpoint_pending *pending)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
-	uint32_t level = t->nesting;
+	struct tpoint_stream *s = t->top;
 	uint32_t total = tpoint_record_total(payload);
 
-	if (__builtin_expect(level >= TPOINT_MAX_NESTING, 0))
+	if (__builtin_expect(s == NULL, 0))
 		return NULL;
 	/*
 	 * Claim the level before reading its stream. A signal arriving before this store sees
 	 * the same level, but it runs to completion before we read the stream below.
 	 */
-	t->nesting = level + 1;
+	t->top = s->next;
 	tpoint_barrier();
 
-	struct tpoint_stream *s = &t->stream[level];
-	uint64_t now = tpoint_arch_clock();
-	uint64_t delta = now - s->last;
+	/*
+	 * No page, no room or nesting too deep (the spare stream has no room), a CPU migration,
+	 * a delta too wide for 27 bits: branches that are never taken, cheaper than folding
+	 * them into one. The CPU is checked before the clock is read, so that fewer values are
+	 * live across it: the check is a hint anyway, as the thread may move right after it.
+	 */
 	uint32_t off = s->off;
+	uint64_t now, delta, *rec;
+	char *data;
 
-	/* No page or no room, a delta too wide for 27 bits, a CPU migration: three branches
-	 * that are never taken, cheaper than folding them into one (fewer live registers). */
 	if (__builtin_expect(off + total > s->end, 0) ||
-	    __builtin_expect(delta >> TPOINT_DELTA_BITS, 0) ||
-	    __builtin_expect(tpoint_arch_cpu_key() != s->cpu_key, 0)) {
-		tpoint_barrier();
-		t->nesting = level;
-		return NULL;
-	}
-	char *data = s->data;
-	uint64_t *rec = (uint64_t *)(void *)(data + off);
+	    __builtin_expect(tpoint_arch_cpu_key() != s->cpu_key, 0))
+		goto slow;
+	now = tpoint_arch_clock();
+	delta = now - s->last;
+	if (__builtin_expect(delta > TPOINT_DELTA_MAX, 0))
+		goto slow;
 
+	data = s->data;
+	rec = (uint64_t *)(void *)(data + off);
 	s->off = off + total;
 	s->last = now;
 	rec[0] = (delta << 5) | ((uint64_t)(total - 4) << 32); /* type_len 0, length + 4 */
 	rec[1] = t->pid_word | ev->id; /* common_type, flags 0, preempt_count 0, pid */
 	pending->commit = (uint64_t *)(void *)(data - 8);
 	pending->end = off + total;
-	pending->level = level;
+	pending->top = s;
 	return rec + 1;
+
+slow:
+	tpoint_barrier();
+	t->top = s;
+	return NULL;
 }
 
 /* Publish a record: readers trust a page only up to its commit word. */
@@ -193,18 +219,18 @@ static inline void tpoint_commit_pending(const struct tpoint_pending *p)
 	/* Release: the record's bytes are visible before the commit that covers them. */
 	__atomic_store_n(p->commit, p->end, __ATOMIC_RELEASE);
 	tpoint_barrier();
-	TPOINT_TLS.nesting = p->level;
+	TPOINT_TLS.top = p->top;
 }
 
 /* The same after tpoint_reserve_slow_v1(): the record is the claimed level's last. */
 static inline void tpoint_commit(void)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
-	struct tpoint_stream *s = &t->stream[t->nesting - 1];
+	struct tpoint_stream *s = t->top - 1;
 
 	__atomic_store_n((uint64_t *)(void *)(s->data - 8), (uint64_t)s->off, __ATOMIC_RELEASE);
 	tpoint_barrier();
-	t->nesting = (uint32_t)(s - t->stream);
+	t->top = s;
 }
 
 /*
@@ -222,18 +248,13 @@ static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev
 }
 
 /*
- * A committed record counts as recorded. The slow case is a tail call, so that the inline
- * path never needs its stack aligned for a call.
+ * A committed record counts as recorded, with no test: a thread that commits has its
+ * counters (the slow path attached it before it could have a page), and an event that
+ * records has its index (the registry numbers events below its bound before enabling them).
  */
 static inline void tpoint_count_recorded(struct tpoint_event *ev)
 {
-	struct tpoint_tls *t = &TPOINT_TLS;
-	uint32_t i = ev->index;
-
-	if (__builtin_expect(i < t->ncounters, 1))
-		t->counters[i].recorded++;
-	else
-		tpoint_count_recorded_slow_v1(ev);
+	TPOINT_TLS.counters[ev->index].recorded++;
 }
 
 /* In-process probes (register_trace_<name>). */

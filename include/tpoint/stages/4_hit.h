@@ -14,7 +14,8 @@
  *	}
  *	__tpoint_emit_filtered_foo() is the same with a filter's judgement before the commit,
  *	out of line; __tpoint_emit_slow_foo() is that with tpoint_reserve_slow_v1(), out of line
- *	too. The inline path calls nothing that returns to it, so it saves no register.
+ *	too. The inline path calls nothing that returns to it, so it keeps the record's state in
+ *	the registers a call would clobber.
  *
  *	struct tpoint_event __tpoint_event_bar = { ..., &__tpoint_meta_class_foo.h,
  *						   &__tpoint_meta_event_bar.h };
@@ -25,9 +26,9 @@
  *	}
  *	static void __tpoint_record_bar(proto)
  *	{
- *		if probes: __tpoint_probes_bar(): call them, then record (out of line);
+ *		if recording only: __tpoint_emit_foo(&__tpoint_event_bar, args);
+ *		else if probes: __tpoint_probes_bar(): call them, then record (out of line);
  *		else if a filter: __tpoint_emit_filtered_foo(&__tpoint_event_bar, args);
- *		else if recording: __tpoint_emit_foo(&__tpoint_event_bar, args);
  *	}
  *
  * The call site reached __tpoint_hit_bar only because the event's enable word was set, so
@@ -139,16 +140,14 @@
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
-		/* Probes and filters are rare: both leave the inline path with a tail call. */ \
-		if (__builtin_expect(__enabled & (TPOINT_ENABLED_PROBES | TPOINT_ENABLED_FILTER), \
-				     0)) {                                                     \
-			if (__enabled & TPOINT_ENABLED_PROBES)                                 \
-				__tpoint_probes_##name(__enabled, args);                       \
-			else                                                                   \
-				__tpoint_emit_filtered_##template(__ev, args);                 \
-		} else if (__enabled & TPOINT_ENABLED_RECORD) {                                \
+		/* Recording alone is the common case, one compare; probes and filters leave   \
+		 * with a tail call. (FILTER is only ever set with RECORD.) */                 \
+		if (__builtin_expect(__enabled == TPOINT_ENABLED_RECORD, 1))                   \
 			__tpoint_emit_##template(__ev, args);                                  \
-		}                                                                              \
+		else if (__enabled & TPOINT_ENABLED_PROBES)                                    \
+			__tpoint_probes_##name(__enabled, args);                               \
+		else if (__enabled & TPOINT_ENABLED_FILTER)                                    \
+			__tpoint_emit_filtered_##template(__ev, args);                         \
 	}                                                                                      \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
