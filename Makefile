@@ -24,14 +24,15 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
-LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/page.c \
-	   lib/pool.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c lib/tracedat.c \
-	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c
+LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/pack.c \
+	   lib/page.c lib/pool.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c \
+	   lib/tracedat.c lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
+	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/page.o $(O)/lib/clock.o \
-		$(O)/lib/sockio.o
+		$(O)/lib/sockio.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 
@@ -95,6 +96,11 @@ $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard
 # The filter test links the filter compiler alone.
 $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
+
+# The packing test links the page packer alone.
+$(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pack.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pack_test.c lib/pack.c \
+		lib/arch/pack_x86_64.c
 
 # Jump-label sites in one file, a load-and-branch site of the same event in the other.
 $(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include <tpoint/event.h>
+#include "pack.h"
 #include "spool_format.h"
 
 /* One record of page bytes at *p: 1 with it, after any time extends; 0 at end or garbage. */
@@ -33,16 +34,32 @@ static int page_next(const char **p, const char *end, uint64_t *clock, const cha
 	return 0;
 }
 
-void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uint32_t size)
+void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uint32_t size,
+		     char *unpacked)
 {
 	const struct spool_records *h = (const void *)body;
 
 	it->p = body + sizeof(*h);
 	it->end = body + size;
-	it->raw = type == SPOOL_PAGE;
-	it->clock = h->clock;
-	if (size < sizeof(*h))
+	it->raw = type == SPOOL_PAGE || type == SPOOL_PAGE_PACKED;
+	if (size < sizeof(*h)) {
 		it->p = it->end;
+		return;
+	}
+	it->clock = h->clock;
+	if (type == SPOOL_PAGE_PACKED) {
+		uint32_t n = h->end_off - h->start_off;
+
+		/* Damaged (a range no page has, a packing of something else): no records. */
+		if (h->end_off < h->start_off || n > SPOOL_UNPACKED_MAX ||
+		    pack_decode((const uint8_t *)it->p, size - sizeof(*h), n, h->lag,
+				(uint8_t *)unpacked) < 0) {
+			it->p = it->end;
+			return;
+		}
+		it->p = unpacked;
+		it->end = unpacked + n;
+	}
 }
 
 int spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, uint32_t *size)

@@ -9,6 +9,7 @@
  *
  * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
  * Version 3: the drain writes pages' bytes as they are (SPOOL_PAGE) instead of decoding them.
+ * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.
  */
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
@@ -16,7 +17,7 @@
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
-#define SPOOL_VERSION 3
+#define SPOOL_VERSION 4
 
 struct spool_file_header {
 	char magic[8]; /* SPOOL_MAGIC with its NUL */
@@ -33,6 +34,8 @@ enum spool_chunk_type {
 	SPOOL_STATS = 5,   /* struct spool_stat[] */
 	SPOOL_END = 6,     /* the recording ended cleanly */
 	SPOOL_PAGE = 7,    /* struct spool_records, then the page's own bytes start_off..end_off */
+	SPOOL_PAGE_PACKED = 8, /* struct spool_records, then those bytes packed (lib/pack.h)
+				* with the lag in .lag */
 };
 
 struct spool_chunk {
@@ -49,8 +52,8 @@ struct spool_records {
 	uint64_t lost_before; /* events of this stream lost just before these */
 	uint64_t gen;         /* the page's generation: which use of the page this was */
 	uint32_t end_off;
-	uint32_t reserved;
-	uint64_t clock;       /* SPOOL_PAGE: the page's running clock at start_off */
+	uint32_t lag;         /* SPOOL_PAGE_PACKED: the packing's lag; else 0 */
+	uint64_t clock;       /* SPOOL_PAGE*: the page's running clock at start_off */
 };
 
 /*
@@ -76,17 +79,21 @@ struct spool_record {
 };
 
 /*
- * The records of a SPOOL_RECORDS or a SPOOL_PAGE chunk, one at a time: the drain writes a
- * page's bytes as they are (SPOOL_PAGE, cheapest for it), the salvage of a killed process
- * writes decoded records (SPOOL_RECORDS); readers take both alike. In lib/page.c.
+ * The records of a SPOOL_RECORDS or a SPOOL_PAGE(_PACKED) chunk, one at a time: the drain
+ * writes a page's bytes as they are or packed (cheapest for it), the salvage of a killed
+ * process writes decoded records (SPOOL_RECORDS); readers take them all alike. A packed
+ * chunk is unpacked into `unpacked` (SPOOL_UNPACKED_MAX bytes, the caller's), where the
+ * records' payloads then are: they stay valid until it is reused. In lib/page.c.
  */
+#define SPOOL_UNPACKED_MAX 4096u /* a page's data area, rounded up */
 struct spool_iter {
 	const char *p, *end;
-	uint64_t clock; /* SPOOL_PAGE: the running clock */
+	uint64_t clock; /* SPOOL_PAGE*: the running clock */
 	int raw;
 };
 __attribute__((visibility("hidden"))) void spool_iter_init(struct spool_iter *it, uint32_t type,
-							   const char *body, uint32_t size);
+							   const char *body, uint32_t size,
+							   char *unpacked);
 /* The next record: its clock, payload and size; 0 at the end, or where the bytes are not ours. */
 __attribute__((visibility("hidden"))) int spool_iter_next(struct spool_iter *it, uint64_t *clock,
 							  const char **data, uint32_t *size);

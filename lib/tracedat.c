@@ -35,7 +35,7 @@ struct out_event {
 
 struct stream_chunk {
 	const struct spool_records *hdr;
-	uint32_t type; /* SPOOL_PAGE or SPOOL_RECORDS */
+	uint32_t type; /* SPOOL_PAGE, SPOOL_PAGE_PACKED or SPOOL_RECORDS */
 	uint32_t size; /* of the chunk's body, its header included */
 	uint32_t spool;
 	uint32_t stream; /* index of its (spool, tid, level) stream */
@@ -316,6 +316,7 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			break;
 		case SPOOL_RECORDS:
 		case SPOOL_PAGE:
+		case SPOOL_PAGE_PACKED:
 			if (c->size >= sizeof(struct spool_records)) {
 				const struct spool_records *r = (const void *)body;
 				struct stream_chunk *n;
@@ -607,6 +608,7 @@ struct cursor {
 	size_t n, at;
 	bool started;         /* it is inside chunks[at] */
 	struct spool_iter it; /* where in chunks[at] */
+	char *unpacked;       /* SPOOL_UNPACKED_MAX bytes if the stream has packed chunks */
 	const char *data;     /* the current record: its payload, size and time */
 	uint32_t size;
 	uint64_t ns;
@@ -622,7 +624,8 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 		uint64_t clock;
 
 		if (!c->started) {
-			spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size);
+			spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size,
+					c->unpacked);
 			c->started = true;
 			c->lost_before = ch->hdr->lost_before;
 			c->gap_before = ch->gap_before;
@@ -680,6 +683,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	struct cursor *cur, **heap;
 	size_t n = 0, ncur = 0, nheap = 0;
 	struct page_out *po;
+	int err = 0;
 
 	for (size_t i = 0; i < w->nchunks; i++)
 		n += w->chunks[i].hdr->cpu == cpu;
@@ -707,6 +711,12 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		while (j < n && list[j]->stream == list[i]->stream)
 			j++;
 		cur[ncur] = (struct cursor){ .chunks = &list[i], .n = j - i, .tie = (uint32_t)ncur };
+		for (size_t k = i; k < j && !cur[ncur].unpacked; k++)
+			if (list[k]->type == SPOOL_PAGE_PACKED &&
+			    !(cur[ncur].unpacked = malloc(SPOOL_UNPACKED_MAX))) {
+				err = -ENOMEM;
+				goto out;
+			}
 		if (cursor_load(w, &cur[ncur]))
 			heap[nheap++] = &cur[ncur];
 		ncur++;
@@ -733,11 +743,14 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	}
 	page_close(po);
 	*events += po->events;
+out:
+	for (size_t i = 0; i < n; i++) /* calloc'd: cursors not made have none */
+		free(cur[i].unpacked);
 	free(list);
 	free(cur);
 	free(heap);
 	free(po);
-	return 0;
+	return err;
 }
 
 static int cmp_thread_seq(const void *a, const void *b)

@@ -15,6 +15,22 @@ n=$(trace-cmd report rec.dat 2>/dev/null | grep -c 'writeback_write:')
 [ "$n" = 80 ] || fail "expected 80 writeback_write events, trace-cmd shows $n"
 echo "ok: 4 threads x 20 writes recorded and read back by trace-cmd"
 
+# The same with the spool's pages as they are (on a CPU that packs them, the run above
+# packed them); a bad value of the switch is said (where the library says things: with
+# TPOINT_DEBUG), and recording goes on.
+TPOINT_SPOOL_PACK=0 "$TPOINT" record -e 'writeback:*' -o raw.dat -- "$B/examples/writeback" . 20 \
+	2>err.txt || { cat err.txt; fail "record with TPOINT_SPOOL_PACK=0 exited $?"; }
+n=$(trace-cmd report raw.dat 2>/dev/null | grep -c 'writeback_write:')
+[ "$n" = 80 ] || fail "TPOINT_SPOOL_PACK=0: expected 80 writeback_write events, trace-cmd shows $n"
+TPOINT_DEBUG=1 TPOINT_SPOOL_PACK=maybe "$TPOINT" record -e 'writeback:*' -o raw.dat -- \
+	"$B/examples/writeback" . 20 2>err.txt ||
+	{ cat err.txt; fail "record with TPOINT_SPOOL_PACK=maybe exited $?"; }
+grep -q "TPOINT_SPOOL_PACK='maybe': expected 0 or 1" err.txt ||
+	{ cat err.txt; fail "bad TPOINT_SPOOL_PACK not said"; }
+n=$(trace-cmd report raw.dat 2>/dev/null | grep -c 'writeback_write:')
+[ "$n" = 80 ] || fail "TPOINT_SPOOL_PACK=maybe: expected 80 writeback_write events, got $n"
+echo "ok: the same with the spool's pages as they are; a bad TPOINT_SPOOL_PACK is said"
+
 # Two instrumented processes started by an uninstrumented shell: one merged file.
 "$TPOINT" record -e hello -o two.dat -- sh -c "'$B/examples/hello' a & '$B/examples/hello' b; wait" \
 	2>err.txt >/dev/null || { cat err.txt; fail "record of two processes exited $?"; }

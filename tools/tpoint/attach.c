@@ -212,7 +212,8 @@ static int salvage(struct attach *a, char *err, size_t errlen)
 
 		if (padded > (size_t)st.st_size - good - sizeof(*c))
 			break;
-		if ((c->type == SPOOL_RECORDS || c->type == SPOOL_PAGE) &&
+		if ((c->type == SPOOL_RECORDS || c->type == SPOOL_PAGE ||
+		     c->type == SPOOL_PAGE_PACKED) &&
 		    c->size >= sizeof(struct spool_records)) {
 			const struct spool_records *r = (const void *)(c + 1);
 			struct seen *n = realloc(seen, (nseen + 1) * sizeof(*n));

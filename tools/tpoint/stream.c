@@ -89,6 +89,9 @@ struct streamer {
 	struct ev_note *notes; /* by event id */
 	struct pending *pend;
 	size_t npend, pend_cap;
+	/* Packed chunks' records, unpacked: SPOOL_UNPACKED_MAX bytes each, reused by batches. */
+	char **unpacked;
+	size_t nunpacked, unpacked_cap;
 	unsigned char *scratch;
 	size_t scratch_size;
 	bool ended;    /* the spool says the recording ended */
@@ -235,6 +238,24 @@ static struct pending *new_pending(struct streamer *st)
 	return &st->pend[st->npend++];
 }
 
+/* Room to unpack one more chunk of the batch into, kept until the batch is printed. */
+static char *batch_unpacked(struct streamer *st)
+{
+	if (st->nunpacked == st->unpacked_cap) {
+		size_t cap = st->unpacked_cap ? 2 * st->unpacked_cap : 16;
+		char **n = realloc(st->unpacked, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		memset(n + st->unpacked_cap, 0, (cap - st->unpacked_cap) * sizeof(*n));
+		st->unpacked = n;
+		st->unpacked_cap = cap;
+	}
+	if (!st->unpacked[st->nunpacked])
+		st->unpacked[st->nunpacked] = malloc(SPOOL_UNPACKED_MAX);
+	return st->unpacked[st->nunpacked] ? st->unpacked[st->nunpacked++] : NULL;
+}
+
 /* The records of one chunk join the batch; their times are worked out once it is read. */
 static void add_records(struct streamer *st, uint32_t type, const char *body, uint32_t size)
 {
@@ -244,8 +265,13 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 	const char *data;
 	uint32_t len;
 	struct pending *pd;
+	char *unpacked = NULL;
 
-	spool_iter_init(&it, type, body, size);
+	if (type == SPOOL_PAGE_PACKED && !(unpacked = batch_unpacked(st))) {
+		tool_error(VERB, "out of memory: the records of a page are left out");
+		return;
+	}
+	spool_iter_init(&it, type, body, size, unpacked);
 	while (spool_iter_next(&it, &clock, &data, &len)) {
 		pd = new_pending(st);
 		if (!pd)
@@ -453,6 +479,7 @@ static int pump(struct streamer *st)
 			break;
 		case SPOOL_RECORDS:
 		case SPOOL_PAGE:
+		case SPOOL_PAGE_PACKED:
 			if (c->size >= sizeof(struct spool_records))
 				add_records(st, c->type, body, c->size);
 			break;
@@ -472,6 +499,7 @@ static int pump(struct streamer *st)
 	for (size_t i = 0; i < st->npend && !st->write_failed; i++)
 		print_pending(st, &st->pend[i]);
 	st->npend = 0;
+	st->nunpacked = 0;
 	/* One write per batch: as prompt as line buffering, and cheaper at high rates. */
 	if (!st->write_failed && (fflush(stdout) || ferror(stdout))) {
 		st->write_failed = true;
@@ -616,6 +644,9 @@ out:
 	free(st.notes);
 	free(st.buf);
 	free(st.pend);
+	for (size_t i = 0; i < st.unpacked_cap; i++)
+		free(st.unpacked[i]);
+	free(st.unpacked);
 	free(st.samples);
 	free(st.scratch);
 	return ret;

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/* The portable half of spool-page packing (pack.h): the lag, and unpacking. */
+#include <string.h>
+#include "pack.h"
+
+uint32_t pack_lag(const char *bytes, uint32_t len)
+{
+	uint32_t w[2], lag;
+
+	if (len < 8)
+		return 8;
+	memcpy(w, bytes, 8);
+	/* type_len 0: an explicit length (record + 4) follows the header word. */
+	lag = (w[0] & 31u) == 0 ? w[1] + 4u : 8u;
+	return lag >= 8 && lag <= TPOINT_PAGE_DATA && !(lag & 7u) ? lag : 8u;
+}
+
+int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out)
+{
+	size_t at = 0;
+
+	if (!lag)
+		return -1;
+	/* The non-zero bytes back in their places, eight at a time where they are all zero
+	 * or all there... */
+	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
+		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK;
+		uint64_t mask;
+
+		if (size - at < 8)
+			return -1;
+		memcpy(&mask, in + at, 8);
+		at += 8;
+		/* Bits past a short last block, or more bytes than there are: not ours. */
+		if ((k < PACK_BLOCK && (mask >> k)) ||
+		    size - at < (size_t)__builtin_popcountll(mask))
+			return -1;
+		for (uint32_t j = 0; j < k; j += 8, mask >>= 8) {
+			uint8_t *o = out + i + j;
+			uint32_t m8 = (uint32_t)mask & 0xffu, left = k - j < 8 ? k - j : 8;
+
+			if (m8 == 0xffu && left == 8) {
+				memcpy(o, in + at, 8);
+				at += 8;
+				continue;
+			}
+			for (uint32_t b = 0; b < left; b++)
+				o[b] = (m8 >> b) & 1u ? in[at++] : 0;
+		}
+	}
+	if (at != size)
+		return -1;
+	/* ...then the XOR with the bytes `lag` before, a word at a time for a lag in words. */
+	if (!(lag & 7u) && !(n & 7u)) {
+		uint64_t w, v;
+
+		for (uint32_t i = lag; i < n; i += 8) {
+			memcpy(&w, out + i, 8);
+			memcpy(&v, out + i - lag, 8);
+			w ^= v;
+			memcpy(out + i, &w, 8);
+		}
+	} else {
+		for (uint32_t i = lag; i < n; i++)
+			out[i] ^= out[i - lag];
+	}
+	return 0;
+}
+
+pack_fn pack_encoder(void)
+{
+#ifdef PACK_ARCH
+	return pack_arch_encoder();
+#else
+	return NULL; /* no byte-compress instruction known here: pages go as they are */
+#endif
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pack_test - the packing of spool pages (lib/pack.h), alone.
+ *
+ * A reference packer written here, byte by byte from the format's description, is what the
+ * machine's packer (AVX-512 VBMI2 on x86-64) must match byte for byte, on page-like records,
+ * on random bytes with runs of zeros, on every length up to a page and on lags short and
+ * long; unpacking either gives the bytes back. Damaged input -- cut short at every length,
+ * with a stray mask bit, with bytes left over, with a lag of 0 -- is refused, never read
+ * past (run it under make check SANITIZE=1 to have that checked too). On a machine with no
+ * packer the reference's packings still check the unpacker.
+ */
+#include "testutil.h"
+#include "pack.h"
+
+#define MAXN TPOINT_PAGE_DATA
+
+static size_t ref_pack(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out)
+{
+	size_t o = 0;
+
+	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
+		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK;
+		uint64_t mask = 0;
+		size_t at = o + 8;
+
+		for (uint32_t j = 0; j < k; j++) {
+			uint8_t d = in[i + j] ^ (i + j >= lag ? in[i + j - lag] : 0);
+
+			if (d) {
+				mask |= 1ull << j;
+				out[at++] = d;
+			}
+		}
+		memcpy(out + o, &mask, 8);
+		o = at;
+	}
+	return o;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Records as a thread writes them: 40-byte 3 x u64 events, now and then a longer one. */
+static void page_like(uint8_t *b, uint32_t n)
+{
+	uint64_t i = next() & 0xffff;
+	uint32_t off = 0;
+
+	memset(b, 0, n);
+	while (off + 8 <= n) {
+		uint32_t total = (next() & 15) ? 40 : 72, w[2];
+
+		if (off + total > n)
+			total = (n - off) & ~7u;
+		if (total < 16)
+			break;
+		w[0] = (uint32_t)((30 + (next() & 7)) << 5);
+		w[1] = total - 4;
+		memcpy(b + off, w, 8);
+		uint64_t fields[8] = { (1234ull << 32) | 42, i, i * 3, i ^ 0x5a5a5a5a, i, i, i, i };
+
+		memcpy(b + off + 8, fields, total - 8);
+		off += total;
+		i++;
+	}
+}
+
+static void random_bytes(uint8_t *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		b[i] = (next() % 3) ? 0 : (uint8_t)next();
+}
+
+static uint8_t in[MAXN], ref[PACK_BOUND(MAXN)], got[PACK_BOUND(MAXN)], back[MAXN];
+
+/* One input: the packer agrees with the reference, and both unpack to it. 0 if all held. */
+static int one(pack_fn packer, uint32_t n, uint32_t lag, const char *what)
+{
+	size_t rsize = ref_pack(in, n, lag, ref);
+
+	memset(back, 0xa5, sizeof(back));
+	if (pack_decode(ref, rsize, n, lag, back) || memcmp(back, in, n)) {
+		CHECK(0, "%s, %u bytes, lag %u: the reference packing does not unpack", what, n, lag);
+		return 1;
+	}
+	if (!packer)
+		return 0;
+	size_t gsize = packer(in, n, lag, got);
+
+	if (gsize != rsize || memcmp(got, ref, rsize)) {
+		CHECK(0, "%s, %u bytes, lag %u: the packer's %zu bytes differ from the reference's "
+		      "%zu", what, n, lag, gsize, rsize);
+		return 1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	pack_fn packer = pack_encoder();
+	uint32_t lags[] = { 8, 16, 40, 64, 72, 128, 4000, MAXN };
+	int fails = 0, cases = 0;
+	size_t psize, total_in = 0, total_out = 0;
+
+	tu_note("this machine's packer: %s", packer ? "yes" : "none (the unpacker is still "
+							  "checked)");
+	for (uint32_t n = 0; n <= MAXN && fails < 5; n += n < 200 ? 1 : 61) {
+		for (size_t l = 0; l < sizeof(lags) / sizeof(lags[0]); l++) {
+			random_bytes(in, n);
+			fails += one(packer, n, lags[l], "random");
+			page_like(in, n);
+			fails += one(packer, n, lags[l], "records");
+			cases += 2;
+		}
+	}
+	for (int r = 0; r < 200 && fails < 5; r++) {
+		page_like(in, MAXN);
+		fails += one(packer, MAXN, pack_lag((const char *)in, MAXN), "a page");
+		total_in += MAXN;
+		total_out += ref_pack(in, MAXN, pack_lag((const char *)in, MAXN), ref);
+		cases++;
+	}
+	CHECK(fails == 0, "%d cases agree and unpack", cases);
+	tu_note("page-like records pack to %.1f %% of their size", 100.0 * total_out / total_in);
+
+	/* The lag: the first record's length, else 8. */
+	page_like(in, MAXN);
+	CHECK(pack_lag((const char *)in, MAXN) == 40 || pack_lag((const char *)in, MAXN) == 72,
+	      "lag of records: %u", pack_lag((const char *)in, MAXN));
+	CHECK(pack_lag((const char *)in, 4) == 8, "lag of too few bytes: 8");
+	memset(in, 0xff, 8);
+	CHECK(pack_lag((const char *)in, MAXN) == 8, "lag of a record of no sane length: 8");
+
+	/* Damaged: every cut, a stray bit, bytes left over, no lag. */
+	page_like(in, 1000);
+	psize = ref_pack(in, 1000, 40, ref);
+	int refused = 0;
+
+	for (size_t cut = 0; cut < psize; cut++) {
+		uint8_t *shortened = malloc(cut ? cut : 1); /* exact size: ASan sees an over-read */
+
+		memcpy(shortened, ref, cut);
+		refused += pack_decode(shortened, cut, 1000, 40, back) < 0;
+		free(shortened);
+	}
+	CHECK(refused == (int)psize, "cut short: %d of %zu cuts refused", refused, psize);
+	uint64_t last_mask;
+	size_t last = 0, at = 0;
+
+	for (uint32_t i = 0; i < 1000; i += PACK_BLOCK) { /* find the last block's mask */
+		memcpy(&last_mask, ref + at, 8);
+		last = at;
+		at += 8 + (size_t)__builtin_popcountll(last_mask);
+	}
+	memcpy(&last_mask, ref + last, 8);
+	last_mask |= 1ull << 63; /* the last block has 1000 % 64 = 40 bytes */
+	memcpy(got, ref, psize);
+	memcpy(got + last, &last_mask, 8);
+	CHECK(pack_decode(got, psize, 1000, 40, back) < 0, "a mask bit past the last byte: "
+	      "refused");
+	memcpy(got, ref, psize);
+	got[psize] = 7;
+	CHECK(pack_decode(got, psize + 1, 1000, 40, back) < 0, "a byte left over: refused");
+	CHECK(pack_decode(ref, psize, 1000, 0, back) < 0, "lag 0: refused");
+	CHECK(pack_decode(ref, psize, 1000, 40, back) == 0 && !memcmp(back, in, 1000),
+	      "and the undamaged packing unpacks");
+	return tu_finish();
+}
