@@ -218,8 +218,12 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 	if (c->enable) {
 		tpoint_disable(c->enable);
 		bench_event_stats("bench", c->event, &after);
-		/* A record takes 40 bytes of spool at the least: 16 of header, 24 or more of payload. */
-		bench_wait_drained(spool, spooled + (off_t)(after.recorded - before.recorded) * 40);
+		/*
+		 * A record takes 40 bytes of a page at the least (8 of header, 8 of common
+		 * fields, 24 or more of payload), and a packed page keeps an 8-byte mask for
+		 * every 64 bytes: 5 bytes of spool at the least.
+		 */
+		bench_wait_drained(spool, spooled + (off_t)(after.recorded - before.recorded) * 5);
 	}
 	if (rep < 0)
 		return;
