@@ -596,23 +596,22 @@ static void spool_free_state(void)
 	sp.ntids = sp.tids_cap = sp.tid_set_cap = 0;
 }
 
-/* The file, its header, the first clock sample and the formats: all but the thread. */
 /*
- * Packing pays where the file system is slower than packing (pack.h). A live spool is read
- * as it grows, at a rate a reader can follow: its pages go as they are. TPOINT_SPOOL_PACK=0
- * turns packing off.
+ * Packing pays where the file system is slower than packing (pack.h); where the CPU has no
+ * fast packer, pages go as they are. TPOINT_SPOOL_PACK=0 turns packing off.
  */
-static pack_fn spool_packer(bool live)
+static pack_fn spool_packer(void)
 {
 	const char *v = getenv("TPOINT_SPOOL_PACK");
 
 	if (v && strcmp(v, "0") && strcmp(v, "1"))
 		tp_err("TPOINT_SPOOL_PACK='%s': expected 0 or 1; packing where the CPU can", v);
-	if (live || (v && !strcmp(v, "0")))
+	if (v && !strcmp(v, "0"))
 		return NULL;
 	return pack_encoder();
 }
 
+/* The file, its header, the first clock sample and the formats: all but the thread. */
 static int spool_open(struct pool *p, const char *path, bool live)
 {
 	struct spool_file_header h;
@@ -645,7 +644,7 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	}
 	sp.pool = p;
 	sp.live = live;
-	sp.packer = spool_packer(live);
+	sp.packer = spool_packer();
 	sp.snapshot = false;
 	sp.error = 0;
 	sp.stop = false;

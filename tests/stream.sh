@@ -24,6 +24,15 @@ check_lines() {
 	}
 	END { print NR }' gaps="${2:-}" "$1"
 }
+# Stop the stream $s with signal $1 ("what" is $3): exit 0, its output $2 all ctl_ticks in
+# order, nothing on stderr, the process's events off again. Sets n to the number of lines.
+stop_stream() {
+	kill -"$1" $s
+	wait $s || fail "$3: stream ended by SIG$1 exited $?"
+	n=$(check_lines "$2") || fail "$3: $n"
+	[ -s s.err ] && fail "$3: stream said something on stderr"
+	events_off "$3"
+}
 events_off() {
 	"$TPOINT" list -p "$P" >list.txt || fail "list -p exited $?"
 	grep -q "enabled\|filter:" list.txt && { cat list.txt; fail "$1: events or filters left on"; }
@@ -48,12 +57,8 @@ for i in 1 2 3 4 5; do
 	[ "$now" -gt "$prev" ] || fail "no new line in 0.2 s ($prev lines, then $now)"
 	prev=$now
 done
-kill -INT $s
-wait $s || fail "stream ended by SIGINT exited $?"
-n=$(check_lines s.out) || fail "$n"
+stop_stream INT s.out "SIGINT"
 [ "$n" -ge 40 ] || fail "only $n lines in 1 s at 50 events/s"
-[ -s s.err ] && fail "stream said something on stderr"
-events_off "SIGINT"
 echo "ok: first line after $first ms; $n lines as trace-cmd prints them; SIGINT: exit 0, all off"
 
 # The delay from an event to its line: the line's time is CLOCK_MONOTONIC, read it too.
@@ -89,6 +94,16 @@ n=$(check_lines f.out gaps) || fail "$n"
 grep -v 'name=alpha$' f.out && fail "-f 'name == \"alpha\"' let other names through"
 events_off "-f"
 echo "ok: -f 'name == \"alpha\"': $n lines, all alpha; SIGTERM: exit 0, filter cleared"
+
+# A busy process: its pages reach the spool full, packed where the CPU packs them (lib/pack.h),
+# and every line is still there, in order, as trace-cmd would print it.
+start 60 20
+"$TPOINT" stream -p "$P" -e tpt_ctl:ctl_tick >b.out 2>s.err &
+s=$!
+sleep 1
+stop_stream INT b.out "busy"
+[ "$n" -ge 2000 ] || fail "busy: only $n lines in 1 s"
+echo "ok: a busy process: $n lines in 1 s, none missing"
 
 # The process ends: what it recorded is printed to its last event, then exit 0.
 start 1 20000
