@@ -51,7 +51,7 @@ void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uin
 		uint32_t n = h->end_off - h->start_off;
 
 		/* Damaged (a range no page has, a packing of something else): no records. */
-		if (h->end_off < h->start_off || n > SPOOL_UNPACKED_MAX ||
+		if (!unpacked || h->end_off < h->start_off || n > SPOOL_UNPACKED_MAX ||
 		    pack_decode((const uint8_t *)it->p, size - sizeof(*h), n, h->lag,
 				(uint8_t *)unpacked) < 0) {
 			it->p = it->end;

@@ -20,7 +20,10 @@ pack_avx512(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out)
 		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK;
 		__mmask64 valid = k == PACK_BLOCK ? ~0ull : (1ull << k) - 1;
 		/* The bytes that have a byte `lag` before them in the range. */
-		__mmask64 back = i >= lag ? valid : lag - i < PACK_BLOCK ? valid & (~0ull << (lag - i)) : 0;
+		__mmask64 back = valid;
+
+		if (i < lag)
+			back = lag - i < PACK_BLOCK ? valid & (~0ull << (lag - i)) : 0;
 		__m512i x = _mm512_maskz_loadu_epi8(valid, in + i);
 		/* Masked-out bytes are not read: the address may be before the range. */
 		__m512i y = _mm512_maskz_loadu_epi8(back, (const void *)((uintptr_t)in + i - lag));
