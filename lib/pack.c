@@ -15,26 +15,17 @@ uint32_t pack_lag(const char *bytes, uint32_t len)
 	return lag >= 8 && lag <= TPOINT_PAGE_DATA && !(lag & 7u) ? lag : 8u;
 }
 
-int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out)
+int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out)
 {
 	size_t at = 0;
 
-	if (!lag)
-		return -1;
-	/* The non-zero bytes back in their places, eight at a time where they are all zero
-	 * or all there... */
 	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
 		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK;
 		uint64_t mask;
 
-		if (size - at < 8)
+		if (pack_block_mask(in, size, &at, k, &mask) < 0)
 			return -1;
-		memcpy(&mask, in + at, 8);
-		at += 8;
-		/* Bits past a short last block, or more bytes than there are: not ours. */
-		if ((k < PACK_BLOCK && (mask >> k)) ||
-		    size - at < (size_t)__builtin_popcountll(mask))
-			return -1;
+		/* Eight at a time where they are all there. */
 		for (uint32_t j = 0; j < k; j += 8, mask >>= 8) {
 			uint8_t *o = out + i + j;
 			uint32_t m8 = (uint32_t)mask & 0xffu, left = k - j < 8 ? k - j : 8;
@@ -48,9 +39,31 @@ int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_
 				o[b] = (m8 >> b) & 1u ? in[at++] : 0;
 		}
 	}
-	if (at != size)
+	return at == size ? 0 : -1;
+}
+
+int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out)
+{
+	static pack_expand_fn expand;
+	pack_expand_fn e = __atomic_load_n(&expand, __ATOMIC_RELAXED);
+
+	if (!e) { /* once; threads that race here store the same */
+#ifdef PACK_ARCH
+		e = pack_arch_expander();
+#endif
+		if (!e)
+			e = pack_expand_portable;
+		__atomic_store_n(&expand, e, __ATOMIC_RELAXED);
+	}
+	return pack_decode_with(e, in, size, n, lag, out);
+}
+
+int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
+		     uint32_t lag, uint8_t *out)
+{
+	if (!lag || expand(in, size, n, out) < 0)
 		return -1;
-	/* ...then the XOR with the bytes `lag` before, a word at a time for a lag in words. */
+	/* Then the XOR with the bytes `lag` before, a word at a time for a lag in words. */
 	if (!(lag & 7u) && !(n & 7u)) {
 		uint64_t w, v;
 

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "internal.h"
 
 #define PACK_BLOCK 64u
@@ -32,9 +33,40 @@ typedef size_t (*pack_fn)(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *
 /* This machine's packer, or NULL when it has none worth using. */
 HIDDEN pack_fn pack_encoder(void);
 
+/*
+ * The first step of unpacking: n bytes of `out` from the `size` bytes at `in`, each block's
+ * non-zero bytes back in their places, zeros elsewhere. 0, or -1 when `in` is not a packing
+ * of n bytes (pack_block_mask() refuses a block, or a byte is left over).
+ */
+typedef int (*pack_expand_fn)(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
+
+/*
+ * The mask of the block of `k` bytes whose packing starts at in + *at, which moves past it:
+ * 0, or -1 when it cannot be one (cut short, a bit past the k bytes, more bytes than the
+ * `size` there are).
+ */
+static inline int pack_block_mask(const uint8_t *in, size_t size, size_t *at, uint32_t k,
+				  uint64_t *mask)
+{
+	if (size - *at < 8)
+		return -1;
+	memcpy(mask, in + *at, 8);
+	*at += 8;
+	if ((k < PACK_BLOCK && (*mask >> k)) || size - *at < (size_t)__builtin_popcountll(*mask))
+		return -1;
+	return 0;
+}
+
+/* The portable expander, and unpacking with a given one (pack_decode() picks the fastest). */
+HIDDEN int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
+HIDDEN int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
+			    uint32_t lag, uint8_t *out);
+
 #if defined(__x86_64__)
-/* The architecture's packer if this CPU has what it needs (lib/arch/pack_<arch>.c). */
+/* The architecture's packer and expander if this CPU has what they need, else NULL
+ * (lib/arch/pack_<arch>.c). */
 HIDDEN pack_fn pack_arch_encoder(void);
+HIDDEN pack_expand_fn pack_arch_expander(void);
 #define PACK_ARCH 1
 #endif
 

@@ -5,10 +5,11 @@
  * A reference packer written here, byte by byte from the format's description, is what the
  * machine's packer (AVX-512 VBMI2 on x86-64) must match byte for byte, on page-like records,
  * on random bytes with runs of zeros, on every length up to a page and on lags short and
- * long; unpacking either gives the bytes back. Damaged input -- cut short at every length,
- * with a stray mask bit, with bytes left over, with a lag of 0 -- is refused, never read
- * past (run it under make check SANITIZE=1 to have that checked too). On a machine with no
- * packer the reference's packings still check the unpacker.
+ * long; unpacking gives the bytes back, with the portable expander and with the machine's.
+ * Damaged input -- cut short at every length, with a stray mask bit, with bytes left over,
+ * with a lag of 0 -- is refused by both, never read past (run it under make check
+ * SANITIZE=1 to have that checked too). On a machine with no packer the reference's
+ * packings still check the portable unpacker.
  */
 #include "testutil.h"
 #include "pack.h"
@@ -80,14 +81,34 @@ static void random_bytes(uint8_t *b, uint32_t n)
 }
 
 static uint8_t in[MAXN], ref[PACK_BOUND(MAXN)], got[PACK_BOUND(MAXN)], back[MAXN];
+static pack_expand_fn expanders[2];
+static int nexp;
+
+/*
+ * Unpack with every expander: how many gave back `want` (the first n bytes of it), or, with
+ * want NULL, how many refused.
+ */
+static int decode_each(const uint8_t *p, size_t size, uint32_t n, uint32_t lag,
+		       const uint8_t *want)
+{
+	int good = 0;
+
+	for (int e = 0; e < nexp; e++) {
+		int rc;
+
+		memset(back, 0xa5, sizeof(back));
+		rc = pack_decode_with(expanders[e], p, size, n, lag, back);
+		good += want ? rc == 0 && !memcmp(back, want, n) : rc < 0;
+	}
+	return good;
+}
 
 /* One input: the packer agrees with the reference, and both unpack to it. 0 if all held. */
 static int one(pack_fn packer, uint32_t n, uint32_t lag, const char *what)
 {
 	size_t rsize = ref_pack(in, n, lag, ref);
 
-	memset(back, 0xa5, sizeof(back));
-	if (pack_decode(ref, rsize, n, lag, back) || memcmp(back, in, n)) {
+	if (decode_each(ref, rsize, n, lag, in) != nexp) {
 		CHECK(0, "%s, %u bytes, lag %u: the reference packing does not unpack", what, n, lag);
 		return 1;
 	}
@@ -110,8 +131,13 @@ int main(void)
 	int fails = 0, cases = 0;
 	size_t psize, total_in = 0, total_out = 0;
 
-	tu_note("this machine's packer: %s", packer ? "yes" : "none (the unpacker is still "
-							  "checked)");
+	expanders[nexp++] = pack_expand_portable;
+#ifdef PACK_ARCH
+	if (pack_arch_expander())
+		expanders[nexp++] = pack_arch_expander();
+#endif
+	tu_note("this machine's packer: %s; expanders: the portable one%s", packer ? "yes" :
+		"none (the unpacker is still checked)", nexp > 1 ? " and the machine's" : "");
 	for (uint32_t n = 0; n <= MAXN && fails < 5; n += n < 200 ? 1 : 61) {
 		for (size_t l = 0; l < sizeof(lags) / sizeof(lags[0]); l++) {
 			random_bytes(in, n);
@@ -148,10 +174,11 @@ int main(void)
 		uint8_t *shortened = malloc(cut ? cut : 1); /* exact size: ASan sees an over-read */
 
 		memcpy(shortened, ref, cut);
-		refused += pack_decode(shortened, cut, 1000, 40, back) < 0;
+		refused += decode_each(shortened, cut, 1000, 40, NULL);
 		free(shortened);
 	}
-	CHECK(refused == (int)psize, "cut short: %d of %zu cuts refused", refused, psize);
+	CHECK(refused == (int)psize * nexp, "cut short: %d of %zu cuts refused", refused,
+	      psize * (size_t)nexp);
 	uint64_t last_mask;
 	size_t last = 0, at = 0;
 
@@ -164,13 +191,14 @@ int main(void)
 	last_mask |= 1ull << 63; /* the last block has 1000 % 64 = 40 bytes */
 	memcpy(got, ref, psize);
 	memcpy(got + last, &last_mask, 8);
-	CHECK(pack_decode(got, psize, 1000, 40, back) < 0, "a mask bit past the last byte: "
-	      "refused");
+	CHECK(decode_each(got, psize, 1000, 40, NULL) == nexp, "a mask bit past the last "
+	      "byte: refused");
 	memcpy(got, ref, psize);
 	got[psize] = 7;
-	CHECK(pack_decode(got, psize + 1, 1000, 40, back) < 0, "a byte left over: refused");
-	CHECK(pack_decode(ref, psize, 1000, 0, back) < 0, "lag 0: refused");
+	CHECK(decode_each(got, psize + 1, 1000, 40, NULL) == nexp, "a byte left over: refused");
+	CHECK(decode_each(ref, psize, 1000, 0, NULL) == nexp, "lag 0: refused");
+	CHECK(decode_each(ref, psize, 1000, 40, in) == nexp, "the undamaged packing unpacks");
 	CHECK(pack_decode(ref, psize, 1000, 40, back) == 0 && !memcmp(back, in, 1000),
-	      "and the undamaged packing unpacks");
+	      "and pack_decode() picks an expander that unpacks it");
 	return tu_finish();
 }
