@@ -383,11 +383,10 @@ static struct spool_records *page_chunk(const char *bytes, uint32_t len, bool st
 {
 	struct spool_records *hdr;
 
-	*lag = 0;
 	if (stable && sp.packer && len >= PACK_MIN && !(len & 7u) &&
 	    (hdr = packed_chunk(bytes, len, lag)))
 		return hdr;
-	*lag = 0;
+	*lag = 0; /* as they are */
 	if (!stable || (len & 7u)) { /* records are 8-byte multiples; anything else is copied */
 		char *body = chunk_begin(SPOOL_PAGE, (uint32_t)sizeof(*hdr) + len);
 
