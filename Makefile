@@ -102,6 +102,11 @@ $(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pa
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pack_test.c lib/pack.c \
 		lib/arch/pack_x86_64.c
 
+# The pool test links the page pool alone.
+$(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/internal.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c lib/pool.c lib/log.c \
+		lib/clock.c -lpthread
+
 # Jump-label sites in one file, a load-and-branch site of the same event in the other.
 $(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ tests/jump_test.c tests/jump_plain.c $(INSTR_LDFLAGS) -lpthread -ldl

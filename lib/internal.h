@@ -111,6 +111,7 @@ HIDDEN void pool_destroy(struct pool *p);
 HIDDEN void pool_release_memory(struct pool *p);
 HIDDEN char *pool_page(const struct pool *p, uint32_t index);
 HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
+HIDDEN uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max);
 /* About how many pages the free queue holds (racy: for heuristics only). */
 HIDDEN uint32_t pool_free_estimate(const struct pool *p);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
@@ -135,10 +136,10 @@ struct thread_rec {
 	uint64_t stream_epoch[TPOINT_MAX_NESTING];
 	uint64_t seq;            /* pages taken so far in the recording of seq_epoch */
 	uint64_t seq_epoch;
-	struct page_reserve {    /* free pages taken ahead, per level (see take_page()) */
+	struct page_reserve {    /* free pages taken at once, per level (reserve_take()) */
 		uint64_t epoch;  /* of the pool they are from */
 		uint32_t next, count;
-		uint32_t pages[7];
+		uint32_t pages[16];
 	} reserve[TPOINT_MAX_NESTING];
 };
 /*

@@ -83,30 +83,58 @@ static bool mpmc_push(struct mpmc_queue *q, uint32_t value)
 	}
 }
 
-static bool mpmc_pop(struct mpmc_queue *q, uint32_t *value)
+/*
+ * Take up to `max` values from consecutive cells with one CAS of the head: those ready from
+ * the head on, at least one. A writer that takes its pages this way gets a run of the
+ * queue's order, so that pages pushed in ascending order (flush_buf() in spool.c) reach it
+ * as neighbours in memory; and two writers pay one contended CAS per run, not per page.
+ */
+static uint32_t mpmc_pop_run(struct mpmc_queue *q, uint32_t *values, uint32_t max)
 {
 	uint64_t pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
 
 	for (;;) {
-		struct mpmc_cell *c = &q->cells[pos & q->mask];
-		/* Acquire: pairs with the producer's release; the value is then visible. */
-		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-		int64_t diff = (int64_t)(seq - (pos + 1));
+		uint32_t n = 0;
 
-		if (diff == 0) {
-			if (__atomic_compare_exchange_n(&q->head, &pos, pos + 1, true,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-				*value = c->value;
-				/* Release: our read of the value happens before the cell's reuse. */
-				__atomic_store_n(&c->seq, pos + q->mask + 1, __ATOMIC_RELEASE);
-				return true;
-			}
-		} else if (diff < 0) {
-			return false;
-		} else {
-			pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+		/*
+		 * Acquire: pairs with the producers' release; the values are then visible. A
+		 * cell says pos + 1 once filled for the lap of pos, and then nothing changes it
+		 * but a consumer that moved the head past it: the values are read before the
+		 * CAS, which keeps them if it succeeds. That leaves only the releases between
+		 * the claim and the cells' reuse, a window as short as a single pop's, in
+		 * which a producer a whole lap ahead finds the ring full (push_patiently()).
+		 */
+		while (n < max) {
+			struct mpmc_cell *c = &q->cells[(pos + n) & q->mask];
+
+			if (__atomic_load_n(&c->seq, __ATOMIC_ACQUIRE) != pos + n + 1)
+				break;
+			values[n++] = c->value;
+		}
+		if (!n) {
+			uint64_t seq = __atomic_load_n(&q->cells[pos & q->mask].seq,
+						       __ATOMIC_ACQUIRE);
+
+			if ((int64_t)(seq - (pos + 1)) < 0)
+				return 0; /* empty, or its next value not written yet */
+			if (seq != pos + 1)
+				pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED); /* others took it */
+			continue;
+		}
+		if (__atomic_compare_exchange_n(&q->head, &pos, pos + n, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			/* Release: our reads of the values happen before the cells' reuse. */
+			for (uint32_t i = 0; i < n; i++)
+				__atomic_store_n(&q->cells[(pos + i) & q->mask].seq,
+						 pos + i + q->mask + 1, __ATOMIC_RELEASE);
+			return n;
 		}
 	}
+}
+
+static bool mpmc_pop(struct mpmc_queue *q, uint32_t *value)
+{
+	return mpmc_pop_run(q, value, 1) == 1;
 }
 
 int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
@@ -207,6 +235,11 @@ char *pool_page(const struct pool *p, uint32_t index)
 bool pool_take_free(struct pool *p, uint32_t *index)
 {
 	return mpmc_pop(p->free_q, index);
+}
+
+uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max)
+{
+	return mpmc_pop_run(p->free_q, index, max);
 }
 
 uint32_t pool_free_estimate(const struct pool *p)

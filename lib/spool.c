@@ -112,6 +112,13 @@ static bool write_all(void)
 	return !sp.error;
 }
 
+static int index_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void flush_buf(void)
 {
 	uint32_t nfree = sp.nto_free;
@@ -137,7 +144,12 @@ static void flush_buf(void)
 	sp.niov = 0;
 	sp.referenced = 0;
 	sp.nrecords = 0;
-	/* The drained pages' records are in the file now (or counted lost): reuse the pages. */
+	/*
+	 * The drained pages' records are in the file now (or counted lost): reuse the pages, in
+	 * ascending order, so that a writer taking a run of them gets neighbours in memory
+	 * (reserve_take() in writer.c). Two writers interleave their pages in the full queue.
+	 */
+	qsort(sp.to_free, nfree, sizeof(*sp.to_free), index_cmp);
 	for (uint32_t i = 0; i < nfree; i++)
 		pool_put_free(sp.pool, sp.to_free[i]);
 	sp.nto_free = 0;

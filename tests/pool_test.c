@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page pool's free queue on its own (lib/pool.c): runs of pages taken with one CAS come
+ * in queue order, a run never takes more than is there, and threads that take runs and
+ * single pages and put them back, all at once, never get the same page twice nor lose one
+ * unsaid. (A thread preempted in the middle of a pop may hold a cell while the others go a
+ * whole lap round the ring: a page put back then finds the ring full and leaves the pool,
+ * with a warning. On a busy 2-CPU machine this small pool sees that now and then.)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "testutil.h"
+
+struct pool *tp_active_pool; /* pool.c's block mode looks at it; writer.c defines it */
+
+#define THREADS 4
+#define ROUNDS 1000000
+
+static struct pool pool;
+static uint8_t *owned; /* 1 while a thread holds the page */
+static int failed;
+static uint32_t left_pool; /* pages that left the pool, as the warnings say */
+static pthread_barrier_t start;
+
+static void fail(const char *what, uint32_t page)
+{
+	if (!__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "pool_test: %s (page %u)\n", what, page);
+}
+
+static void count_left(int level, const char *msg, void *arg)
+{
+	(void)level;
+	(void)arg;
+	if (strstr(msg, "left the pool"))
+		__atomic_fetch_add(&left_pool, 1, __ATOMIC_RELAXED);
+	else
+		fprintf(stderr, "pool_test: unexpected message: %s\n", msg);
+}
+
+static void *churn(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	uint32_t run[16];
+
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < ROUNDS && !__atomic_load_n(&failed, __ATOMIC_RELAXED); i++) {
+		uint32_t want = 1 + (uint32_t)rand_r(&seed) % 16, n;
+
+		if (want == 16) /* now and then the single pop the drain and block mode use */
+			n = pool_take_free(&pool, &run[0]);
+		else
+			n = pool_take_free_run(&pool, run, want);
+		if (n > want)
+			fail("a run longer than asked for", run[0]);
+		for (uint32_t k = 0; k < n; k++) {
+			if (run[k] >= pool.npages)
+				fail("a page index outside the pool", run[k]);
+			else if (__atomic_exchange_n(&owned[run[k]], 1, __ATOMIC_RELAXED))
+				fail("a page taken by two threads at once", run[k]);
+		}
+		for (uint32_t k = 0; k < n; k++) {
+			__atomic_store_n(&owned[run[k]], 0, __ATOMIC_RELAXED);
+			pool_put_free(&pool, run[k]);
+		}
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	uint32_t run[16], page;
+	pthread_t th[THREADS];
+	uint32_t n, got;
+
+	tpoint_set_log(count_left, NULL);
+	CHECK(pool_create(&pool, 64 * TPOINT_PAGE_SIZE, TPOINT_MODE_DISCARD) == 0, "pool_create");
+	owned = calloc(pool.npages, 1);
+	if (!owned)
+		return 1;
+
+	/* A fresh pool hands out its pages in order, a run at a time. */
+	CHECK(pool_take_free_run(&pool, run, 16) == 16, "a run of 16 from a fresh pool");
+	for (uint32_t k = 0; k < 16; k++)
+		CHECK(run[k] == k, "run[%u] is page %u", k, run[k]);
+	CHECK(pool_take_free_run(&pool, run, 3) == 3 && run[0] == 16 && run[2] == 18,
+	      "the next run of 3 starts at page %u", run[0]);
+	/* What is left, and no more; then nothing. */
+	for (n = 19; (got = pool_take_free_run(&pool, run, 16)) > 0; n += got)
+		CHECK(got == 16 || n + got == pool.npages, "a run of %u with %u pages left", got,
+		      pool.npages - n);
+	CHECK(n == pool.npages, "runs took %u pages of %u", n, pool.npages);
+	CHECK(pool_take_free_run(&pool, run, 16) == 0, "a run from an empty queue");
+	CHECK(!pool_take_free(&pool, &page), "a page from an empty queue");
+	/* Back in the queue's order: taken in that order. */
+	for (uint32_t k = 0; k < pool.npages; k++)
+		pool_put_free(&pool, (k * 7) % pool.npages); /* 64 pages: 7 is coprime */
+	CHECK(pool_take_free_run(&pool, run, 4) == 4, "a run of 4 after putting all back");
+	for (uint32_t k = 0; k < 4; k++)
+		CHECK(run[k] == (k * 7) % pool.npages, "run[%u] is page %u", k, run[k]);
+	for (uint32_t k = 0; k < 4; k++)
+		pool_put_free(&pool, run[k]);
+
+	/* Threads race: every page stays in exactly one place. */
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (int t = 0; t < THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, churn, (void *)(uintptr_t)(t + 1)) == 0,
+		      "pthread_create");
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	CHECK(!failed, "the threads saw a page twice or out of the pool");
+	memset(owned, 0, pool.npages);
+	for (n = 0; pool_take_free(&pool, &page); n++) {
+		CHECK(page < pool.npages && !owned[page], "page %u twice in the queue", page);
+		owned[page] = 1;
+	}
+	CHECK(n + left_pool == pool.npages, "%u pages back in the queue and %u said to have left "
+	      "the pool, of %u", n, left_pool, pool.npages);
+	if (left_pool)
+		printf("pool_test: %u pages left the pool while a thread held a cell\n", left_pool);
+	pool_destroy(&pool);
+	free(owned);
+	return tu_finish();
+}
