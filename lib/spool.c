@@ -54,6 +54,10 @@ static struct spool {
 	pack_fn packer;    /* packs pages that stay put (SPOOL_PAGE_PACKED), or NULL */
 	bool snapshot;     /* a copy: records that fail to reach it are still in the pool */
 	uint64_t last_live;
+	/* The drain thread, idle in overwrite mode: the mode changed, or stop. Waited on and
+	 * signalled under io; zeroed, as after a fork, it is a default one, made anew. */
+	pthread_cond_t wake;
+	bool wake_ready;
 } sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 /*
@@ -575,6 +579,22 @@ static void *drain_thread(void *arg)
 			put_clock_sample();
 			flush_buf();
 		}
+		if (!n && !sp.live &&
+		    __atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE) {
+			/*
+			 * Overwrite mode: the pages stay in the pool, and nothing is due before the
+			 * next clock sample. Wait for it, or for a change of mode or a stop
+			 * (spool_set_mode(), spool_stop()): looking every millisecond would take
+			 * the CPU from a writer a thousand times a second for nothing.
+			 */
+			uint64_t due = sp.last_clock_sample + 100000000u;
+			struct timespec until = { (time_t)(due / 1000000000u),
+						  (long)(due % 1000000000u) };
+
+			pthread_cond_timedwait(&sp.wake, &sp.io, &until);
+			pthread_mutex_unlock(&sp.io);
+			continue;
+		}
 		pthread_mutex_unlock(&sp.io);
 		if (!n) {
 			/* Idle: look again in a millisecond; busy: go straight on. */
@@ -686,10 +706,20 @@ static int spool_open(struct pool *p, const char *path, bool live)
 int spool_start(struct pool *p, const char *path, bool live)
 {
 	sigset_t all, old;
+	pthread_condattr_t attr;
 	int err = spool_open(p, path, live);
 
 	if (err)
 		return err;
+	pthread_mutex_lock(&sp.io);
+	if (!sp.wake_ready) { /* on the clock that mono_now() reads */
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&sp.wake, &attr);
+		pthread_condattr_destroy(&attr);
+		sp.wake_ready = true;
+	}
+	pthread_mutex_unlock(&sp.io);
 	/* The drain thread takes no signal of the program's: they are meant for its threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -757,6 +787,7 @@ int spool_stop(void)
 	__atomic_store_n(&sp.pool->draining, false, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&sp.io);
 	sp.stop = true;
+	pthread_cond_signal(&sp.wake);
 	pthread_mutex_unlock(&sp.io);
 	if (sp.thread_running)
 		pthread_join(sp.thread, NULL);
@@ -835,6 +866,7 @@ void spool_set_mode(struct pool *p, enum tpoint_mode mode)
 	/* Under sp.io: see drain_page(), which decides per page whether to copy it. */
 	pthread_mutex_lock(&sp.io);
 	__atomic_store_n(&p->mode, mode, __ATOMIC_RELAXED);
+	pthread_cond_signal(&sp.wake);
 	pthread_mutex_unlock(&sp.io);
 }
 
@@ -842,6 +874,7 @@ void spool_set_live(bool live)
 {
 	pthread_mutex_lock(&sp.io);
 	sp.live = live;
+	pthread_cond_signal(&sp.wake);
 	pthread_mutex_unlock(&sp.io);
 }
 
