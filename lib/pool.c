@@ -94,6 +94,7 @@ static uint32_t mpmc_pop_run(struct mpmc_queue *q, uint32_t *values, uint32_t ma
 	uint64_t pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
 
 	for (;;) {
+		uint64_t seq = 0;
 		uint32_t n = 0;
 
 		/*
@@ -107,18 +108,15 @@ static uint32_t mpmc_pop_run(struct mpmc_queue *q, uint32_t *values, uint32_t ma
 		while (n < max) {
 			struct mpmc_cell *c = &q->cells[(pos + n) & q->mask];
 
-			if (__atomic_load_n(&c->seq, __ATOMIC_ACQUIRE) != pos + n + 1)
+			seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+			if (seq != pos + n + 1)
 				break;
 			values[n++] = c->value;
 		}
 		if (!n) {
-			uint64_t seq = __atomic_load_n(&q->cells[pos & q->mask].seq,
-						       __ATOMIC_ACQUIRE);
-
 			if ((int64_t)(seq - (pos + 1)) < 0)
 				return 0; /* empty, or its next value not written yet */
-			if (seq != pos + 1)
-				pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED); /* others took it */
+			pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED); /* others took it */
 			continue;
 		}
 		if (__atomic_compare_exchange_n(&q->head, &pos, pos + n, true, __ATOMIC_RELAXED,
