@@ -58,7 +58,46 @@ static struct spool {
 	 * signalled under io; zeroed, as after a fork, it is a default one, made anew. */
 	pthread_cond_t wake;
 	bool wake_ready;
-} sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+	int room_fd;       /* room held for the last counts on a full disk, or -1 */
+} sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .room_fd = -1 };
+
+/*
+ * On a full disk the records stop reaching the file, but the counts that say how many were
+ * lost must still get there: the file would not be believed without them. A write that
+ * fails cuts off what it put of its chunks, but it may have put nothing. So the spool holds
+ * this much room of its file system from the start, in a file with no name, and gives it
+ * back for the last chunks (put_closing_chunks()): the counts of some 300 events and the names of
+ * some 100 threads, the counts first.
+ */
+#define SPOOL_ROOM (16u << 10)
+
+/* Best effort: a file system that allocates nothing ahead has nothing to hold. */
+static void room_hold(void)
+{
+	size_t len = strlen(sp.path) + sizeof(".room");
+	char *name = malloc(len);
+
+	if (!name)
+		return;
+	snprintf(name, len, "%s.room", sp.path);
+	sp.room_fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (sp.room_fd >= 0) {
+		unlink(name);
+		if (posix_fallocate(sp.room_fd, 0, SPOOL_ROOM)) {
+			close(sp.room_fd);
+			sp.room_fd = -1;
+		}
+	}
+	free(name);
+}
+
+/* The file has no name left: closing it frees its room. */
+static void room_give_back(void)
+{
+	if (sp.room_fd >= 0)
+		close(sp.room_fd);
+	sp.room_fd = -1;
+}
 
 /*
  * What goes to the file gathers here before one writev(): small chunks are put together in
@@ -608,6 +647,7 @@ static void *drain_thread(void *arg)
 
 static void spool_free_state(void)
 {
+	room_give_back();
 	free(sp.buf);
 	free(sp.iov);
 	free(sp.clock_at);
@@ -673,6 +713,7 @@ static int spool_open(struct pool *p, const char *path, bool live)
 		spool_free_state();
 		return err;
 	}
+	room_hold();
 	sp.pool = p;
 	sp.live = live;
 	sp.packer = spool_packer();
@@ -738,30 +779,40 @@ int spool_start(struct pool *p, const char *path, bool live)
 	return 0;
 }
 
-static void sync_locked(bool final)
+/*
+ * What closes a flush of the file: the threads' names, a clock sample and the counts, with
+ * the end mark on the last one. After a failed write they are worth another try: they say
+ * what was lost, and the room held for them (SPOOL_ROOM) or that of the cut-off chunks may
+ * take them. The error stays the recording's.
+ */
+static void put_closing_chunks(bool final)
 {
-	int error;
+	int error = sp.error;
 
-	put_new_events();
-	/* Full pages first: within a stream they come before the page being written. */
-	drain_full();
-	drain_partial();
-	flush_buf();
-	/*
-	 * After a failed write the counts are worth another try: they say what was lost, and
-	 * the room of the cut-off chunks may take them. The error stays the recording's.
-	 */
-	error = sp.error;
 	sp.error = 0;
-	for (size_t i = 0; i < sp.ntids; i++)
-		put_comm(sp.tids[i]); /* names may have changed since first seen */
+	if (error)
+		room_give_back();
 	put_clock_sample();
 	put_stats();
+	if (error) /* the counts in a write of their own: the disk may not take the names too */
+		flush_buf();
+	for (size_t i = 0; i < sp.ntids; i++)
+		put_comm(sp.tids[i]); /* names may have changed since first seen */
 	if (final)
 		chunk_begin(SPOOL_END, 0);
 	flush_buf();
 	if (error)
 		sp.error = error;
+}
+
+static void sync_locked(bool final)
+{
+	put_new_events();
+	/* Full pages first: within a stream they come before the page being written. */
+	drain_full();
+	drain_partial();
+	flush_buf();
+	put_closing_chunks(final);
 }
 
 int spool_sync(void)
@@ -845,12 +896,8 @@ int spool_snapshot(struct pool *p, const char *path)
 
 		emit_records(copy, &m, gen, 0, *(uint64_t *)(void *)copy, &clock, false, false);
 	}
-	for (size_t i = 0; i < sp.ntids; i++)
-		put_comm(sp.tids[i]);
-	put_clock_sample();
-	put_stats();
-	chunk_begin(SPOOL_END, 0);
 	flush_buf();
+	put_closing_chunks(true);
 	err = -sp.error;
 	if (close(sp.fd) < 0 && !err)
 		err = -errno;
@@ -895,4 +942,5 @@ void spool_after_fork(void)
 	memset(&sp, 0, sizeof(sp));
 	pthread_mutex_init(&sp.io, NULL);
 	sp.fd = -1;
+	sp.room_fd = -1;
 }
