@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The page pool's free queue on its own (lib/pool.c): runs of pages taken with one CAS come
- * in queue order, a run never takes more than is there, and threads that take runs and
- * single pages and put them back, all at once, never get the same page twice nor lose one
- * unsaid. (A thread preempted in the middle of a pop may hold a cell while the others go a
- * whole lap round the ring: a page put back then finds the ring full and leaves the pool,
- * with a warning. On a busy 2-CPU machine this small pool sees that now and then.)
+ * The page pool's queues on their own (lib/pool.c): runs of pages taken with one CAS come
+ * in queue order, a run never takes more than is there, full pages come out in the order
+ * they were handed in, and threads that take runs and single pages, hand them in as full
+ * pages, take full ones back and free them, all at once, never get the same page twice nor
+ * lose one unsaid. (A thread preempted in the middle of a pop may hold a cell
+ * while the others go a whole lap round the ring: a page put back then finds the ring full
+ * and leaves the pool, said by a warning for the free queue and by pool_put_full() for the
+ * full one. On a busy 2-CPU machine this small pool sees that now and then.)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -45,7 +47,7 @@ static void count_left(int level, const char *msg, void *arg)
 static void *churn(void *arg)
 {
 	unsigned seed = (unsigned)(uintptr_t)arg;
-	uint32_t run[16];
+	uint32_t run[16], page;
 
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < ROUNDS && !__atomic_load_n(&failed, __ATOMIC_RELAXED); i++) {
@@ -63,9 +65,23 @@ static void *churn(void *arg)
 			else if (__atomic_exchange_n(&owned[run[k]], 1, __ATOMIC_RELAXED))
 				fail("a page taken by two threads at once", run[k]);
 		}
-		for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t k = 0; k < n; k++)
 			__atomic_store_n(&owned[run[k]], 0, __ATOMIC_RELAXED);
-			pool_put_free(&pool, run[k]);
+		/* Full now: handed in, as writers do. */
+		for (uint32_t k = 0; k < n; k++)
+			if (!pool_put_full(&pool, run[k]))
+				__atomic_fetch_add(&left_pool, 1, __ATOMIC_RELAXED);
+		/* The drain, or an overwriting writer, takes full pages and frees them. */
+		for (uint32_t k = 0; k < n && pool_take_full(&pool, &page); k++) {
+			if (page >= pool.npages)
+				fail("a full page index outside the pool", page);
+			else if (__atomic_exchange_n(&owned[page], 1, __ATOMIC_RELAXED))
+				fail("a full page taken by two threads at once", page);
+			else if (__atomic_load_n(&pool.meta[page].state, __ATOMIC_RELAXED) !=
+				 PAGE_FULL)
+				fail("a page from the full queue not marked full", page);
+			__atomic_store_n(&owned[page], 0, __ATOMIC_RELAXED);
+			pool_put_free(&pool, page);
 		}
 	}
 	return NULL;
@@ -102,8 +118,18 @@ int main(void)
 	CHECK(pool_take_free_run(&pool, run, 4) == 4, "a run of 4 after putting all back");
 	for (uint32_t k = 0; k < 4; k++)
 		CHECK(run[k] == (k * 7) % pool.npages, "run[%u] is page %u", k, run[k]);
-	for (uint32_t k = 0; k < 4; k++)
-		pool_put_free(&pool, run[k]);
+	/* Full pages come out in the order they were handed in, marked full. */
+	CHECK(pool_take_free(&pool, &run[4]), "one more page");
+	for (uint32_t k = 0; k < 5; k++)
+		CHECK(pool_put_full(&pool, run[k]), "full page %u handed in", run[k]);
+	for (uint32_t k = 0; k < 5; k++) {
+		uint32_t want = run[k];
+
+		CHECK(pool_take_full(&pool, &page) && page == want, "full page %u is %u", k, page);
+		CHECK(pool.meta[page].state == PAGE_FULL, "page %u marked full", page);
+		pool_put_free(&pool, page);
+	}
+	CHECK(!pool_take_full(&pool, &page), "a page from an empty full queue");
 
 	/* Threads race: every page stays in exactly one place. */
 	pthread_barrier_init(&start, NULL, THREADS);
@@ -114,12 +140,12 @@ int main(void)
 		pthread_join(th[t], NULL);
 	CHECK(!failed, "the threads saw a page twice or out of the pool");
 	memset(owned, 0, pool.npages);
-	for (n = 0; pool_take_free(&pool, &page); n++) {
-		CHECK(page < pool.npages && !owned[page], "page %u twice in the queue", page);
+	for (n = 0; pool_take_free(&pool, &page) || pool_take_full(&pool, &page); n++) {
+		CHECK(page < pool.npages && !owned[page], "page %u twice in the queues", page);
 		owned[page] = 1;
 	}
-	CHECK(n + left_pool == pool.npages, "%u pages back in the queue and %u said to have left "
-	      "the pool, of %u", n, left_pool, pool.npages);
+	CHECK(n + left_pool == pool.npages, "%u pages back in the queues and %u said to have "
+	      "left the pool, of %u", n, left_pool, pool.npages);
 	if (left_pool)
 		printf("pool_test: %u pages left the pool while a thread held a cell\n", left_pool);
 	pool_destroy(&pool);
