@@ -136,6 +136,7 @@ struct thread_rec {
 	uint64_t stream_epoch[TPOINT_MAX_NESTING];
 	uint64_t seq;            /* pages taken so far in the recording of seq_epoch */
 	uint64_t seq_epoch;
+	uint32_t start_cpu;      /* without rseq, the CPU of all its pages (page_cpu()) */
 	struct page_reserve {    /* free pages taken at once, per level (reserve_take()) */
 		uint64_t epoch;  /* of the pool they are from */
 		uint32_t next, count;

@@ -304,6 +304,21 @@ TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_even
 	return &t->counters[ev->index];
 }
 
+/*
+ * The CPU a page of this thread is stamped with. Without rseq (a key of 0x7fffffff or more:
+ * glibc could not register it, as under qemu-user) the fast path cannot see a migration,
+ * so a page never was sure to hold one CPU's records; then a thread keeps the CPU it took
+ * its first page of the recording on. Its records stay in one CPU buffer of the file, in
+ * their order, even where the clock is too coarse to tell two apart: a reader merging CPU
+ * buffers by time may put equal timestamps either way round, and pages stamped with
+ * whatever sched_getcpu() said at the time put a thread's records out of order
+ * (qemu-user's 62.5 MHz counter, tests/signal_test).
+ */
+static uint32_t page_cpu(struct thread_rec *rec, uint32_t key)
+{
+	return key < 0x7fffffffu ? key : rec->start_cpu;
+}
+
 static uint32_t current_cpu(uint32_t key)
 {
 	int cpu;
@@ -419,15 +434,16 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(uint64_t *)(void *)page = now;
 	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
-	m->tid = (uint32_t)rec->tid;
-	m->cpu = current_cpu(key);
-	m->level = level;
-	m->lost_before = rec->lost_pending[level];
 	if (rec->seq_epoch != pool->epoch) {
 		/* Each recording numbers a thread's pages from 0: a gap means a lost page. */
+		rec->start_cpu = current_cpu(key);
 		rec->seq_epoch = pool->epoch;
 		rec->seq = 0;
 	}
+	m->tid = (uint32_t)rec->tid;
+	m->cpu = page_cpu(rec, key);
+	m->level = level;
+	m->lost_before = rec->lost_pending[level];
 	/* Atomic: a signal handler taking a page of another level may interrupt us here. */
 	m->seq = __atomic_fetch_add(&rec->seq, 1, __ATOMIC_RELAXED);
 	/* Release: the page's identity is set before the drain may look at a WRITING page. */

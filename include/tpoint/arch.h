@@ -22,7 +22,8 @@
 /*
  * glibc registers an rseq area for every thread; the kernel keeps its cpu_id current, so the
  * CPU costs one load. Without rseq (older glibc, or the tunable glibc.pthread.rseq=0) the
- * value never changes and pages are only stamped with the CPU where they were started.
+ * value never changes, and all the pages of a thread are stamped with the CPU where it
+ * started recording (page_cpu() in lib/writer.c).
  */
 extern const ptrdiff_t __rseq_offset;
 static inline uint32_t tpoint_arch_cpu_key(void)
