@@ -120,6 +120,8 @@ HIDDEN bool pool_wait_free(struct pool *p, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);
 /* false: the page could not be queued and left the pool (its records are not drained). */
 HIDDEN bool pool_put_full(struct pool *p, uint32_t index);
+/* The same for `n` pages in one go: how many were queued, from the first on. */
+HIDDEN uint32_t pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n);
 
 /* The pool writers use; NULL while nothing records. Published with release. */
 extern HIDDEN struct pool *tp_active_pool;
@@ -141,6 +143,8 @@ struct thread_rec {
 		uint64_t epoch;  /* of the pool they are from */
 		uint32_t next, count;
 		uint32_t pages[16];
+		uint32_t nfull;  /* full pages held back, to be handed in at once (retire_or_hold()) */
+		uint32_t full[16];
 	} reserve[TPOINT_MAX_NESTING];
 };
 /*

@@ -57,30 +57,51 @@ static struct mpmc_queue *mpmc_create(uint32_t capacity)
 	return q;
 }
 
-static bool mpmc_push(struct mpmc_queue *q, uint32_t value)
+/*
+ * Put up to `n` values into consecutive cells with one CAS of the tail: as many as there are
+ * free cells from the tail on (0 when the ring looks full). A cell says pos when it is free
+ * for the lap of pos, and only a producer that moved the tail past it changes that, so the
+ * cells checked before the CAS are still free once it succeeds. A writer that hands in a
+ * run of full pages this way pays one contended CAS for the run.
+ */
+static uint32_t mpmc_push_run(struct mpmc_queue *q, const uint32_t *values, uint32_t n)
 {
 	uint64_t pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
 
 	for (;;) {
-		struct mpmc_cell *c = &q->cells[pos & q->mask];
-		/* Acquire: pairs with the consumer's release of this cell. */
-		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-		int64_t diff = (int64_t)(seq - pos);
+		uint64_t seq = 0;
+		uint32_t k = 0;
 
-		if (diff == 0) {
-			if (__atomic_compare_exchange_n(&q->tail, &pos, pos + 1, true,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-				c->value = value;
+		/* Acquire: pairs with the consumers' release of these cells. */
+		while (k < n) {
+			seq = __atomic_load_n(&q->cells[(pos + k) & q->mask].seq, __ATOMIC_ACQUIRE);
+			if (seq != pos + k)
+				break;
+			k++;
+		}
+		if (!k) {
+			if ((int64_t)(seq - pos) < 0)
+				return 0; /* full, or its next cell not released yet */
+			pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED); /* others filled it */
+			continue;
+		}
+		if (__atomic_compare_exchange_n(&q->tail, &pos, pos + k, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			for (uint32_t i = 0; i < k; i++) {
+				struct mpmc_cell *c = &q->cells[(pos + i) & q->mask];
+
+				c->value = values[i];
 				/* Release: the value is visible before the cell says "ready". */
-				__atomic_store_n(&c->seq, pos + 1, __ATOMIC_RELEASE);
-				return true;
+				__atomic_store_n(&c->seq, pos + i + 1, __ATOMIC_RELEASE);
 			}
-		} else if (diff < 0) {
-			return false;
-		} else {
-			pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+			return k;
 		}
 	}
+}
+
+static bool mpmc_push(struct mpmc_queue *q, uint32_t value)
+{
+	return mpmc_push_run(q, &value, 1) == 1;
 }
 
 /*
@@ -257,16 +278,22 @@ bool pool_take_full(struct pool *p, uint32_t *index)
  * A ring never holds more than npages entries, but a consumer preempted between claiming a
  * cell and releasing it makes the ring look full to a producer that has gone a whole lap.
  * Yielding lets that consumer finish; if it does not (it may be the thread this signal
- * handler interrupted), the caller is told, and the page leaves the pool.
+ * handler interrupted), the caller is told how many went in, and the rest leave the pool.
  */
-static bool push_patiently(struct mpmc_queue *q, uint32_t index)
+static uint32_t push_patiently(struct mpmc_queue *q, const uint32_t *values, uint32_t n)
 {
-	for (int i = 0; i < 64; i++) {
-		if (mpmc_push(q, index))
-			return true;
-		sched_yield();
+	uint32_t done = 0;
+
+	for (int i = 0; i < 64 && done < n;) {
+		uint32_t k = mpmc_push_run(q, values + done, n - done);
+
+		done += k;
+		if (!k) {
+			sched_yield();
+			i++;
+		}
 	}
-	return false;
+	return done;
 }
 
 /* How long block mode waits for the drain before it takes the drain for stuck. */
@@ -302,14 +329,20 @@ bool pool_wait_free(struct pool *p, uint32_t *index)
 void pool_put_free(struct pool *p, uint32_t index)
 {
 	__atomic_store_n(&p->meta[index].state, PAGE_FREE, __ATOMIC_RELAXED);
-	if (!push_patiently(p->free_q, index))
+	if (!push_patiently(p->free_q, &index, 1))
 		tp_warn("page %u left the pool: the free queue looked full", index);
 	if (__atomic_load_n(&p->stalled, __ATOMIC_RELAXED))
 		__atomic_store_n(&p->stalled, false, __ATOMIC_RELAXED); /* the drain moves again */
 }
 
+uint32_t pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n(&p->meta[index[i]].state, PAGE_FULL, __ATOMIC_RELAXED);
+	return push_patiently(p->full_q, index, n);
+}
+
 bool pool_put_full(struct pool *p, uint32_t index)
 {
-	__atomic_store_n(&p->meta[index].state, PAGE_FULL, __ATOMIC_RELAXED);
-	return push_patiently(p->full_q, index);
+	return pool_put_full_run(p, &index, 1) == 1;
 }

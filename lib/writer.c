@@ -157,6 +157,43 @@ static void retire_page(struct pool *pool, struct tpoint_stream *s)
 	s->off = s->end = 0;
 }
 
+/* The full pages a stream held back go to the full queue with one CAS; a gone pool's are
+ * forgotten with it. */
+static void hand_in(struct pool *pool, struct page_reserve *r)
+{
+	if (pool && r->epoch == pool->epoch && r->nfull) {
+		uint32_t queued = pool_put_full_run(pool, r->full, r->nfull);
+
+		for (uint32_t i = queued; i < r->nfull; i++)
+			count_overwritten(pool, r->full[i]);
+	}
+	r->nfull = 0;
+}
+
+/*
+ * In overwrite mode nothing takes a full page from the queue but a writer that found no free
+ * one, and a snapshot or the recording's end look at pages being written as well. So there
+ * a stream holds back the full pages of its run, still marked as being written, and hands
+ * them in together when the run is used up: one contended CAS a run, where two writers
+ * paid one a page each (and the cache line of the queue's tail, and of its cells, went back
+ * and forth between their CPUs). Never more than a run. In the other modes the drain is
+ * waiting for the page: it goes now, after those held back (they are older).
+ */
+static void retire_or_hold(struct pool *pool, struct page_reserve *r, struct tpoint_stream *s)
+{
+	const uint32_t max = sizeof(r->full) / sizeof(r->full[0]);
+
+	if (s->data && r->epoch == pool->epoch && r->count > 1 && r->nfull < max &&
+	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE) {
+		r->full[r->nfull++] = s->page;
+		s->data = NULL;
+		s->off = s->end = 0;
+		return;
+	}
+	hand_in(pool, r);
+	retire_page(pool, s);
+}
+
 static void thread_exit(void *arg)
 {
 	struct thread_rec *rec = arg;
@@ -172,6 +209,7 @@ static void thread_exit(void *arg)
 	/* Nothing else of this thread can trace now: hand its pages to the drain. */
 	t->ncounters = 0;
 	for (int level = 0; level < TPOINT_MAX_NESTING; level++) {
+		hand_in(pool, &rec->reserve[level]);
 		if (pool && rec->stream_epoch[level] == pool->epoch)
 			retire_page(pool, &t->stream[level]);
 		reserve_return(pool, &rec->reserve[level]);
@@ -371,7 +409,9 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
 /*
  * A free page for a stream: the next of those the stream took at once, or a run from the
  * free queue: one page, or up to 16 (one per 64 pages of pool) while the queue holds more
- * than half the pool. The bound keeps many threads from holding pages that others need.
+ * than half the pool. The bound keeps many threads from holding pages that others need. In
+ * overwrite mode a writer short of free pages takes full ones, so there runs go on while
+ * there are free pages at all.
  *
  * A run is why: pages taken in a run are neighbours in memory (the drain returns them in
  * ascending order, and so the pool starts), and a writer that moves on to the page next to
@@ -379,7 +419,8 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
  * a TLB miss and the hardware prefetcher's lead: measured with a loop storing 40-byte
  * records (rdtsc, release store) into 4 KiB pages of a memfd, 9.7 ns a record in page order,
  * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one contended CAS for
- * many pages where two writers take pages at once.
+ * many pages where two writers take pages at once. A used-up run's full pages, if the stream
+ * held them back (retire_or_hold()), are handed in first.
  * Per level, so that a signal handler never touches the reserve of the code it interrupted.
  */
 static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *idx)
@@ -391,9 +432,11 @@ static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *id
 		*idx = r->pages[r->next++];
 		return true;
 	}
+	hand_in(pool, r);
 	r->epoch = pool->epoch;
 	r->next = r->count = 0;
-	if (pool_free_estimate(pool) > pool->npages / 2)
+	if (pool_free_estimate(pool) > pool->npages / 2 ||
+	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		want = pool->npages / 64 < max ? pool->npages / 64 + 1 : max;
 	r->count = pool_take_free_run(pool, r->pages, want);
 	if (!r->count)
@@ -489,7 +532,8 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 		s->off = s->end = 0;
 	}
 	if (s->data && tpoint_arch_cpu_key() != s->cpu_key)
-		retire_page(pool, s); /* migrated: a page holds one CPU's events */
+		/* migrated: a page holds one CPU's events */
+		retire_or_hold(pool, &rec->reserve[level], s);
 
 	delta = now - s->last;
 	if (s->data && (delta >> TPOINT_DELTA_BITS) && s->off + 8 + total <= s->end) {
@@ -502,7 +546,7 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 		s->last = now;
 	}
 	if (s->data && s->off + total > s->end)
-		retire_page(pool, s);
+		retire_or_hold(pool, &rec->reserve[level], s);
 	if (!s->data && !take_page(pool, rec, s, level, now)) {
 		rec->lost_pending[level]++;
 		goto drop;

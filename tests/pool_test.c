@@ -2,12 +2,13 @@
 /*
  * The page pool's queues on their own (lib/pool.c): runs of pages taken with one CAS come
  * in queue order, a run never takes more than is there, full pages come out in the order
- * they were handed in, and threads that take runs and single pages, hand them in as full
- * pages, take full ones back and free them, all at once, never get the same page twice nor
- * lose one unsaid. (A thread preempted in the middle of a pop may hold a cell
- * while the others go a whole lap round the ring: a page put back then finds the ring full
- * and leaves the pool, said by a warning for the free queue and by pool_put_full() for the
- * full one. On a busy 2-CPU machine this small pool sees that now and then.)
+ * they were handed in (a run of them with one CAS, or one by one), and threads that take
+ * runs and single pages, hand them in as full pages, take full ones back and free them, all
+ * at once, never get the same page twice nor lose one unsaid. (A thread preempted in the
+ * middle of a pop may hold a cell while the others go a whole lap round the ring: a page
+ * put back then finds the ring full and leaves the pool, said by a warning for the free
+ * queue and by what pool_put_full() and pool_put_full_run() return for the full one. On a
+ * busy 2-CPU machine this small pool sees that now and then.)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -67,10 +68,16 @@ static void *churn(void *arg)
 		}
 		for (uint32_t k = 0; k < n; k++)
 			__atomic_store_n(&owned[run[k]], 0, __ATOMIC_RELAXED);
-		/* Full now: handed in, as writers do. */
-		for (uint32_t k = 0; k < n; k++)
-			if (!pool_put_full(&pool, run[k]))
-				__atomic_fetch_add(&left_pool, 1, __ATOMIC_RELAXED);
+		/* Full now: handed in as a run or one by one, as writers do. */
+		if (n && rand_r(&seed) % 2) {
+			uint32_t queued = pool_put_full_run(&pool, run, n);
+
+			__atomic_fetch_add(&left_pool, n - queued, __ATOMIC_RELAXED);
+		} else {
+			for (uint32_t k = 0; k < n; k++)
+				if (!pool_put_full(&pool, run[k]))
+					__atomic_fetch_add(&left_pool, 1, __ATOMIC_RELAXED);
+		}
 		/* The drain, or an overwriting writer, takes full pages and frees them. */
 		for (uint32_t k = 0; k < n && pool_take_full(&pool, &page); k++) {
 			if (page >= pool.npages)
@@ -118,10 +125,10 @@ int main(void)
 	CHECK(pool_take_free_run(&pool, run, 4) == 4, "a run of 4 after putting all back");
 	for (uint32_t k = 0; k < 4; k++)
 		CHECK(run[k] == (k * 7) % pool.npages, "run[%u] is page %u", k, run[k]);
-	/* Full pages come out in the order they were handed in, marked full. */
+	/* Full pages come out in the order they were handed in, as a run or one by one. */
 	CHECK(pool_take_free(&pool, &run[4]), "one more page");
-	for (uint32_t k = 0; k < 5; k++)
-		CHECK(pool_put_full(&pool, run[k]), "full page %u handed in", run[k]);
+	CHECK(pool_put_full_run(&pool, run, 4) == 4, "a run of 4 full pages handed in");
+	CHECK(pool_put_full(&pool, run[4]), "one full page after the run");
 	for (uint32_t k = 0; k < 5; k++) {
 		uint32_t want = run[k];
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * stress_test - four threads hammer two events through a 64 KiB pool for about half a
- * second; one event has a condition that is false about half the time. Afterwards every
+ * stress_test - four threads hammer two events through a 64 KiB pool (and then a 1 MiB
+ * one) for about half a second; one event has a condition that is false about half the time. Afterwards every
  * record in the file must be intact (checksum, payload tid = common_pid), each thread's
  * sequence numbers strictly increasing with no duplicate, and for each event
  *	recorded + lost == calls whose condition passed, exactly,
@@ -40,6 +40,9 @@ struct worker {
 
 static struct worker workers[NTHREADS];
 static int stop_flag;
+/* held_at_stop(): each thread's calls, then it waits, alive, until released. */
+static uint64_t call_cap;
+static int capped_done, release_flag;
 
 static void *hammer(void *arg)
 {
@@ -48,7 +51,7 @@ static void *hammer(void *arg)
 	uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)arg;
 
 	w->tid = (uint32_t)tu_gettid();
-	for (uint64_t i = 0; i < MAX_CALLS; i++) {
+	for (uint64_t i = 0; i < (call_cap ? call_cap : MAX_CALLS); i++) {
 		if ((i & 255) == 0 && __atomic_load_n(&stop_flag, __ATOMIC_RELAXED))
 			break;
 		/* xorshift: the condition's outcome must not follow a pattern the pages align to */
@@ -72,6 +75,14 @@ static void *hammer(void *arg)
 			} else {
 				w->cond_fail++;
 			}
+		}
+	}
+	if (call_cap) {
+		__atomic_fetch_add(&capped_done, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&release_flag, __ATOMIC_ACQUIRE)) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
 		}
 	}
 	return NULL;
@@ -135,7 +146,7 @@ static void snapshot(struct tpoint_event_stats *rec, struct tpoint_event_stats *
 
 enum churn { QUIET, FLUSHES, FLUSHES_AND_SWITCHES };
 
-static void run(enum tpoint_mode mode, const char *file, enum churn churn)
+static void run(enum tpoint_mode mode, const char *file, enum churn churn, unsigned pool_kib)
 {
 	const char *mname = churn == FLUSHES_AND_SWITCHES ? "switching"
 			    : mode == TPOINT_MODE_OVERWRITE ? "overwrite" : "discard";
@@ -148,12 +159,13 @@ static void run(enum tpoint_mode mode, const char *file, enum churn churn)
 
 	uint64_t leaks0 = __atomic_load_n(&su_pool_leaks, __ATOMIC_RELAXED);
 
-	printf("%s mode, 64 KiB pool, %d threads%s:\n", mname, NTHREADS,
+	printf("%s mode, %u KiB pool, %d threads%s:\n", mname, pool_kib, NTHREADS,
 	       churn ? ", flushing every 10 ms" : "");
 	memset(workers, 0, sizeof(workers));
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELAXED);
 	snapshot(&r0, &c0);
-	CHECK(tpoint_set_buffer_size(64 << 10) == 0, "64 KiB pool accepted");
+	CHECK(tpoint_set_buffer_size((size_t)pool_kib << 10) == 0, "%u KiB pool accepted",
+	      pool_kib);
 	CHECK(tpoint_set_mode(mode) == 0, "mode %s accepted", mname);
 	ret = tpoint_record_start(file);
 	REQUIRE(ret == 0, "tpoint_record_start(%s): %s", file, strerror(-ret));
@@ -209,8 +221,8 @@ static void run(enum tpoint_mode mode, const char *file, enum churn churn)
 	CHECK(cskip == cond_fail, "%s: cond_skipped %" PRIu64 ", failed conditions %" PRIu64,
 	      mname, cskip, cond_fail);
 	CHECK(r1.cond_skipped == r0.cond_skipped, "stress_rec has no condition to skip");
-	CHECK(rlost + clost > 0, "%s: a 64 KiB pool under 4 hammering threads loses something",
-	      mname);
+	CHECK(rlost + clost > 0, "%s: a %u KiB pool under 4 hammering threads loses something",
+	      mname, pool_kib);
 
 	ret = tu_check_events(file);
 	CHECK(ret == 0, "trace-cmd report --check-events %s: exit %d", file, ret);
@@ -264,15 +276,85 @@ static void run(enum tpoint_mode mode, const char *file, enum churn churn)
 	unlink(file);
 }
 
+/*
+ * Threads that write less than the pool holds and are still alive when the recording stops.
+ * In overwrite mode the full pages of their runs are held back, not queued
+ * (retire_or_hold()): the stop must spool them as it does pages being written, and every
+ * record is in the file, none lost.
+ */
+static void held_at_stop(void)
+{
+	struct tpoint_event_stats r0, c0, r1, c1;
+	uint64_t rec_calls = 0, cond_pass = 0;
+	struct reader rd;
+	struct tu_report rep;
+	int ret;
+
+	printf("overwrite mode, 1024 KiB pool, %d threads alive at the stop, 1000 calls each:\n",
+	       NTHREADS);
+	memset(workers, 0, sizeof(workers));
+	call_cap = 1000;
+	capped_done = release_flag = stop_flag = 0;
+	snapshot(&r0, &c0);
+	CHECK(tpoint_set_buffer_size(1 << 20) == 0, "1 MiB pool accepted");
+	CHECK(tpoint_set_mode(TPOINT_MODE_OVERWRITE) == 0, "overwrite mode accepted");
+	ret = tpoint_record_start("stress-held.dat");
+	REQUIRE(ret == 0, "tpoint_record_start: %s", strerror(-ret));
+	for (int i = 0; i < NTHREADS; i++)
+		REQUIRE(pthread_create(&workers[i].th, NULL, hammer, &workers[i]) == 0,
+			"pthread_create");
+	while (__atomic_load_n(&capped_done, __ATOMIC_ACQUIRE) < NTHREADS)
+		sched_yield();
+	ret = tpoint_record_stop();
+	REQUIRE(ret == 0, "tpoint_record_stop: %s", strerror(-ret));
+	__atomic_store_n(&release_flag, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < NTHREADS; i++) {
+		pthread_join(workers[i].th, NULL);
+		rec_calls += workers[i].rec_calls;
+		cond_pass += workers[i].cond_pass;
+	}
+	call_cap = 0;
+	snapshot(&r1, &c1);
+	CHECK(rec_calls + cond_pass >= NTHREADS * 500, "held: %" PRIu64 " calls recorded",
+	      rec_calls + cond_pass);
+	CHECK(r1.recorded - r0.recorded == rec_calls && r1.lost == r0.lost,
+	      "held: stress_rec recorded %" PRIu64 ", lost %" PRIu64 ", of %" PRIu64 " calls",
+	      r1.recorded - r0.recorded, r1.lost - r0.lost, rec_calls);
+	CHECK(c1.recorded - c0.recorded == cond_pass && c1.lost == c0.lost,
+	      "held: stress_cond recorded %" PRIu64 ", lost %" PRIu64 ", of %" PRIu64 " kept",
+	      c1.recorded - c0.recorded, c1.lost - c0.lost, cond_pass);
+	memset(&rd, 0, sizeof(rd));
+	REQUIRE(tu_report_each("stress-held.dat", read_line, &rd, &rep) == 0,
+		"run trace-cmd report");
+	CHECK(rd.broken == 0 && rd.order_errors == 0 && rd.gaps == 0,
+	      "held: %" PRIu64 " broken, %" PRIu64 " out of order, %" PRIu64 " gaps",
+	      rd.broken, rd.order_errors, rd.gaps);
+	CHECK(rd.per_event[0] == rec_calls && rd.per_event[1] == cond_pass,
+	      "held: the file has %" PRIu64 " stress_rec of %" PRIu64 ", %" PRIu64
+	      " stress_cond of %" PRIu64, rd.per_event[0], rec_calls, rd.per_event[1],
+	      cond_pass);
+	tu_note("file: all %" PRIu64 " records", rep.events);
+	unlink("stress-held.dat");
+}
+
 int main(void)
 {
 	tu_require_trace_cmd();
 	su_listen();
 	REQUIRE(tpoint_enable("tpt_stress:stress_*") == 2, "two events enabled");
-	run(TPOINT_MODE_DISCARD, "stress-discard.dat", QUIET);
-	run(TPOINT_MODE_OVERWRITE, "stress-overwrite.dat", QUIET);
-	run(TPOINT_MODE_OVERWRITE, "stress-flushes.dat", FLUSHES);
-	run(TPOINT_MODE_DISCARD, "stress-switching.dat", FLUSHES_AND_SWITCHES);
+	run(TPOINT_MODE_DISCARD, "stress-discard.dat", QUIET, 64);
+	run(TPOINT_MODE_OVERWRITE, "stress-overwrite.dat", QUIET, 64);
+	run(TPOINT_MODE_OVERWRITE, "stress-flushes.dat", FLUSHES, 64);
+	run(TPOINT_MODE_DISCARD, "stress-switching.dat", FLUSHES_AND_SWITCHES, 64);
+	/*
+	 * A pool of 256 pages: streams take runs of 5 pages and, in overwrite mode, hold back
+	 * their full pages until a run is used up (retire_or_hold() in lib/writer.c), which
+	 * a flush, the stop and the overwriting of the oldest pages must all get right.
+	 */
+	run(TPOINT_MODE_OVERWRITE, "stress-runs.dat", QUIET, 1024);
+	run(TPOINT_MODE_OVERWRITE, "stress-runs-flushes.dat", FLUSHES, 1024);
+	run(TPOINT_MODE_DISCARD, "stress-runs-switching.dat", FLUSHES_AND_SWITCHES, 1024);
+	held_at_stop();
 	tpoint_set_mode(TPOINT_MODE_DISCARD);
 	return tu_finish();
 }
