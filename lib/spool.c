@@ -63,11 +63,11 @@ static struct spool {
 
 /*
  * On a full disk the records stop reaching the file, but the counts that say how many were
- * lost must still get there: the file would not be believed without them. A write that
+ * lost must still get there: without them the file cannot say what it misses. A write that
  * fails cuts off what it put of its chunks, but it may have put nothing. So the spool holds
  * this much room of its file system from the start, in a file with no name, and gives it
- * back for the last chunks (put_closing_chunks()): the counts of some 300 events and the names of
- * some 100 threads, the counts first.
+ * back for the closing chunks (put_closing_chunks()): the counts of some 300 events and the
+ * names of some 100 threads, the counts first.
  */
 #define SPOOL_ROOM (16u << 10)
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * stress_test - four threads hammer two events through a 64 KiB pool (and then a 1 MiB
- * one) for about half a second; one event has a condition that is false about half the time. Afterwards every
+ * stress_test - four threads hammer two events through a 64 KiB pool for about half a
+ * second; one event has a condition that is false about half the time. Afterwards every
  * record in the file must be intact (checksum, payload tid = common_pid), each thread's
  * sequence numbers strictly increasing with no duplicate, and for each event
  *	recorded + lost == calls whose condition passed, exactly,
@@ -13,7 +13,9 @@
  * with the main thread calling tpoint_flush() every 10 ms meanwhile: in overwrite mode,
  * where a flush spools pages being written that a writer may take back at any moment, and
  * switching between the two modes at each flush. A record a flush spooled and a writer then
- * overwrote must count once, as recorded.
+ * overwrote must count once, as recorded. Then the last three again through a 1 MiB pool,
+ * where streams take pages in runs, and a stop with every thread alive and holding pages
+ * (held_at_stop()).
  */
 #include "stressutil.h"
 #include <pthread.h>
