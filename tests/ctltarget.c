@@ -50,8 +50,11 @@ int main(int argc, char **argv)
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	unsigned long last = 0;
+
 	for (unsigned long n = 0; !stop; n++) {
 		trace_ctl_tick(n, names[n & 3]);
+		last = n;
 		trace_ctl_odd(n);
 		if (period)
 			nanosleep(&ts, NULL);
@@ -59,5 +62,8 @@ int main(int argc, char **argv)
 		if ((double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9 > seconds)
 			break;
 	}
+	/* The last n ticked, for a test that checks the end of what it recorded. */
+	printf("last %lu\n", last);
+	fflush(stdout);
 	return 0;
 }
