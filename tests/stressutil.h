@@ -99,14 +99,15 @@ static TU_UNUSED int su_check(const struct tu_line *l, struct su_rec *r, const c
 }
 
 /*
- * A known bug (lib/pool.c): when a thread is preempted inside a queue operation, the bounded
- * MPMC ring can look full to a producer, and pool_put_full/pool_put_free then drop the page
- * ("page N left the pool"): its records are neither written nor counted as lost, and the
- * pool shrinks for good. The library logs it; the tests listen, and only when it happened
- * do they count an inexact total as this bug rather than a new one.
+ * A known limit (lib/pool.c, push_patiently()): a thread preempted inside a queue operation
+ * makes the bounded MPMC ring look full to a producer that has gone a whole lap; the
+ * producer waits for it, 10 ms at most, and then drops the page ("page N left the pool"),
+ * which shrinks the pool for good. A signal handler that interrupted that very thread waits
+ * in vain. The library logs it; the tests listen, and only when it happened do they count
+ * an inexact total as this rather than a new bug.
  */
-#define POOL_LEAK_BUG "lib/pool.c push_or_leak drops a page when a preempted consumer " \
-		      "makes the MPMC ring look full; its records are neither recorded nor lost"
+#define POOL_LEAK_BUG "lib/pool.c push_patiently() drops a page when a preempted consumer " \
+		      "makes the MPMC ring look full for 10 ms"
 
 static uint64_t su_pool_leaks;
 
