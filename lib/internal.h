@@ -136,8 +136,7 @@ struct thread_rec {
 	uint64_t lost_pending[TPOINT_MAX_NESTING];
 	/* The pool each stream's page is from, by epoch: pool addresses get reused. */
 	uint64_t stream_epoch[TPOINT_MAX_NESTING];
-	uint64_t seq;            /* pages taken so far in the recording of seq_epoch */
-	uint64_t seq_epoch;
+	uint64_t seq;            /* recording epoch << 32 | pages taken in it (next_page_seq()) */
 	uint32_t start_cpu;      /* without rseq, the CPU of all its pages (page_cpu()) */
 	struct page_reserve {    /* free pages taken at once, per level (reserve_take()) */
 		uint64_t epoch;  /* of the pool they are from */

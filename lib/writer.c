@@ -445,6 +445,26 @@ static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *id
 	return true;
 }
 
+/*
+ * Each recording numbers a thread's pages from 0, across its levels: a gap means a lost page.
+ * rec->seq holds the recording's epoch (its low 32 bits) over the count, so that one CAS
+ * both takes a number and starts the count anew for a new recording: a signal handler that
+ * takes a page of another level in between can get neither the same number nor one of the
+ * last recording's count, as a test of the epoch and a reset apart could give it. (The count
+ * has 32 bits: 16 TiB of pages per thread and recording.)
+ */
+static uint64_t next_page_seq(struct thread_rec *rec, const struct pool *pool)
+{
+	uint32_t epoch = (uint32_t)pool->epoch;
+	uint64_t word = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED), next;
+
+	do
+		next = (uint32_t)(word >> 32) == epoch ? word + 1 : ((uint64_t)epoch << 32) + 1;
+	while (!__atomic_compare_exchange_n(&rec->seq, &word, next, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED));
+	return (uint32_t)(next - 1);
+}
+
 static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_stream *s,
 		      uint32_t level, uint64_t now)
 {
@@ -477,18 +497,13 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(uint64_t *)(void *)page = now;
 	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
-	if (rec->seq_epoch != pool->epoch) {
-		/* Each recording numbers a thread's pages from 0: a gap means a lost page. */
-		rec->start_cpu = current_cpu(key);
-		rec->seq_epoch = pool->epoch;
-		rec->seq = 0;
-	}
+	m->seq = next_page_seq(rec, pool);
+	if (m->seq == 0)
+		rec->start_cpu = current_cpu(key); /* the thread's first page of the recording */
 	m->tid = (uint32_t)rec->tid;
 	m->cpu = page_cpu(rec, key);
 	m->level = level;
 	m->lost_before = rec->lost_pending[level];
-	/* Atomic: a signal handler taking a page of another level may interrupt us here. */
-	m->seq = __atomic_fetch_add(&rec->seq, 1, __ATOMIC_RELAXED);
 	/* Release: the page's identity is set before the drain may look at a WRITING page. */
 	__atomic_store_n(&m->state, PAGE_WRITING, __ATOMIC_RELEASE);
 	rec->lost_pending[level] = 0;
