@@ -127,6 +127,8 @@ HIDDEN uint32_t pool_put_full_run(struct pool *p, const uint32_t *index, uint32_
 extern HIDDEN struct pool *tp_active_pool;
 
 /* ---- writer.c: per-thread state ---- */
+/* The longest run of pages a stream takes from the free queue at once (reserve_take()). */
+#define RESERVE_RUN_MAX 64u
 struct thread_rec {
 	struct thread_rec *next; /* all records ever made; never unlinked */
 	uint32_t state;          /* THREAD_FREE, THREAD_LIVE, ... */
@@ -141,9 +143,9 @@ struct thread_rec {
 	struct page_reserve {    /* free pages taken at once, per level (reserve_take()) */
 		uint64_t epoch;  /* of the pool they are from */
 		uint32_t next, count;
-		uint32_t pages[16];
+		uint32_t pages[RESERVE_RUN_MAX];
 		uint32_t nfull;  /* full pages held back, to be handed in at once (retire_or_hold()) */
-		uint32_t full[16];
+		uint32_t full[RESERVE_RUN_MAX];
 	} reserve[TPOINT_MAX_NESTING];
 };
 /*

@@ -408,24 +408,27 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
 
 /*
  * A free page for a stream: the next of those the stream took at once, or a run from the
- * free queue: one page, or up to 16 (one per 64 pages of pool) while the queue holds more
- * than half the pool. The bound keeps many threads from holding pages that others need. In
- * overwrite mode a writer short of free pages takes full ones, so there runs go on while
- * there are free pages at all.
+ * free queue: one page, or one per 64 pages of pool up to RESERVE_RUN_MAX (64, for pools of
+ * 16 MiB and more) while the queue holds more than half the pool. The bound keeps many
+ * threads from holding pages that others need. In overwrite mode a writer short of free
+ * pages takes full ones, so there runs go on while there are free pages at all.
  *
  * A run is why: pages taken in a run are neighbours in memory (the drain returns them in
  * ascending order, and so the pool starts), and a writer that moves on to the page next to
  * its last one writes at the speed of memory. Jumping to a page anywhere in the pool costs
  * a TLB miss and the hardware prefetcher's lead: measured with a loop storing 40-byte
  * records (rdtsc, release store) into 4 KiB pages of a memfd, 9.7 ns a record in page order,
- * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one contended CAS for
- * many pages where two writers take pages at once. A used-up run's full pages, if the stream
- * held them back (retire_or_hold()), are handed in first.
+ * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one trip to the shared
+ * queue for many pages, and that trip is what two writers pay for: with runs of 16, two
+ * threads cost 21 % more per record than one (over the floor at the same thread count,
+ * medians of 21 rounds); with runs of 64, or with a free queue of their own for each of
+ * them, the same. A used-up run's full pages, if the stream held them back
+ * (retire_or_hold()), are handed in first.
  * Per level, so that a signal handler never touches the reserve of the code it interrupted.
  */
 static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *idx)
 {
-	const uint32_t max = sizeof(r->pages) / sizeof(r->pages[0]);
+	const uint32_t max = RESERVE_RUN_MAX;
 	uint32_t want = 1;
 
 	if (r->epoch == pool->epoch && r->next < r->count) {

@@ -14,7 +14,8 @@
  * where a flush spools pages being written that a writer may take back at any moment, and
  * switching between the two modes at each flush. A record a flush spooled and a writer then
  * overwrote must count once, as recorded. Then the last three again through a 1 MiB pool,
- * where streams take pages in runs, and a stop with every thread alive and holding pages
+ * where streams take pages in runs, the flushes once more through a 16 MiB pool, where the
+ * runs are 64 pages long, and a stop with every thread alive and holding pages
  * (held_at_stop()).
  */
 #include "stressutil.h"
@@ -356,6 +357,8 @@ int main(void)
 	run(TPOINT_MODE_OVERWRITE, "stress-runs.dat", QUIET, 1024);
 	run(TPOINT_MODE_OVERWRITE, "stress-runs-flushes.dat", FLUSHES, 1024);
 	run(TPOINT_MODE_DISCARD, "stress-runs-switching.dat", FLUSHES_AND_SWITCHES, 1024);
+	/* 4096 pages: runs of the longest kind, RESERVE_RUN_MAX (64) pages. */
+	run(TPOINT_MODE_OVERWRITE, "stress-long-runs.dat", FLUSHES, 16384);
 	held_at_stop();
 	tpoint_set_mode(TPOINT_MODE_DISCARD);
 	return tu_finish();
