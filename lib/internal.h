@@ -115,6 +115,8 @@ HIDDEN uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max
 /* About how many pages the free queue holds (racy: for heuristics only). */
 HIDDEN uint32_t pool_free_estimate(const struct pool *p);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
+/* The oldest full pages, up to `max` with one CAS: how many. */
+HIDDEN uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max);
 /* Block mode: wait for a free page while the drain runs; false when it did not come. */
 HIDDEN bool pool_wait_free(struct pool *p, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);

@@ -274,6 +274,11 @@ bool pool_take_full(struct pool *p, uint32_t *index)
 	return mpmc_pop(p->full_q, index);
 }
 
+uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max)
+{
+	return mpmc_pop_run(p->full_q, index, max);
+}
+
 /*
  * A ring never holds more than npages entries, but a consumer preempted between claiming a
  * cell and releasing it makes the ring look full to a producer that has gone a whole lap.

@@ -407,11 +407,29 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
 }
 
 /*
+ * Overwrite mode, no free page: the oldest full pages, a run of them, become free pages of
+ * the stream's reserve. Their records count as lost now, and the pages are marked free, so
+ * that neither a snapshot nor a salvage of the pool takes them for pages with records.
+ * One page at a time, two writers paid two trips to the shared queues a page: 21-23 ns an
+ * event where one writer took 15-18, in a throwaway driver wrapping a 256 MiB pool.
+ */
+static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
+{
+	uint32_t n = pool_take_full_run(pool, pages, want);
+
+	for (uint32_t i = 0; i < n; i++) {
+		count_overwritten(pool, pages[i]);
+		__atomic_store_n(&pool->meta[pages[i]].state, PAGE_FREE, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/*
  * A free page for a stream: the next of those the stream took at once, or a run from the
  * free queue: one page, or one per 64 pages of pool up to RESERVE_RUN_MAX (64, for pools of
  * 16 MiB and more) while the queue holds more than half the pool. The bound keeps many
- * threads from holding pages that others need. In overwrite mode a writer short of free
- * pages takes full ones, so there runs go on while there are free pages at all.
+ * threads from holding pages that others need. In overwrite mode runs go on while there are
+ * free pages at all, and then come from the oldest full pages (take_back_run()).
  *
  * A run is why: pages taken in a run are neighbours in memory (the drain returns them in
  * ascending order, and so the pool starts), and a writer that moves on to the page next to
@@ -442,6 +460,8 @@ static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *id
 	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		want = pool->npages / 64 < max ? pool->npages / 64 + 1 : max;
 	r->count = pool_take_free_run(pool, r->pages, want);
+	if (!r->count && __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
+		r->count = take_back_run(pool, r->pages, want);
 	if (!r->count)
 		return false;
 	*idx = r->pages[r->next++];
@@ -476,18 +496,11 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	struct page_meta *m;
 	char *page;
 
-	if (!reserve_take(pool, &rec->reserve[level], &idx)) {
-		/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
-		enum tpoint_mode mode = __atomic_load_n(&pool->mode, __ATOMIC_RELAXED);
-
-		if (mode == TPOINT_MODE_OVERWRITE) {
-			if (!pool_take_full(pool, &idx))
-				return false;
-			count_overwritten(pool, idx);
-		} else if (mode != TPOINT_MODE_BLOCK || !pool_wait_free(pool, &idx)) {
-			return false;
-		}
-	}
+	/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
+	if (!reserve_take(pool, &rec->reserve[level], &idx) &&
+	    (__atomic_load_n(&pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_BLOCK ||
+	     !pool_wait_free(pool, &idx)))
+		return false;
 	page = pool_page(pool, idx);
 	m = &pool->meta[idx];
 	/*

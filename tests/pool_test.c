@@ -138,6 +138,20 @@ int main(void)
 		pool_put_free(&pool, page);
 	}
 	CHECK(!pool_take_full(&pool, &page), "a page from an empty full queue");
+	/* Overwrite mode takes the oldest full pages back a run at a time, and no more. */
+	CHECK(pool_take_free_run(&pool, run, 5) == 5, "five free pages");
+	CHECK(pool_put_full_run(&pool, run, 5) == 5, "handed in as full");
+	{
+		uint32_t back[8];
+
+		CHECK(pool_take_full_run(&pool, back, 3) == 3 && back[0] == run[0] &&
+		      back[2] == run[2], "the oldest 3 full pages taken back at once");
+		CHECK(pool_take_full_run(&pool, back + 3, 8) == 2 && back[3] == run[3] &&
+		      back[4] == run[4], "then the 2 left, of 8 asked for");
+		CHECK(pool_take_full_run(&pool, back, 8) == 0, "a run from an empty full queue");
+		for (uint32_t k = 0; k < 5; k++)
+			pool_put_free(&pool, back[k]);
+	}
 
 	/* Threads race: every page stays in exactly one place. */
 	pthread_barrier_init(&start, NULL, THREADS);
