@@ -437,11 +437,10 @@ static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
  * a TLB miss and the hardware prefetcher's lead: measured with a loop storing 40-byte
  * records (rdtsc, release store) into 4 KiB pages of a memfd, 9.7 ns a record in page order,
  * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one trip to the shared
- * queue for many pages, and that trip is what two writers pay for: with runs of 16, two
- * threads cost 21 % more per record than one (over the floor at the same thread count,
- * medians of 21 rounds); with runs of 64, or with a free queue of their own for each of
- * them, the same. A used-up run's full pages, if the stream held them back
- * (retire_or_hold()), are handed in first.
+ * queue for many pages, a trip two writers pay for: over the floor at the same thread
+ * count, two threads cost 1.28x where one cost 1.11x with runs of 16, 1.19x against 1.10x
+ * with runs of 64 (medians of 30 rounds; docs/DECISIONS.md has the other sets). A used-up
+ * run's full pages, if the stream held them back (retire_or_hold()), are handed in first.
  * Per level, so that a signal handler never touches the reserve of the code it interrupted.
  */
 static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *idx)
