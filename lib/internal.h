@@ -114,6 +114,8 @@ HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
 HIDDEN uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max);
 /* About how many pages the free queue holds (racy: for heuristics only). */
 HIDDEN uint32_t pool_free_estimate(const struct pool *p);
+/* The same for the full queue. */
+HIDDEN uint32_t pool_full_estimate(const struct pool *p);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
 /* The oldest full pages, up to `max` with one CAS: how many. */
 HIDDEN uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max);

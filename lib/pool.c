@@ -261,12 +261,22 @@ uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max)
 	return mpmc_pop_run(p->free_q, index, max);
 }
 
-uint32_t pool_free_estimate(const struct pool *p)
+static uint32_t mpmc_length_estimate(const struct mpmc_queue *q)
 {
-	uint64_t tail = __atomic_load_n(&p->free_q->tail, __ATOMIC_RELAXED);
-	uint64_t head = __atomic_load_n(&p->free_q->head, __ATOMIC_RELAXED);
+	uint64_t tail = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+	uint64_t head = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
 
 	return tail > head ? (uint32_t)(tail - head) : 0;
+}
+
+uint32_t pool_free_estimate(const struct pool *p)
+{
+	return mpmc_length_estimate(p->free_q);
+}
+
+uint32_t pool_full_estimate(const struct pool *p)
+{
+	return mpmc_length_estimate(p->full_q);
 }
 
 bool pool_take_full(struct pool *p, uint32_t *index)

@@ -571,12 +571,20 @@ static void drain_page(uint32_t idx, bool final)
 		sp.clock_at[idx] = clock;
 }
 
-static unsigned drain_full(void)
+/*
+ * The full pages queued now. `all` takes those queued meanwhile too, for the stop, when no
+ * writer is left to queue more; otherwise no more than were there at the start: writers
+ * queue pages as fast as they fill them, and a flush that chased them (overwrite mode, with
+ * nothing else draining, two threads hammering a 16 MiB pool) took up to 12 s and spooled
+ * hundreds of MiB. The drain thread comes straight back for the rest.
+ */
+static unsigned drain_full(bool all)
 {
+	uint32_t max = all ? UINT32_MAX : pool_full_estimate(sp.pool);
 	unsigned n = 0;
 	uint32_t idx;
 
-	while (pool_take_full(sp.pool, &idx)) {
+	while (n < max && pool_take_full(sp.pool, &idx)) {
 		drain_page(idx, true);
 		n++;
 	}
@@ -603,7 +611,7 @@ static void *drain_thread(void *arg)
 		}
 		put_new_events();
 		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE)
-			n = drain_full();
+			n = drain_full(false);
 		/* The drained pages wait for their records to reach the file: write them out
 		 * now, or a small pool runs dry while its pages sit in our buffer. */
 		if (sp.nto_free)
@@ -809,7 +817,7 @@ static void sync_locked(bool final)
 {
 	put_new_events();
 	/* Full pages first: within a stream they come before the page being written. */
-	drain_full();
+	drain_full(final);
 	drain_partial();
 	flush_buf();
 	put_closing_chunks(final);

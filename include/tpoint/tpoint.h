@@ -89,7 +89,8 @@ TPOINT_EXPORT int tpoint_record_start(const char *path);
 TPOINT_EXPORT int tpoint_record_stop(void);
 
 /*
- * Make the file complete with everything recorded up to now, and keep recording. Returns
+ * Make the file complete with everything recorded up to now, and keep recording: the pages
+ * full at the call and those being written, not what threads record while it runs. Returns
  * the number of events written, or -errno.
  */
 TPOINT_EXPORT int tpoint_flush(void);

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * flush_test - tpoint_flush() writes out what the pool holds when it is called, not what
+ * writers add while it runs. Two threads hammer an event into a 4 MiB pool in overwrite
+ * mode, where nothing but a flush drains the pool, and the main thread flushes ten times:
+ * each flush may grow the spool by the pool and what frames it, no more. A flush that took
+ * full pages until the queue ran dry chased the writers (they queue pages as fast as they
+ * fill them): with a 16 MiB pool it spooled up to 226 MiB and took up to 12 s. The spool
+ * is written unpacked (TPOINT_SPOOL_PACK=0), so its growth counts pages. Then trace-cmd
+ * reads the file, and the counts add up.
+ */
+#include "testutil.h"
+#include <pthread.h>
+#include <sys/stat.h>
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/tpt_flush.h>
+
+#define THREADS 2
+#define POOL ((size_t)4 << 20)
+#define FLUSHES 10
+/* Besides the pages: chunk headers, a page's worth per stream being written, the formats,
+ * clock samples and thread names. Generous, and still far below what a chase spools. */
+#define SLACK ((size_t)1 << 20)
+
+static volatile int stop_flag;
+static uint64_t calls[THREADS];
+
+static void *hammer(void *arg)
+{
+	uint64_t *n = arg, i = 0;
+
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+		trace_flush_hammer(i, i * 7);
+		i++;
+	}
+	*n = i;
+	return NULL;
+}
+
+static long long spool_size(const char *spool)
+{
+	struct stat st;
+
+	return stat(spool, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int count_line(const struct tu_line *l, void *arg)
+{
+	if (!strcmp(l->name, "flush_hammer"))
+		(*(uint64_t *)arg)++;
+	return 0;
+}
+
+int main(void)
+{
+	const char *file = "flush.dat", *spool = "flush.dat.spool";
+	struct tpoint_event_stats st;
+	pthread_t th[THREADS];
+	long long grew_most = 0;
+	uint64_t hits = 0, in_file = 0;
+	struct tu_report rep;
+	int ret;
+
+	tu_require_trace_cmd();
+	setenv("TPOINT_SPOOL_PACK", "0", 1);
+	REQUIRE(tpoint_enable("tpt_flush:flush_hammer") == 1, "the event enabled");
+	REQUIRE(tpoint_set_buffer_size(POOL) == 0, "a 4 MiB pool accepted");
+	REQUIRE(tpoint_set_mode(TPOINT_MODE_OVERWRITE) == 0, "overwrite mode accepted");
+	ret = tpoint_record_start(file);
+	REQUIRE(ret == 0, "tpoint_record_start: %s", strerror(-ret));
+	for (int i = 0; i < THREADS; i++)
+		REQUIRE(pthread_create(&th[i], NULL, hammer, &calls[i]) == 0, "pthread_create");
+	usleep(100000); /* the pool wraps */
+	for (int k = 0; k < FLUSHES; k++) {
+		long long before = spool_size(spool), after;
+		uint64_t t0 = tu_mono_ns();
+
+		ret = tpoint_flush();
+		after = spool_size(spool);
+		CHECK(ret >= 0, "flush %d: %s", k, ret < 0 ? strerror(-ret) : "done");
+		CHECK(before >= 0 && after >= before, "flush %d: the spool is there and grows", k);
+		CHECK(after - before <= (long long)(POOL + SLACK),
+		      "flush %d: the spool grew by %lld KiB, the pool holds %zu KiB", k,
+		      (after - before) >> 10, POOL >> 10);
+		tu_note("flush %d: %lld KiB spooled in %.1f ms", k, (after - before) >> 10,
+			(double)(tu_mono_ns() - t0) / 1e6);
+		if (after - before > grew_most)
+			grew_most = after - before;
+		usleep(20000);
+	}
+	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		hits += calls[i];
+	}
+	ret = tpoint_record_stop();
+	REQUIRE(ret == 0, "tpoint_record_stop: %s", strerror(-ret));
+	CHECK(tu_stats("tpt_flush", "flush_hammer", &st) == 0, "stats know flush_hammer");
+	CHECK(st.recorded + st.lost == hits, "recorded %" PRIu64 " + lost %" PRIu64 " = %" PRIu64
+	      " calls", st.recorded, st.lost, hits);
+	REQUIRE(tu_report_each(file, count_line, &in_file, &rep) == 0, "run trace-cmd report");
+	CHECK(in_file == st.recorded, "the file has %" PRIu64 " records, stats say %" PRIu64,
+	      in_file, st.recorded);
+	tu_note("largest flush: %lld KiB; %" PRIu64 " calls, %" PRIu64 " in the file",
+		grew_most >> 10, hits, in_file);
+	unlink(file);
+	unlink(spool);
+	return tu_finish();
+}
