@@ -199,8 +199,13 @@ struct tracedat_result {
 	uint64_t lost;   /* lost, by the counters, or by the pages' marks if they say more */
 	struct tracedat_event *ev; /* every event the spools describe, with its counters */
 	size_t nev;
+	uint32_t big_cpu;        /* the CPU with the most records in the file, */
+	uint64_t big_cpu_bytes;  /* and their bytes */
 };
 HIDDEN void tracedat_result_free(struct tracedat_result *res);
+/* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */
+HIDDEN const char *tracedat_size_warning(const struct tracedat_result *res, char *buf,
+					 size_t len);
 HIDDEN int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
 				struct tracedat_result *res, char *err, size_t errlen);
 

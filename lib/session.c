@@ -142,6 +142,8 @@ static int finish_file(void)
 		tp_err("%s", err);
 		return ret;
 	}
+	if (tracedat_size_warning(&res, err, sizeof(err)))
+		tp_warn("%s: %s", rec.out_path, err);
 	tracedat_result_free(&res);
 	return (int)(res.events > INT32_MAX ? INT32_MAX : res.events);
 }

@@ -853,6 +853,10 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 		}
 		table[2 * cpu] = f.off > start ? start : 0;
 		table[2 * cpu + 1] = f.off - start;
+		if (table[2 * cpu + 1] > res->big_cpu_bytes) {
+			res->big_cpu = cpu;
+			res->big_cpu_bytes = table[2 * cpu + 1];
+		}
 	}
 	if (!f.error &&
 	    pwrite(f.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
@@ -919,6 +923,24 @@ out:
 	free(w.chunks);
 	free(w.comms);
 	return ret;
+}
+
+/*
+ * trace-cmd (3.1.6 here, 3.4 too) maps a CPU's records in pieces of the largest power of two
+ * of pages within the largest CPU's size, a size it keeps in an int: from 2 GiB on that
+ * overflows, the mapping fails, and `trace-cmd report` stops early without a word (of 120 M
+ * records in one CPU's 4.8 GB it printed 6.6 M). The file is right; say so, and what reads
+ * it all.
+ */
+const char *tracedat_size_warning(const struct tracedat_result *res, char *buf, size_t len)
+{
+	if (res->big_cpu_bytes < (1ull << 31))
+		return NULL;
+	snprintf(buf, len, "CPU %u holds %llu MiB of records; trace-cmd (3.4 and before) and "
+		 "KernelShark, through its libtracecmd, read no more than 2 GiB of one CPU's "
+		 "records and stop there, without an error; `tpoint report` reads them all",
+		 res->big_cpu, (unsigned long long)(res->big_cpu_bytes >> 20));
+	return buf;
 }
 
 void tracedat_result_free(struct tracedat_result *res)

@@ -175,6 +175,10 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 			(unsigned long long)res->ev[i].filtered,
 			(unsigned long long)res->ev[i].recorded, (unsigned long long)res->ev[i].lost);
 	}
+	char warn[512];
+
+	if (tracedat_size_warning(res, warn, sizeof(warn)))
+		fprintf(stderr, "tpoint record: %s: %s\n", out, warn);
 }
 
 static volatile sig_atomic_t stop_requested;

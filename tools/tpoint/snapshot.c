@@ -73,6 +73,8 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	fprintf(stderr, "tpoint snapshot: %s: %llu events of process %d\n", out,
 		(unsigned long long)res.events, (int)pid);
+	if (tracedat_size_warning(&res, err, sizeof(err)))
+		fprintf(stderr, "tpoint snapshot: %s: %s\n", out, err);
 	tracedat_result_free(&res);
 	ret = EXIT_OK;
 out:
