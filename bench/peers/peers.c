@@ -442,7 +442,7 @@ static void print_table(uint64_t n, int reps)
 	(void)reps;
 }
 
-static int targets(void)
+static int targets(int reps)
 {
 	const struct bench_case *fl = find(L_FLOOR, 1), *fl2 = find(L_FLOOR, 2);
 	const struct bench_case *en1 = find(L_TP_FILE, 1), *en2 = find(L_TP_FILE, 2);
@@ -470,13 +470,22 @@ static int targets(void)
 	double f2 = en2->s.med / fl2->s.med;
 
 	if (procs) {
-		double p2 = procs->s.med / fl2->s.med;
+		/*
+		 * Judged round by round: the two batches of a round run one after the other,
+		 * and the host's slow spells, which come and go between rounds (a batch of
+		 * 2 processes took 11.1 ns an event in one round and 26.4 in the next one),
+		 * then weigh on both alike. The median of the rounds' ratios.
+		 */
+		double ratio[MAX_REPS], q, qmin, qmax, p2 = procs->s.med / fl2->s.med;
 
+		for (int i = 0; i < reps; i++)
+			ratio[i] = mem2->ns[i] / procs->ns[i];
+		bench_summarise(ratio, reps, &q, &qmin, &qmax);
 		printf("target: tpoint enabled, 2 threads of one process, per event <= 2 processes "
-		       "of 1 thread + 10 %% (in memory, at the same time): %.2f vs %.2f ns (%s)\n",
-		       mem2->s.med, procs->s.med,
-		       mem2->s.med <= procs->s.med * 1.1 ? "met" : "NOT met");
-		unmet += mem2->s.med > procs->s.med * 1.1;
+		       "of 1 thread + 10 %% (in memory, median of the rounds' ratios): %.2fx, "
+		       "%.2f - %.2f; medians %.2f vs %.2f ns (%s)\n", q, qmin, qmax, mem2->s.med,
+		       procs->s.med, q <= 1.1 ? "met" : "NOT met");
+		unmet += q > 1.1;
 		printf("info: in memory, ratios to the floor at the same thread count: 1 thread "
 		       "%.2fx, 2 processes %.2fx, 2 threads of one process %.2fx\n", m1, p2, m2);
 	} else {
@@ -561,7 +570,7 @@ static int bench(uint64_t n, int reps)
 		if (case_runs(&cases[i]))
 			cases[i].s = summarise(cases[i].ns, reps);
 	print_table(n, reps);
-	targets();
+	targets(reps);
 	unlink(path);
 	unlink(spool);
 	rmdir(dir);
