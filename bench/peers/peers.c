@@ -315,8 +315,10 @@ static void helpers_start(const char *dir)
 			helper_main(i, dir);
 		if (helper_pid[i] < 0) {
 			perror("peers: fork");
-			for (int j = 0; j < i; j++)
-				kill(helper_pid[j], SIGKILL), waitpid(helper_pid[j], NULL, 0);
+			for (int j = 0; j < i; j++) {
+				kill(helper_pid[j], SIGKILL);
+				waitpid(helper_pid[j], NULL, 0);
+			}
 			munmap(helpers, sizeof(*helpers));
 			helpers = NULL;
 			return;
@@ -463,7 +465,7 @@ static int targets(int reps)
 	 * two busy vCPUs do to each other, and what 2 threads of one process pay beyond it is
 	 * the tracer's: shared cache lines, contention. The floor cannot serve as that control:
 	 * it is all rdtsc, which a busy second vCPU does not slow, while code that does more
-	 * than the floor slows with it (docs/PERFORMANCE.md, "What the figures say").
+	 * than the floor slows with it (docs/DECISIONS.md, "The 2-thread target's control").
 	 */
 	const struct bench_case *procs = find(L_TP_PROCS, 2);
 	double m1 = mem1->s.med / fl->s.med, m2 = mem2->s.med / fl2->s.med;
