@@ -84,17 +84,18 @@ static void *worker_main(void *arg)
 /*
  * All threads run the batch at once, each in a thread of its own (the 1-thread case too, so
  * that both pay the same thread start and TLS). The figure is their mean ns per call.
+ * time_batch_at() starts them at a barrier of the caller's, which may be shared with threads
+ * of other processes (PTHREAD_PROCESS_SHARED) so that batches there start at the same time.
  */
-static inline double time_batch(loop_fn *loop, uint64_t n, int nthreads)
+static inline double time_batch_at(loop_fn *loop, uint64_t n, int nthreads,
+				   pthread_barrier_t *start)
 {
-	pthread_barrier_t start;
 	pthread_t th[MAX_THREADS];
 	struct worker w[MAX_THREADS];
 	double sum = 0;
 
-	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++) {
-		w[i] = (struct worker){ loop, n, i, &start, 0 };
+		w[i] = (struct worker){ loop, n, i, start, 0 };
 		if (pthread_create(&th[i], NULL, worker_main, &w[i])) {
 			perror("pthread_create");
 			exit(1);
@@ -104,8 +105,18 @@ static inline double time_batch(loop_fn *loop, uint64_t n, int nthreads)
 		pthread_join(th[i], NULL);
 		sum += w[i].ns;
 	}
-	pthread_barrier_destroy(&start);
 	return sum / nthreads;
+}
+
+static inline double time_batch(loop_fn *loop, uint64_t n, int nthreads)
+{
+	pthread_barrier_t start;
+	double ns;
+
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+	ns = time_batch_at(loop, n, nthreads, &start);
+	pthread_barrier_destroy(&start);
+	return ns;
 }
 
 struct summary {

@@ -217,6 +217,46 @@ static struct bench_case cases[] = {
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
+/*
+ * One batch of case c in `threads` threads of this process, started at `start` (NULL: at a
+ * barrier of their own), with c's events on and in c's mode: ns per call and thread, and
+ * what c's event recorded and lost meanwhile; -1 when c's events cannot be turned on.
+ */
+static double record_batch(const struct bench_case *c, uint64_t n, int threads,
+			   pthread_barrier_t *start, const char *spool, uint64_t *recorded,
+			   uint64_t *lost)
+{
+	struct tpoint_event_stats before = { 0 }, after = { 0 };
+	double ns;
+
+	*recorded = *lost = 0;
+	if (c->enable) {
+		if (tpoint_enable(c->enable) != 1)
+			return -1;
+		bench_event_stats("bench", c->event, &before);
+	}
+	if (c->in_memory)
+		tpoint_set_mode(TPOINT_MODE_OVERWRITE);
+	off_t spooled = bench_file_size(spool);
+
+	ns = start ? time_batch_at(c->loop, n, threads, start) : time_batch(c->loop, n, threads);
+	if (c->in_memory)
+		tpoint_set_mode(TPOINT_MODE_DISCARD); /* the drain spools the batch now */
+	if (c->enable) {
+		tpoint_disable(c->enable);
+		bench_event_stats("bench", c->event, &after);
+		/*
+		 * A record takes 40 bytes of a page at the least (8 of header, 8 of common
+		 * fields, 24 or more of payload), and a packed page keeps an 8-byte mask for
+		 * every 64 bytes: 5 bytes of spool at the least.
+		 */
+		bench_wait_drained(spool, spooled + (off_t)(after.recorded - before.recorded) * 5);
+		*recorded = after.recorded - before.recorded;
+		*lost = after.lost - before.lost;
+	}
+	return ns;
+}
+
 /* ---- the two helper processes of the 2-process case ---- */
 
 #define HELPERS 2
@@ -229,7 +269,8 @@ static struct bench_case cases[] = {
 struct helper_ctl {
 	pthread_barrier_t go, done, start;
 	uint64_t n;
-	int threads; /* 1: a batch in each helper; 2: in the first one only, in 2 threads */
+	int kase; /* cases[kase]: T_TPOINT_PROCS, a batch in each helper; T_TPOINT_PROC2, one
+		   * in 2 threads of the first helper, while the second waits */
 	bool quit;
 	bool failed[HELPERS];
 	double ns[HELPERS];
@@ -240,20 +281,11 @@ static struct helper_ctl *helpers;
 static bool helpers_ok;
 static pid_t helper_pid[HELPERS];
 
-static void *helper_worker(void *arg)
-{
-	uint64_t n = helpers->n;
-
-	loop_u64x3(n / 8, 0); /* warmed as worker_main() warms its thread */
-	pthread_barrier_wait(&helpers->start);
-	*(double *)arg = time_loop(loop_u64x3, n, 0);
-	return NULL;
-}
-
 /*
  * A helper records into a file of its own, with a pool like the parent's, and runs a batch
- * in one fresh thread whenever the parent says, as run_case() runs the in-memory case. It
- * goes through every barrier whatever fails, so that nobody waits for it in vain.
+ * of the case the parent names whenever it says, as run_case() runs a case in the parent.
+ * It goes through every barrier whatever fails, so that nobody waits for it in vain (a
+ * batch of one thread in each helper starts at the shared barrier `start`).
  */
 static void helper_main(int slot, const char *dir)
 {
@@ -265,34 +297,24 @@ static void helper_main(int slot, const char *dir)
 	helpers->failed[slot] = bench_record_start("peers: helper", path, POOL_BYTES) < 0;
 	pthread_barrier_wait(&helpers->done);
 	for (;;) {
-		struct tpoint_event_stats before = { 0 }, after = { 0 };
-		pthread_t th;
+		const struct bench_case *c;
 		double ns = 0;
 
 		pthread_barrier_wait(&helpers->go);
 		if (helpers->quit)
 			break;
-		if (!helpers->failed[slot] && tpoint_enable("bench:bench_u64x3") != 1)
+		c = &cases[helpers->kase];
+		if (c->tracer == T_TPOINT_PROCS)
+			ns = record_batch(c, helpers->n, 1, &helpers->start, spool,
+					  &helpers->recorded[slot], &helpers->lost[slot]);
+		else if (slot == 0)
+			ns = record_batch(c, helpers->n, 2, NULL, spool, &helpers->recorded[slot],
+					  &helpers->lost[slot]);
+		else
+			helpers->recorded[slot] = helpers->lost[slot] = 0;
+		if (ns < 0)
 			helpers->failed[slot] = true;
-		bench_event_stats("bench", "bench_u64x3", &before);
-		tpoint_set_mode(TPOINT_MODE_OVERWRITE);
-		off_t spooled = bench_file_size(spool);
-
-		if (helpers->threads == 2) {
-			if (slot == 0)
-				ns = time_batch(loop_u64x3, helpers->n, 2);
-		} else if (pthread_create(&th, NULL, helper_worker, &ns) == 0) {
-			pthread_join(th, NULL);
-		} else {
-			helpers->failed[slot] = true;
-		}
-		tpoint_set_mode(TPOINT_MODE_DISCARD);
-		tpoint_disable("bench");
-		bench_event_stats("bench", "bench_u64x3", &after);
-		bench_wait_drained(spool, spooled + (off_t)(after.recorded - before.recorded) * 5);
 		helpers->ns[slot] = ns;
-		helpers->recorded[slot] = after.recorded - before.recorded;
-		helpers->lost[slot] = after.lost - before.lost;
 		pthread_barrier_wait(&helpers->done);
 	}
 	tpoint_record_stop();
@@ -354,16 +376,15 @@ static void helpers_stop(void)
 }
 
 /*
- * threads 1: one batch in one thread of each helper at once, the mean of their ns per call;
- * threads 2: one batch in two threads of the first helper (the second waits), as
- * time_batch() runs it. Either way, the figure is per call and thread.
+ * A batch of cases[kase] in the helpers (see struct helper_ctl): ns per call and thread, the
+ * mean of the two helpers' for T_TPOINT_PROCS, as time_batch() gives the mean of its threads.
  */
-static double helpers_batch(uint64_t n, int threads, uint64_t *recorded, uint64_t *lost)
+static double helpers_batch(int kase, uint64_t n, uint64_t *recorded, uint64_t *lost)
 {
 	double sum = 0;
 
 	helpers->n = n;
-	helpers->threads = threads;
+	helpers->kase = kase;
 	pthread_barrier_wait(&helpers->go);
 	pthread_barrier_wait(&helpers->done);
 	*recorded = *lost = 0;
@@ -373,52 +394,33 @@ static double helpers_batch(uint64_t n, int threads, uint64_t *recorded, uint64_
 		*recorded += helpers->recorded[i];
 		*lost += helpers->lost[i];
 	}
-	return threads == 2 ? helpers->ns[0] : sum / HELPERS;
+	if (!helpers_ok)
+		return 0; /* the case runs no more, and the target says it is not judged */
+	return cases[kase].tracer == T_TPOINT_PROCS ? sum / HELPERS : helpers->ns[0];
 }
 
 static bool with_lttng;
 
 static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spool)
 {
-	struct tpoint_event_stats before = { 0 }, after = { 0 };
+	uint64_t recorded, lost;
 	double ns;
 
 	n *= (uint64_t)c->factor;
-	if (c->tracer == T_TPOINT_PROCS || c->tracer == T_TPOINT_PROC2) {
-		uint64_t recorded, lost;
-
-		ns = helpers_batch(n, c->tracer == T_TPOINT_PROC2 ? 2 : 1, &recorded, &lost);
-		if (rep >= 0) {
-			c->ns[rep] = ns;
-			c->recorded += recorded;
-			c->lost += lost;
-		}
-		return;
-	}
-	if (c->enable)
-		bench_enable("peers", c->enable, c->event, &before);
-	if (c->in_memory)
-		tpoint_set_mode(TPOINT_MODE_OVERWRITE);
-	off_t spooled = bench_file_size(spool);
-
-	ns = time_batch(c->loop, n, c->threads);
-	if (c->in_memory)
-		tpoint_set_mode(TPOINT_MODE_DISCARD); /* the drain spools the batch now */
-	if (c->enable) {
-		tpoint_disable(c->enable);
-		bench_event_stats("bench", c->event, &after);
-		/*
-		 * A record takes 40 bytes of a page at the least (8 of header, 8 of common
-		 * fields, 24 or more of payload), and a packed page keeps an 8-byte mask for
-		 * every 64 bytes: 5 bytes of spool at the least.
-		 */
-		bench_wait_drained(spool, spooled + (off_t)(after.recorded - before.recorded) * 5);
+	if (c->tracer == T_TPOINT_PROCS || c->tracer == T_TPOINT_PROC2)
+		ns = helpers_batch((int)(c - cases), n, &recorded, &lost);
+	else
+		ns = record_batch(c, n, c->threads, NULL, spool, &recorded, &lost);
+	if (ns < 0) {
+		/* A case whose events cannot be turned on would time the disabled path. */
+		fprintf(stderr, "peers: cannot enable %s\n", c->enable);
+		exit(1);
 	}
 	if (rep < 0)
 		return;
 	c->ns[rep] = ns;
-	c->recorded += after.recorded - before.recorded;
-	c->lost += after.lost - before.lost;
+	c->recorded += recorded;
+	c->lost += lost;
 }
 
 static bool case_runs(const struct bench_case *c)
