@@ -92,13 +92,18 @@ struct page_meta {
 };
 enum { PAGE_FREE = 0, PAGE_WRITING = 1, PAGE_FULL = 2 };
 
+/* Regions of a pool with a free queue each: one per CPU, up to this many (pool.c). */
+#define POOL_MAX_REGIONS 16u
+
 struct pool {
 	int memfd;
 	char *base;       /* npages pages */
 	size_t size;
 	uint32_t npages;
 	struct page_meta *meta;
-	struct mpmc_queue *free_q;
+	uint32_t nregions;     /* free queues: one per region of the pool (pool.c) */
+	uint32_t region_pages; /* pages of a region; the last has the rest */
+	struct mpmc_queue *free_q[POOL_MAX_REGIONS];
 	struct mpmc_queue *full_q;
 	enum tpoint_mode mode;
 	uint64_t epoch; /* unique per pool made in this process, never 0 */
@@ -110,9 +115,13 @@ HIDDEN void pool_destroy(struct pool *p);
 /* After a recording: give the pages' memory and the descriptor back, keep the mapping. */
 HIDDEN void pool_release_memory(struct pool *p);
 HIDDEN char *pool_page(const struct pool *p, uint32_t index);
-HIDDEN bool pool_take_free(struct pool *p, uint32_t *index);
-HIDDEN uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max);
-/* About how many pages the free queue holds (racy: for heuristics only). */
+/*
+ * Free pages, from the region of `cpu` (a CPU number, or any number a thread keeps) first,
+ * then from the others: one page, or a run of up to `max` of one region's (how many).
+ */
+HIDDEN bool pool_take_free(struct pool *p, uint32_t cpu, uint32_t *index);
+HIDDEN uint32_t pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint32_t max);
+/* About how many pages the free queues hold (racy: for heuristics only). */
 HIDDEN uint32_t pool_free_estimate(const struct pool *p);
 /* The same for the full queue. */
 HIDDEN uint32_t pool_full_estimate(const struct pool *p);
@@ -120,7 +129,7 @@ HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
 /* The oldest full pages, up to `max` with one CAS: how many. */
 HIDDEN uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max);
 /* Block mode: wait for a free page while the drain runs; false when it did not come. */
-HIDDEN bool pool_wait_free(struct pool *p, uint32_t *index);
+HIDDEN bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);
 /* false: the page could not be queued and left the pool (its records are not drained). */
 HIDDEN bool pool_put_full(struct pool *p, uint32_t index);

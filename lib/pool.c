@@ -2,9 +2,15 @@
 /*
  * The page pool: a memfd holding every page the process may fill, so that memory is bounded
  * whatever the number of threads, and so that another process can map the pages. Pages move
- * between two lock-free queues: free (writers take, the drain returns) and full (writers
- * hand in, the drain takes; in overwrite mode writers also take the oldest back). In block
- * mode a writer that finds no free page waits for the drain to return one.
+ * between lock-free queues: free (writers take, the drain returns) and full (writers hand
+ * in, the drain takes; in overwrite mode writers also take the oldest back). In block mode
+ * a writer that finds no free page waits for the drain to return one.
+ *
+ * The free pages are kept per region: the pool is cut into one region per CPU (fewer when
+ * the pool is small, see pool_regions()), a page goes back to its own region's queue, and a
+ * writer takes from the region of the CPU it runs on before any other. So two writers on
+ * two CPUs write apart in memory, as two processes would, instead of taking turns at the
+ * pages of one queue (docs/DECISIONS.md, "Free pages by region").
  *
  * The queues are bounded MPMC rings with a sequence number per cell (D. Vyukov's design):
  * a push or pop is one CAS on the ring's head or tail plus acquire/release on the cell. No
@@ -156,6 +162,33 @@ static bool mpmc_pop(struct mpmc_queue *q, uint32_t *value)
 	return mpmc_pop_run(q, value, 1) == 1;
 }
 
+/*
+ * As many regions as CPUs, up to POOL_MAX_REGIONS, each of POOL_REGION_MIN_PAGES at least;
+ * a small pool is one region. A writer whose region is empty looks through the others in
+ * turn, so more regions cost more when the whole pool is taken; the bound keeps that short.
+ */
+#define POOL_REGION_MIN_PAGES 256u
+
+static uint32_t pool_regions(uint32_t npages)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t n = cpus > 1 ? (uint32_t)cpus : 1;
+
+	if (n > POOL_MAX_REGIONS)
+		n = POOL_MAX_REGIONS;
+	if (n > npages / POOL_REGION_MIN_PAGES)
+		n = npages / POOL_REGION_MIN_PAGES;
+	return n ? n : 1;
+}
+
+/* The region page `index` belongs to; the last one takes what the division leaves. */
+static uint32_t region_of(const struct pool *p, uint32_t index)
+{
+	uint32_t r = index / p->region_pages;
+
+	return r < p->nregions ? r : p->nregions - 1;
+}
+
 int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 {
 	uint32_t npages = (uint32_t)(bytes / TPOINT_PAGE_SIZE);
@@ -202,19 +235,27 @@ int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 
 		p->epoch = __atomic_add_fetch(&epochs, 1, __ATOMIC_RELAXED);
 	}
+	p->nregions = pool_regions(npages);
+	p->region_pages = npages / p->nregions;
 	/*
 	 * Twice the pages: a ring only looks full when a consumer stalled between claiming a
 	 * cell and releasing it a whole lap ago, which this makes practically impossible.
 	 */
-	p->free_q = mpmc_create(2 * npages);
 	p->full_q = mpmc_create(2 * npages);
-	if (!p->free_q || !p->full_q) {
-		errno = ENOMEM;
-		goto fail;
+	if (!p->full_q)
+		goto no_memory;
+	for (uint32_t r = 0; r < p->nregions; r++) {
+		uint32_t pages = r + 1 < p->nregions ? p->region_pages :
+			npages - r * p->region_pages;
+
+		if (!(p->free_q[r] = mpmc_create(2 * pages)))
+			goto no_memory;
 	}
 	for (uint32_t i = 0; i < npages; i++)
-		mpmc_push(p->free_q, i);
+		mpmc_push(p->free_q[region_of(p, i)], i);
 	return 0;
+no_memory:
+	errno = ENOMEM;
 fail:;
 	int err = -errno;
 	pool_destroy(p);
@@ -227,7 +268,8 @@ void pool_destroy(struct pool *p)
 		munmap(p->base, p->size);
 	if (p->memfd >= 0)
 		close(p->memfd);
-	free(p->free_q);
+	for (uint32_t r = 0; r < POOL_MAX_REGIONS; r++)
+		free(p->free_q[r]);
 	free(p->full_q);
 	memset(p, 0, sizeof(*p));
 	p->memfd = -1;
@@ -251,14 +293,18 @@ char *pool_page(const struct pool *p, uint32_t index)
 	return p->base + (size_t)index * TPOINT_PAGE_SIZE;
 }
 
-bool pool_take_free(struct pool *p, uint32_t *index)
+uint32_t pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint32_t max)
 {
-	return mpmc_pop(p->free_q, index);
+	uint32_t home = cpu % p->nregions, n = 0;
+
+	for (uint32_t i = 0; i < p->nregions && !n; i++)
+		n = mpmc_pop_run(p->free_q[(home + i) % p->nregions], index, max);
+	return n;
 }
 
-uint32_t pool_take_free_run(struct pool *p, uint32_t *index, uint32_t max)
+bool pool_take_free(struct pool *p, uint32_t cpu, uint32_t *index)
 {
-	return mpmc_pop_run(p->free_q, index, max);
+	return pool_take_free_run(p, cpu, index, 1) == 1;
 }
 
 static uint32_t mpmc_length_estimate(const struct mpmc_queue *q)
@@ -271,7 +317,11 @@ static uint32_t mpmc_length_estimate(const struct mpmc_queue *q)
 
 uint32_t pool_free_estimate(const struct pool *p)
 {
-	return mpmc_length_estimate(p->free_q);
+	uint32_t n = 0;
+
+	for (uint32_t r = 0; r < p->nregions; r++)
+		n += mpmc_length_estimate(p->free_q[r]);
+	return n;
 }
 
 uint32_t pool_full_estimate(const struct pool *p)
@@ -328,7 +378,7 @@ static uint32_t push_patiently(struct mpmc_queue *q, const uint32_t *values, uin
  * clock_gettime), so a signal handler that traces may wait too; it returns as soon as the
  * recording stops or the drain goes away.
  */
-bool pool_wait_free(struct pool *p, uint32_t *index)
+bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index)
 {
 	const struct timespec nap = { 0, 50000 };
 	uint64_t since = mono_now();
@@ -337,7 +387,7 @@ bool pool_wait_free(struct pool *p, uint32_t *index)
 	       !__atomic_load_n(&p->stalled, __ATOMIC_RELAXED) &&
 	       __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE) == p) {
 		nanosleep(&nap, NULL);
-		if (pool_take_free(p, index))
+		if (pool_take_free(p, cpu, index))
 			return true;
 		if (mono_now() - since > BLOCK_MAX_WAIT_NS) {
 			tp_warn("block mode: no page written out for %llu ms; events are dropped "
@@ -351,7 +401,7 @@ bool pool_wait_free(struct pool *p, uint32_t *index)
 void pool_put_free(struct pool *p, uint32_t index)
 {
 	__atomic_store_n(&p->meta[index].state, PAGE_FREE, __ATOMIC_RELAXED);
-	if (!push_patiently(p->free_q, &index, 1))
+	if (!push_patiently(p->free_q[region_of(p, index)], &index, 1))
 		tp_warn("page %u left the pool: the free queue looked full", index);
 	if (__atomic_load_n(&p->stalled, __ATOMIC_RELAXED))
 		__atomic_store_n(&p->stalled, false, __ATOMIC_RELAXED); /* the drain moves again */

@@ -431,7 +431,7 @@ static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
 
 /*
  * A free page for a stream: the next of those the stream took at once, or a run from the
- * free queue: one page, or one per 64 pages of pool up to RESERVE_RUN_MAX (64, for pools of
+ * free queue of the region of `cpu` (or another's, when that one is empty): one page, or one per 64 pages of pool up to RESERVE_RUN_MAX (64, for pools of
  * 16 MiB and more) while the queue holds more than half the pool. The bound keeps many
  * threads from holding pages that others need. In overwrite mode runs go on while there are
  * free pages at all, and then come from the oldest full pages (take_back_run()).
@@ -448,7 +448,7 @@ static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
  * run's full pages, if the stream held them back (retire_or_hold()), are handed in first.
  * Per level, so that a signal handler never touches the reserve of the code it interrupted.
  */
-static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *idx)
+static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t cpu, uint32_t *idx)
 {
 	const uint32_t max = RESERVE_RUN_MAX;
 	uint32_t want = 1;
@@ -463,7 +463,7 @@ static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t *id
 	if (pool_free_estimate(pool) > pool->npages / 2 ||
 	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		want = pool->npages / 64 < max ? pool->npages / 64 + 1 : max;
-	r->count = pool_take_free_run(pool, r->pages, want);
+	r->count = pool_take_free_run(pool, cpu, r->pages, want);
 	if (!r->count && __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		r->count = take_back_run(pool, r->pages, want);
 	if (!r->count)
@@ -497,13 +497,14 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 {
 	uint32_t idx;
 	uint32_t key = tpoint_arch_cpu_key();
+	uint32_t cpu = current_cpu(key); /* whose region of the pool to take from first */
 	struct page_meta *m;
 	char *page;
 
 	/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
-	if (!reserve_take(pool, &rec->reserve[level], &idx) &&
+	if (!reserve_take(pool, &rec->reserve[level], cpu, &idx) &&
 	    (__atomic_load_n(&pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_BLOCK ||
-	     !pool_wait_free(pool, &idx)))
+	     !pool_wait_free(pool, cpu, &idx)))
 		return false;
 	page = pool_page(pool, idx);
 	m = &pool->meta[idx];
@@ -519,7 +520,7 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
 	m->seq = next_page_seq(rec, pool);
 	if (m->seq == 0)
-		rec->start_cpu = current_cpu(key); /* the thread's first page of the recording */
+		rec->start_cpu = cpu; /* the thread's first page of the recording */
 	m->tid = (uint32_t)rec->tid;
 	m->cpu = page_cpu(rec, key);
 	m->level = level;

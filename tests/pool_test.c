@@ -49,6 +49,7 @@ static void count_left(int level, const char *msg, void *arg)
 static void *churn(void *arg)
 {
 	unsigned seed = (unsigned)(uintptr_t)arg;
+	uint32_t cpu = seed; /* each thread its own region first, where the pool has regions */
 	uint32_t run[16], page;
 
 	pthread_barrier_wait(&start);
@@ -56,9 +57,9 @@ static void *churn(void *arg)
 		uint32_t want = 1 + (uint32_t)rand_r(&seed) % 16, n;
 
 		if (want == 16) /* now and then the single pop the drain and block mode use */
-			n = pool_take_free(&pool, &run[0]);
+			n = pool_take_free(&pool, cpu, &run[0]);
 		else
-			n = pool_take_free_run(&pool, run, want);
+			n = pool_take_free_run(&pool, cpu, run, want);
 		if (n > want)
 			fail("a run longer than asked for", run[0]);
 		for (uint32_t k = 0; k < n; k++) {
@@ -95,39 +96,109 @@ static void *churn(void *arg)
 	return NULL;
 }
 
+/* Threads race: every page stays in exactly one place. */
+static void race(void)
+{
+	pthread_t th[THREADS];
+	uint32_t n, page;
+
+	left_pool = 0;
+	memset(owned, 0, pool.npages);
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (int t = 0; t < THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, churn, (void *)(uintptr_t)(t + 1)) == 0,
+		      "pthread_create");
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&start);
+	CHECK(!failed, "the threads saw a page twice or out of the pool");
+	memset(owned, 0, pool.npages);
+	for (n = 0; pool_take_free(&pool, 0, &page) || pool_take_full(&pool, &page); n++) {
+		CHECK(page < pool.npages && !owned[page], "page %u twice in the queues", page);
+		owned[page] = 1;
+	}
+	CHECK(n + left_pool == pool.npages, "%u pages back in the queues and %u said to have "
+	      "left the pool, of %u", n, left_pool, pool.npages);
+	if (left_pool)
+		printf("pool_test: %u pages left the pool while a thread held a cell\n", left_pool);
+}
+
+/*
+ * A pool of a region per CPU: a writer takes its CPU's region first, then the next one's;
+ * a page goes back to its own region, whoever frees it.
+ */
+static void regions(void)
+{
+	uint32_t run[64], page, n = 0, taken = 12;
+
+	CHECK(pool_create(&pool, 1024 * TPOINT_PAGE_SIZE, TPOINT_MODE_DISCARD) == 0,
+	      "pool_create");
+	if (pool.nregions < 2) {
+		printf("pool_test: regions not tested: one CPU online, so the pool is one region\n");
+		pool_destroy(&pool);
+		return;
+	}
+	uint32_t rp = pool.region_pages, last = pool.nregions - 1;
+
+	CHECK(pool.nregions <= POOL_MAX_REGIONS && rp >= 256, "%u regions of %u pages",
+	      pool.nregions, rp);
+	CHECK(pool_take_free_run(&pool, 0, run, 4) == 4 && run[0] == 0 && run[3] == 3,
+	      "CPU 0 takes region 0's first pages: %u", run[0]);
+	CHECK(pool_take_free_run(&pool, 1, run, 4) == 4 && run[0] == rp && run[3] == rp + 3,
+	      "CPU 1 takes region 1's first pages: %u", run[0]);
+	CHECK(pool_take_free_run(&pool, pool.nregions, run, 4) == 4 && run[0] == 4,
+	      "CPU %u takes region 0's next pages, as CPU 0: %u", pool.nregions, run[0]);
+	/* The last region, emptied; then its CPU takes the next region's: region 0's. */
+	while ((n = pool_take_free_run(&pool, last, run, 64)) > 0 && run[0] >= last * rp)
+		taken += n;
+	taken += n;
+	CHECK(taken == 12 + pool.npages - last * rp - (last == 1 ? 4 : 0) + n,
+	      "CPU %u took its region's %u pages first", last, taken - 12 - n);
+	CHECK(n && run[0] == 8, "CPU %u, its region empty, takes region 0's: page %u", last,
+	      run[0]);
+	/* A page of the last region goes back there, whoever frees it. */
+	pool_put_free(&pool, last * rp + 5);
+	CHECK(pool_take_free(&pool, last, &page) && page == last * rp + 5,
+	      "CPU %u takes its region's freed page back first: %u", last, page);
+	CHECK(pool_free_estimate(&pool) == pool.npages - taken,
+	      "the free estimate counts every region's pages: %u of %u", pool_free_estimate(&pool),
+	      pool.npages - taken);
+	pool_destroy(&pool);
+}
+
 int main(void)
 {
 	uint32_t run[16], page;
-	pthread_t th[THREADS];
 	uint32_t n, got;
 
 	tpoint_set_log(count_left, NULL);
 	CHECK(pool_create(&pool, 64 * TPOINT_PAGE_SIZE, TPOINT_MODE_DISCARD) == 0, "pool_create");
-	owned = calloc(pool.npages, 1);
+	CHECK(pool.nregions == 1, "a pool of 64 pages is one region, not %u", pool.nregions);
+	owned = calloc(1024, 1);
 	if (!owned)
 		return 1;
 
 	/* A fresh pool hands out its pages in order, a run at a time. */
-	CHECK(pool_take_free_run(&pool, run, 16) == 16, "a run of 16 from a fresh pool");
+	CHECK(pool_take_free_run(&pool, 0, run, 16) == 16, "a run of 16 from a fresh pool");
 	for (uint32_t k = 0; k < 16; k++)
 		CHECK(run[k] == k, "run[%u] is page %u", k, run[k]);
-	CHECK(pool_take_free_run(&pool, run, 3) == 3 && run[0] == 16 && run[2] == 18,
+	CHECK(pool_take_free_run(&pool, 0, run, 3) == 3 && run[0] == 16 && run[2] == 18,
 	      "the next run of 3 starts at page %u", run[0]);
 	/* What is left, and no more; then nothing. */
-	for (n = 19; (got = pool_take_free_run(&pool, run, 16)) > 0; n += got)
+	for (n = 19; (got = pool_take_free_run(&pool, 0, run, 16)) > 0; n += got)
 		CHECK(got == 16 || n + got == pool.npages, "a run of %u with %u pages left", got,
 		      pool.npages - n);
 	CHECK(n == pool.npages, "runs took %u pages of %u", n, pool.npages);
-	CHECK(pool_take_free_run(&pool, run, 16) == 0, "a run from an empty queue");
-	CHECK(!pool_take_free(&pool, &page), "a page from an empty queue");
+	CHECK(pool_take_free_run(&pool, 0, run, 16) == 0, "a run from an empty queue");
+	CHECK(!pool_take_free(&pool, 0, &page), "a page from an empty queue");
 	/* Back in the queue's order: taken in that order. */
 	for (uint32_t k = 0; k < pool.npages; k++)
 		pool_put_free(&pool, (k * 7) % pool.npages); /* 64 pages: 7 is coprime */
-	CHECK(pool_take_free_run(&pool, run, 4) == 4, "a run of 4 after putting all back");
+	CHECK(pool_take_free_run(&pool, 0, run, 4) == 4, "a run of 4 after putting all back");
 	for (uint32_t k = 0; k < 4; k++)
 		CHECK(run[k] == (k * 7) % pool.npages, "run[%u] is page %u", k, run[k]);
 	/* Full pages come out in the order they were handed in, as a run or one by one. */
-	CHECK(pool_take_free(&pool, &run[4]), "one more page");
+	CHECK(pool_take_free(&pool, 0, &run[4]), "one more page");
 	CHECK(pool_put_full_run(&pool, run, 4) == 4, "a run of 4 full pages handed in");
 	CHECK(pool_put_full(&pool, run[4]), "one full page after the run");
 	for (uint32_t k = 0; k < 5; k++) {
@@ -139,7 +210,7 @@ int main(void)
 	}
 	CHECK(!pool_take_full(&pool, &page), "a page from an empty full queue");
 	/* Overwrite mode takes the oldest full pages back a run at a time, and no more. */
-	CHECK(pool_take_free_run(&pool, run, 5) == 5, "five free pages");
+	CHECK(pool_take_free_run(&pool, 0, run, 5) == 5, "five free pages");
 	CHECK(pool_put_full_run(&pool, run, 5) == 5, "handed in as full");
 	{
 		uint32_t back[8];
@@ -153,23 +224,14 @@ int main(void)
 			pool_put_free(&pool, back[k]);
 	}
 
-	/* Threads race: every page stays in exactly one place. */
-	pthread_barrier_init(&start, NULL, THREADS);
-	for (int t = 0; t < THREADS; t++)
-		CHECK(pthread_create(&th[t], NULL, churn, (void *)(uintptr_t)(t + 1)) == 0,
-		      "pthread_create");
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
-	CHECK(!failed, "the threads saw a page twice or out of the pool");
-	memset(owned, 0, pool.npages);
-	for (n = 0; pool_take_free(&pool, &page) || pool_take_full(&pool, &page); n++) {
-		CHECK(page < pool.npages && !owned[page], "page %u twice in the queues", page);
-		owned[page] = 1;
-	}
-	CHECK(n + left_pool == pool.npages, "%u pages back in the queues and %u said to have "
-	      "left the pool, of %u", n, left_pool, pool.npages);
-	if (left_pool)
-		printf("pool_test: %u pages left the pool while a thread held a cell\n", left_pool);
+	race();
+	pool_destroy(&pool);
+	regions();
+	/* The race again, over regions (where there are CPUs for them): threads take from
+	 * their own and each other's, and free pages into whichever region they belong to. */
+	CHECK(pool_create(&pool, 1024 * TPOINT_PAGE_SIZE, TPOINT_MODE_DISCARD) == 0,
+	      "pool_create");
+	race();
 	pool_destroy(&pool);
 	free(owned);
 	return tu_finish();
