@@ -37,7 +37,7 @@ sessiond_pid=
 # Ours only: the daemon this script started, by the pid it got.
 stop_sessiond() {
 	[ -n "$sessiond_pid" ] || return 0
-	$AS lttng destroy --all >/dev/null 2>&1
+	$AS lttng --no-sessiond destroy --all >/dev/null 2>&1
 	kill "$sessiond_pid" 2>/dev/null
 	wait "$sessiond_pid" 2>/dev/null
 	say "lttng-sessiond (pid $sessiond_pid) stopped"
@@ -47,8 +47,24 @@ cleanup() {
 	stop_sessiond
 	rm -rf "$tmp"
 }
+# The long parts run in the background while the shell waits for them (in_part): a shell
+# runs no trap before a foreground command ends, so a SIGTERM would wait for the whole part,
+# and a shell killed meanwhile would leave its programs running. On INT or TERM the part
+# stops, with every process it started, and then the cleanup runs.
+part=
+in_part() { "$@" & part=$!; wait "$part"; st=$?; part=; return $st; }
+# tree PID: PID and all its descendants, parents first (from /proc: ps may not be installed).
+tree() {
+	sed -n 's/^\([0-9]*\) (.*) . \([0-9]*\) .*/\1 \2/p' /proc/[0-9]*/stat 2>/dev/null |
+		awk -v root="$1" '{ kids[$2] = kids[$2] " " $1 }
+			END { n = 1; q[1] = root
+			      for (i = 1; i <= n; i++) {
+				      print q[i]; m = split(kids[q[i]], k, " ")
+				      for (j = 1; j <= m; j++) q[++n] = k[j]
+			      } }'
+}
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap '[ -n "$part" ] && kill -TERM $(tree "$part") 2>/dev/null; exit 130' INT TERM
 
 # ---- 1. the peers ----
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q 'install ok installed'; }
@@ -118,7 +134,7 @@ if [ $HAVE_LTTNG = 1 ]; then
 	$AS lttng-sessiond --no-kernel >"$tmp/sessiond.log" 2>&1 &
 	sessiond_pid=$!
 	for i in $(seq 1 50); do
-		$AS lttng list >/dev/null 2>&1 && { lttng_ok=1; break; }
+		$AS lttng --no-sessiond list >/dev/null 2>&1 && { lttng_ok=1; break; }
 		kill -0 "$sessiond_pid" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -131,7 +147,7 @@ fi
 [ -n "$lttng_why" ] && say "LTTng-UST enabled cases skipped: $lttng_why"
 
 # lt CMD...: an lttng command whose chatter goes to the log; its failure is said.
-lt() { $AS lttng "$@" >>"$tmp/lttng.log" 2>&1 || { say "lttng $* failed: $(tail -n 1 "$tmp/lttng.log")"; return 1; }; }
+lt() { $AS lttng --no-sessiond "$@" >>"$tmp/lttng.log" 2>&1 || { say "lttng $* failed: $(tail -n 1 "$tmp/lttng.log")"; return 1; }; }
 
 # ---- 2. the table ----
 echo
@@ -152,7 +168,8 @@ if [ $lttng_ok = 1 ]; then
 	fi
 fi
 # With LTTng-UST, the process must be nobody's too, to register with our daemon.
-${lttng_arg:+$AS} "$B/peers" $lttng_arg "$CALLS" "$REPS" | tee "$tmp/peers.out"
+table() { ${lttng_arg:+$AS} "$B/peers" $lttng_arg "$CALLS" "$REPS" | tee "$tmp/peers.out"; }
+in_part table
 # ---- 2b. instructions, while the snapshot sessions exist ----
 echo
 echo "== instructions per call (callgrind) =="
@@ -160,14 +177,14 @@ if command -v valgrind >/dev/null 2>&1; then
 	cg="$LT/cg"
 	mkdir -p "$cg"
 	[ -n "$AS" ] && chown nobody "$cg"
-	${lttng_arg:+$AS} valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/cg.out" \
+	in_part ${lttng_arg:+$AS} valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/cg.out" \
 		"$B/peers" $lttng_arg --callgrind "$cg" 2>"$tmp/callgrind.err" ||
 		say "callgrind run failed: $(tail -n 1 "$tmp/callgrind.err")"
 else
 	say "callgrind skipped: valgrind is not installed (make bench prints tpoint's alone)"
 fi
 if [ -n "$lttng_arg" ]; then
-	$AS lttng list peers-uid | sed -n 's/^ *\(Event-loss mode\|Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p' | sort -u
+	$AS lttng --no-sessiond list peers-uid | sed -n 's/^ *\(Event-loss mode\|Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p' | sort -u
 	lt destroy peers-uid
 	lt destroy peers-pid
 fi
@@ -224,8 +241,8 @@ for run in $(seq 1 "$TPUT_RUNS"); do
 			$AS "$B/emit" lttng "$TPUT_EVENTS" >"$tmp/emit.out" 2>>"$tmp/lttng.log"
 			lt stop peers-tput # returns once the consumer has written everything out
 			secs=$(awk '/^emit:/ { print $5 }' "$tmp/emit.out")
-			lost=$($AS lttng list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
-			[ $run = 1 ] && $AS lttng list peers-tput |
+			lost=$($AS lttng --no-sessiond list peers-tput | awk '/Discarded events:/ { d += $3 } END { print d + 0 }')
+			[ $run = 1 ] && $AS lttng --no-sessiond list peers-tput |
 				sed -n 's/^ *\(Sub-buffer size\|Sub-buffer count\)/  LTTng channel: \1/p'
 			lt destroy peers-tput
 			if [ -n "$secs" ]; then
@@ -268,12 +285,14 @@ if [ -n "$tp_lost" ]; then
 	[ -n "$bl_lost" ] && awk -v l="$bl_lost" -v r="$(cut -d' ' -f1 "$tmp/tput.block" | median)" 'BEGIN { printf "target: tpoint lost <= 1 %% at full speed, --block: %.2f %% at %.1f M events/s (%s)\n", l, r, l <= 1 ? "met" : "NOT met" }'
 fi
 }
-throughput | tee "$tmp/tput.out"
+throughput_part() { throughput | tee "$tmp/tput.out"; }
+in_part throughput_part
 
 # ---- 4. scale ----
 echo
 echo "== scale: $SCALE_THREADS threads =="
-"$B/scale" "$SCALE_THREADS" | tee "$tmp/scale.out"
+scale_part() { "$B/scale" "$SCALE_THREADS" | tee "$tmp/scale.out"; }
+in_part scale_part
 
 # ---- the summary, and the line it ends with ----
 echo
