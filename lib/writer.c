@@ -497,7 +497,9 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 {
 	uint32_t idx;
 	uint32_t key = tpoint_arch_cpu_key();
-	uint32_t cpu = current_cpu(key); /* whose region of the pool to take from first */
+	/* Whose region of the pool to take from first: a hint, so without rseq (no key) the
+	 * CPU of the thread's first page does, as for page_cpu(), and costs no call. */
+	uint32_t cpu = page_cpu(rec, key);
 	struct page_meta *m;
 	char *page;
 
@@ -520,7 +522,7 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
 	m->seq = next_page_seq(rec, pool);
 	if (m->seq == 0)
-		rec->start_cpu = cpu; /* the thread's first page of the recording */
+		rec->start_cpu = current_cpu(key); /* the thread's first page of the recording */
 	m->tid = (uint32_t)rec->tid;
 	m->cpu = page_cpu(rec, key);
 	m->level = level;
