@@ -431,17 +431,18 @@ static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
 
 /*
  * A free page for a stream: the next of those the stream took at once, or a run from the
- * free queue of the region of `cpu` (or another's, when that one is empty): one page, or one per 64 pages of pool up to RESERVE_RUN_MAX (64, for pools of
- * 16 MiB and more) while the queue holds more than half the pool. The bound keeps many
- * threads from holding pages that others need. In overwrite mode runs go on while there are
- * free pages at all, and then come from the oldest full pages (take_back_run()).
+ * free queue of the region of `cpu` (another region's when that one is empty): one page, or
+ * one per 64 pages of pool up to RESERVE_RUN_MAX (64, for pools of 16 MiB and more) while
+ * the queues hold more than half the pool. The bound keeps many threads from holding pages
+ * that others need. In overwrite mode runs go on while there are free pages at all, and
+ * then come from the oldest full pages (take_back_run()).
  *
  * A run is why: pages taken in a run are neighbours in memory (the drain returns them in
  * ascending order, and so the pool starts), and a writer that moves on to the page next to
  * its last one writes at the speed of memory. Jumping to a page anywhere in the pool costs
  * a TLB miss and the hardware prefetcher's lead: measured with a loop storing 40-byte
  * records (rdtsc, release store) into 4 KiB pages of a memfd, 9.7 ns a record in page order,
- * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one trip to the shared
+ * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one trip to a shared
  * queue for many pages, a trip two writers pay for: over the floor at the same thread
  * count, two threads cost 1.28x where one cost 1.11x with runs of 16, 1.19x against 1.10x
  * with runs of 64 (medians of 30 rounds; docs/DECISIONS.md has the other sets). A used-up
