@@ -177,8 +177,8 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 	double ns;
 
 	n *= (uint64_t)c->factor;
-	if (c->enable)
-		bench_enable("hotpath", c->enable, c->event, &before);
+	if (c->enable && bench_enable("hotpath", c->enable, c->event, &before) < 0)
+		exit(1); /* timing the disabled path instead would say nothing true */
 	/*
 	 * One thread runs in this one, warmed by the warm-up round alone; more run in fresh
 	 * threads that each warm up with an eighth of the batch first (counted as recorded).

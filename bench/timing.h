@@ -150,14 +150,15 @@ static inline int bench_event_stats(const char *system, const char *name,
  * Turn on the events a case measures and take the counters of `event` (a bench event) before
  * its batch. A case whose events cannot be turned on would time the disabled path: give up.
  */
-static inline void bench_enable(const char *prog, const char *enable, const char *event,
-				struct tpoint_event_stats *before)
+static inline int bench_enable(const char *prog, const char *enable, const char *event,
+			       struct tpoint_event_stats *before)
 {
 	if (tpoint_enable(enable) != 1) {
 		fprintf(stderr, "%s: cannot enable %s\n", prog, enable);
-		exit(1);
+		return -1;
 	}
 	bench_event_stats("bench", event, before);
+	return 0;
 }
 
 static inline off_t bench_file_size(const char *path)

@@ -179,9 +179,10 @@ struct bench_case {
 	uint64_t recorded, lost;
 };
 
+#define ROW(lbl, fn, tr, mem, en, ev, thr, fac) \
+	{ lbl, fn, tr, mem, en, ev, thr, fac, { 0 }, { 0, 0, 0 }, 0, 0 }
 #define CASE_MEM(lbl, fn, tr, mem, en, ev, fac) \
-	{ lbl, fn, tr, mem, en, ev, 1, fac, { 0 }, { 0, 0, 0 }, 0, 0 }, \
-	{ lbl, fn, tr, mem, en, ev, 2, fac, { 0 }, { 0, 0, 0 }, 0, 0 }
+	ROW(lbl, fn, tr, mem, en, ev, 1, fac), ROW(lbl, fn, tr, mem, en, ev, 2, fac)
 #define CASE(lbl, fn, tr, en, ev, fac) CASE_MEM(lbl, fn, tr, false, en, ev, fac)
 
 #define L_FLOOR "record floor (rdtsc + 32 B + release)"
@@ -197,10 +198,8 @@ static struct bench_case cases[] = {
 	CASE_MEM(L_TP_MEM, loop_u64x3, T_TPOINT, true, "bench:bench_u64x3", "bench_u64x3", 1),
 	/* The 2-thread target's pair, in the helper processes: 2 threads of one helper, and
 	 * one thread of each of the two ("2" of the threads column either way). */
-	{ L_TP_PROC2, loop_u64x3, T_TPOINT_PROC2, true, "bench:bench_u64x3", "bench_u64x3", 2, 1,
-	  { 0 }, { 0, 0, 0 }, 0, 0 },
-	{ L_TP_PROCS, loop_u64x3, T_TPOINT_PROCS, true, "bench:bench_u64x3", "bench_u64x3", 2, 1,
-	  { 0 }, { 0, 0, 0 }, 0, 0 },
+	ROW(L_TP_PROC2, loop_u64x3, T_TPOINT_PROC2, true, "bench:bench_u64x3", "bench_u64x3", 2, 1),
+	ROW(L_TP_PROCS, loop_u64x3, T_TPOINT_PROCS, true, "bench:bench_u64x3", "bench_u64x3", 2, 1),
 	CASE("tpoint enabled, 32-byte string, to file", loop_str, T_TPOINT, "bench:bench_str",
 	     "bench_str", 1),
 	CASE_MEM("tpoint enabled, 32-byte string, in memory", loop_str, T_TPOINT, true,
@@ -230,11 +229,8 @@ static double record_batch(const struct bench_case *c, uint64_t n, int threads,
 	double ns;
 
 	*recorded = *lost = 0;
-	if (c->enable) {
-		if (tpoint_enable(c->enable) != 1)
-			return -1;
-		bench_event_stats("bench", c->event, &before);
-	}
+	if (c->enable && bench_enable("peers", c->enable, c->event, &before) < 0)
+		return -1;
 	if (c->in_memory)
 		tpoint_set_mode(TPOINT_MODE_OVERWRITE);
 	off_t spooled = bench_file_size(spool);
@@ -411,11 +407,8 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 		ns = helpers_batch((int)(c - cases), n, &recorded, &lost);
 	else
 		ns = record_batch(c, n, c->threads, NULL, spool, &recorded, &lost);
-	if (ns < 0) {
-		/* A case whose events cannot be turned on would time the disabled path. */
-		fprintf(stderr, "peers: cannot enable %s\n", c->enable);
-		exit(1);
-	}
+	if (ns < 0)
+		exit(1); /* its events cannot be turned on: it would time the disabled path */
 	if (rep < 0)
 		return;
 	c->ns[rep] = ns;
