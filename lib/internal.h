@@ -131,6 +131,8 @@ HIDDEN uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max
 /* Block mode: wait for a free page while the drain runs; false when it did not come. */
 HIDDEN bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);
+/* The same for `n` pages, each back to its region's queue (a region's neighbours together). */
+HIDDEN void pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n);
 /* false: the page could not be queued and left the pool (its records are not drained). */
 HIDDEN bool pool_put_full(struct pool *p, uint32_t index);
 /* The same for `n` pages in one go: how many were queued, from the first on. */

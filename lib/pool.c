@@ -398,13 +398,27 @@ bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index)
 	return false;
 }
 
-void pool_put_free(struct pool *p, uint32_t index)
+void pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n)
 {
-	__atomic_store_n(&p->meta[index].state, PAGE_FREE, __ATOMIC_RELAXED);
-	if (!push_patiently(p->free_q[region_of(p, index)], &index, 1))
-		tp_warn("page %u left the pool: the free queue looked full", index);
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n(&p->meta[index[i]].state, PAGE_FREE, __ATOMIC_RELAXED);
+	/* Each stretch of one region's pages in one push: one CAS of its queue, not one a page. */
+	for (uint32_t i = 0, k; i < n; i += k) {
+		uint32_t r = region_of(p, index[i]), done;
+
+		for (k = 1; i + k < n && region_of(p, index[i + k]) == r; k++)
+			;
+		done = push_patiently(p->free_q[r], index + i, k);
+		if (done < k)
+			tp_warn("%u pages left the pool: the free queue looked full", k - done);
+	}
 	if (__atomic_load_n(&p->stalled, __ATOMIC_RELAXED))
 		__atomic_store_n(&p->stalled, false, __ATOMIC_RELAXED); /* the drain moves again */
+}
+
+void pool_put_free(struct pool *p, uint32_t index)
+{
+	pool_put_free_run(p, &index, 1);
 }
 
 uint32_t pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n)

@@ -155,11 +155,21 @@ static bool write_all(void)
 	return !sp.error;
 }
 
-static int index_cmp(const void *a, const void *b)
+/*
+ * Ascending order by insertion: the drain takes full pages in the order writers filled them,
+ * mostly ascending already, so this is close to one pass. glibc's qsort() is a merge sort
+ * that calls memcpy() at every merge: with its comparisons it took a tenth of the drain's
+ * CPU at full speed (perf, 64 pages a write).
+ */
+static void sort_indices(uint32_t *v, uint32_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], j = i;
 
-	return (x > y) - (x < y);
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 static void flush_buf(void)
@@ -192,9 +202,8 @@ static void flush_buf(void)
 	 * ascending order, so that a writer taking a run of them gets neighbours in memory
 	 * (reserve_take() in writer.c). Two writers interleave their pages in the full queue.
 	 */
-	qsort(sp.to_free, nfree, sizeof(*sp.to_free), index_cmp);
-	for (uint32_t i = 0; i < nfree; i++)
-		pool_put_free(sp.pool, sp.to_free[i]);
+	sort_indices(sp.to_free, nfree);
+	pool_put_free_run(sp.pool, sp.to_free, nfree);
 	sp.nto_free = 0;
 }
 
@@ -578,15 +587,20 @@ static void drain_page(uint32_t idx, bool final)
  * nothing else draining, two threads hammering a 16 MiB pool) took up to 12 s and spooled
  * hundreds of MiB. The drain thread comes straight back for the rest.
  */
+/* Full pages taken at once: one CAS of the full queue for a run, not one a page. */
+#define DRAIN_TAKE 64u
+
 static unsigned drain_full(bool all)
 {
 	uint32_t max = all ? UINT32_MAX : pool_full_estimate(sp.pool);
+	uint32_t idx[DRAIN_TAKE], k;
 	unsigned n = 0;
-	uint32_t idx;
 
-	while (n < max && pool_take_full(sp.pool, &idx)) {
-		drain_page(idx, true);
-		n++;
+	while (n < max &&
+	       (k = pool_take_full_run(sp.pool, idx, max - n < DRAIN_TAKE ? max - n : DRAIN_TAKE))) {
+		for (uint32_t i = 0; i < k; i++)
+			drain_page(idx[i], true);
+		n += k;
 	}
 	return n;
 }
