@@ -263,12 +263,23 @@ static inline void bench_drain_cpu(uint64_t recorded, char *out, size_t len)
 				ut = st = 0;
 			fclose(f);
 		}
+		/* What it handed to write() and writev(): the spool, packed or not. */
+		unsigned long long wchar = 0;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/io", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			while (fgets(buf, sizeof(buf), f) && sscanf(buf, "wchar: %llu", &wchar) != 1)
+				;
+			fclose(f);
+		}
 		if (recorded && ut + st)
 			snprintf(out, len,
-				 "drain: %.1f ns CPU per recorded event (%.0f %% user, %.0f %% system)\n",
+				 "drain: %.1f ns CPU per recorded event (%.0f %% user, %.0f %% system), "
+				 "%.1f bytes written per event\n",
 				 (double)run_ns / (double)recorded,
 				 100.0 * (double)ut / (double)(ut + st),
-				 100.0 * (double)st / (double)(ut + st));
+				 100.0 * (double)st / (double)(ut + st),
+				 (double)wchar / (double)recorded);
 	}
 	if (d)
 		closedir(d);

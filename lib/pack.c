@@ -19,24 +19,21 @@ int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *ou
 {
 	size_t at = 0;
 
+	if (n & 7u)
+		return -1;
 	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
-		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK;
-		uint64_t mask;
+		uint32_t words = (n - i < PACK_BLOCK ? n - i : PACK_BLOCK) / 8, count;
+		uint64_t lengths;
 
-		if (pack_block_mask(in, size, &at, k, &mask) < 0)
+		if (pack_block_lengths(in, size, &at, words, &lengths, &count) < 0)
 			return -1;
-		/* Eight at a time where they are all there. */
-		for (uint32_t j = 0; j < k; j += 8, mask >>= 8) {
-			uint8_t *o = out + i + j;
-			uint32_t m8 = (uint32_t)mask & 0xffu, left = k - j < 8 ? k - j : 8;
+		for (uint32_t j = 0; j < words; j++, lengths >>= 8) {
+			uint8_t *o = out + i + 8 * j;
+			uint32_t len = (uint32_t)lengths & 0xffu;
 
-			if (m8 == 0xffu && left == 8) {
-				memcpy(o, in + at, 8);
-				at += 8;
-				continue;
-			}
-			for (uint32_t b = 0; b < left; b++)
-				o[b] = (m8 >> b) & 1u ? in[at++] : 0;
+			memcpy(o, in + at, len);
+			memset(o + len, 0, 8 - len);
+			at += len;
 		}
 	}
 	return at == size ? 0 : -1;
@@ -61,21 +58,16 @@ int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_
 int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
 		     uint32_t lag, uint8_t *out)
 {
-	if (!lag || expand(in, size, n, out) < 0)
-		return -1;
-	/* Then the XOR with the bytes `lag` before, a word at a time for a lag in words. */
-	if (!(lag & 7u) && !(n & 7u)) {
-		uint64_t w, v;
+	uint64_t w, v;
 
-		for (uint32_t i = lag; i < n; i += 8) {
-			memcpy(&w, out + i, 8);
-			memcpy(&v, out + i - lag, 8);
-			w ^= v;
-			memcpy(out + i, &w, 8);
-		}
-	} else {
-		for (uint32_t i = lag; i < n; i++)
-			out[i] ^= out[i - lag];
+	if (!lag || (lag & 7u) || expand(in, size, n, out) < 0)
+		return -1;
+	/* Then the XOR with the word `lag` bytes before, in order: that one is whole by now. */
+	for (uint32_t i = lag; i < n; i += 8) {
+		memcpy(&w, out + i, 8);
+		memcpy(&v, out + i - lag, 8);
+		w ^= v;
+		memcpy(out + i, &w, 8);
 	}
 	return 0;
 }

@@ -4,13 +4,20 @@
  * the spool's file system is the drain's bottleneck (tmpfs taking new pages at 2 GB/s on a
  * VM, a slow disk), a full-speed writer outruns it and loses records.
  *
- * The transform: each byte is XOR-ed with the byte `lag` bytes before it (lag: the length of
- * the range's first record, so that a record meets the same field of the record before it:
- * the same event id and pid, a similar delta, similar values), then zeros are left out:
+ * The transform works on 8-byte words (records are multiples of 8 bytes, and so are the
+ * lengths packed): each word is XOR-ed with the word `lag` bytes before it (lag: the length
+ * of the range's first record, so that a record meets the same field of the record before
+ * it: the same event id and pid, a similar delta, similar values), which leaves mostly
+ * small numbers; each is then cut after its last non-zero byte:
  *
- *	for each block of 64 bytes (the last one may be shorter):
- *		u64 mask	bit i: byte i of the block is not zero
- *		the non-zero bytes, in order
+ *	for each block of 8 words (64 bytes; the last one may have fewer):
+ *		u32 lengths	nibble j: how many of word j's bytes follow, 0..8 (0 past the
+ *				block's last word)
+ *		the words' first bytes, in order: as many of each as its nibble says
+ *
+ * "First" is in memory order: a little-endian word's low bytes. Four bits a word cost less
+ * than a mask of the non-zero bytes (a bit a byte), for the same bytes where a changed
+ * value's zeros are its high bytes: 6.7 against 9.1 bytes for the benchmark's 40-byte event.
  *
  * Unpacking is portable; packing is only fast with a byte-compress instruction (x86-64:
  * AVX-512 VBMI2, lib/arch/pack_x86_64.c). Without one the drain writes pages as they are.
@@ -24,37 +31,59 @@
 #include "internal.h"
 
 #define PACK_BLOCK 64u
-/* Room packing `n` bytes may need: every mask, every byte, and one block's over-store. */
-#define PACK_BOUND(n) ((n) + ((n) + PACK_BLOCK - 1) / PACK_BLOCK * 8u + PACK_BLOCK)
+/* Room packing `n` bytes may need: every length word, every byte, one block's over-store. */
+#define PACK_BOUND(n) ((n) + ((n) + PACK_BLOCK - 1) / PACK_BLOCK * 4u + PACK_BLOCK)
 
-/* Pack n bytes at `in` into `out` (PACK_BOUND(n) bytes of room); returns the bytes used. */
+/*
+ * Pack n bytes at `in` into `out` (PACK_BOUND(n) bytes of room); returns the bytes used.
+ * n and lag are multiples of 8.
+ */
 typedef size_t (*pack_fn)(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out);
 
 /* This machine's packer, or NULL when it has none worth using. */
 HIDDEN pack_fn pack_encoder(void);
 
 /*
- * The first step of unpacking: n bytes of `out` from the `size` bytes at `in`, each block's
- * non-zero bytes back in their places, zeros elsewhere. 0, or -1 when `in` is not a packing
- * of n bytes (pack_block_mask() refuses a block, or a byte is left over).
+ * The first step of unpacking: n bytes of `out` from the `size` bytes at `in`, each word's
+ * bytes back in place, zeros after them. 0, or -1 when `in` is not a packing of n bytes
+ * (pack_block_lengths() refuses a block, or a byte is left over, or n is no multiple of 8).
  */
 typedef int (*pack_expand_fn)(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
 
-/*
- * The mask of the block of `k` bytes whose packing starts at in + *at, which moves past it:
- * 0, or -1 when it cannot be one (cut short, a bit past the k bytes, more bytes than the
- * `size` there are).
- */
-static inline int pack_block_mask(const uint8_t *in, size_t size, size_t *at, uint32_t k,
-				  uint64_t *mask)
+/* A block's u32 of nibbles spread to a byte a word (word j's length in byte j). */
+static inline uint64_t pack_spread_lengths(uint32_t h)
 {
-	if (size - *at < 8)
+	uint64_t v = h;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffull;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+	return (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
+}
+
+/*
+ * The lengths of the block of `words` words whose packing starts at in + *at, which moves
+ * past them: byte j of *lengths is word j's, and *count their sum. 0, or -1 when it cannot
+ * be one (cut short, a length over 8 or past the block's words, more bytes than the `size`
+ * there are).
+ */
+static inline int pack_block_lengths(const uint8_t *in, size_t size, size_t *at,
+				     uint32_t words, uint64_t *lengths, uint32_t *count)
+{
+	uint32_t h;
+	uint64_t v;
+
+	if (size - *at < 4)
 		return -1;
-	memcpy(mask, in + *at, 8);
-	*at += 8;
-	if ((k < PACK_BLOCK && (*mask >> k)) || size - *at < (size_t)__builtin_popcountll(*mask))
+	memcpy(&h, in + *at, 4);
+	*at += 4;
+	v = pack_spread_lengths(h);
+	/* A byte of 9..15 carries into bit 4 when 7 is added; none carries past its byte. */
+	if (((v + 0x0707070707070707ull) & 0x1010101010101010ull) ||
+	    (words < 8 && (v >> (8 * words))))
 		return -1;
-	return 0;
+	*lengths = v;
+	*count = (uint32_t)((v * 0x0101010101010101ull) >> 56);
+	return size - *at < *count ? -1 : 0;
 }
 
 /* The portable expander, and unpacking with a given one (pack_decode() picks the fastest). */

@@ -10,6 +10,7 @@
  * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
  * Version 3: the drain writes pages' bytes as they are (SPOOL_PAGE) instead of decoding them.
  * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.
+ * Version 5: packed a word at a time, with a length for each instead of a bit for each byte.
  */
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
@@ -17,7 +18,7 @@
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
-#define SPOOL_VERSION 4
+#define SPOOL_VERSION 5
 
 struct spool_file_header {
 	char magic[8]; /* SPOOL_MAGIC with its NUL */

@@ -2,14 +2,15 @@
 /*
  * pack_test - the packing of spool pages (lib/pack.h), alone.
  *
- * A reference packer written here, byte by byte from the format's description, is what the
- * machine's packer (AVX-512 VBMI2 on x86-64) must match byte for byte, on page-like records,
- * on random bytes with runs of zeros, on every length up to a page and on lags short and
- * long; unpacking gives the bytes back, with the portable expander and with the machine's.
- * Damaged input -- cut short at every length, with a stray mask bit, with bytes left over,
- * with a lag of 0 -- is refused by both, never read past (run it under make check
- * SANITIZE=1 to have that checked too). On a machine with no packer the reference's
- * packings still check the portable unpacker.
+ * A reference packer written here, a byte at a time from the format's description, is what
+ * the machine's packer (AVX-512 VBMI2 on x86-64) must match byte for byte, on page-like
+ * records, on random bytes with runs of zeros, on every length up to a page (multiples of
+ * 8, as records are) and on lags short and long; unpacking gives the bytes back, with the
+ * portable expander and with the machine's. Damaged input -- cut short at every length, a
+ * length over 8, a length for a word past the end, bytes left over, a lag of 0 or of no
+ * whole words, a length of no whole words -- is refused by both, never read past (run it
+ * under make check SANITIZE=1 to have that checked too). On a machine with no packer the
+ * reference's packings still check the portable unpacker.
  */
 #include "testutil.h"
 #include "pack.h"
@@ -21,19 +22,23 @@ static size_t ref_pack(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out
 	size_t o = 0;
 
 	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
-		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK;
-		uint64_t mask = 0;
-		size_t at = o + 8;
+		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK, lengths = 0;
+		size_t at = o + 4;
 
-		for (uint32_t j = 0; j < k; j++) {
-			uint8_t d = in[i + j] ^ (i + j >= lag ? in[i + j - lag] : 0);
+		for (uint32_t j = 0; j < k; j += 8) {
+			uint8_t d[8];
+			uint32_t len = 0;
 
-			if (d) {
-				mask |= 1ull << j;
-				out[at++] = d;
+			for (uint32_t b = 0; b < 8; b++) {
+				d[b] = in[i + j + b] ^ (i + j >= lag ? in[i + j + b - lag] : 0);
+				if (d[b])
+					len = b + 1;
 			}
+			lengths |= len << (j / 8 * 4);
+			memcpy(out + at, d, len);
+			at += len;
 		}
-		memcpy(out + o, &mask, 8);
+		memcpy(out + o, &lengths, 4);
 		o = at;
 	}
 	return o;
@@ -138,7 +143,7 @@ int main(void)
 #endif
 	tu_note("this machine's packer: %s; expanders: the portable one%s", packer ? "yes" :
 		"none (the unpacker is still checked)", nexp > 1 ? " and the machine's" : "");
-	for (uint32_t n = 0; n <= MAXN && fails < 5; n += n < 200 ? 1 : 61) {
+	for (uint32_t n = 0; n <= MAXN && fails < 5; n += n < 400 ? 8 : 488) {
 		for (size_t l = 0; l < sizeof(lags) / sizeof(lags[0]); l++) {
 			random_bytes(in, n);
 			fails += one(packer, n, lags[l], "random");
@@ -179,24 +184,36 @@ int main(void)
 	}
 	CHECK(refused == (int)psize * nexp, "cut short: %d of %zu cuts refused", refused,
 	      psize * (size_t)nexp);
-	uint64_t last_mask;
+	/* The last block's lengths: 1000 % 64 = 40 bytes, 5 words. */
+	uint32_t lengths;
 	size_t last = 0, at = 0;
 
-	for (uint32_t i = 0; i < 1000; i += PACK_BLOCK) { /* find the last block's mask */
-		memcpy(&last_mask, ref + at, 8);
+	for (uint32_t i = 0; i < 1000; i += PACK_BLOCK) {
+		uint64_t spread;
+
 		last = at;
-		at += 8 + (size_t)__builtin_popcountll(last_mask);
+		memcpy(&lengths, ref + at, 4);
+		spread = pack_spread_lengths(lengths);
+		at += 4 + (size_t)((spread * 0x0101010101010101ull) >> 56);
 	}
-	memcpy(&last_mask, ref + last, 8);
-	last_mask |= 1ull << 63; /* the last block has 1000 % 64 = 40 bytes */
+	memcpy(&lengths, ref + last, 4);
 	memcpy(got, ref, psize);
-	memcpy(got + last, &last_mask, 8);
-	CHECK(decode_each(got, psize, 1000, 40, NULL) == nexp, "a mask bit past the last "
-	      "byte: refused");
+	memcpy(got + last, &(uint32_t){ lengths | 1u << 20 }, 4); /* a sixth word's byte */
+	got[psize] = 7;
+	CHECK(decode_each(got, psize + 1, 1000, 40, NULL) == nexp, "a length for a word past "
+	      "the last: refused");
+	memcpy(got, ref, psize);
+	memcpy(got + last, &(uint32_t){ (lengths & ~0xfu) | 9u }, 4);
+	/* With the bytes a 9 would take: only the length itself is wrong. */
+	CHECK(decode_each(got, psize + 9 - (lengths & 0xfu), 1000, 40, NULL) == nexp,
+	      "a length of 9: refused");
 	memcpy(got, ref, psize);
 	got[psize] = 7;
 	CHECK(decode_each(got, psize + 1, 1000, 40, NULL) == nexp, "a byte left over: refused");
 	CHECK(decode_each(ref, psize, 1000, 0, NULL) == nexp, "lag 0: refused");
+	CHECK(decode_each(ref, psize, 1000, 36, NULL) == nexp, "a lag of no whole words: refused");
+	CHECK(decode_each(ref, psize, 996, 40, NULL) == nexp, "a length of no whole words: "
+	      "refused");
 	CHECK(decode_each(ref, psize, 1000, 40, in) == nexp, "the undamaged packing unpacks");
 	CHECK(pack_decode(ref, psize, 1000, 40, back) == 0 && !memcmp(back, in, 1000),
 	      "and pack_decode() picks an expander that unpacks it");
