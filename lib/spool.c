@@ -650,9 +650,15 @@ static void *drain_thread(void *arg)
 		put_new_events();
 		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE)
 			n = drain_full(false);
-		/* The drained pages wait for their records to reach the file: write them out
-		 * now, or a small pool runs dry while its pages sit in our buffer. */
-		if (sp.nto_free)
+		/*
+		 * The drained pages wait for their records to reach the file. At full speed each
+		 * pass finds the few pages filled during the last, and a write a pass (a system
+		 * call costs a microsecond on this project's VM) took as long as everything else
+		 * the drain does: so they are written out when a pass finds nothing more, when
+		 * the buffer is full (make_room()), or when they are an eighth of the pool, lest
+		 * a small pool run dry while its pages sit in our buffer.
+		 */
+		if (sp.nto_free && (!n || sp.nto_free >= sp.pool->npages / 8))
 			flush_buf();
 		if (sp.live && mono_now() - sp.last_live > 50000000u) {
 			/* A live reader wants records within 100 ms, full pages or not. */
