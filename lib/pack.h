@@ -16,11 +16,13 @@
  *		the words' first bytes, in order: as many of each as its nibble says
  *
  * "First" is in memory order: a little-endian word's low bytes. Four bits a word cost less
- * than a mask of the non-zero bytes (a bit a byte), for the same bytes where a changed
- * value's zeros are its high bytes: 6.7 against 9.1 bytes for the benchmark's 40-byte event.
+ * than a mask of the non-zero bytes (a bit a byte, spool version 4), for the same bytes
+ * where a changed value's zeros are its high bytes: the drain wrote 7.0 bytes for the
+ * benchmark's 40-byte event against 9.5 (docs/DECISIONS.md, "Spool version 5").
  *
  * Unpacking is portable; packing is only fast with a byte-compress instruction (x86-64:
- * AVX-512 VBMI2, lib/arch/pack_x86_64.c). Without one the drain writes pages as they are.
+ * AVX-512 VBMI2 and CD, lib/arch/pack_x86_64.c). Without one the drain writes pages as
+ * they are.
  */
 #ifndef TPOINT_PACK_H
 #define TPOINT_PACK_H

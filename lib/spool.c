@@ -103,10 +103,10 @@ static void room_give_back(void)
  * What goes to the file gathers here before one writev(): small chunks are put together in
  * sp.buf, and the records of pages the drain owns are not copied at all: the iovec points
  * into the pool page, and the kernel copies them into the file from there (or, where the
- * CPU packs fast, they are packed into sp.buf, a quarter of their size). The pages go
- * back to the pool only once their records are in the file (a process killed in between
- * keeps them salvageable), so this much of the pool is held back at worst: 256 KiB is 1/32
- * of the default pool. Measured on tmpfs: 800 MB from pool-like pages cost 22 ns of CPU
+ * CPU packs fast, they are packed into sp.buf, a fifth to a quarter of their size). The
+ * pages go back to the pool only once their records are in the file (a process killed in
+ * between keeps them salvageable), so this much of the pool is held back at worst: 256 KiB
+ * is 1/32 of the default pool. Measured on tmpfs: 800 MB from pool-like pages cost 22 ns of CPU
  * per 40-byte event copied into one buffer and write(), 16 ns with writev() from the pages;
  * in bench/peers' full-speed run, the drain's user time fell from 11-24 % of its CPU to
  * 0-6 %, the rest being the kernel's write.
