@@ -1,15 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tests/fuzz/run.sh - fuzz the event filter (lib/filter.c) for about 20 seconds.
+# tests/fuzz/run.sh - fuzz what reads untrusted bytes, for about 20 seconds each: the event
+# filter (lib/filter.c, tests/fuzz/filter_fuzz.c) and the unpacking of spool pages
+# (lib/pack.c and the machine's expander, tests/fuzz/pack_fuzz.c).
 #
-# Builds tests/fuzz/filter_fuzz.c with clang's libFuzzer, ASan and UBSan, and runs it over
-# the seeds in tests/fuzz/filter_corpus (new inputs go to the scratch dir, never into the
-# tree). Exit 0 when nothing crashed, leaked or timed out, 1 otherwise (the reproducer is
-# named), 77 when clang or libFuzzer is not there (the reason on the last line).
+# Builds each harness with clang's libFuzzer, ASan and UBSan, and runs it over its seeds in
+# tests/fuzz/NAME_corpus (new inputs go to the scratch dir, never into the tree). Exit 0
+# when nothing crashed, leaked or timed out, 1 otherwise (the reproducer is named), 77 when
+# clang or libFuzzer is not there (the reason on the last line).
 #
 # Scratch space: $TPOINT_TEST_TMP (tests/run.sh gives each test one), else a temporary dir.
-# FUZZ_SECONDS overrides the run time.
+# FUZZ_SECONDS overrides the run time of each.
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -41,31 +43,41 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined -o "$tmp/probe" "$tmp/probe.c"
 	exit 77
 fi
 
-if ! "$CLANG" -std=gnu11 -g -O1 -Wall -Wextra -Werror \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I"$top/lib" -I"$top/include" \
-	-o "$tmp/filter_fuzz" "$top/tests/fuzz/filter_fuzz.c" "$top/lib/filter.c"; then
-	echo "FAIL: the fuzz harness does not build"
-	exit 1
-fi
+# fuzz NAME SOURCE...: build tests/fuzz/NAME_fuzz.c with SOURCE... and run it; 0 or 1.
+fuzz() {
+	name=$1
+	shift
+	if ! "$CLANG" -std=gnu11 -g -O1 -Wall -Wextra -Werror \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-I"$top/lib" -I"$top/include" \
+		-o "$tmp/${name}_fuzz" "$top/tests/fuzz/${name}_fuzz.c" "$@"; then
+		echo "FAIL: the $name fuzz harness does not build"
+		return 1
+	fi
+	mkdir -p "$tmp/$name/corpus" "$tmp/$name/artifacts"
+	# libFuzzer's own exit codes (77 for a crash by default) must not read as a skip here.
+	"$tmp/${name}_fuzz" -max_total_time="$secs" -rss_limit_mb=512 -timeout=2 \
+		-error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
+		-artifact_prefix="$tmp/$name/artifacts/" \
+		"$tmp/$name/corpus" "$here/${name}_corpus" >"$tmp/$name/fuzz.log" 2>&1
+	rc=$?
+	grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' \
+		"$tmp/$name/fuzz.log"
+	if [ $rc -ne 0 ]; then
+		tail -n 40 "$tmp/$name/fuzz.log"
+		for a in "$tmp/$name"/artifacts/*; do
+			[ -e "$a" ] || continue
+			echo "reproducer: $a"
+			od -c "$a" | head -n 8
+		done
+		echo "FAIL: the $name fuzzer stopped with status $rc"
+		return 1
+	fi
+	echo "$name fuzz: no crash, leak or timeout in ${secs}s" \
+	     "($(ls "$tmp/$name/corpus" | wc -l) new inputs)"
+}
 
-mkdir -p "$tmp/corpus" "$tmp/artifacts"
-# libFuzzer's own exit codes (77 for a crash by default) must not read as a skip here.
-"$tmp/filter_fuzz" -max_total_time="$secs" -rss_limit_mb=512 -timeout=2 \
-	-error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
-	-artifact_prefix="$tmp/artifacts/" \
-	"$tmp/corpus" "$here/filter_corpus" >"$tmp/fuzz.log" 2>&1
-rc=$?
-grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' "$tmp/fuzz.log"
-if [ $rc -ne 0 ]; then
-	tail -n 40 "$tmp/fuzz.log"
-	for a in "$tmp"/artifacts/*; do
-		[ -e "$a" ] || continue
-		echo "reproducer: $a"
-		od -c "$a" | head -n 8
-	done
-	echo "FAIL: the filter fuzzer stopped with status $rc"
-	exit 1
-fi
-echo "filter fuzz: no crash, leak or timeout in ${secs}s ($(ls "$tmp/corpus" | wc -l) new inputs)"
-exit 0
+fail=0
+fuzz filter "$top/lib/filter.c" || fail=1
+fuzz pack "$top/lib/pack.c" "$top/lib/arch/pack_x86_64.c" || fail=1
+exit $fail

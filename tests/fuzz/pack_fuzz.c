@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pack_fuzz - libFuzzer harness for the unpacking of spool pages (lib/pack.c, and the
+ * machine's expander in lib/arch/pack_x86_64.c where the CPU has one).
+ *
+ *   clang -std=gnu11 -g -fsanitize=fuzzer,address,undefined -Ilib -Iinclude \
+ *	tests/fuzz/pack_fuzz.c lib/pack.c lib/arch/pack_x86_64.c -o pack_fuzz
+ *
+ * An input is a u16 length and a u16 lag, then the packed bytes, as a spool's
+ * SPOOL_PAGE_PACKED chunk gives them to the readers: anything a damaged or hostile spool
+ * could hold. The packed bytes are copied into a buffer of exactly their size, so ASan
+ * catches any read past them. Besides not crashing, the harness checks what must hold:
+ *	- every expander gives the same verdict, and the same bytes when it accepts;
+ *	- what one accepts, the machine's packer (if any) packs again into bytes that unpack
+ *	  to the same page, and no longer than the input (a packing keeps no needless byte).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pack.h"
+
+#define MAXN TPOINT_PAGE_DATA
+
+static uint8_t out[MAXN], again[MAXN], repacked[PACK_BOUND(MAXN)];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	pack_expand_fn expanders[2] = { pack_expand_portable, NULL };
+	pack_fn packer = NULL;
+	uint16_t n16, lag16;
+	int verdict = 0;
+
+#ifdef PACK_ARCH
+	expanders[1] = pack_arch_expander();
+	packer = pack_arch_encoder();
+#endif
+	if (size < 4)
+		return 0;
+	memcpy(&n16, data, 2);
+	memcpy(&lag16, data + 2, 2);
+	uint32_t n = n16 % (MAXN + 1), lag = lag16 % (MAXN + 1);
+	size_t psize = size - 4;
+	uint8_t *packed = malloc(psize ? psize : 1);
+
+	if (!packed)
+		return 0;
+	memcpy(packed, data + 4, psize);
+	for (int e = 0; e < 2 && expanders[e]; e++) {
+		uint8_t *to = e ? again : out;
+		int rc = pack_decode_with(expanders[e], packed, psize, n, lag, to);
+
+		if (e && (rc != verdict || (rc == 0 && memcmp(out, again, n))))
+			abort(); /* the expanders disagree */
+		verdict = rc;
+	}
+	if (verdict == 0 && packer) {
+		size_t rsize = packer(out, n, lag, repacked);
+
+		if (rsize > psize || pack_decode(repacked, rsize, n, lag, again) < 0 ||
+		    memcmp(out, again, n))
+			abort(); /* the packer does not give back what it was given */
+	}
+	free(packed);
+	return 0;
+}
