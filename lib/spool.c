@@ -106,10 +106,10 @@ static void room_give_back(void)
  * CPU packs fast, they are packed into sp.buf, a fifth to a quarter of their size). The
  * pages go back to the pool only once their records are in the file (a process killed in
  * between keeps them salvageable), so this much of the pool is held back at worst: 256 KiB
- * is 1/32 of the default pool. Measured on tmpfs: 800 MB from pool-like pages cost 22 ns of CPU
- * per 40-byte event copied into one buffer and write(), 16 ns with writev() from the pages;
- * in bench/peers' full-speed run, the drain's user time fell from 11-24 % of its CPU to
- * 0-6 %, the rest being the kernel's write.
+ * is 1/32 of the default pool. Measured on tmpfs: 800 MB from pool-like pages cost 22 ns of
+ * CPU per 40-byte event copied into one buffer and write(), 16 ns with writev() from the
+ * pages; in bench/peers' full-speed run, the drain's user time fell from 11-24 % of its CPU
+ * to 0-6 %, the rest being the kernel's write.
  */
 #define SPOOL_BUF (256u << 10)
 #define SPOOL_IOV 1024u /* IOV_MAX on Linux; also the most page parts one write takes */
@@ -159,7 +159,7 @@ static bool write_all(void)
  * Ascending order by insertion: the drain takes full pages in the order writers filled them,
  * mostly ascending already, so this is close to one pass. glibc's qsort() is a merge sort
  * that calls memcpy() at every merge: with its comparisons it took a tenth of the drain's
- * CPU at full speed (perf, 64 pages a write).
+ * samples in perf at full speed.
  */
 static void sort_indices(uint32_t *v, uint32_t n)
 {
@@ -580,6 +580,9 @@ static void drain_page(uint32_t idx, bool final)
 		sp.clock_at[idx] = clock;
 }
 
+/* Full pages taken at once: one CAS of the full queue for a run, not one a page. */
+#define DRAIN_TAKE 64u
+
 /*
  * The full pages queued now. `all` takes those queued meanwhile too, for the stop, when no
  * writer is left to queue more; otherwise no more than were there at the start: writers
@@ -587,9 +590,6 @@ static void drain_page(uint32_t idx, bool final)
  * nothing else draining, two threads hammering a 16 MiB pool) took up to 12 s and spooled
  * hundreds of MiB. The drain thread comes straight back for the rest.
  */
-/* Full pages taken at once: one CAS of the full queue for a run, not one a page. */
-#define DRAIN_TAKE 64u
-
 static unsigned drain_full(bool all)
 {
 	uint32_t max = all ? UINT32_MAX : pool_full_estimate(sp.pool);

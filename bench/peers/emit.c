@@ -12,7 +12,8 @@
  * It prints "emit: N events in S s" on stdout; events/s is N / S, the emitting loop alone
  * (the tracer's start-up and its finishing the file are not in it). What was lost is the
  * tracer's to say. Under tpoint it also prints the CPU time that the library's drain thread
- * spent, per event, split into user (decoding pages) and system (writing the spool).
+ * spent, per event, split into user (packing pages) and system (writing the spool), and
+ * the bytes it wrote per event.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>

@@ -7,10 +7,11 @@
  *					valgrind --tool=callgrind --separate-threads=yes
  *
  * The cases: the record floor (what no tracer can beat: a timestamp, 32 bytes stored, a
- * release store), the clock read alone (what the floor is mostly made of), the empty loop, tpoint (disabled; enabled, 3 x u64; enabled, a 32-byte
- * string), LTTng-UST (disabled; enabled into in-memory snapshot sessions with per-UID and
- * per-PID buffers) and a USDT probe guarded by its semaphore (disabled), each with 1 and
- * with 2 threads. --lttng says that run.sh has created and started the two LTTng sessions.
+ * release store), the clock read alone (what the floor is mostly made of), the empty loop,
+ * tpoint (disabled; enabled, 3 x u64; enabled, a 32-byte string), LTTng-UST (disabled;
+ * enabled into in-memory snapshot sessions with per-UID and per-PID buffers) and a USDT
+ * probe guarded by its semaphore (disabled), each with 1 and with 2 threads. --lttng says
+ * that run.sh has created and started the two LTTng sessions.
  *
  * Two more cases judge the 2-thread target, in two helper processes forked before anything
  * records, each with a recording of its own, that run nothing but these batches: tpoint in
