@@ -19,8 +19,6 @@ int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *ou
 {
 	size_t at = 0;
 
-	if (n & 7u)
-		return -1;
 	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
 		uint32_t words = (n - i < PACK_BLOCK ? n - i : PACK_BLOCK) / 8, count;
 		uint64_t lengths;
@@ -60,7 +58,8 @@ int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint
 {
 	uint64_t w, v;
 
-	if (!lag || (lag & 7u) || expand(in, size, n, out) < 0)
+	/* Whole words only: the expanders rely on it. */
+	if (!lag || (lag & 7u) || (n & 7u) || expand(in, size, n, out) < 0)
 		return -1;
 	/* Then the XOR with the word `lag` bytes before, in order: that one is whole by now. */
 	for (uint32_t i = lag; i < n; i += 8) {

@@ -48,7 +48,8 @@ HIDDEN pack_fn pack_encoder(void);
 /*
  * The first step of unpacking: n bytes of `out` from the `size` bytes at `in`, each word's
  * bytes back in place, zeros after them. 0, or -1 when `in` is not a packing of n bytes
- * (pack_block_lengths() refuses a block, or a byte is left over, or n is no multiple of 8).
+ * (pack_block_lengths() refuses a block, or a byte is left over). n is a multiple of 8:
+ * pack_decode_with() refuses any other.
  */
 typedef int (*pack_expand_fn)(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
 

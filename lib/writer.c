@@ -142,9 +142,8 @@ static void count_overwritten(struct pool *pool, uint32_t idx);
 /* The free pages a thread took ahead go back, e.g. when it exits. */
 static void reserve_return(struct pool *pool, struct page_reserve *r)
 {
-	if (pool && r->epoch == pool->epoch)
-		while (r->next < r->count)
-			pool_put_free(pool, r->pages[r->next++]);
+	if (pool && r->epoch == pool->epoch && r->next < r->count)
+		pool_put_free_run(pool, r->pages + r->next, r->count - r->next);
 	r->next = r->count = 0;
 }
 

@@ -542,9 +542,11 @@ static int targets(int reps)
 		       uid->s.med, pid->s.med, x, x >= 8 ? "met" : "NOT met");
 		unmet += x < 8;
 		/* What no tracer that timestamps each event can beat, on this CPU. */
+		double clock = find(L_CLOCK, 1)->s.med;
+
 		printf("info: LTTng-UST's %.1f ns is %.2fx the clock read alone (%.2f ns): the most "
 		       "any tracer that reads the clock at each event could be faster\n", lt,
-		       lt / find(L_CLOCK, 1)->s.med, find(L_CLOCK, 1)->s.med);
+		       lt / clock, clock);
 		printf("tpoint vs LTTng-UST (enabled, 1 thread): %.2f times faster\n", x);
 	} else {
 		printf("tpoint vs LTTng-UST (enabled, 1 thread): not measured (no LTTng session)\n");

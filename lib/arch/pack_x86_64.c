@@ -65,8 +65,6 @@ PACK_TARGET static int expand_avx512(const uint8_t *in, size_t size, uint32_t n,
 					       0, 0, 0);
 	size_t at = 0;
 
-	if (n & 7u)
-		return -1;
 	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
 		uint32_t k = n - i < PACK_BLOCK ? n - i : PACK_BLOCK, count;
 		uint64_t lengths;
