@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The portable half of spool-page packing (pack.h): the lag, and unpacking. */
+/* The portable half of spool-page packing (pack.h): the lag, packing and unpacking. */
 #include <string.h>
 #include "pack.h"
 
@@ -15,6 +15,61 @@ uint32_t pack_lag(const char *bytes, uint32_t len)
 	return lag >= 8 && lag <= TPOINT_PAGE_DATA && !(lag & 7u) ? lag : 8u;
 }
 
+/*
+ * A word at a time: the XOR, the count of bytes up to the last non-zero one in memory order
+ * (a little-endian count of leading zeros), the whole word stored and the output moved on
+ * by that count, so that the next word's store covers what this one kept no more of
+ * (PACK_BOUND's slack takes the last over-store).
+ */
+size_t pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out)
+{
+	uint8_t *o = out;
+
+	for (uint32_t i = 0; i < n; i += PACK_BLOCK) {
+		uint32_t words = (n - i < PACK_BLOCK ? n - i : PACK_BLOCK) / 8, lengths = 0;
+		uint8_t *head = o;
+
+		o += 4;
+		for (uint32_t j = 0; j < words; j++) {
+			uint32_t at = i + 8 * j, len;
+			uint64_t w, before = 0, le;
+
+			memcpy(&w, in + at, 8);
+			if (at >= lag)
+				memcpy(&before, in + at - lag, 8);
+			w ^= before;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			le = __builtin_bswap64(w);
+#else
+			le = w;
+#endif
+			len = le ? (71u - (uint32_t)__builtin_clzll(le)) / 8 : 0;
+			memcpy(o, &w, 8);
+			o += len;
+			lengths |= len << (4 * j);
+		}
+		memcpy(head, &lengths, 4);
+	}
+	return (size_t)(o - out);
+}
+
+/* Row j: a word's first j bytes in memory order, whatever the byte order (the bytes kept). */
+static const uint8_t kept_bytes[9][8] = {
+	{ 0 },
+	{ 0xff },
+	{ 0xff, 0xff },
+	{ 0xff, 0xff, 0xff },
+	{ 0xff, 0xff, 0xff, 0xff },
+	{ 0xff, 0xff, 0xff, 0xff, 0xff },
+	{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+};
+
+/*
+ * A word at a time: 8 bytes loaded and the kept ones masked, or where fewer than 8 are left
+ * in the input (its last words), a byte copy: never a read past `size`.
+ */
 int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out)
 {
 	size_t at = 0;
@@ -28,9 +83,17 @@ int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *ou
 		for (uint32_t j = 0; j < words; j++, lengths >>= 8) {
 			uint8_t *o = out + i + 8 * j;
 			uint32_t len = (uint32_t)lengths & 0xffu;
+			uint64_t w = 0, keep;
 
-			memcpy(o, in + at, len);
-			memset(o + len, 0, 8 - len);
+			if (size - at >= 8) {
+				memcpy(&w, in + at, 8);
+				memcpy(&keep, kept_bytes[len], 8);
+				w &= keep;
+			} else {
+				for (uint32_t b = 0; b < len; b++)
+					((uint8_t *)&w)[b] = in[at + b];
+			}
+			memcpy(o, &w, 8);
 			at += len;
 		}
 	}
@@ -74,8 +137,10 @@ int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint
 pack_fn pack_encoder(void)
 {
 #ifdef PACK_ARCH
-	return pack_arch_encoder();
-#else
-	return NULL; /* no byte-compress instruction known here: pages go as they are */
+	pack_fn arch = pack_arch_encoder();
+
+	if (arch)
+		return arch;
 #endif
+	return pack_portable;
 }

@@ -20,9 +20,12 @@
  * where a changed value's zeros are its high bytes: the drain wrote 7.0 bytes for the
  * benchmark's 40-byte event against 9.5 (docs/DECISIONS.md, "Spool version 5").
  *
- * Unpacking is portable; packing is only fast with a byte-compress instruction (x86-64:
- * AVX-512 VBMI2 and CD, lib/arch/pack_x86_64.c). Without one the drain writes pages as
- * they are.
+ * Both directions have a portable form, a word at a time, and a faster one where the CPU
+ * can move a block's bytes together in one instruction (x86-64: AVX-512 VBMI2 and CD,
+ * lib/arch/pack_x86_64.c). The portable packer costs about five times the vector one, and
+ * still far less than writing pages as they are: without packing, a full-speed writer into
+ * tmpfs lost a tenth to half of its events, and the drain spent 17-41 ns of system time an
+ * event writing 40 bytes of it (docs/DECISIONS.md, "Spool version 5").
  */
 #ifndef TPOINT_PACK_H
 #define TPOINT_PACK_H
@@ -42,7 +45,7 @@
  */
 typedef size_t (*pack_fn)(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out);
 
-/* This machine's packer, or NULL when it has none worth using. */
+/* This machine's fastest packer. */
 HIDDEN pack_fn pack_encoder(void);
 
 /*
@@ -88,6 +91,9 @@ static inline int pack_block_lengths(const uint8_t *in, size_t size, size_t *at,
 	*count = (uint32_t)((v * 0x0101010101010101ull) >> 56);
 	return size - *at < *count ? -1 : 0;
 }
+
+/* The portable packer, a word at a time in plain C. */
+HIDDEN size_t pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out);
 
 /* The portable expander, and unpacking with a given one (pack_decode() picks the fastest). */
 HIDDEN int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);

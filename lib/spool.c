@@ -721,8 +721,8 @@ static void spool_free_state(void)
 }
 
 /*
- * Packing pays where the file system is slower than packing (pack.h); where the CPU has no
- * fast packer, pages go as they are. TPOINT_SPOOL_PACK=0 turns packing off.
+ * Packing pays wherever writing a page costs more than packing it (pack.h), even with the
+ * portable packer. TPOINT_SPOOL_PACK=0 turns it off.
  */
 static pack_fn spool_packer(void)
 {

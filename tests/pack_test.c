@@ -3,14 +3,14 @@
  * pack_test - the packing of spool pages (lib/pack.h), alone.
  *
  * A reference packer written here, a byte at a time from the format's description, is what
- * the machine's packer (AVX-512 VBMI2 on x86-64) must match byte for byte, on page-like
+ * every packer (the portable one, and the machine's where it has one: AVX-512 VBMI2 on
+ * x86-64) must match byte for byte, on page-like
  * records, on random bytes with runs of zeros, on every length up to a page (multiples of
  * 8, as records are) and on lags short and long; unpacking gives the bytes back, with the
  * portable expander and with the machine's. Damaged input -- cut short at every length, a
  * length over 8, a length for a word past the end, bytes left over, a lag of 0 or of no
  * whole words, a length of no whole words -- is refused by both, never read past (run it
- * under make check SANITIZE=1 to have that checked too). On a machine with no packer the
- * reference's packings still check the portable unpacker.
+ * under make check SANITIZE=1 to have that checked too).
  */
 #include "testutil.h"
 #include "pack.h"
@@ -88,6 +88,8 @@ static void random_bytes(uint8_t *b, uint32_t n)
 static uint8_t in[MAXN], ref[PACK_BOUND(MAXN)], got[PACK_BOUND(MAXN)], back[MAXN];
 static pack_expand_fn expanders[2];
 static int nexp;
+static pack_fn packers[2];
+static int npack;
 
 /*
  * Unpack with every expander: how many gave back `want` (the first n bytes of it), or, with
@@ -108,8 +110,8 @@ static int decode_each(const uint8_t *p, size_t size, uint32_t n, uint32_t lag,
 	return good;
 }
 
-/* One input: the packer agrees with the reference, and both unpack to it. 0 if all held. */
-static int one(pack_fn packer, uint32_t n, uint32_t lag, const char *what)
+/* One input: every packer agrees with the reference, and it unpacks. 0 if all held. */
+static int one(uint32_t n, uint32_t lag, const char *what)
 {
 	size_t rsize = ref_pack(in, n, lag, ref);
 
@@ -117,44 +119,48 @@ static int one(pack_fn packer, uint32_t n, uint32_t lag, const char *what)
 		CHECK(0, "%s, %u bytes, lag %u: the reference packing does not unpack", what, n, lag);
 		return 1;
 	}
-	if (!packer)
-		return 0;
-	size_t gsize = packer(in, n, lag, got);
+	for (int k = 0; k < npack; k++) {
+		size_t gsize = packers[k](in, n, lag, got);
 
-	if (gsize != rsize || memcmp(got, ref, rsize)) {
-		CHECK(0, "%s, %u bytes, lag %u: the packer's %zu bytes differ from the reference's "
-		      "%zu", what, n, lag, gsize, rsize);
-		return 1;
+		if (gsize != rsize || memcmp(got, ref, rsize)) {
+			CHECK(0, "%s, %u bytes, lag %u: packer %d's %zu bytes differ from the "
+			      "reference's %zu", what, n, lag, k, gsize, rsize);
+			return 1;
+		}
 	}
 	return 0;
 }
 
 int main(void)
 {
-	pack_fn packer = pack_encoder();
 	uint32_t lags[] = { 8, 16, 40, 64, 72, 128, 4000, MAXN };
 	int fails = 0, cases = 0;
 	size_t psize, total_in = 0, total_out = 0;
 
 	expanders[nexp++] = pack_expand_portable;
+	packers[npack++] = pack_portable;
 #ifdef PACK_ARCH
 	if (pack_arch_expander())
 		expanders[nexp++] = pack_arch_expander();
+	if (pack_arch_encoder())
+		packers[npack++] = pack_arch_encoder();
 #endif
-	tu_note("this machine's packer: %s; expanders: the portable one%s", packer ? "yes" :
-		"none (the unpacker is still checked)", nexp > 1 ? " and the machine's" : "");
+	CHECK(pack_encoder() == packers[npack - 1], "pack_encoder() picks the machine's packer "
+	      "where it has one, else the portable one");
+	tu_note("packers and expanders: the portable ones%s", nexp > 1 || npack > 1 ?
+		" and the machine's" : " (this machine has none of its own)");
 	for (uint32_t n = 0; n <= MAXN && fails < 5; n += n < 400 ? 8 : 488) {
 		for (size_t l = 0; l < sizeof(lags) / sizeof(lags[0]); l++) {
 			random_bytes(in, n);
-			fails += one(packer, n, lags[l], "random");
+			fails += one(n, lags[l], "random");
 			page_like(in, n);
-			fails += one(packer, n, lags[l], "records");
+			fails += one(n, lags[l], "records");
 			cases += 2;
 		}
 	}
 	for (int r = 0; r < 200 && fails < 5; r++) {
 		page_like(in, MAXN);
-		fails += one(packer, MAXN, pack_lag((const char *)in, MAXN), "a page");
+		fails += one(MAXN, pack_lag((const char *)in, MAXN), "a page");
 		total_in += MAXN;
 		total_out += ref_pack(in, MAXN, pack_lag((const char *)in, MAXN), ref);
 		cases++;

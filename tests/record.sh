@@ -15,9 +15,9 @@ n=$(trace-cmd report rec.dat 2>/dev/null | grep -c 'writeback_write:')
 [ "$n" = 80 ] || fail "expected 80 writeback_write events, trace-cmd shows $n"
 echo "ok: 4 threads x 20 writes recorded and read back by trace-cmd"
 
-# The same with the spool's pages as they are (on a CPU that packs them, the run above
-# packed them); a bad value of the switch is said (where the library says things: with
-# TPOINT_DEBUG), and recording goes on.
+# The same with the spool's pages as they are (the run above packed them); a bad value of
+# the switch is said (where the library says things: with TPOINT_DEBUG), and recording goes
+# on.
 TPOINT_SPOOL_PACK=0 "$TPOINT" record -e 'writeback:*' -o raw.dat -- "$B/examples/writeback" . 20 \
 	2>err.txt || { cat err.txt; fail "record with TPOINT_SPOOL_PACK=0 exited $?"; }
 n=$(trace-cmd report raw.dat 2>/dev/null | grep -c 'writeback_write:')

@@ -102,7 +102,7 @@ grep -v 'name=alpha$' f.out && fail "-f 'name == \"alpha\"' let other names thro
 events_off "-f"
 echo "ok: -f 'name == \"alpha\"': $n lines, all alpha; SIGTERM: exit 0, filter cleared"
 
-# A busy process: its pages reach the spool full, packed where the CPU packs them (lib/pack.h),
+# A busy process: its pages reach the spool full and packed (lib/pack.h),
 # and every line is still there, in order, as trace-cmd would print it.
 start 60 20
 "$TPOINT" stream -p "$P" -e tpt_ctl:ctl_tick >b.out 2>s.err &

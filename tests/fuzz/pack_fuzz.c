@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * pack_fuzz - libFuzzer harness for the unpacking of spool pages (lib/pack.c, and the
- * machine's expander in lib/arch/pack_x86_64.c where the CPU has one).
+ * pack_fuzz - libFuzzer harness for the unpacking and packing of spool pages (lib/pack.c,
+ * and the machine's expander and packer in lib/arch/pack_x86_64.c where the CPU has them).
  *
  *   clang -std=gnu11 -g -fsanitize=fuzzer,address,undefined -Ilib -Iinclude \
  *	tests/fuzz/pack_fuzz.c lib/pack.c lib/arch/pack_x86_64.c -o pack_fuzz
@@ -11,8 +11,9 @@
  * could hold. The packed bytes are copied into a buffer of exactly their size, so ASan
  * catches any read past them. Besides not crashing, the harness checks what must hold:
  *	- every expander gives the same verdict, and the same bytes when it accepts;
- *	- what one accepts, the machine's packer (if any) packs again into bytes that unpack
- *	  to the same page, and no longer than the input (a packing keeps no needless byte).
+ *	- what one accepts, every packer (the portable one, the machine's if any) packs again
+ *	  into the same bytes, which unpack to the same page and are no longer than the input
+ *	  (a packing keeps no needless byte).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,20 +24,21 @@
 
 #define MAXN TPOINT_PAGE_DATA
 
-static uint8_t out[MAXN], again[MAXN], repacked[PACK_BOUND(MAXN)];
+static uint8_t out[MAXN], again[MAXN], repacked[2][PACK_BOUND(MAXN)];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	pack_expand_fn expanders[2] = { pack_expand_portable, NULL };
-	pack_fn packer = NULL;
+	pack_fn packers[2] = { pack_portable, NULL };
+	size_t rsize[2] = { 0, 0 };
 	uint16_t n16, lag16;
 	int verdict = 0;
 
 #ifdef PACK_ARCH
 	expanders[1] = pack_arch_expander();
-	packer = pack_arch_encoder();
+	packers[1] = pack_arch_encoder();
 #endif
 	if (size < 4)
 		return 0;
@@ -57,12 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* the expanders disagree */
 		verdict = rc;
 	}
-	if (verdict == 0 && packer) {
-		size_t rsize = packer(out, n, lag, repacked);
-
-		if (rsize > psize || pack_decode(repacked, rsize, n, lag, again) < 0 ||
+	for (int k = 0; verdict == 0 && k < 2 && packers[k]; k++) {
+		rsize[k] = packers[k](out, n, lag, repacked[k]);
+		if (rsize[k] > psize || pack_decode(repacked[k], rsize[k], n, lag, again) < 0 ||
 		    memcmp(out, again, n))
 			abort(); /* the packer does not give back what it was given */
+		if (k && (rsize[k] != rsize[0] || memcmp(repacked[k], repacked[0], rsize[0])))
+			abort(); /* the packers disagree */
 	}
 	free(packed);
 	return 0;

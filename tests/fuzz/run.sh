@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # tests/fuzz/run.sh - fuzz what reads untrusted bytes, for about 20 seconds each: the event
-# filter (lib/filter.c, tests/fuzz/filter_fuzz.c) and the unpacking of spool pages
-# (lib/pack.c and the machine's expander, tests/fuzz/pack_fuzz.c).
+# filter (lib/filter.c, tests/fuzz/filter_fuzz.c) and the packing of spool pages
+# (lib/pack.c and the machine's, tests/fuzz/pack_fuzz.c).
 #
 # Builds each harness with clang's libFuzzer, ASan and UBSan, and runs it over its seeds in
 # tests/fuzz/NAME_corpus (new inputs go to the scratch dir, never into the tree). Exit 0
