@@ -25,7 +25,7 @@ TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/pack.c \
-	   lib/page.c lib/pool.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c \
+	   lib/page.c lib/pool.c lib/print.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c \
 	   lib/tracedat.c lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
 	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)

@@ -24,6 +24,7 @@
 #ifndef TPOINT_TPOINT_H
 #define TPOINT_TPOINT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <tpoint/event.h>
@@ -131,6 +132,20 @@ struct tpoint_jump_stats {
 	char reason[160]; /* why patching was refused, "" if it never was */
 };
 TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out);
+
+/*
+ * A message, formatted as printf() does, recorded as the library's own event tpoint:print
+ * (one field, msg; shown as the message itself), as the kernel's trace_printk() writes
+ * ftrace:print: for a quick look without declaring an event. The event is enabled, filtered
+ * ("msg ~ \"*retry*\""), counted and recorded like any other (TPOINT_EVENTS=tpoint:print).
+ * While it is off, a call and a test, and nothing is formatted (C still evaluates the
+ * arguments). Messages of 512 bytes and more are cut to 511. Not async-signal-safe: it
+ * formats with vsnprintf(). Returns the length recorded, 0 while the event is off, or a
+ * negative value for a format vsnprintf() refuses.
+ */
+TPOINT_EXPORT int tpoint_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+TPOINT_EXPORT int tpoint_vprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 
 #ifdef __cplusplus
 }
