@@ -11,6 +11,13 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
+/*
+ * Defined in session.c, whose constructor reads TPOINT_EVENTS and TPOINT_RECORD. The
+ * registry, which every instrumented object calls, refers to it, so that a program linked
+ * with libtpoint.a gets session.o and that constructor even when it calls nothing of it.
+ */
+HIDDEN extern const char session_linked;
+
 /* Per-thread counters are one array of this many slots, mapped lazily. */
 #define TPOINT_MAX_EVENTS 4096u
 

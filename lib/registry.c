@@ -20,6 +20,9 @@
 #include "format.h"
 #include "internal.h"
 
+/* Pulls session.o, and its constructor, into programs linked with libtpoint.a (internal.h). */
+__attribute__((used)) static const char *const pull_in_session = &session_linked;
+
 static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct event_slot *slots;
 static uint32_t nslots, slots_cap;

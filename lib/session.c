@@ -584,6 +584,8 @@ static void fork_child(void)
 	free(parent_out);
 }
 
+const char session_linked = 1;
+
 __attribute__((constructor)) static void tpoint_init(void)
 {
 	log_init_from_env();
