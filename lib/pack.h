@@ -23,9 +23,9 @@
  * Both directions have a portable form, a word at a time, and a faster one where the CPU
  * can move a block's bytes together in one instruction (x86-64: AVX-512 VBMI2 and CD,
  * lib/arch/pack_x86_64.c). The portable packer costs about five times the vector one, and
- * still far less than writing pages as they are: without packing, a full-speed writer into
- * tmpfs lost a tenth to half of its events, and the drain spent 17-41 ns of system time an
- * event writing 40 bytes of it (docs/DECISIONS.md, "Spool version 5").
+ * still less than writing pages as they are: without packing, a full-speed writer into tmpfs
+ * lost up to half of its events, and the drain spent 11-41 ns of CPU an event, nearly all in
+ * the kernel, writing 40 bytes of it (docs/DECISIONS.md, "Spool version 5").
  */
 #ifndef TPOINT_PACK_H
 #define TPOINT_PACK_H
