@@ -10,7 +10,8 @@
  * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
  * Version 3: the drain writes pages' bytes as they are (SPOOL_PAGE) instead of decoding them.
  * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.
- * Version 5: packed a word at a time, with a length for each instead of a bit for each byte.
+ * Version 5: packed a word at a time, with a length for each instead of a bit for each byte;
+ * on every CPU, in plain C where it has no vector packer (the same bytes either way).
  */
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
