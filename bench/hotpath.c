@@ -113,6 +113,16 @@ static __attribute__((noinline)) void loop_filt_acc(uint64_t n, int tid)
 	}
 }
 
+/* tpoint_printf() with a number and a string: formatted and recorded only while it is on. */
+static __attribute__((noinline)) void loop_printf(uint64_t n, int tid)
+{
+	(void)tid;
+	for (uint64_t i = 0; i < n; i++) {
+		tpoint_printf("retry %llu of %s", (unsigned long long)i, str32);
+		sink(i);
+	}
+}
+
 static int set_filters(void)
 {
 	int err;
@@ -138,6 +148,8 @@ enum {
 	C_FILT_REJ,
 	C_FILT_ACC,
 	C_EN_2T,
+	C_PRINTF_OFF,
+	C_PRINTF_ON,
 	NCASES
 };
 
@@ -169,6 +181,9 @@ static struct bench_case cases[NCASES] = {
 			 "bench:bench_filt_acc", "bench_filt_acc", 1, 1 },
 	[C_EN_2T] = { "enabled, 3 x u64, 2 threads (per thread)", loop_u64x3,
 		      "bench:bench_u64x3", "bench_u64x3", 2, 1 },
+	[C_PRINTF_OFF] = { "tpoint_printf(), off", loop_printf, NULL, NULL, 1, CHEAP_FACTOR },
+	[C_PRINTF_ON] = { "tpoint_printf(\"%llu %s\"), on", loop_printf, "tpoint:print", "print",
+			  1, 1 },
 };
 
 static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spool)
@@ -193,8 +208,11 @@ static void run_case(struct bench_case *c, uint64_t n, int rep, const char *spoo
 		 * After the drain: "recorded" counts what reached the file. No lower bound on
 		 * the spool's size: wait until it stops growing, as this benchmark always has.
 		 */
+		char sys[64];
+
 		bench_wait_drained(spool, -1);
-		bench_event_stats("bench", c->event, &after);
+		bench_event_stats(bench_pattern_system(c->enable, sys, sizeof(sys)), c->event,
+				  &after);
 	}
 	if (rep < 0)
 		return; /* the warm-up round */
@@ -315,6 +333,8 @@ static int callgrind(const char *out_dir)
 		{ "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej", NULL },
 		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc",
 		  NULL },
+		{ "tpoint_printf(), off", loop_printf, NULL, NULL },
+		{ "tpoint_printf(\"%llu %s\"), on", loop_printf, "tpoint:print", NULL },
 	};
 	static const struct bench_cg cg = {
 		"hotpath", POOL_BYTES, set_filters, runs, sizeof(runs) / sizeof(runs[0]),

@@ -146,18 +146,31 @@ static inline int bench_event_stats(const char *system, const char *name,
 	return -ENOENT;
 }
 
+/* The system of an enable pattern "sys:name", into out; "bench" when it names none. */
+static inline const char *bench_pattern_system(const char *pattern, char *out, size_t len)
+{
+	const char *colon = strchr(pattern, ':');
+
+	snprintf(out, len, "%.*s", colon ? (int)(colon - pattern) : 5,
+		 colon ? pattern : "bench");
+	return out;
+}
+
 /*
- * Turn on the events a case measures and take the counters of `event` (a bench event) before
- * its batch. A case whose events cannot be turned on would time the disabled path: give up.
+ * Turn on the events a case measures and take the counters of `event` (of the system the
+ * pattern names) before its batch. A case whose events cannot be turned on would time the
+ * disabled path: give up.
  */
 static inline int bench_enable(const char *prog, const char *enable, const char *event,
 			       struct tpoint_event_stats *before)
 {
+	char sys[64];
+
 	if (tpoint_enable(enable) != 1) {
 		fprintf(stderr, "%s: cannot enable %s\n", prog, enable);
 		return -1;
 	}
-	bench_event_stats("bench", event, before);
+	bench_event_stats(bench_pattern_system(enable, sys, sizeof(sys)), event, before);
 	return 0;
 }
 

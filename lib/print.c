@@ -24,7 +24,13 @@ int tpoint_vprintf(const char *fmt, va_list ap)
 	return n < PRINT_MAX ? n : PRINT_MAX - 1;
 }
 
-int tpoint_printf(const char *fmt, ...)
+int tpoint_print_enabled(void)
+{
+	return trace_print_enabled();
+}
+
+/* In parentheses: the name is also the macro of <tpoint/tpoint.h> that tests first. */
+int (tpoint_printf)(const char *fmt, ...)
 {
 	va_list ap;
 	int n;

@@ -138,14 +138,18 @@ TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out);
  * (one field, msg; shown as the message itself), as the kernel's trace_printk() writes
  * ftrace:print: for a quick look without declaring an event. The event is enabled, filtered
  * ("msg ~ \"*retry*\""), counted and recorded like any other (TPOINT_EVENTS=tpoint:print).
- * While it is off, a call and a test, and nothing is formatted (C still evaluates the
- * arguments). Messages of 512 bytes and more are cut to 511. Not async-signal-safe: it
- * formats with vsnprintf(). Returns the length recorded, 0 while the event is off, or a
- * negative value for a format vsnprintf() refuses.
+ * tpoint_printf() is a macro, like tpoint_trace(): while the event is off it costs a call
+ * that reads the enable word, and neither the arguments nor the format are evaluated;
+ * (tpoint_printf)(...) calls the function itself. Messages of 512 bytes and more are cut to
+ * 511. Not async-signal-safe: it formats with vsnprintf(). Returns the length recorded, 0
+ * while the event is off, or a negative value for a format vsnprintf() refuses.
  */
 TPOINT_EXPORT int tpoint_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 TPOINT_EXPORT int tpoint_vprintf(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
+/* Whether tpoint:print is on: the test in front of tpoint_printf(). */
+TPOINT_EXPORT int tpoint_print_enabled(void);
+#define tpoint_printf(...) (tpoint_print_enabled() ? (tpoint_printf)(__VA_ARGS__) : 0)
 
 #ifdef __cplusplus
 }
