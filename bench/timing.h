@@ -151,8 +151,9 @@ static inline const char *bench_pattern_system(const char *pattern, char *out, s
 {
 	const char *colon = strchr(pattern, ':');
 
-	snprintf(out, len, "%.*s", colon ? (int)(colon - pattern) : 5,
-		 colon ? pattern : "bench");
+	if (!colon)
+		return "bench";
+	snprintf(out, len, "%.*s", (int)(colon - pattern), pattern);
 	return out;
 }
 

@@ -79,46 +79,39 @@ struct merged {
 	uint64_t pair_ns, lag_ns[PAIRS];
 };
 
-static uint64_t ts_ns(const char *ts)
+/* One line of `trace-cmd report -t -i kernel.dat -i user.dat` (the file's name ahead of it). */
+static void merged_line(char *line, struct merged *m)
 {
-	unsigned long long s = 0, ns = 0;
+	char text[1024];
+	struct tu_line l;
+	int seq, ours, in_order;
 
-	sscanf(ts, "%llu.%llu", &s, &ns);
-	return (uint64_t)s * 1000000000u + ns;
-}
-
-/* One line of `trace-cmd report -t -i kernel.dat -i user.dat`. */
-static void merged_line(const char *line, struct merged *m)
-{
-	const char *p = strchr(line, '['), *q;
-	char ts[32];
-	int seq;
-
-	/* The timestamp: the field after "[CPU]". */
-	if (!p || !(p = strchr(p, ']')) || sscanf(p + 1, " %31[0-9.]", ts) != 1)
+	snprintf(text, sizeof(text), "%s", line);
+	if (!tu_parse_line(line, &l))
 		return;
-	if ((q = strstr(p, " kernel_pair: ")) && sscanf(q, " kernel_pair: seq=%d", &seq) == 1) {
-		/* Ours: the last pair's line must have come, and not yet this one's. */
-		if (seq != m->next_pair || m->next_mark != seq) {
-			if (m->bad++ < 5)
-				fprintf(stderr, "out of order (next event %d, next line %d): %s",
-					m->next_pair, m->next_mark, line);
-		}
+	if (!strcmp(l.name, "kernel_pair") && sscanf(l.text, "seq=%d", &seq) == 1)
+		ours = 1;
+	else if (!strcmp(l.name, "print") &&
+		 sscanf(l.text, "tracing_mark_write: tpoint pair %d", &seq) == 1)
+		ours = 0;
+	else
+		return;
+	/* Ours after the last pair's line; the kernel's right after ours of the same pair. */
+	in_order = ours ? seq == m->next_pair && m->next_mark == seq
+			: seq == m->next_mark && m->next_pair == seq + 1;
+	if (!in_order && m->bad++ < 5)
+		fprintf(stderr, "out of order (next event %d, next line %d): %s", m->next_pair,
+			m->next_mark, text);
+	if (ours) {
 		m->next_pair = seq + 1;
-		m->pair_ns = ts_ns(ts);
-	} else if ((q = strstr(p, "tracing_mark_write: tpoint pair ")) &&
-		   sscanf(q, "tracing_mark_write: tpoint pair %d", &seq) == 1) {
-		/* The kernel's: right after our event of the same pair. */
-		if (seq != m->next_mark || m->next_pair != seq + 1) {
-			if (m->bad++ < 5)
-				fprintf(stderr, "out of order (next event %d, next line %d): %s",
-					m->next_pair, m->next_mark, line);
-		} else if (seq < PAIRS) {
-			m->lag_ns[seq] = ts_ns(ts) - m->pair_ns;
-			m->in_order++;
-		}
-		m->next_mark = seq + 1;
+		m->pair_ns = l.ts;
+		return;
 	}
+	if (in_order && seq < PAIRS) {
+		m->lag_ns[seq] = l.ts - m->pair_ns;
+		m->in_order++;
+	}
+	m->next_mark = seq + 1;
 }
 
 static int cmp_u64(const void *a, const void *b)
