@@ -28,8 +28,8 @@
 extern const ptrdiff_t __rseq_offset;
 static inline uint32_t tpoint_arch_cpu_key(void)
 {
-#ifdef TPOINT_ARCH_TP_LOAD32
-	return tpoint_arch_tp_load32(__rseq_offset, 4 /* offsetof(struct rseq, cpu_id) */);
+#ifdef TPOINT_ARCH_RSEQ_CPU_ID
+	return tpoint_arch_rseq_cpu_id(__rseq_offset);
 #else
 	return *(const volatile uint32_t *)((const char *)__builtin_thread_pointer() + __rseq_offset +
 					    4 /* offsetof(struct rseq, cpu_id) */);

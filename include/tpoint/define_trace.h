@@ -44,6 +44,10 @@
 /* Generated functions take the whole TP_PROTO and may use only part of it. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+/* Each record ends in a flexible array member (__extension__ in C++), clang's C99 extension. */
+#ifdef __clang__
+#pragma GCC diagnostic ignored "-Wc99-extensions"
+#endif
 
 #include <tpoint/stages/0_reset.h>
 #include <tpoint/stages/1_record.h>

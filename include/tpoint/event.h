@@ -265,10 +265,17 @@ struct tpoint_probe {
 	void (*func)(void);
 	void *data;
 };
+/* A flexible array member, which C++ has only as an extension: marked as one, so that
+ * -pedantic C++ builds stay quiet (clang wants its own warning off as well). */
+#pragma GCC diagnostic push
+#ifdef __clang__
+#pragma GCC diagnostic ignored "-Wc99-extensions"
+#endif
 struct tpoint_probe_set {
 	uint32_t count;
-	struct tpoint_probe probe[];
+	__extension__ struct tpoint_probe probe[];
 };
+#pragma GCC diagnostic pop
 
 TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(void), void *data);
 TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(void), void *data);

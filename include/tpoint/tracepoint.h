@@ -56,20 +56,36 @@ typedef int64_t s64;
 #define TPOINT_STR(...) TPOINT_STR_(__VA_ARGS__)
 #define TPOINT_CAT_(a, b) a##b
 #define TPOINT_CAT(a, b) TPOINT_CAT_(a, b)
+/* The first of one or more arguments; the `~` gives the "..." an argument even then. */
+#define TPOINT_FIRST_ARG(...) TPOINT_FIRST_ARG_(__VA_ARGS__, ~)
+#define TPOINT_FIRST_ARG_(first, ...) first
 
-#define PARAMS(args...) args
-#define TP_PROTO(args...) args
-#define TP_ARGS(args...) args
-#define TP_CONDITION(args...) args
+#define PARAMS(...) __VA_ARGS__
+#define TP_PROTO(...) __VA_ARGS__
+#define TP_ARGS(...) __VA_ARGS__
+#define TP_CONDITION(...) __VA_ARGS__
 
 #define TPOINT_EVENT_SYM(name) __tpoint_event_##name
 #define TPOINT_HIT_SYM(name) __tpoint_hit_##name
 
 #ifdef __cplusplus
 #define TPOINT_BOOL bool
+/* The generated symbols have C linkage in C++ too, so that C and C++ files define and call
+ * each other's events. */
+#define TPOINT_EXTERN_C extern "C"
 #else
 #define TPOINT_BOOL _Bool
+#define TPOINT_EXTERN_C extern
 #endif
+
+/*
+ * The end of every expansion of an event macro (TRACE_EVENT() and the rest), in every stage.
+ * A trace header puts `;` after each, as in the kernel; that `;` then completes this
+ * declaration instead of standing alone outside a function, which ISO C (-pedantic) and
+ * clang's -Wextra-semi reject. Macros made of two others put the `;` between them. A struct
+ * declared again and again is neither code nor a warning.
+ */
+#define TPOINT_DECL_END struct tpoint_decl_end
 
 /* The call site's test: load and branch, or with -DTPOINT_JUMP_LABEL a patched instruction. */
 #include <tpoint/jump_label.h>
@@ -82,13 +98,13 @@ typedef int64_t s64;
  */
 #ifndef TRACE_EVENT
 
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
-#define TRACE_DEFINE_ENUM(a)
-#define TRACE_DEFINE_SIZEOF(a)
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print) TPOINT_DECL_END
+#define TRACE_DEFINE_ENUM(a) TPOINT_DECL_END
+#define TRACE_DEFINE_SIZEOF(a) TPOINT_DECL_END
 
 #define DEFINE_EVENT(template, name, proto, args)                                             \
-	extern struct tpoint_event TPOINT_EVENT_SYM(name);                                     \
-	void TPOINT_HIT_SYM(name)(proto);                                                      \
+	TPOINT_EXTERN_C struct tpoint_event TPOINT_EVENT_SYM(name);                            \
+	TPOINT_EXTERN_C void TPOINT_HIT_SYM(name)(proto);                                      \
 	TPOINT_DEFINE_JUMP_SITE(name)                                                          \
 	static inline __attribute__((always_inline)) void trace_##name(proto)                  \
 	{                                                                                      \
@@ -110,7 +126,8 @@ typedef int64_t s64;
 	{                                                                                      \
 		return tpoint_probe_unregister(&TPOINT_EVENT_SYM(name), (void (*)(void))probe, \
 					       data);                                          \
-	}
+	}                                                                                      \
+	TPOINT_DECL_END
 
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)                            \
 	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))

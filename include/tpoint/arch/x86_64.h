@@ -14,18 +14,21 @@ static inline uint64_t tpoint_arch_clock(void)
 }
 
 /*
- * The 32-bit word at `base` + `disp` from the thread pointer, in one instruction through %fs
- * (the generic form reads the thread pointer first). As asm, not __seg_fs: that needs GNU C,
- * and this header serves ISO C and C++ too.
+ * rseq's cpu_id (offset 4 in struct rseq) of this thread, whose rseq area lies `rseq_offset`
+ * bytes from the thread pointer: one instruction through %fs, where the generic form loads
+ * the thread pointer first. As asm, not __seg_fs: that needs GNU C, and this header serves
+ * ISO C and C++ too. The displacement is spelled in the template, not passed as an "i"
+ * operand: without optimisation an inline function's argument is no constant, and the asm
+ * would not build at -O0.
  */
-static inline uint32_t tpoint_arch_tp_load32(ptrdiff_t base, int disp)
+static inline uint32_t tpoint_arch_rseq_cpu_id(ptrdiff_t rseq_offset)
 {
 	uint32_t v;
 
-	__asm__ __volatile__("movl %%fs:%c2(%1), %0" : "=r"(v) : "r"(base), "i"(disp));
+	__asm__ __volatile__("movl %%fs:4(%1), %0" : "=r"(v) : "r"(rseq_offset));
 	return v;
 }
-#define TPOINT_ARCH_TP_LOAD32 1
+#define TPOINT_ARCH_RSEQ_CPU_ID 1
 
 /*
  * A jump-label site (<tpoint/jump_label.h>): the instruction as compiled, a 5-byte

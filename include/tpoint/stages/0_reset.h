@@ -32,4 +32,4 @@
 #undef __print_hex_str
 #undef __print_array
 
-#define TP_CONDITION(args...) args
+#define TP_CONDITION(...) __VA_ARGS__

@@ -21,11 +21,11 @@
 #define __dynamic_array(type, item, len) uint32_t __data_loc_##item;
 #define __string(item, src) __dynamic_array(char, item, -1)
 
-#define TP_STRUCT__entry(args...) args
+#define TP_STRUCT__entry(...) __VA_ARGS__
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	struct tpoint_raw_##name {                                                             \
 		uint64_t __tpoint_common;                                                      \
-		tstruct char __data[];                                                         \
-	};
+		tstruct __extension__ char __data[];                                          \
+	}
 #include <tpoint/stages/classes_only.h>

@@ -16,10 +16,10 @@
 #define __dynamic_array(type, item, len) uint32_t item;
 #define __string(item, src) uint32_t item; const char *item##_ptr_;
 
-#define TP_STRUCT__entry(args...) args
+#define TP_STRUCT__entry(...) __VA_ARGS__
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	struct tpoint_data_offsets_##name {                                                    \
 		tstruct uint32_t __tpoint_unused;                                              \
-	};
+	}
 #include <tpoint/stages/classes_only.h>

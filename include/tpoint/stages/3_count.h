@@ -11,8 +11,8 @@
 #define __dynamic_array(type, item, len) +1
 #define __string(item, src) +1
 
-#define TP_STRUCT__entry(args...) args
+#define TP_STRUCT__entry(...) __VA_ARGS__
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
-	enum { __tpoint_nfields_##name = 0 tstruct };
+	enum { __tpoint_nfields_##name = 0 tstruct }
 #include <tpoint/stages/classes_only.h>

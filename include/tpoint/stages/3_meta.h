@@ -52,15 +52,15 @@
 	TPOINT_META_FIELD(type, item, TPOINT_FIELD_DYNAMIC, 4, 4, TPOINT_IS_SIGNED(type), 0)
 #define __string(item, src) __dynamic_array(char, item, -1)
 
-#define TP_STRUCT__entry(args...) args
+#define TP_STRUCT__entry(...) __VA_ARGS__
 #undef TP_CONDITION
-#define TP_CONDITION(args...) #args
+#define TP_CONDITION(...) #__VA_ARGS__
 
 #define __entry REC
 /* The format's spelling, escapes and all (stringified), unlike the kernel's, which pastes
  * its value and so loses a \" or \n in it. Adjacent literals stay adjacent; the reader
  * joins them. */
-#define TP_printk(fmt, args...) TPOINT_STR(fmt) ", " TPOINT_STR(args)
+#define TP_printk(...) TPOINT_STR(__VA_ARGS__)
 
 #define TPOINT_SYSTEM_STR TPOINT_STR(TRACE_SYSTEM)
 
@@ -75,7 +75,7 @@
 		  (uint32_t)offsetof(struct tpoint_raw_##name, __data) },                      \
 		{ tstruct },                                                                   \
 		print                                                                          \
-	};
+	}
 
 #define TPOINT_META_EVENT(template, name, cond, print)                                       \
 	static const struct {                                                                  \
@@ -88,7 +88,7 @@
 		  (uint32_t)sizeof(print) },                                                   \
 		cond,                                                                          \
 		print                                                                          \
-	};
+	}
 
 #define DEFINE_EVENT(template, name, proto, args) TPOINT_META_EVENT(template, name, "", "")
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)                            \
@@ -97,18 +97,18 @@
 	TPOINT_META_EVENT(template, name, "", print)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			    PARAMS(print))                                                     \
+			    PARAMS(print));                                                    \
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			    PARAMS(print))                                                     \
+			    PARAMS(print));                                                    \
 	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 
 #define TRACE_DEFINE_ENUM(a)                                                                 \
 	static const struct tpoint_meta_enum TPOINT_CAT(__tpoint_meta_enum_, a)                \
 		TPOINT_META_ATTR = { TPOINT_META_HDR(struct tpoint_meta_enum, TPOINT_META_ENUM), \
-				     TPOINT_SYSTEM_STR, #a, (int64_t)(a) };
+				     TPOINT_SYSTEM_STR, #a, (int64_t)(a) }
 #define TRACE_DEFINE_SIZEOF(a)                                                               \
 	static const struct tpoint_meta_enum TPOINT_CAT(__tpoint_meta_sizeof_, a)              \
 		TPOINT_META_ATTR = { TPOINT_META_HDR(struct tpoint_meta_enum, TPOINT_META_ENUM), \
-				     TPOINT_SYSTEM_STR, "sizeof(" #a ")", (int64_t)sizeof(a) };
+				     TPOINT_SYSTEM_STR, "sizeof(" #a ")", (int64_t)sizeof(a) }

@@ -41,18 +41,22 @@
 #define __dynamic_array(type, item, len) __entry->__data_loc_##item = __data_offsets.item;
 #define __string(item, src) __dynamic_array(char, item, -1)
 
-#define TP_STRUCT__entry(args...) args
-#define TP_fast_assign(args...) args
+#define TP_STRUCT__entry(...) __VA_ARGS__
+#define TP_fast_assign(...) __VA_ARGS__
 
 #define __get_dynamic_array(field)                                                            \
 	((void *)((char *)__entry + (__entry->__data_loc_##field & 0xffff)))
 #define __get_dynamic_array_len(field) ((__entry->__data_loc_##field >> 16) & 0xffff)
 #define __get_str(field) ((char *)__get_dynamic_array(field))
 /*
- * Both forms copy the source measured when the record was sized, as the kernel's one-argument
- * __assign_str does: the string cannot overflow its room if it changed in between.
+ * Both forms, __assign_str(dst) and __assign_str(dst, src), copy the source measured when the
+ * record was sized, as the kernel's one-argument form does: the string cannot overflow its
+ * room if it changed in between. One variadic parameter, not (dst, ...): ISO C before C23
+ * wants an argument for the "..." of the one-argument form.
  */
-#define __assign_str(dst, ...)                                                                \
+#define __assign_str(...) TPOINT_ASSIGN_STR_(TPOINT_FIRST_ARG(__VA_ARGS__))
+#define TPOINT_ASSIGN_STR_(dst) TPOINT_ASSIGN_STR(dst) /* expands dst before it is pasted */
+#define TPOINT_ASSIGN_STR(dst)                                                                \
 	memcpy(__get_str(dst), __data_offsets.dst##_ptr_, __get_dynamic_array_len(dst))
 
 /*
@@ -112,7 +116,8 @@
 				 tpoint_reserve(__ev, __payload, &__pending),                  \
 				 __tpoint_emit_slow_##name(__ev, args),                        \
 				 tpoint_commit_pending(&__pending), 0)                         \
-	}
+	}                                                                                      \
+	TPOINT_DECL_END
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
 	struct tpoint_event TPOINT_EVENT_SYM(name) = {                                         \
@@ -156,7 +161,8 @@
 			return;                                                                \
 		}                                                                              \
 		__tpoint_record_##name(args);                                                  \
-	}
+	}                                                                                      \
+	TPOINT_DECL_END
 
 #define DEFINE_EVENT(template, name, proto, args)                                             \
 	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
@@ -166,11 +172,11 @@
 	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			    PARAMS(print))                                                     \
+			    PARAMS(print));                                                    \
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			    PARAMS(print))                                                     \
+			    PARAMS(print));                                                    \
 	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
-#define TRACE_DEFINE_ENUM(a)
-#define TRACE_DEFINE_SIZEOF(a)
+#define TRACE_DEFINE_ENUM(a) TPOINT_DECL_END
+#define TRACE_DEFINE_SIZEOF(a) TPOINT_DECL_END

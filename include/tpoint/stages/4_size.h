@@ -38,7 +38,7 @@
 		__size += __len;                                                               \
 	}
 
-#define TP_STRUCT__entry(args...) args
+#define TP_STRUCT__entry(...) __VA_ARGS__
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	static inline __attribute__((always_inline)) uint32_t __tpoint_get_offsets_##name(    \
@@ -50,5 +50,6 @@
 		(void)__data_start;                                                            \
 		tstruct;                                                                       \
 		return __size;                                                                 \
-	}
+	}                                                                                      \
+	TPOINT_DECL_END
 #include <tpoint/stages/classes_only.h>
