@@ -429,7 +429,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	return sb_finish(&b);
 }
 
-/* ---- what libtraceevent 1.7.1 can evaluate (reference/tracedat.md §11) ---- */
+/* ---- what libtraceevent 1.7.1 can evaluate (docs/TRACEDAT-FORMAT.md says why) ---- */
 
 __attribute__((format(printf, 3, 4))) static int reject(char *why, size_t whylen,
 							 const char *fmt, ...)

@@ -70,7 +70,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 
 /*
  * 0 if libtraceevent 1.7.1 can render print_fmt, else -EINVAL with a one-line reason naming
- * the construct in why (reference/tracedat.md §11): %c, float conversions, %px, %pK, '^',
+ * the construct in why (docs/TRACEDAT-FORMAT.md): %c, float conversions, %px, %pK, '^',
  * '->' other than REC->field, sizeof of a typedef, calls of functions libtraceevent does not
  * know, and a print fmt that does not start with a string literal. Run it on the text after
  * enum substitution. Runtime-only problems (signed comparisons, ...) are not detected.

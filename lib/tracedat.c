@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Spool files -> trace.dat version 6 (reference/tracedat.md; trace-cmd.dat.v6(5)).
+ * Spool files -> trace.dat version 6, laid out as docs/TRACEDAT-FORMAT.md describes (the
+ * format is trace-cmd's, trace-cmd.dat.v6(5); that page says which part of it tpoint writes).
  *
  * Each spool is one process's recording. Records are merged per CPU in time order, with a
  * k-way merge over the (process, thread, nesting level) streams, whose records are already

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Decision 2 of DESIGN.md, checked on the machine code: while an event is off, its call site
+# The off path of docs/DECISIONS.md, on the machine code: while an event is off, its call site
 # costs one load of the event's enable word and one conditional branch, and nothing else --
 # the arguments, and the condition of TRACE_EVENT_CONDITION, are computed only behind the
 # branch.

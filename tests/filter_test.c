@@ -622,7 +622,7 @@ static void test_errors(void)
 
 	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++)
 		expect_error(error_cases[i].expr, EVENT, fields, NFIELDS, error_cases[i].msg);
-	/* The message the design notes show. */
+	/* The message lib/filter.c promises (a bad field name lists the fields there are). */
 	expect_error("inode == 1", "writeback:writeback_inode_dirty", wb_fields, 7,
 		     "no field 'inode' in writeback:writeback_inode_dirty; fields: common_pid, "
 		     "dev, ino, flags");

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """Write small trace-cmd trace.dat version 6 files for the report tests.
 
-The layout follows reference/tracedat.md and trace-cmd.dat.v6(5): the v6 format
-as trace-cmd 3.1.6 reads it.  The generator is independent of tpoint's own writer on purpose: the
-report is checked against files built from the format description, so a bug
-shared by tpoint's writer and reader cannot hide itself.
+The layout follows trace-cmd.dat.v6(5): the v6 format as trace-cmd 3.1.6 reads
+it, more of it than tpoint writes (docs/TRACEDAT-FORMAT.md has that part).  The
+generator is independent of tpoint's own writer on purpose: the report is
+checked against files built from the format description, so a bug shared by
+tpoint's writer and reader cannot hide itself.
 
 The default file has two CPUs with three events that use __print_flags,
 __print_symbolic, __get_str, %pS against a kallsyms table, __print_hex on a fixed

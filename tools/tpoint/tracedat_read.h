@@ -9,7 +9,7 @@
  * renderer needs no checks of its own.  Any damage is reported as one line that
  * names the file, what is wrong and where.
  *
- * The layout is reference/tracedat.md and trace-cmd.dat.v6(5): the v6 format as
+ * The layout is trace-cmd.dat.v6(5) (tpoint's part: docs/TRACEDAT-FORMAT.md), the v6 format as
  * trace-cmd 3.1.6 reads it.  Little and big endian files, kernel longs of 4 and
  * 8 bytes, any page size from 64 bytes to 128 MiB, and v6 instance buffers
  * (option BUFFER) are read.  Version 7 files are refused with a hint to

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The events the hot-path benchmark fires. Their payloads match the figures of DESIGN.md's
- * "Peers" table: three u64 (what the LTTng-UST comparison recorded), the same three behind a
- * condition or a filter, and one 32-byte string (31 characters and the NUL).
+ * The events the hot-path benchmark fires, and the peers benchmark (bench/peers, figures in
+ * docs/PERFORMANCE.md) with them: three u64 (what its LTTng-UST provider records too), the
+ * same three behind a condition or a filter, and one 32-byte string (31 characters and the NUL).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM bench
