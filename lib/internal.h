@@ -118,6 +118,13 @@ struct pool {
 	bool stalled;   /* block mode: a writer waited in vain; nobody waits until a page is freed */
 };
 HIDDEN int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
+/* The same; populate: fault the whole pool in now (pool_create() does), else as it fills. */
+HIDDEN int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
+/*
+ * What of `want` bytes of pool this machine can give (poolsize.c): `want`, or less, with
+ * the reason in why; below 64 KiB it cannot give one at all.
+ */
+HIDDEN size_t pool_size_fit(size_t want, char *why, size_t whylen);
 HIDDEN void pool_destroy(struct pool *p);
 /* After a recording: give the pages' memory and the descriptor back, keep the mapping. */
 HIDDEN void pool_release_memory(struct pool *p);

@@ -92,6 +92,8 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 static int start_locked(const char *out_path, const char *spool, bool spool_only)
 {
 	struct pool *pool;
+	char why[256];
+	size_t bytes;
 	int err;
 
 	if (rec.active)
@@ -104,11 +106,20 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 			return -errno;
 		close(fd);
 	}
+	/* What the machine can give now: asked for more, the pool would end the program. */
+	bytes = pool_size_fit(pool_bytes, why, sizeof(why));
+	if (bytes < MIN_POOL_BYTES) {
+		tp_err("%s: no room for a pool of even 64 KiB", why);
+		return -ENOMEM;
+	}
+	if (why[0])
+		tp_warn("%s: using %zu KiB", why, bytes >> 10);
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
 	spool_mark_stats(); /* the file's counts start here */
-	err = pool_create(pool, pool_bytes, pool_mode);
+	/* In memory only, the pool fills as events come (session_ensure_recording()). */
+	err = pool_make(pool, bytes, pool_mode, spool != NULL);
 	if (err) {
 		free(pool);
 		return err;

@@ -389,15 +389,23 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'");
 		return EXIT_USAGE;
 	}
-	if (pid) {
-		size_t bytes = 0;
+	size_t bytes = 0;
 
+	if (buffer && parse_size(buffer, &bytes) < 0) {
+		tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
+		return EXIT_USAGE;
+	}
+	if (buffer) {
+		char why[256];
+
+		/* The library caps it (pool_size_fit()); this says so where the user looks. */
+		if (pool_size_fit(bytes, why, sizeof(why)) < bytes)
+			fprintf(stderr, "tpoint record: note: -b %s: %s; each process gets what it "
+				"can have (TPOINT_DEBUG=1 shows it)\n", buffer, why);
+	}
+	if (pid) {
 		if (optind < argc) {
 			tool_error("record", "-p records a running process: no command with it");
-			return EXIT_USAGE;
-		}
-		if (buffer && parse_size(buffer, &bytes) < 0) {
-			tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
 			return EXIT_USAGE;
 		}
 		return record_pid(pid, events, filter, out, duration, mode ? mode : "discard",
