@@ -36,6 +36,8 @@ static struct {
 	char describe[4096 + 8];
 } rec;
 
+static void keep_enabled_locked(void);
+
 bool session_recording(void)
 {
 	return rec.active;
@@ -61,7 +63,8 @@ TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
 	int ret = 0;
 
 	pthread_mutex_lock(&session_mutex);
-	if (rec.active)
+	/* Events kept in memory only: their pool takes the size when it is next made. */
+	if (rec.active && rec.spool)
 		ret = -EBUSY;
 	else if (bytes < MIN_POOL_BYTES)
 		ret = -EINVAL;
@@ -81,8 +84,11 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 		ret = -EINVAL;
 	} else {
 		pool_mode = mode;
-		/* The running recording switches too, as ftrace's options/overwrite does. */
-		if (rec.active)
+		/*
+		 * The running recording switches too, as ftrace's options/overwrite does; not
+		 * the pool of events kept in memory only, which keeps the newest.
+		 */
+		if (rec.active && rec.spool)
 			spool_set_mode(rec.pool, mode);
 	}
 	pthread_mutex_unlock(&session_mutex);
@@ -205,7 +211,12 @@ TPOINT_EXPORT int tpoint_record_start(const char *path)
 	if (asprintf(&spool, "%s.spool", path) < 0)
 		return -ENOMEM;
 	pthread_mutex_lock(&session_mutex);
+	/* Events kept in memory give way to the file, and come back after it. */
+	if (rec.active && !rec.spool)
+		stop_locked();
 	ret = start_locked(path, spool, false);
+	if (ret)
+		keep_enabled_locked();
 	pthread_mutex_unlock(&session_mutex);
 	free(spool);
 	return ret;
@@ -216,7 +227,12 @@ TPOINT_EXPORT int tpoint_record_stop(void)
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
-	ret = stop_locked();
+	if (rec.active && !rec.spool) {
+		ret = -ENOENT; /* events kept in memory: no recording was started */
+	} else {
+		ret = stop_locked();
+		keep_enabled_locked();
+	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
 }
@@ -235,23 +251,51 @@ TPOINT_EXPORT int tpoint_flush(void)
 }
 
 /*
- * An event enabled from outside (tpoint enable -p) in a process that records nothing
- * records into memory, as ftrace's ring buffer does: the pool keeps the newest events.
+ * An enabled event in a process that records nothing records into memory, as ftrace's ring
+ * buffer does: the pool keeps the newest events, `tpoint stat` counts them and `tpoint
+ * snapshot` writes them. Whether enabled from outside (tpoint enable -p), by tpoint_enable()
+ * or by TPOINT_EVENTS alone.
  */
+static int start_memory_locked(void)
+{
+	enum tpoint_mode mode = pool_mode;
+	int ret;
+
+	pool_mode = TPOINT_MODE_OVERWRITE;
+	ret = start_locked(NULL, NULL, false);
+	pool_mode = mode;
+	return ret;
+}
+
 int session_ensure_recording(void)
 {
 	int ret = 0;
-	enum tpoint_mode mode;
 
 	pthread_mutex_lock(&session_mutex);
-	if (!rec.active) {
-		mode = pool_mode;
-		pool_mode = TPOINT_MODE_OVERWRITE;
-		ret = start_locked(NULL, NULL, false);
-		pool_mode = mode;
-	}
+	if (!rec.active)
+		ret = start_memory_locked();
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
+}
+
+static void keep_enabled_locked(void)
+{
+	int err;
+
+	if (rec.active || !registry_wants_recording())
+		return;
+	err = start_memory_locked();
+	if (err)
+		tp_err("enabled events cannot be kept in memory: %s", strerror(-err));
+	else
+		tp_debug("enabled events record into memory (tpoint snapshot writes them)");
+}
+
+void session_keep_enabled(void)
+{
+	pthread_mutex_lock(&session_mutex);
+	keep_enabled_locked();
+	pthread_mutex_unlock(&session_mutex);
 }
 
 static bool restart_memory;
@@ -259,15 +303,11 @@ static bool restart_memory;
 /* Back to keeping events in memory, if that is what a client interrupted. */
 static void restart_memory_locked(void)
 {
-	enum tpoint_mode mode = pool_mode;
-
-	if (!restart_memory || rec.active)
+	if (rec.active || !(restart_memory || registry_wants_recording()))
 		return;
 	restart_memory = false;
-	pool_mode = TPOINT_MODE_OVERWRITE;
-	if (start_locked(NULL, NULL, false) < 0)
-		tp_err("control: events enabled from outside are no longer kept in memory");
-	pool_mode = mode;
+	if (start_memory_locked() < 0)
+		tp_err("control: enabled events are no longer kept in memory");
 }
 
 int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
@@ -575,7 +615,9 @@ static void fork_child(void)
 		return;
 	}
 	registry_apply_recording(false);
-	if (spool_only) {
+	if (!spool_only && !parent_out) {
+		keep_enabled_locked(); /* the parent kept its events in memory: so does the child */
+	} else if (spool_only) {
 		start_from_env();
 	} else if (parent_out) {
 		char *out = NULL, *spool = NULL;
@@ -609,6 +651,8 @@ __attribute__((constructor)) static void tpoint_init(void)
 		start_from_env();
 		pthread_mutex_unlock(&session_mutex);
 	}
+	/* TPOINT_EVENTS alone: the events that registered already record into memory. */
+	session_keep_enabled();
 	atexit(at_exit);
 	control_start();
 }
