@@ -62,6 +62,8 @@ HIDDEN struct event_slot *registry_slot(uint32_t index); /* under the lock */
 HIDDEN struct event_slot *registry_slot_by_id(uint16_t id);  /* under the lock */
 /* Recording on/off for every event whose slot says record. */
 HIDDEN void registry_apply_recording(bool on);
+/* Is any registered event enabled (and recordable)? Then something must record it. */
+HIDDEN bool registry_wants_recording(void);
 HIDDEN int registry_enable_patterns(const char *patterns, bool on, bool from_env);
 HIDDEN int registry_enabled_count(void);
 struct registry_mark;
@@ -214,6 +216,17 @@ HIDDEN void spool_after_fork(void);
 /* A recording begins: the counts its spools carry are from here on. */
 HIDDEN void spool_mark_stats(void);
 
+/* ---- salvage.c: what a process left in its pool, added to its spool ---- */
+/*
+ * The records of the pool (npages pages, their struct page_meta at meta_off) that the spool
+ * at `path` lacks, appended to it (after its last whole chunk); *added says how many.
+ */
+HIDDEN int spool_salvage(const char *path, const char *pool, size_t pool_len, uint32_t npages,
+			 size_t meta_off, uint64_t *added, char *err, size_t errlen);
+/* The same from the pool's memfd. */
+HIDDEN int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
+			       uint64_t *added, char *err, size_t errlen);
+
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */
 struct tracedat_event {
 	char *system, *name, *condition;
@@ -240,6 +253,8 @@ HIDDEN bool session_recording(void);
 HIDDEN const char *session_describe(void);
 /* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */
 HIDDEN int session_ensure_recording(void);
+/* The same, if an event is enabled (tpoint_enable(), TPOINT_EVENTS, a registration). */
+HIDDEN void session_keep_enabled(void);
 /*
  * Record for a client (tpoint record -p / stream): the events matching `patterns`, spooled to
  * `spool`. *memfd and `info` ("npages\tpage_size\tmeta_offset") let the client salvage the
