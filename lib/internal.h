@@ -227,6 +227,35 @@ HIDDEN int spool_salvage(const char *path, const char *pool, size_t pool_len, ui
 HIDDEN int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
 			       uint64_t *added, char *err, size_t errlen);
 
+/* ---- handover.c: a pool that outlives its image (exec) or its process (_exit) ---- */
+/* The spool of generation `gen` (0: base itself; n: base with .exec<n> before .spool). */
+HIDDEN char *handover_spool_name(const char *base, int gen);
+/*
+ * Before an env-started recording of this pid begins: adopt the pool of the image before
+ * exec, adding what it holds to its spool. The generation of the spool to record into now.
+ */
+HIDDEN int handover_adopt(const char *base);
+/* After it began: keep the pool across exec, and pass it to the collector, if any. */
+HIDDEN void handover_publish(struct pool *p, int gen);
+/*
+ * A collector: makes the socket pair and TPOINT_COLLECT; returns the sending end, the
+ * receiving one in *recv_fd (keep_recv: kept across exec, for the owner's next image).
+ */
+HIDDEN int collect_make(int *recv_fd, bool keep_recv);
+/* The receiving end an image before this one (same pid) made, or -1. */
+HIDDEN int collect_owned(void);
+struct collected {
+	pid_t pid; /* the sender, by its credentials */
+	int gen;
+	int memfd;
+	uint32_t npages;
+	size_t meta_off;
+};
+/* The next pool passed, without waiting: 1, or 0 when none is queued. */
+HIDDEN int collect_next(int recv_fd, struct collected *out);
+/* Gone, or a zombie: either way it will write nothing more. */
+HIDDEN bool pid_gone(pid_t pid);
+
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */
 struct tracedat_event {
 	char *system, *name, *condition;

@@ -162,28 +162,6 @@ int attach_filter(const char *verb, struct attach *a, const char *events, const 
 	return set;
 }
 
-/* Gone, or a zombie: either way it will write nothing more. */
-static bool process_gone(pid_t pid)
-{
-	char path[64], buf[512], *close_paren;
-	ssize_t n;
-	int fd;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	close_paren = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
-	return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X');
-}
-
 int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 {
 	char *text = NULL;
@@ -195,7 +173,7 @@ int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 	ctl_close(&a->conn);
 	if (ret >= 0)
 		return 0;
-	if (!process_gone(a->pid))
+	if (!pid_gone(a->pid))
 		return ret; /* alive, and said no */
 	/* Gone. If it exited, its spool is complete and salvage finds nothing more. */
 	if (!a->pool) {
