@@ -122,7 +122,7 @@ static int count_line(const struct tu_line *l, void *arg)
 }
 
 /* The file holds exactly events 0..N-1, in order. */
-static void check_file(const char *file, const char *what)
+static TU_UNUSED void check_file(const char *file, const char *what)
 {
 	struct tu_report rep;
 	int c[2] = { 0, 0 };
@@ -184,6 +184,7 @@ int main(int argc, char **argv)
 
 #if defined(__SANITIZE_ADDRESS__)
 	tu_note("AddressSanitizer maps terabytes of shadow: the RLIMIT_AS cases are left out");
+	(void)tool;
 #else
 	char *helper_env[] = { self, (char *)"helper", NULL };
 	char *helper_api[] = { self, (char *)"helper", (char *)"api", NULL };
