@@ -62,6 +62,8 @@ HIDDEN struct event_slot *registry_slot(uint32_t index); /* under the lock */
 HIDDEN struct event_slot *registry_slot_by_id(uint16_t id);  /* under the lock */
 /* Recording on/off for every event whose slot says record. */
 HIDDEN void registry_apply_recording(bool on);
+/* Is any registered event enabled (and recordable)? Then something must record it. */
+HIDDEN bool registry_wants_recording(void);
 HIDDEN int registry_enable_patterns(const char *patterns, bool on, bool from_env);
 HIDDEN int registry_enabled_count(void);
 struct registry_mark;
@@ -118,6 +120,13 @@ struct pool {
 	bool stalled;   /* block mode: a writer waited in vain; nobody waits until a page is freed */
 };
 HIDDEN int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
+/* The same; populate: fault the whole pool in now (pool_create() does), else as it fills. */
+HIDDEN int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
+/*
+ * What of `want` bytes of pool this machine can give (poolsize.c): `want`, or less, with
+ * the reason in why; below 64 KiB it cannot give one at all.
+ */
+HIDDEN size_t pool_size_fit(size_t want, char *why, size_t whylen);
 HIDDEN void pool_destroy(struct pool *p);
 /* After a recording: give the pages' memory and the descriptor back, keep the mapping. */
 HIDDEN void pool_release_memory(struct pool *p);
@@ -207,6 +216,46 @@ HIDDEN void spool_after_fork(void);
 /* A recording begins: the counts its spools carry are from here on. */
 HIDDEN void spool_mark_stats(void);
 
+/* ---- salvage.c: what a process left in its pool, added to its spool ---- */
+/*
+ * The records of the pool (npages pages, their struct page_meta at meta_off) that the spool
+ * at `path` lacks, appended to it (after its last whole chunk); *added says how many.
+ */
+HIDDEN int spool_salvage(const char *path, const char *pool, size_t pool_len, uint32_t npages,
+			 size_t meta_off, uint64_t *added, char *err, size_t errlen);
+/* The same from the pool's memfd. */
+HIDDEN int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
+			       uint64_t *added, char *err, size_t errlen);
+
+/* ---- handover.c: a pool that outlives its image (exec) or its process (_exit) ---- */
+/* The spool of generation `gen` (0: base itself; n: base with .exec<n> before .spool). */
+HIDDEN char *handover_spool_name(const char *base, int gen);
+/*
+ * Before an env-started recording of this pid begins: adopt the pool of the image before
+ * exec, adding what it holds to its spool. The generation of the spool to record into now.
+ */
+HIDDEN int handover_adopt(const char *base);
+/* After it began: keep the pool across exec, and pass it to the collector, if any. */
+HIDDEN void handover_publish(struct pool *p, int gen);
+/*
+ * A collector: makes the socket pair and TPOINT_COLLECT; returns the sending end, the
+ * receiving one in *recv_fd (keep_recv: kept across exec, for the owner's next image).
+ */
+HIDDEN int collect_make(int *recv_fd, bool keep_recv);
+/* The receiving end an image before this one (same pid) made, or -1. */
+HIDDEN int collect_owned(void);
+struct collected {
+	pid_t pid; /* the sender, by its credentials */
+	int gen;
+	int memfd;
+	uint32_t npages;
+	size_t meta_off;
+};
+/* The next pool passed, without waiting: 1, or 0 when none is queued. */
+HIDDEN int collect_next(int recv_fd, struct collected *out);
+/* Gone, or a zombie: either way it will write nothing more. */
+HIDDEN bool pid_gone(pid_t pid);
+
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */
 struct tracedat_event {
 	char *system, *name, *condition;
@@ -233,6 +282,8 @@ HIDDEN bool session_recording(void);
 HIDDEN const char *session_describe(void);
 /* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */
 HIDDEN int session_ensure_recording(void);
+/* The same, if an event is enabled (tpoint_enable(), TPOINT_EVENTS, a registration). */
+HIDDEN void session_keep_enabled(void);
 /*
  * Record for a client (tpoint record -p / stream): the events matching `patterns`, spooled to
  * `spool`. *memfd and `info` ("npages\tpage_size\tmeta_offset") let the client salvage the

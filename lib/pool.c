@@ -191,6 +191,11 @@ static uint32_t region_of(const struct pool *p, uint32_t index)
 
 int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 {
+	return pool_make(p, bytes, mode, true);
+}
+
+int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate)
+{
 	uint32_t npages = (uint32_t)(bytes / TPOINT_PAGE_SIZE);
 	size_t meta_bytes, total;
 
@@ -219,9 +224,10 @@ int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 	 * records the page holds. Measured (bench/peers emit, 20 M events into a 1 GiB pool):
 	 * 46-54 ns an event without this, 13-15 ns with it. It also tells now, not with a
 	 * SIGBUS in a writer, that the memory is not there. Kernels before 5.14 lack
-	 * MADV_POPULATE_WRITE: touch each page instead.
+	 * MADV_POPULATE_WRITE: touch each page instead. A pool kept in memory only (events
+	 * enabled, nothing recording to a file) is faulted in as it fills, and may never be.
 	 */
-	if (madvise(p->base, total, MADV_POPULATE_WRITE) < 0) {
+	if (populate && madvise(p->base, total, MADV_POPULATE_WRITE) < 0) {
 		if (errno != EINVAL)
 			goto fail;
 		for (size_t off = 0; off < total; off += TPOINT_PAGE_SIZE)

@@ -649,6 +649,8 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 		if (*e && !(*e)->registered)
 			register_event(*e);
 	registry_unlock();
+	/* TPOINT_EVENTS names events before they register: they record from here on. */
+	session_keep_enabled();
 }
 
 TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
@@ -771,6 +773,8 @@ TPOINT_EXPORT int tpoint_enable(const char *list)
 	registry_lock();
 	ret = add_patterns(list, true, false);
 	registry_unlock();
+	if (ret > 0)
+		session_keep_enabled(); /* enabled means recording, in memory at least */
 	return ret;
 }
 
@@ -791,6 +795,17 @@ void registry_apply_recording(bool on)
 	for (uint32_t i = 0; i < nslots; i++)
 		slot_apply(&slots[i]);
 	registry_unlock();
+}
+
+bool registry_wants_recording(void)
+{
+	bool want = false;
+
+	registry_lock();
+	for (uint32_t i = 0; i < nslots && !want; i++)
+		want = slots[i].ev && slots[i].record && !slots[i].broken;
+	registry_unlock();
+	return want;
 }
 
 void registry_report_unmatched(void)

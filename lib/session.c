@@ -31,10 +31,16 @@ static struct {
 	bool spool_only; /* `tpoint record` assembles the file from the spools itself */
 	char *out_path;  /* trace.dat to write, unless spool_only */
 	char *spool;     /* NULL: in memory only (the pool is the flight recorder) */
+	/* Started from the environment: the spools of the images before exec come first,
+	 * generations 0 .. gen - 1 of spool_base (handover.c); spool is generation gen. */
+	char *spool_base;
+	int gen;
 	struct pool *pool;
 	struct registry_mark *mark; /* set while a client is attached: what to restore */
 	char describe[4096 + 8];
 } rec;
+
+static void keep_enabled_locked(void);
 
 bool session_recording(void)
 {
@@ -61,7 +67,8 @@ TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
 	int ret = 0;
 
 	pthread_mutex_lock(&session_mutex);
-	if (rec.active)
+	/* Events kept in memory only: their pool takes the size when it is next made. */
+	if (rec.active && rec.spool)
 		ret = -EBUSY;
 	else if (bytes < MIN_POOL_BYTES)
 		ret = -EINVAL;
@@ -81,8 +88,11 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 		ret = -EINVAL;
 	} else {
 		pool_mode = mode;
-		/* The running recording switches too, as ftrace's options/overwrite does. */
-		if (rec.active)
+		/*
+		 * The running recording switches too, as ftrace's options/overwrite does; not
+		 * the pool of events kept in memory only, which keeps the newest.
+		 */
+		if (rec.active && rec.spool)
 			spool_set_mode(rec.pool, mode);
 	}
 	pthread_mutex_unlock(&session_mutex);
@@ -92,6 +102,8 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 static int start_locked(const char *out_path, const char *spool, bool spool_only)
 {
 	struct pool *pool;
+	char why[256];
+	size_t bytes;
 	int err;
 
 	if (rec.active)
@@ -104,11 +116,20 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 			return -errno;
 		close(fd);
 	}
+	/* What the machine can give now: asked for more, the pool would end the program. */
+	bytes = pool_size_fit(pool_bytes, why, sizeof(why));
+	if (bytes < MIN_POOL_BYTES) {
+		tp_err("%s: no room for a pool of even 64 KiB", why);
+		return -ENOMEM;
+	}
+	if (why[0])
+		tp_warn("%s: using %zu KiB", why, bytes >> 10);
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
 	spool_mark_stats(); /* the file's counts start here */
-	err = pool_create(pool, pool_bytes, pool_mode);
+	/* In memory only, the pool fills as events come (session_ensure_recording()). */
+	err = pool_make(pool, bytes, pool_mode, spool != NULL);
 	if (err) {
 		free(pool);
 		return err;
@@ -130,14 +151,42 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 	return 0;
 }
 
+/* The spools of this recording, the images' before exec first: how many, or -ENOMEM. */
+static int recording_spools(char ***out)
+{
+	int n = rec.spool_base ? rec.gen + 1 : 1;
+	char **v = calloc((size_t)n, sizeof(*v));
+
+	for (int i = 0; v && i < n; i++)
+		if (!(v[i] = rec.spool_base ? handover_spool_name(rec.spool_base, i) :
+		      strdup(rec.spool))) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			v = NULL;
+		}
+	*out = v;
+	return v ? n : -ENOMEM;
+}
+
+static void free_spools(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 static int finish_file(void)
 {
-	const char *spools[1] = { rec.spool };
 	struct tracedat_result res;
-	char err[512];
-	int ret;
+	char err[512], **spools;
+	int ret, n = recording_spools(&spools);
 
-	ret = tracedat_from_spools(rec.out_path, spools, 1, &res, err, sizeof(err));
+	if (n < 0)
+		return n;
+	ret = tracedat_from_spools(rec.out_path, (const char *const *)spools, n, &res, err,
+				   sizeof(err));
+	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", err);
 		return ret;
@@ -161,7 +210,15 @@ static int stop_locked(void)
 	if (rec.spool && !rec.spool_only && ret == 0) {
 		ret = finish_file();
 		if (ret >= 0) {
-			unlink(rec.spool);
+			char **spools;
+			int n = recording_spools(&spools);
+
+			for (int i = 0; i < n; i++)
+				unlink(spools[i]);
+			if (n > 0)
+				free_spools(spools, n);
+			else
+				unlink(rec.spool);
 			ret = 0;
 		}
 	}
@@ -178,7 +235,9 @@ static int stop_locked(void)
 	retired_pool = rec.pool;
 	free(rec.out_path);
 	free(rec.spool);
-	rec.out_path = rec.spool = NULL;
+	free(rec.spool_base);
+	rec.out_path = rec.spool = rec.spool_base = NULL;
+	rec.gen = 0;
 	rec.pool = NULL;
 	rec.active = false;
 	return ret;
@@ -194,7 +253,12 @@ TPOINT_EXPORT int tpoint_record_start(const char *path)
 	if (asprintf(&spool, "%s.spool", path) < 0)
 		return -ENOMEM;
 	pthread_mutex_lock(&session_mutex);
+	/* Events kept in memory give way to the file, and come back after it. */
+	if (rec.active && !rec.spool)
+		stop_locked();
 	ret = start_locked(path, spool, false);
+	if (ret)
+		keep_enabled_locked();
 	pthread_mutex_unlock(&session_mutex);
 	free(spool);
 	return ret;
@@ -205,7 +269,12 @@ TPOINT_EXPORT int tpoint_record_stop(void)
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
-	ret = stop_locked();
+	if (rec.active && !rec.spool) {
+		ret = -ENOENT; /* events kept in memory: no recording was started */
+	} else {
+		ret = stop_locked();
+		keep_enabled_locked();
+	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
 }
@@ -224,23 +293,51 @@ TPOINT_EXPORT int tpoint_flush(void)
 }
 
 /*
- * An event enabled from outside (tpoint enable -p) in a process that records nothing
- * records into memory, as ftrace's ring buffer does: the pool keeps the newest events.
+ * An enabled event in a process that records nothing records into memory, as ftrace's ring
+ * buffer does: the pool keeps the newest events, `tpoint stat` counts them and `tpoint
+ * snapshot` writes them. Whether enabled from outside (tpoint enable -p), by tpoint_enable()
+ * or by TPOINT_EVENTS alone.
  */
+static int start_memory_locked(void)
+{
+	enum tpoint_mode mode = pool_mode;
+	int ret;
+
+	pool_mode = TPOINT_MODE_OVERWRITE;
+	ret = start_locked(NULL, NULL, false);
+	pool_mode = mode;
+	return ret;
+}
+
 int session_ensure_recording(void)
 {
 	int ret = 0;
-	enum tpoint_mode mode;
 
 	pthread_mutex_lock(&session_mutex);
-	if (!rec.active) {
-		mode = pool_mode;
-		pool_mode = TPOINT_MODE_OVERWRITE;
-		ret = start_locked(NULL, NULL, false);
-		pool_mode = mode;
-	}
+	if (!rec.active)
+		ret = start_memory_locked();
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
+}
+
+static void keep_enabled_locked(void)
+{
+	int err;
+
+	if (rec.active || !registry_wants_recording())
+		return;
+	err = start_memory_locked();
+	if (err)
+		tp_err("enabled events cannot be kept in memory: %s", strerror(-err));
+	else
+		tp_debug("enabled events record into memory (tpoint snapshot writes them)");
+}
+
+void session_keep_enabled(void)
+{
+	pthread_mutex_lock(&session_mutex);
+	keep_enabled_locked();
+	pthread_mutex_unlock(&session_mutex);
 }
 
 static bool restart_memory;
@@ -248,15 +345,11 @@ static bool restart_memory;
 /* Back to keeping events in memory, if that is what a client interrupted. */
 static void restart_memory_locked(void)
 {
-	enum tpoint_mode mode = pool_mode;
-
-	if (!restart_memory || rec.active)
+	if (rec.active || !(restart_memory || registry_wants_recording()))
 		return;
 	restart_memory = false;
-	pool_mode = TPOINT_MODE_OVERWRITE;
-	if (start_locked(NULL, NULL, false) < 0)
-		tp_err("control: events enabled from outside are no longer kept in memory");
-	pool_mode = mode;
+	if (start_memory_locked() < 0)
+		tp_err("control: enabled events are no longer kept in memory");
 }
 
 int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
@@ -454,21 +547,51 @@ static void configure_from_env(void)
 		filters_from_env(v);
 }
 
+/*
+ * The owner of TPOINT_RECORD collects the pools of its children (handover.c), to write the
+ * files of those that end with _exit() at its own exit: its receiving end, and FILE.
+ */
+static int collect_fd = -1;
+static char *collect_base;
+
+/*
+ * An env-started recording: into `base`, or into the next generation of it if an image of
+ * this process recorded there before exec (whose pool is adopted first).
+ */
+static void start_env_locked(const char *what, const char *out, const char *base,
+			     bool spool_only)
+{
+	int gen = handover_adopt(base), err;
+	char *spool = handover_spool_name(base, gen);
+
+	if (!spool)
+		return;
+	err = start_locked(out, spool, spool_only);
+	if (err) {
+		tp_err("%s: cannot record: %s; running untraced", what, strerror(-err));
+	} else {
+		rec.spool_base = strdup(base);
+		rec.gen = rec.spool_base ? gen : 0;
+		handover_publish(rec.pool, gen);
+	}
+	free(spool);
+}
+
 /* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
 static void start_from_env(void)
 {
 	const char *dir = getenv("TPOINT_SPOOL_DIR");
 	const char *path = getenv("TPOINT_RECORD");
-	char *spool = NULL, *out = NULL;
-	int err;
+	char *spool = NULL, *out = NULL, *what = NULL;
 
 	if (dir && *dir) {
-		if (asprintf(&spool, "%s/%d.spool", dir, (int)getpid()) < 0)
+		if (asprintf(&spool, "%s/%d.spool", dir, (int)getpid()) < 0 ||
+		    asprintf(&what, "TPOINT_SPOOL_DIR=%s", dir) < 0) {
+			free(spool);
 			return;
-		err = start_locked(NULL, spool, true);
-		if (err)
-			tp_err("TPOINT_SPOOL_DIR=%s: cannot record: %s; running untraced", dir,
-			       strerror(-err));
+		}
+		start_env_locked(what, NULL, spool, true);
+		free(what);
 		free(spool);
 		return;
 	}
@@ -483,6 +606,7 @@ static void start_from_env(void)
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	if (owner && strcmp(owner, pid)) {
+		collect_owned(); /* closes the owner's receiving end, if it came here */
 		if (asprintf(&out, "%s.%d", path, (int)getpid()) < 0)
 			return;
 	} else {
@@ -490,16 +614,108 @@ static void start_from_env(void)
 		if (!out)
 			return;
 		setenv("TPOINT_RECORD_OWNER", pid, 1);
+		/* Ours, from the image before exec, or a new one. */
+		collect_fd = collect_owned();
+		if (collect_fd < 0 && collect_make(&collect_fd, true) < 0)
+			collect_fd = -1;
+		free(collect_base);
+		collect_base = strdup(path);
 	}
-	if (asprintf(&spool, "%s.spool", out) < 0) {
+	if (asprintf(&spool, "%s.spool", out) < 0 || asprintf(&what, "TPOINT_RECORD=%s", out) < 0) {
+		free(spool);
 		free(out);
 		return;
 	}
-	err = start_locked(out, spool, false);
-	if (err)
-		tp_err("TPOINT_RECORD=%s: cannot record: %s; running untraced", out, strerror(-err));
+	start_env_locked(what, out, spool, false);
+	free(what);
 	free(spool);
 	free(out);
+}
+
+struct child_files {
+	pid_t pid;
+	int gen; /* the newest generation of its spool seen */
+};
+
+/* Write FILE.<pid> of a child that did not, from the generations of its spool; remove them. */
+static void finish_child_file(const struct child_files *c)
+{
+	char *out = NULL, *base = NULL, **spools = calloc((size_t)c->gen + 1, sizeof(char *));
+	struct tracedat_result res;
+	char err[512];
+	int n = 0;
+
+	if (!spools || asprintf(&out, "%s.%d", collect_base, (int)c->pid) < 0 ||
+	    asprintf(&base, "%s.spool", out) < 0)
+		goto out;
+	for (int g = 0; g <= c->gen; g++) {
+		char *name = handover_spool_name(base, g);
+
+		if (name && access(name, F_OK) == 0)
+			spools[n++] = name;
+		else
+			free(name);
+	}
+	if (n && tracedat_from_spools(out, (const char *const *)spools, n, &res, err,
+				      sizeof(err)) >= 0) {
+		tp_debug("child %d ended without completing %s: written from its spool and pool "
+			 "(%llu events)", (int)c->pid, out, (unsigned long long)res.events);
+		tracedat_result_free(&res);
+		for (int i = 0; i < n; i++)
+			unlink(spools[i]);
+	} else if (n) {
+		tp_err("child %d: %s", (int)c->pid, err);
+	}
+out:
+	for (int i = 0; i < n; i++)
+		free(spools[i]);
+	free(spools);
+	free(base);
+	free(out);
+}
+
+/*
+ * At the owner's exit: the children that ended without completing their recording (_exit())
+ * get their pages added from the pools they passed, and their files written. A child still
+ * running completes its own.
+ */
+static void collect_children(void)
+{
+	struct child_files *files = NULL;
+	struct collected c;
+	size_t n = 0;
+
+	while (collect_next(collect_fd, &c) == 1) {
+		char *base = NULL, *spool = NULL, err[512];
+		uint64_t added;
+		size_t k;
+
+		if (c.pid != getpid() && pid_gone(c.pid) &&
+		    asprintf(&base, "%s.%d.spool", collect_base, (int)c.pid) >= 0 &&
+		    (spool = handover_spool_name(base, c.gen)) && access(spool, F_OK) == 0) {
+			if (spool_salvage_memfd(spool, c.memfd, c.npages, c.meta_off, &added, err,
+						sizeof(err)) < 0)
+				tp_err("child %d: %s", (int)c.pid, err);
+			for (k = 0; k < n && files[k].pid != c.pid; k++)
+				;
+			if (k == n) {
+				struct child_files *m = realloc(files, (n + 1) * sizeof(*m));
+
+				if (m) {
+					files = m;
+					files[n++] = (struct child_files){ c.pid, c.gen };
+				}
+			} else if (files[k].gen < c.gen) {
+				files[k].gen = c.gen;
+			}
+		}
+		free(spool);
+		free(base);
+		close(c.memfd);
+	}
+	for (size_t k = 0; k < n; k++)
+		finish_child_file(&files[k]);
+	free(files);
 }
 
 static void at_exit(void)
@@ -511,6 +727,8 @@ static void at_exit(void)
 		if (err < 0)
 			tp_err("recording not completed: %s", strerror(-err));
 	}
+	if (collect_fd >= 0 && collect_base)
+		collect_children();
 	pthread_mutex_unlock(&session_mutex);
 	registry_report_unmatched();
 }
@@ -540,6 +758,9 @@ static void fork_child(void)
 	writer_after_fork();
 	spool_after_fork();
 	control_after_fork();
+	if (collect_fd >= 0) /* the owner collects, not its children */
+		close(collect_fd);
+	collect_fd = -1;
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	/* A recorder attached to the parent is the parent's: undo what it enabled here. */
 	if (rec.mark) {
@@ -555,7 +776,9 @@ static void fork_child(void)
 		free(rec.pool);
 	}
 	free(rec.spool);
-	rec.spool = NULL;
+	free(rec.spool_base);
+	rec.spool = rec.spool_base = NULL;
+	rec.gen = 0;
 	rec.out_path = NULL;
 	rec.pool = NULL;
 	rec.active = false;
@@ -564,8 +787,10 @@ static void fork_child(void)
 		return;
 	}
 	registry_apply_recording(false);
-	if (spool_only) {
-		start_from_env();
+	if (!spool_only && !parent_out) {
+		keep_enabled_locked(); /* the parent kept its events in memory: so does the child */
+	} else if (spool_only || getenv("TPOINT_RECORD")) {
+		start_from_env(); /* a recording of the environment's goes on as one */
 	} else if (parent_out) {
 		char *out = NULL, *spool = NULL;
 		const char *base = getenv("TPOINT_RECORD");
@@ -598,6 +823,8 @@ __attribute__((constructor)) static void tpoint_init(void)
 		start_from_env();
 		pthread_mutex_unlock(&session_mutex);
 	}
+	/* TPOINT_EVENTS alone: the events that registered already record into memory. */
+	session_keep_enabled();
 	atexit(at_exit);
 	control_start();
 }

@@ -155,7 +155,7 @@ int main(void)
 
 	/* Probes and recording together: both see the hit. */
 	CHECK(tpoint_enable("tpt_probe:probe_plain") == 1, "enable probe_plain");
-	CHECK(!trace_probe_plain_enabled(), "enabled but not recording: off");
+	CHECK(trace_probe_plain_enabled(), "enabled: on, recording into memory");
 	ret = tpoint_record_start("probe.dat");
 	REQUIRE(ret == 0, "tpoint_record_start: %s", strerror(-ret));
 	CHECK(trace_probe_plain_enabled(), "recording: on");
@@ -168,7 +168,7 @@ int main(void)
 	CHECK(a.calls == 4 && a.a == 13, "probe a saw the 2 hits while registered (%d)", a.calls);
 	ret = tpoint_record_stop();
 	REQUIRE(ret == 0, "tpoint_record_stop: %s", strerror(-ret));
-	CHECK(!trace_probe_plain_enabled(), "stopped: off");
+	CHECK(trace_probe_plain_enabled(), "stopped: still on, into memory again");
 	CHECK(tu_stats("tpt_probe", "probe_plain", &st) == 0 && st.recorded == 3,
 	      "3 records written, stats say %" PRIu64, st.recorded);
 	if (tu_have_trace_cmd()) {

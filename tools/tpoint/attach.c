@@ -162,151 +162,6 @@ int attach_filter(const char *verb, struct attach *a, const char *events, const 
 	return set;
 }
 
-/* ---- salvage: the pages of a process that died ---- */
-
-struct seen {
-	uint32_t tid;
-	uint64_t seq, gen;
-	uint32_t end;
-};
-
-static int append(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
-{
-	struct spool_chunk c = { type, (uint32_t)(alen + blen) };
-	static const char zeros[8];
-	size_t pad = ((alen + blen + 7) & ~(size_t)7) - (alen + blen);
-
-	if (write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c) || write(fd, a, alen) != (ssize_t)alen ||
-	    (blen && write(fd, b, blen) != (ssize_t)blen) ||
-	    (pad && write(fd, zeros, pad) != (ssize_t)pad))
-		return -EIO;
-	return 0;
-}
-
-static int salvage(struct attach *a, char *err, size_t errlen)
-{
-	int fd = open(a->spool, O_RDWR | O_CLOEXEC);
-	struct seen *seen = NULL;
-	size_t nseen = 0, good = sizeof(struct spool_file_header);
-	char *out = NULL, *scratch = NULL;
-	struct stat st;
-	char *map;
-	int ret = 0;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || (size_t)st.st_size < good) {
-		snprintf(err, errlen, "the process died before its spool began");
-		if (fd >= 0)
-			close(fd);
-		return -ENOENT;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		snprintf(err, errlen, "%s: %s", a->spool, strerror(errno));
-		return -errno;
-	}
-	/* What the spool holds, up to its last whole chunk. */
-	while (good + sizeof(struct spool_chunk) <= (size_t)st.st_size) {
-		const struct spool_chunk *c = (const void *)(map + good);
-		size_t padded = ((size_t)c->size + 7) & ~(size_t)7;
-
-		if (padded > (size_t)st.st_size - good - sizeof(*c))
-			break;
-		if ((c->type == SPOOL_RECORDS || c->type == SPOOL_PAGE ||
-		     c->type == SPOOL_PAGE_PACKED) &&
-		    c->size >= sizeof(struct spool_records)) {
-			const struct spool_records *r = (const void *)(c + 1);
-			struct seen *n = realloc(seen, (nseen + 1) * sizeof(*n));
-
-			if (n) {
-				seen = n;
-				seen[nseen++] = (struct seen){ r->tid, r->seq, r->gen, r->end_off };
-			}
-		}
-		good += sizeof(*c) + padded;
-	}
-	munmap(map, (size_t)st.st_size);
-	if (ftruncate(fd, (off_t)good) < 0 || lseek(fd, (off_t)good, SEEK_SET) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	out = malloc(2 * TPOINT_PAGE_SIZE);
-	scratch = malloc(2 * TPOINT_PAGE_SIZE);
-	if (!out || !scratch) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < a->npages; i++) {
-		const struct page_meta *m =
-			(const void *)(a->pool + a->meta_off + (size_t)i * sizeof(struct page_meta));
-		const char *page = a->pool + (size_t)i * TPOINT_PAGE_SIZE;
-		uint64_t commit, clock;
-		uint32_t from = 0, stopped;
-		size_t used;
-
-		if ((char *)(m + 1) > a->pool + a->pool_len)
-			break;
-		if (m->state != PAGE_FULL && m->state != PAGE_WRITING)
-			continue;
-		memcpy(&commit, page + 8, 8);
-		memcpy(&clock, page, 8);
-		if (commit > TPOINT_PAGE_DATA_END)
-			continue;
-		for (size_t k = 0; k < nseen; k++)
-			if (seen[k].tid == m->tid && seen[k].seq == m->seq && seen[k].gen == m->gen &&
-			    seen[k].end > from)
-				from = seen[k].end;
-		if (from >= commit)
-			continue;
-		/* The running clock at `from`: walk what the spool already has. */
-		page_decode(page + TPOINT_PAGE_HEADER, 0, from, &clock, scratch, &stopped);
-		used = page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
-				   out, &stopped);
-		struct spool_records hdr = { .cpu = m->cpu, .tid = m->tid, .level = m->level,
-					     .start_off = from, .seq = m->seq,
-					     .lost_before = from ? 0 : m->lost_before, .gen = m->gen,
-					     .end_off = stopped };
-
-		if (used && append(fd, SPOOL_RECORDS, &hdr, sizeof(hdr), out, used) < 0) {
-			ret = -EIO;
-			goto out;
-		}
-	}
-	struct clock_sample cs = clock_sample_now(); /* the clock is the machine's, not its */
-
-	ret = append(fd, SPOOL_CLOCK, &cs, sizeof(cs), NULL, 0);
-out:
-	if (ret < 0)
-		snprintf(err, errlen, "salvaging %s: %s", a->spool, strerror(-ret));
-	free(out);
-	free(scratch);
-	free(seen);
-	close(fd);
-	return ret;
-}
-
-/* Gone, or a zombie: either way it will write nothing more. */
-static bool process_gone(pid_t pid)
-{
-	char path[64], buf[512], *close_paren;
-	ssize_t n;
-	int fd;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	close_paren = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
-	return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X');
-}
-
 int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 {
 	char *text = NULL;
@@ -318,7 +173,7 @@ int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 	ctl_close(&a->conn);
 	if (ret >= 0)
 		return 0;
-	if (!process_gone(a->pid))
+	if (!pid_gone(a->pid))
 		return ret; /* alive, and said no */
 	/* Gone. If it exited, its spool is complete and salvage finds nothing more. */
 	if (!a->pool) {
@@ -327,7 +182,10 @@ int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 		return 0;
 	}
 	*salvaged = true;
-	return salvage(a, err, errlen);
+	uint64_t added;
+
+	return spool_salvage(a->spool, a->pool, a->pool_len, a->npages, a->meta_off, &added, err,
+			     errlen);
 }
 
 void attach_cleanup(struct attach *a)

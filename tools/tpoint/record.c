@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,55 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 
 	if (tracedat_size_warning(res, warn, sizeof(warn)))
 		fprintf(stderr, "tpoint record: %s: %s\n", out, warn);
+}
+
+/*
+ * The pools the command's processes passed (lib/handover.c): when one of them is gone
+ * without completing its spool (_exit(), or an exec into a program without libtpoint), what
+ * its pool still holds is added to the spool. A pool is let go once its process is gone.
+ */
+struct pools {
+	int fd; /* receiving end, or -1 */
+	struct collected *v;
+	size_t n;
+	const char *dir;
+	unsigned long long added;
+};
+
+static void pools_sweep(struct pools *ps, bool take)
+{
+	struct collected c;
+
+	while (take && ps->fd >= 0 && collect_next(ps->fd, &c) == 1) {
+		struct collected *v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
+
+		if (!v) {
+			close(c.memfd);
+			break;
+		}
+		ps->v = v;
+		ps->v[ps->n++] = c;
+	}
+	for (size_t i = 0; i < ps->n;) {
+		struct collected *c = &ps->v[i];
+		char *base = NULL, *spool = NULL, err[512];
+		uint64_t added = 0;
+
+		if (!pid_gone(c->pid)) {
+			i++;
+			continue;
+		}
+		if (asprintf(&base, "%s/%d.spool", ps->dir, (int)c->pid) >= 0 &&
+		    (spool = handover_spool_name(base, c->gen)) && access(spool, F_OK) == 0 &&
+		    spool_salvage_memfd(spool, c->memfd, c->npages, c->meta_off, &added, err,
+					sizeof(err)) < 0)
+			fprintf(stderr, "tpoint record: process %d: %s\n", (int)c->pid, err);
+		ps->added += added;
+		free(spool);
+		free(base);
+		close(c->memfd);
+		*c = ps->v[--ps->n];
+	}
 }
 
 static volatile sig_atomic_t stop_requested;
@@ -389,15 +439,23 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'");
 		return EXIT_USAGE;
 	}
-	if (pid) {
-		size_t bytes = 0;
+	size_t bytes = 0;
 
+	if (buffer && parse_size(buffer, &bytes) < 0) {
+		tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
+		return EXIT_USAGE;
+	}
+	if (buffer) {
+		char why[256];
+
+		/* The library caps it (pool_size_fit()); this says so where the user looks. */
+		if (pool_size_fit(bytes, why, sizeof(why)) < bytes)
+			fprintf(stderr, "tpoint record: note: -b %s: %s; each process gets what it "
+				"can have (TPOINT_DEBUG=1 shows it)\n", buffer, why);
+	}
+	if (pid) {
 		if (optind < argc) {
 			tool_error("record", "-p records a running process: no command with it");
-			return EXIT_USAGE;
-		}
-		if (buffer && parse_size(buffer, &bytes) < 0) {
-			tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
 			return EXIT_USAGE;
 		}
 		return record_pid(pid, events, filter, out, duration, mode ? mode : "discard",
@@ -426,6 +484,13 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	struct pools ps = { .fd = -1, .dir = dirbuf };
+	int send_fd = collect_make(&ps.fd, false);
+
+	if (send_fd < 0)
+		fprintf(stderr, "tpoint record: note: no channel for the processes' buffers (%s): "
+			"what a process ending with _exit() leaves in its buffer is lost\n",
+			strerror(-send_fd));
 	child = fork();
 	if (child < 0) {
 		tool_error("record", "fork: %s", strerror(errno));
@@ -445,11 +510,31 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}
+	if (send_fd >= 0)
+		close(send_fd);
+	unsetenv("TPOINT_COLLECT");
 	/* Ctrl-C goes to the whole foreground group; the command decides, we wait for it. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
+	for (;;) {
+		pid_t w = waitpid(child, &status, WNOHANG);
+		struct pollfd pfd = { ps.fd, POLLIN, 0 };
+
+		if (w == child || (w < 0 && errno != EINTR))
+			break;
+		/* A tenth of a second: processes that ended are swept, their pools let go. */
+		poll(&pfd, ps.fd >= 0 ? 1 : 0, 100);
+		pools_sweep(&ps, true);
+	}
+	pools_sweep(&ps, true);
+	for (size_t i = 0; i < ps.n; i++) /* still running: their spools are read as they are */
+		close(ps.v[i].memfd);
+	free(ps.v);
+	if (ps.fd >= 0)
+		close(ps.fd);
+	if (ps.added)
+		fprintf(stderr, "tpoint record: %llu events that processes left in their buffers "
+			"(ended with _exit() or exec) were added from there\n", ps.added);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		remove_dir(dirbuf);
 		return EXIT_FAIL;
@@ -486,7 +571,12 @@ int cmd_record(int argc, char **argv)
 	}
 	free(list);
 
-	print_summary(out, &res, nspools);
+	size_t nproc = 0; /* a process that exec'd has a spool for each image */
+
+	for (size_t i = 0; i < nspools; i++)
+		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
+				 ".exec");
+	print_summary(out, &res, nproc);
 	if (WIFSIGNALED(status))
 		fprintf(stderr, "tpoint record: %s was killed by signal %d; what it recorded is kept\n",
 			argv[optind], WTERMSIG(status));
