@@ -89,38 +89,69 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 	return ret;
 }
 
+/* `path`, malloc'ed, from / on; NULL when out of memory. */
+static char *absolute(const char *path)
+{
+	char *cwd, *abs;
+
+	if (!path)
+		return NULL;
+	if (path[0] == '/' || !(cwd = getcwd(NULL, 0)))
+		return strdup(path); /* no current directory to name: as it is */
+	if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
 static int start_locked(const char *out_path, const char *spool, bool spool_only)
 {
+	char *abs_out = NULL, *abs_spool = NULL;
 	struct pool *pool;
 	int err;
 
 	if (rec.active)
 		return -EBUSY;
+	/* A daemon changes directory: the names must still say where we began. */
+	if ((out_path && !(abs_out = absolute(out_path))) ||
+	    (spool && !(abs_spool = absolute(spool)))) {
+		free(abs_out);
+		return -ENOMEM;
+	}
+	out_path = abs_out;
+	spool = abs_spool;
 	if (!spool_only && out_path) {
-		/* Find out now, not at exit, whether the file can be written. */
-		int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		/* Find out now, not at exit, whether the file can be written, and is a file. */
+		char why[512];
+		int fd = output_open(out_path, false, why, sizeof(why));
 
-		if (fd < 0)
-			return -errno;
+		if (fd < 0) {
+			tp_err("%s", why);
+			free(abs_out);
+			free(abs_spool);
+			return fd;
+		}
 		close(fd);
 	}
 	pool = calloc(1, sizeof(*pool));
-	if (!pool)
+	if (!pool) {
+		free(abs_out);
+		free(abs_spool);
 		return -ENOMEM;
+	}
 	spool_mark_stats(); /* the file's counts start here */
 	err = pool_create(pool, pool_bytes, pool_mode);
+	if (!err)
+		err = spool ? spool_start(pool, spool, false) : 0;
 	if (err) {
+		pool_destroy(pool); /* a second time after pool_create() failed: harmless */
 		free(pool);
+		free(abs_out);
+		free(abs_spool);
 		return err;
 	}
-	err = spool ? spool_start(pool, spool, false) : 0;
-	if (err) {
-		pool_destroy(pool);
-		free(pool);
-		return err;
-	}
-	rec.out_path = out_path ? strdup(out_path) : NULL;
-	rec.spool = spool ? strdup(spool) : NULL;
+	rec.out_path = abs_out;
+	rec.spool = abs_spool;
 	rec.spool_only = spool_only;
 	rec.pool = pool;
 	rec.active = true;
@@ -307,7 +338,8 @@ int session_attach(const char *spool, const char *patterns, enum tpoint_mode mod
 		return err;
 	}
 	rec.mark = mark;
-	*memfd = rec.pool->memfd;
+	/* Only ours: a number the program reused would hand the client the program's file. */
+	*memfd = ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
 	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
 		 (size_t)((char *)rec.pool->meta - rec.pool->base));
 	pthread_mutex_unlock(&session_mutex);
@@ -495,8 +527,15 @@ static void start_from_env(void)
 		free(out);
 		return;
 	}
-	err = start_locked(out, spool, false);
-	if (err)
+	/*
+	 * Not a regular file (a device, a FIFO, a link): refused, and said even without
+	 * TPOINT_DEBUG, as the user named it and would otherwise look for a file (ownfile.c).
+	 */
+	char why[512];
+
+	if (output_check(out, why, sizeof(why)) < 0 || output_check(spool, why, sizeof(why)) < 0)
+		tp_notice("TPOINT_RECORD: %s; running untraced", why);
+	else if ((err = start_locked(out, spool, false)))
 		tp_err("TPOINT_RECORD=%s: cannot record: %s; running untraced", out, strerror(-err));
 	free(spool);
 	free(out);
