@@ -234,6 +234,102 @@ static void check_events(const char *mode, const char *file, int pre, int post)
 		"%llu counted lost", mode, file, s.count[0], pre, s.count[1], post, st.lost);
 }
 
+/* The descriptor whose target (/proc/self/fd) ends with `suffix`, or -1. */
+static int find_fd(const char *suffix)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int found = -1;
+
+	while (d && (de = readdir(d))) {
+		char link[300], target[PATH_MAX];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (n >= (ssize_t)strlen(suffix) && !strcmp(target + n - strlen(suffix), suffix))
+			found = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The program's file, written once at the start, must hold that and nothing else. */
+static void check_mine(const char *what, int fd)
+{
+	char buf[64] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+
+	CHECK(n == 5 && !memcmp(buf, "mine\n", 5), "%s: the program's file holds %zd bytes, "
+	      "not the 5 it wrote", what, n);
+}
+
+/*
+ * In this process, with tpoint_record_start(): the program puts its own file on the
+ * numbers of the spool and the pool (dup2(), as a program that reuses numbers does). The
+ * library notices before writing: the spool is opened again by its name and the recording
+ * is complete; or, when the name is gone too, what cannot reach it is counted lost.
+ */
+#define K 5000
+
+static void numbers_reused(void)
+{
+	struct tpoint_event_stats before, after;
+	int mine = open("mine.log", O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	int spool, pool, ret;
+
+	REQUIRE(mine >= 0 && write(mine, "mine\n", 5) == 5, "write mine.log");
+	REQUIRE(tpoint_enable("tpt_daemon:*") > 0, "enable tpt_daemon:*");
+
+	REQUIRE(tpoint_record_start("kept.dat") == 0, "tpoint_record_start(kept.dat)");
+	for (int i = 0; i < K; i++)
+		trace_daemon_tick(1, i);
+	spool = find_fd("/kept.dat.spool");
+	pool = find_fd("/memfd:tpoint-pool (deleted)");
+	REQUIRE(spool >= 0 && pool >= 0, "the spool (%d) and the pool (%d) in /proc/self/fd",
+		spool, pool);
+	REQUIRE(dup2(mine, spool) == spool && dup2(mine, pool) == pool, "dup2");
+	for (int i = K; i < 2 * K; i++)
+		trace_daemon_tick(1, i);
+	ret = tpoint_record_stop();
+	CHECK(ret == 0, "tpoint_record_stop() after dup2 over its spool: %d", ret);
+	check_mine("dup2 over the spool and the pool", mine);
+	check_events("dup2 over the spool and the pool", "kept.dat", 0, 2 * K);
+	close(spool);
+	close(pool);
+
+	/* The spool's name is gone as well: nothing to open again. */
+	tu_stats("tpt_daemon", "daemon_tick", &before);
+	REQUIRE(tpoint_record_start("gone.dat") == 0, "tpoint_record_start(gone.dat)");
+	for (int i = 0; i < K; i++)
+		trace_daemon_tick(1, i);
+	REQUIRE(tpoint_flush() >= 0, "tpoint_flush()");
+	spool = find_fd("/gone.dat.spool");
+	REQUIRE(spool >= 0, "the spool in /proc/self/fd");
+	REQUIRE(rename("gone.dat.spool", "moved.spool") == 0, "rename the spool");
+	REQUIRE(dup2(mine, spool) == spool, "dup2");
+	for (int i = K; i < 2 * K; i++)
+		trace_daemon_tick(1, i);
+	ret = tpoint_record_stop();
+	CHECK(ret < 0, "tpoint_record_stop() without its spool: %d, want an error", ret);
+	tu_stats("tpt_daemon", "daemon_tick", &after);
+	check_mine("dup2 over the spool, its name gone", mine);
+	CHECK(after.hits - before.hits == 2 * K && after.recorded - before.recorded == K &&
+	      after.lost - before.lost == K, "name gone: %llu hits, %llu recorded, %llu lost; "
+	      "want %d, %d, %d", (unsigned long long)(after.hits - before.hits),
+	      (unsigned long long)(after.recorded - before.recorded),
+	      (unsigned long long)(after.lost - before.lost), 2 * K, K, K);
+	tu_note("dup2 over the spool, its name gone: %llu recorded before, %llu after counted "
+		"lost", (unsigned long long)(after.recorded - before.recorded),
+		(unsigned long long)(after.lost - before.lost));
+	close(spool);
+	close(mine);
+}
+
 /* Run the helper under `argv` with `env` added; its parent's line says the daemon's pid. */
 static pid_t run(const char *mode, char *const *argv, const char *const *env)
 {
@@ -314,5 +410,6 @@ int main(int argc, char **argv)
 		check_run_dir("tpoint record");
 		check_events("tpoint record", "rec.dat", NPRE, N);
 	}
+	numbers_reused();
 	return tu_finish();
 }
