@@ -56,7 +56,11 @@ HIDDEN int ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
 HIDDEN int output_check(const char *path, char *err, size_t errlen);
 /* Open `path` for writing, created if need be: a regular file only, never blocking, never
  * through a link. A descriptor, or -errno with `err` saying why. */
-HIDDEN int output_open(const char *path, bool truncate, char *err, size_t errlen);
+enum {
+	OUTPUT_TRUNCATE = 1, /* emptied, once known to be a regular file */
+	OUTPUT_FIFO = 2,     /* a FIFO with a reader already is taken too (a spool: ownfile.c) */
+};
+HIDDEN int output_open(const char *path, unsigned flags, char *err, size_t errlen);
 /* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
 HIDDEN int output_create_tmp(const char *path, char *tmp, size_t tmplen);
 

@@ -142,11 +142,18 @@ int output_check(const char *path, char *err, size_t errlen)
 	return S_ISDIR(st.st_mode) ? -EISDIR : S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
 }
 
-int output_open(const char *path, bool truncate, char *err, size_t errlen)
+/*
+ * OUTPUT_FIFO: a spool may be a FIFO that a reader holds open already (tests/block_test.c
+ * stalls the drain that way). Opening it does not wait then, and its writes block the
+ * drain thread, never the program's; without a reader it is refused, as it would block.
+ */
+int output_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd, ret = output_check(path, err, errlen);
+	int fd, ret = 0;
 
+	if (!(flags & OUTPUT_FIFO) || lstat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
+		ret = output_check(path, err, errlen);
 	if (ret)
 		return ret;
 	/*
@@ -167,13 +174,17 @@ int output_open(const char *path, bool truncate, char *err, size_t errlen)
 		close(fd);
 		return ret;
 	}
+	if ((flags & OUTPUT_FIFO) && S_ISFIFO(st.st_mode)) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
+	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s is %s, not a regular file: tpoint writes its output "
 			 "only as a regular file", path, file_type(st.st_mode));
 		close(fd);
 		return -EINVAL;
 	}
-	if (truncate && ftruncate(fd, 0) < 0) {
+	if ((flags & OUTPUT_TRUNCATE) && ftruncate(fd, 0) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);

@@ -123,7 +123,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 	if (!spool_only && out_path) {
 		/* Find out now, not at exit, whether the file can be written, and is a file. */
 		char why[512];
-		int fd = output_open(out_path, false, why, sizeof(why));
+		int fd = output_open(out_path, 0, why, sizeof(why));
 
 		if (fd < 0) {
 			tp_err("%s", why);

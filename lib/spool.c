@@ -788,9 +788,9 @@ static int spool_open(struct pool *p, const char *path, bool live)
 		spool_free_state();
 		return -ENOMEM;
 	}
-	/* A regular file only, not through a link, never waiting for a FIFO's reader. */
+	/* A regular file (or a FIFO read already), not through a link, never waiting. */
 	char why[512];
-	int fd = output_open(path, true, why, sizeof(why)), err;
+	int fd = output_open(path, OUTPUT_TRUNCATE | OUTPUT_FIFO, why, sizeof(why)), err;
 
 	if (fd < 0 || (err = ownfd_adopt(&sp.file, fd)) < 0) {
 		err = fd < 0 ? fd : err;
