@@ -88,6 +88,12 @@ static int helper(void)
 	}
 	for (int i = 0; i < NPRE; i++)
 		trace_daemon_tick(0, i);
+	/*
+	 * Let the library's threads settle first: under ASan (make check SANITIZE=1) a fork
+	 * while another thread is inside the sanitizer's allocator leaves its lock held in the
+	 * child, which then hangs at its first malloc (glibc's own malloc is fork-safe).
+	 */
+	nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
 	fflush(stdout);
 	child = fork();
 	if (child == 0)
