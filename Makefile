@@ -24,9 +24,9 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
-LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/pack.c \
-	   lib/page.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c lib/handover.c \
-	   lib/session.c lib/sockio.c lib/spool.c lib/tracedat.c \
+LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
+	   lib/pack.c lib/page.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
+	   lib/handover.c lib/session.c lib/sockio.c lib/spool.c lib/tracedat.c \
 	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
 	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
@@ -34,7 +34,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # that it never starts a recording of its own.
 TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/page.o $(O)/lib/clock.o \
 		$(O)/lib/sockio.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
-		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o
+		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 
@@ -105,9 +105,9 @@ $(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pa
 		lib/arch/pack_x86_64.c
 
 # The pool test links the page pool alone.
-$(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/internal.h | $(O)/tests
+$(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/internal.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c lib/pool.c lib/log.c \
-		lib/clock.c -lpthread
+		lib/clock.c lib/ownfile.c -lpthread
 
 # Jump-label sites in one file, a load-and-branch site of the same event in the other.
 $(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests

@@ -90,11 +90,12 @@ void handover_publish(struct pool *p, int gen)
 	char buf[128];
 	int fd;
 
-	if (p->memfd < 0 || fstat(p->memfd, &st) < 0)
+	/* Only a descriptor still ours: the program may have closed and reused its number. */
+	if (!ownfd_intact(&p->memfd) || fstat(p->memfd.fd, &st) < 0)
 		return;
 	/* exec: the next image finds the pool here. */
-	if (fcntl(p->memfd, F_SETFD, 0) == 0) {
-		snprintf(buf, sizeof(buf), "%d:%d:%llu:%u:%zu:%d", (int)getpid(), p->memfd,
+	if (fcntl(p->memfd.fd, F_SETFD, 0) == 0) {
+		snprintf(buf, sizeof(buf), "%d:%d:%llu:%u:%zu:%d", (int)getpid(), p->memfd.fd,
 			 (unsigned long long)st.st_ino, p->npages,
 			 (size_t)((char *)p->meta - p->base), gen);
 		setenv("TPOINT_POOL", buf, 1);
@@ -116,7 +117,7 @@ void handover_publish(struct pool *p, int gen)
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &p->memfd, sizeof(int));
+	memcpy(CMSG_DATA(c), &p->memfd.fd, sizeof(int));
 	if (sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		tp_warn("cannot pass the pool to the recorder (%s): if this process ends with "
 			"_exit(), what its pool holds then is lost", strerror(errno));

@@ -33,7 +33,36 @@ HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf
 #define tp_err(...) tp_log(0, __VA_ARGS__)
 #define tp_warn(...) tp_log(1, __VA_ARGS__)
 #define tp_debug(...) tp_log(2, __VA_ARGS__)
+/* An error the user must hear of without TPOINT_DEBUG: to the log callback, else stderr. */
+HIDDEN void tp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 HIDDEN void log_init_from_env(void);
+
+/* ---- ownfile.c: only our own descriptors, only regular files ---- */
+struct owned_fd {
+	int fd;    /* -1: none */
+	dev_t dev; /* what it was opened on: checked before each use */
+	ino_t ino;
+};
+#define OWNED_FD_NONE ((struct owned_fd){ .fd = -1 })
+/* Keep `fd`, just opened: moved to a high number, its identity noted. Closes it on error. */
+HIDDEN int ownfd_adopt(struct owned_fd *o, int fd);
+/* Still the file we opened? Not when the program closed the descriptor or reused its number. */
+HIDDEN bool ownfd_intact(const struct owned_fd *o);
+/* Close it if it is still ours (never the program's descriptor); forget it either way. */
+HIDDEN void ownfd_close(struct owned_fd *o);
+/* Open `path` again, at `pos`, if it is still the file *o was: 0, or -errno (-ESTALE: not). */
+HIDDEN int ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
+/* 0 if `path` is a regular file or does not exist; otherwise -errno, and `err` says what it is. */
+HIDDEN int output_check(const char *path, char *err, size_t errlen);
+/* Open `path` for writing, created if need be: a regular file only, never blocking, never
+ * through a link. A descriptor, or -errno with `err` saying why. */
+enum {
+	OUTPUT_TRUNCATE = 1, /* emptied, once known to be a regular file */
+	OUTPUT_FIFO = 2,     /* a FIFO with a reader already is taken too (a spool: ownfile.c) */
+};
+HIDDEN int output_open(const char *path, unsigned flags, char *err, size_t errlen);
+/* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
+HIDDEN int output_create_tmp(const char *path, char *tmp, size_t tmplen);
 
 /* ---- clock.c: the hot path's clock and CLOCK_MONOTONIC nanoseconds ---- */
 struct clock_sample {
@@ -105,7 +134,7 @@ enum { PAGE_FREE = 0, PAGE_WRITING = 1, PAGE_FULL = 2 };
 #define POOL_MAX_REGIONS 16u
 
 struct pool {
-	int memfd;
+	struct owned_fd memfd; /* for a client that salvages the pages (session_attach()) */
 	char *base;       /* npages pages */
 	size_t size;
 	uint32_t npages;

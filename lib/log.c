@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The library never prints on its own: messages go to a replaceable callback. */
+/*
+ * The library prints nothing on its own: messages go to a replaceable callback, set by
+ * tpoint_set_log() or by TPOINT_DEBUG=1. One kind of message is the exception
+ * (tp_notice()): a recording the user asked for by name that the library refuses to make.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,4 +47,24 @@ void tp_log(int level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fn(level, msg, log_arg);
+}
+
+/*
+ * TPOINT_RECORD named something the library will not write (a device, a FIFO, a link):
+ * the user asked for a file and would otherwise find nothing, or wonder why their device
+ * node is untouched. One line on stderr, unless a log callback takes it.
+ */
+void tp_notice(const char *fmt, ...)
+{
+	tpoint_log_fn fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (fn)
+		fn(0, msg, log_arg);
+	else
+		fprintf(stderr, "tpoint: %s\n", msg);
 }

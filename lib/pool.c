@@ -198,21 +198,31 @@ int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate
 {
 	uint32_t npages = (uint32_t)(bytes / TPOINT_PAGE_SIZE);
 	size_t meta_bytes, total;
+	int fd, err;
 
 	memset(p, 0, sizeof(*p));
-	p->memfd = -1;
+	p->memfd = OWNED_FD_NONE;
 	if (npages < 16)
 		return -EINVAL;
 	meta_bytes = ((size_t)npages * sizeof(struct page_meta) + TPOINT_PAGE_SIZE - 1) &
 		     ~(size_t)(TPOINT_PAGE_SIZE - 1);
 	total = (size_t)npages * TPOINT_PAGE_SIZE + meta_bytes;
 
-	p->memfd = memfd_create("tpoint-pool", MFD_CLOEXEC);
-	if (p->memfd < 0)
+	fd = memfd_create("tpoint-pool", MFD_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	if (ftruncate(p->memfd, (off_t)total) < 0)
+	err = ownfd_adopt(&p->memfd, fd);
+	if (err)
+		return err;
+	/* Another thread of the program may close descriptors meanwhile (ownfile.c). */
+	if (!ownfd_intact(&p->memfd)) {
+		errno = EBADF;
 		goto fail;
-	p->base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd, 0);
+	}
+	if (ftruncate(p->memfd.fd, (off_t)total) < 0)
+		goto fail;
+	p->base = ownfd_intact(&p->memfd) ?
+		mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd.fd, 0) : MAP_FAILED;
 	if (p->base == MAP_FAILED) {
 		p->base = NULL;
 		goto fail;
@@ -262,8 +272,8 @@ int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate
 	return 0;
 no_memory:
 	errno = ENOMEM;
-fail:;
-	int err = -errno;
+fail:
+	err = errno ? -errno : -EBADF;
 	pool_destroy(p);
 	return err;
 }
@@ -272,13 +282,12 @@ void pool_destroy(struct pool *p)
 {
 	if (p->base)
 		munmap(p->base, p->size);
-	if (p->memfd >= 0)
-		close(p->memfd);
+	ownfd_close(&p->memfd);
 	for (uint32_t r = 0; r < POOL_MAX_REGIONS; r++)
 		free(p->free_q[r]);
 	free(p->full_q);
 	memset(p, 0, sizeof(*p));
-	p->memfd = -1;
+	p->memfd = OWNED_FD_NONE;
 }
 
 void pool_release_memory(struct pool *p)
@@ -286,12 +295,14 @@ void pool_release_memory(struct pool *p)
 	/*
 	 * The mapping stays (a writer preempted inside a record may still store to it: it gets
 	 * a fresh zero page), but the memory goes back to the system now, and the descriptor.
+	 * Through the mapping, not the descriptor: the program may have closed that, and its
+	 * number may be one of the program's files now (a punched hole there once turned a
+	 * daemon's log into NUL bytes; tests/daemon_test.c). MADV_REMOVE on a shared mapping
+	 * of a memfd punches the hole in the memfd itself.
 	 */
-	if (p->memfd >= 0) {
-		fallocate(p->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)p->size);
-		close(p->memfd);
-		p->memfd = -1;
-	}
+	if (p->base)
+		madvise(p->base, p->size, MADV_REMOVE);
+	ownfd_close(&p->memfd);
 }
 
 char *pool_page(const struct pool *p, uint32_t index)

@@ -99,49 +99,68 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 	return ret;
 }
 
+/* `path`, malloc'ed, from / on; NULL when out of memory. */
+static char *absolute(const char *path)
+{
+	char *cwd, *abs;
+
+	if (!path)
+		return NULL;
+	if (path[0] == '/' || !(cwd = getcwd(NULL, 0)))
+		return strdup(path); /* no current directory to name: as it is */
+	if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
 static int start_locked(const char *out_path, const char *spool, bool spool_only)
 {
-	struct pool *pool;
-	char why[256];
+	char *abs_out = NULL, *abs_spool = NULL;
+	struct pool *pool = NULL;
+	char why[512];
 	size_t bytes;
-	int err;
+	int err = -ENOMEM;
 
 	if (rec.active)
 		return -EBUSY;
-	if (!spool_only && out_path) {
-		/* Find out now, not at exit, whether the file can be written. */
-		int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* A daemon changes directory: the names must still say where we began. */
+	if ((out_path && !(abs_out = absolute(out_path))) ||
+	    (spool && !(abs_spool = absolute(spool))))
+		goto fail;
+	if (!spool_only && abs_out) {
+		/* Find out now, not at exit, whether the file can be written, and is a file. */
+		int fd = output_open(abs_out, 0, why, sizeof(why));
 
-		if (fd < 0)
-			return -errno;
+		if (fd < 0) {
+			tp_err("%s", why);
+			err = fd;
+			goto fail;
+		}
 		close(fd);
 	}
 	/* What the machine can give now: asked for more, the pool would end the program. */
 	bytes = pool_size_fit(pool_bytes, why, sizeof(why));
 	if (bytes < MIN_POOL_BYTES) {
 		tp_err("%s: no room for a pool of even 64 KiB", why);
-		return -ENOMEM;
+		goto fail;
 	}
 	if (why[0])
 		tp_warn("%s: using %zu KiB", why, bytes >> 10);
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
-		return -ENOMEM;
+		goto fail;
 	spool_mark_stats(); /* the file's counts start here */
 	/* In memory only, the pool fills as events come (session_ensure_recording()). */
-	err = pool_make(pool, bytes, pool_mode, spool != NULL);
+	err = pool_make(pool, bytes, pool_mode, abs_spool != NULL);
+	if (!err)
+		err = abs_spool ? spool_start(pool, abs_spool, false) : 0;
 	if (err) {
-		free(pool);
-		return err;
+		pool_destroy(pool); /* a second time after pool_make() failed: harmless */
+		goto fail;
 	}
-	err = spool ? spool_start(pool, spool, false) : 0;
-	if (err) {
-		pool_destroy(pool);
-		free(pool);
-		return err;
-	}
-	rec.out_path = out_path ? strdup(out_path) : NULL;
-	rec.spool = spool ? strdup(spool) : NULL;
+	rec.out_path = abs_out;
+	rec.spool = abs_spool;
 	rec.spool_only = spool_only;
 	rec.pool = pool;
 	rec.active = true;
@@ -149,6 +168,12 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 	__atomic_store_n(&tp_active_pool, pool, __ATOMIC_RELEASE);
 	registry_apply_recording(true);
 	return 0;
+
+fail:
+	free(pool);
+	free(abs_out);
+	free(abs_spool);
+	return err;
 }
 
 /* The spools of this recording, the images' before exec first: how many, or -ENOMEM. */
@@ -400,7 +425,8 @@ int session_attach(const char *spool, const char *patterns, enum tpoint_mode mod
 		return err;
 	}
 	rec.mark = mark;
-	*memfd = rec.pool->memfd;
+	/* Only ours: a number the program reused would hand the client the program's file. */
+	*memfd = ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
 	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
 		 (size_t)((char *)rec.pool->meta - rec.pool->base));
 	pthread_mutex_unlock(&session_mutex);
@@ -626,7 +652,16 @@ static void start_from_env(void)
 		free(out);
 		return;
 	}
-	start_env_locked(what, out, spool, false);
+	/*
+	 * Not a regular file (a device, a FIFO, a link): refused, and said even without
+	 * TPOINT_DEBUG, as the user named it and would otherwise look for a file (ownfile.c).
+	 */
+	char why[512];
+
+	if (output_check(out, why, sizeof(why)) < 0 || output_check(spool, why, sizeof(why)) < 0)
+		tp_notice("TPOINT_RECORD: %s; running untraced", why);
+	else
+		start_env_locked(what, out, spool, false);
 	free(what);
 	free(spool);
 	free(out);

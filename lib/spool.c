@@ -26,8 +26,8 @@ static struct spool {
 	pthread_t thread;
 	bool thread_running;
 	bool stop;
-	int fd;
-	char *path;
+	struct owned_fd file; /* the spool: checked before each write (ownfile.c) */
+	char *path;           /* from / on: a daemon changes directory (session.c) */
 	struct pool *pool;
 	uint64_t *clock_at; /* per page: the running clock where its spooled part ends */
 	char *buf;          /* chunks being put together: headers, names, formats, copies */
@@ -58,8 +58,8 @@ static struct spool {
 	 * signalled under io; zeroed, as after a fork, it is a default one, made anew. */
 	pthread_cond_t wake;
 	bool wake_ready;
-	int room_fd;       /* room held for the last counts on a full disk, or -1 */
-} sp = { .io = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .room_fd = -1 };
+	struct owned_fd room; /* room held for the last counts on a full disk */
+} sp = { .io = PTHREAD_MUTEX_INITIALIZER, .file = { .fd = -1 }, .room = { .fd = -1 } };
 
 /*
  * On a full disk the records stop reaching the file, but the counts that say how many were
@@ -76,27 +76,26 @@ static void room_hold(void)
 {
 	size_t len = strlen(sp.path) + sizeof(".room");
 	char *name = malloc(len);
+	int fd;
 
 	if (!name)
 		return;
 	snprintf(name, len, "%s.room", sp.path);
-	sp.room_fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (sp.room_fd >= 0) {
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
 		unlink(name);
-		if (posix_fallocate(sp.room_fd, 0, SPOOL_ROOM)) {
-			close(sp.room_fd);
-			sp.room_fd = -1;
-		}
+		if (posix_fallocate(fd, 0, SPOOL_ROOM))
+			close(fd);
+		else
+			ownfd_adopt(&sp.room, fd); /* none on failure */
 	}
 	free(name);
 }
 
-/* The file has no name left: closing it frees its room. */
+/* The file has no name left: closing it frees its room (if the program did not close it). */
 static void room_give_back(void)
 {
-	if (sp.room_fd >= 0)
-		close(sp.room_fd);
-	sp.room_fd = -1;
+	ownfd_close(&sp.room);
 }
 
 /*
@@ -123,14 +122,44 @@ static void close_segment(void)
 	}
 }
 
+/*
+ * Is the spool's descriptor still the file we opened? The program may have closed it, and
+ * one of its own files may have the number now: a daemon starting up closes everything and
+ * opens its log (tests/daemon_test.c). Then the spool is opened again by its name, if that
+ * is still the same file, and writing goes on where it stopped; otherwise the records from
+ * here on count as lost. Never a byte through a descriptor that is not ours.
+ */
+static bool spool_file_ours(void)
+{
+	int old = sp.file.fd, err;
+
+	if (ownfd_intact(&sp.file))
+		return true;
+	if (old < 0) {
+		sp.error = EBADF; /* lost before, and said so then */
+		return false;
+	}
+	err = ownfd_reopen(&sp.file, sp.path, sp.file_end);
+	if (!err) {
+		tp_warn("spool %s: the program closed descriptor %d; writing on through %d", sp.path,
+			old, sp.file.fd);
+		return true;
+	}
+	sp.file.fd = -1; /* the number is the program's now: forgotten, not closed */
+	sp.error = EBADF;
+	tp_err("spool %s: the program closed descriptor %d and the file cannot be opened again "
+	       "(%s); the records from here on count as lost", sp.path, old, strerror(-err));
+	return false;
+}
+
 /* False when the file cannot take it (sp.error says why), now or since an earlier write. */
 static bool write_all(void)
 {
 	struct iovec *v = sp.iov;
 	uint32_t n = sp.niov;
 
-	while (n && !sp.error) {
-		ssize_t done = writev(sp.fd, v, (int)n);
+	while (n && !sp.error && spool_file_ours()) {
+		ssize_t done = writev(sp.file.fd, v, (int)n);
 
 		if (done < 0 && errno == EINTR)
 			continue;
@@ -185,8 +214,8 @@ static void flush_buf(void)
 		 * as do those of every write after the first that failed. The room cut off is
 		 * what a last, small chunk of counts needs (sync_locked()).
 		 */
-		if (sp.file_end != start && ftruncate(sp.fd, start) == 0 &&
-		    lseek(sp.fd, start, SEEK_SET) == start)
+		if (sp.file_end != start && ownfd_intact(&sp.file) &&
+		    ftruncate(sp.file.fd, start) == 0 && lseek(sp.file.fd, start, SEEK_SET) == start)
 			sp.file_end = start;
 		if (!sp.snapshot) /* a snapshot's records are still in the pool */
 			for (uint32_t i = 0; i < sp.nrecords; i++)
@@ -759,10 +788,14 @@ static int spool_open(struct pool *p, const char *path, bool live)
 		spool_free_state();
 		return -ENOMEM;
 	}
-	sp.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (sp.fd < 0) {
-		int err = -errno;
+	/* A regular file (or a FIFO read already), not through a link, never waiting. */
+	char why[512];
+	int fd = output_open(path, OUTPUT_TRUNCATE | OUTPUT_FIFO, why, sizeof(why)), err;
 
+	if (fd < 0 || (err = ownfd_adopt(&sp.file, fd)) < 0) {
+		err = fd < 0 ? fd : err;
+		if (fd < 0)
+			tp_err("spool: %s", why);
 		spool_free_state();
 		return err;
 	}
@@ -786,11 +819,9 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	put_new_events();
 	flush_buf();
 	if (sp.error) {
-		int err = -sp.error;
-
-		close(sp.fd);
+		err = -sp.error;
+		ownfd_close(&sp.file);
 		unlink(path);
-		sp.fd = -1;
 		spool_free_state();
 		return err;
 	}
@@ -820,9 +851,8 @@ int spool_start(struct pool *p, const char *path, bool live)
 	err = -pthread_create(&sp.thread, NULL, drain_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		close(sp.fd);
+		ownfd_close(&sp.file);
 		unlink(path);
-		sp.fd = -1;
 		spool_free_state();
 		return err;
 	}
@@ -858,6 +888,14 @@ static void put_closing_chunks(bool final)
 		sp.error = error;
 }
 
+/* The end of a spool: its error, if any, or close()'s. */
+static void spool_close(int *err)
+{
+	if (ownfd_intact(&sp.file) && close(sp.file.fd) < 0 && !*err)
+		*err = -errno;
+	sp.file.fd = -1;
+}
+
 static void sync_locked(bool final)
 {
 	put_new_events();
@@ -872,7 +910,7 @@ int spool_sync(void)
 {
 	int err;
 
-	if (sp.fd < 0)
+	if (!sp.path)
 		return -ENOENT;
 	pthread_mutex_lock(&sp.io);
 	sync_locked(false);
@@ -885,7 +923,7 @@ int spool_stop(void)
 {
 	int err;
 
-	if (sp.fd < 0)
+	if (!sp.path)
 		return -ENOENT;
 	/* Writers waiting in block mode for a page go on without one (and count it lost). */
 	__atomic_store_n(&sp.pool->draining, false, __ATOMIC_RELAXED);
@@ -899,9 +937,7 @@ int spool_stop(void)
 	pthread_mutex_lock(&sp.io);
 	sync_locked(true);
 	err = -sp.error;
-	if (close(sp.fd) < 0 && !err)
-		err = -errno;
-	sp.fd = -1;
+	spool_close(&err);
 	spool_free_state();
 	pthread_mutex_unlock(&sp.io);
 	return err;
@@ -921,7 +957,7 @@ int spool_snapshot(struct pool *p, const char *path)
 	if (!copy)
 		return -ENOMEM;
 	pthread_mutex_lock(&sp.io);
-	if (sp.fd >= 0) {
+	if (sp.path) {
 		pthread_mutex_unlock(&sp.io);
 		free(copy);
 		return -EBUSY;
@@ -952,9 +988,7 @@ int spool_snapshot(struct pool *p, const char *path)
 	flush_buf();
 	put_closing_chunks(true);
 	err = -sp.error;
-	if (close(sp.fd) < 0 && !err)
-		err = -errno;
-	sp.fd = -1;
+	spool_close(&err);
 	spool_free_state();
 	pthread_mutex_unlock(&sp.io);
 	free(copy);
@@ -986,14 +1020,13 @@ const char *spool_path(void)
 void spool_after_fork(void)
 {
 	/* The parent's drain thread and file are not the child's. */
-	if (sp.fd >= 0)
-		close(sp.fd);
+	ownfd_close(&sp.file);
 	spool_free_state();
 	free(stats_base); /* the child counts from zero (writer_after_fork()) */
 	stats_base = NULL;
 	nstats_base = 0;
 	memset(&sp, 0, sizeof(sp));
 	pthread_mutex_init(&sp.io, NULL);
-	sp.fd = -1;
-	sp.room_fd = -1;
+	sp.file = OWNED_FD_NONE;
+	sp.room = OWNED_FD_NONE;
 }

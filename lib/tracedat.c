@@ -381,17 +381,35 @@ static int read_spool(struct writer_state *w, uint32_t si)
 #define OUT_BUF (256u << 10)
 
 struct out_file {
-	int fd;
+	struct owned_fd file; /* checked before each write: the program may close it (ownfile.c) */
+	const char *path;     /* its name, to open it again */
+	uint64_t done;        /* bytes in the file */
 	uint64_t off; /* bytes written so far, the buffered ones included */
 	int error;
 	char *buf;    /* OUT_BUF bytes, or NULL: then every write goes straight out */
 	size_t used;
 };
 
+/*
+ * Still the file we opened? A program writing its recording at exit may have closed the
+ * descriptor from another thread, or opened a file of its own that took the number: then
+ * the file is opened again by its name, if it still is the same file.
+ */
+static bool out_file_ours(struct out_file *f)
+{
+	if (ownfd_intact(&f->file))
+		return true;
+	if (f->file.fd >= 0 && ownfd_reopen(&f->file, f->path, (off_t)f->done) == 0)
+		return true;
+	f->file.fd = -1; /* not ours: forgotten, never closed */
+	f->error = EBADF;
+	return false;
+}
+
 static void out_write_through(struct out_file *f, const char *p, size_t len)
 {
-	while (len && !f->error) {
-		ssize_t n = write(f->fd, p, len);
+	while (len && !f->error && out_file_ours(f)) {
+		ssize_t n = write(f->file.fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -401,6 +419,7 @@ static void out_write_through(struct out_file *f, const char *p, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		f->done += (uint64_t)n;
 	}
 }
 
@@ -829,14 +848,18 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 			 struct tracedat_result *res, char *err, size_t errlen)
 {
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1 };
-	struct out_file f = { .fd = -1 };
+	struct out_file f = { .file = OWNED_FD_NONE };
 	uint64_t table_off, *table = NULL, counted = 0;
 	char *tmp = NULL;
-	int ret = 0;
+	int ret = 0, fd;
 
 	memset(res, 0, sizeof(*res));
 	if (errlen)
 		err[0] = 0;
+	/* Only a regular file is replaced: not a device node, a FIFO, a link (ownfile.c). */
+	ret = output_check(out_path, err, errlen);
+	if (ret)
+		return ret;
 	w.in = calloc((size_t)(nspools > 0 ? nspools : 1), sizeof(*w.in));
 	if (!w.in)
 		return fail(&w, -ENOMEM, "out of memory");
@@ -850,18 +873,32 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 	if (ret)
 		goto out;
 
-	/* Write beside the target and rename: a reader never sees half a file. */
-	if (asprintf(&tmp, "%s.tmp.%d", out_path, (int)getpid()) < 0) {
-		tmp = NULL;
+	/*
+	 * Write beside the target and rename: a reader never sees half a file. The name is
+	 * new, made with O_EXCL: nothing that is there already (a link planted in a shared
+	 * directory) is opened, truncated or removed.
+	 */
+	size_t tmplen = strlen(out_path) + 32;
+
+	tmp = malloc(tmplen);
+	if (!tmp) {
 		ret = fail(&w, -ENOMEM, "out of memory");
 		goto out;
 	}
-	f.buf = malloc(OUT_BUF);
-	f.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (f.fd < 0) {
-		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
+	fd = output_create_tmp(out_path, tmp, tmplen);
+	if (fd < 0) {
+		free(tmp);
+		tmp = NULL; /* not ours to remove */
+		ret = fail(&w, fd, "%s: %s", out_path, strerror(-fd));
 		goto out;
 	}
+	ret = ownfd_adopt(&f.file, fd);
+	if (ret) {
+		ret = fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+		goto out;
+	}
+	f.path = tmp;
+	f.buf = malloc(OUT_BUF);
 	write_metadata(&w, &f);
 	out_write(&f, "flyrecord", 10);
 	table_off = f.off;
@@ -890,19 +927,25 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 		}
 	}
 	out_flush(&f);
-	if (!f.error &&
-	    pwrite(f.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
+	if (!f.error && out_file_ours(&f) &&
+	    pwrite(f.file.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
 		f.error = errno ? errno : EIO;
 	if (f.error) {
-		ret = fail(&w, -f.error, "%s: %s", out_path, strerror(f.error));
+		ret = fail(&w, -f.error, "%s: %s", out_path, f.error == EBADF ?
+			   "the program closed the descriptor it was being written through" :
+			   strerror(f.error));
 		goto out;
 	}
-	if (close(f.fd) < 0) {
-		f.fd = -1;
+	fd = f.file.fd;
+	f.file.fd = -1;
+	if (close(fd) < 0) {
 		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
 		goto out;
 	}
-	f.fd = -1;
+	/* Once more: what was a file when we began may have become something else. */
+	ret = output_check(out_path, err, errlen);
+	if (ret)
+		goto out;
 	if (rename(tmp, out_path) < 0) {
 		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
 		goto out;
@@ -933,8 +976,7 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 	if (counted > res->lost)
 		res->lost = counted;
 out:
-	if (f.fd >= 0)
-		close(f.fd);
+	ownfd_close(&f.file);
 	if (ret && tmp)
 		unlink(tmp);
 	free(f.buf);

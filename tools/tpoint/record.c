@@ -428,6 +428,14 @@ int cmd_record(int argc, char **argv)
 		default: record_usage(stderr); return EXIT_USAGE;
 		}
 	}
+	/*
+	 * The file is written beside the output and renamed over it: that would replace a
+	 * device node (as root, /dev/null for everyone) or a link. Refused before anything runs.
+	 */
+	if (output_check(out, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		return EXIT_FAIL;
+	}
 	if (assemble) {
 		if (events || pid || filter || duration || mode || buffer || optind < argc) {
 			tool_error("record", "--assemble takes a directory and -o, nothing else");

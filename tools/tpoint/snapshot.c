@@ -56,6 +56,11 @@ int cmd_snapshot(int argc, char **argv)
 		tool_error("snapshot", "usage: tpoint snapshot -p PID [-o FILE]");
 		return EXIT_USAGE;
 	}
+	/* Only a regular file is replaced by the one written (lib/ownfile.c). */
+	if (output_check(out, err, sizeof(err)) < 0) {
+		tool_error("snapshot", "%s", err);
+		return EXIT_FAIL;
+	}
 	if (attach_make_dir(&a, pid, out, err, sizeof(err)) < 0) {
 		tool_error("snapshot", "%s", err);
 		return EXIT_FAIL;
