@@ -25,14 +25,14 @@ TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/pack.c \
-	   lib/page.c lib/pool.c lib/print.c lib/registry.c lib/session.c lib/sockio.c lib/spool.c \
+	   lib/page.c lib/pool.c lib/print.c lib/registry.c lib/session.c lib/spool.c \
 	   lib/tracedat.c lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
 	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/page.o $(O)/lib/clock.o \
-		$(O)/lib/sockio.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o
+		$(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 

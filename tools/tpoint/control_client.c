@@ -225,7 +225,8 @@ int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char 
 	ret = send_by(c->fd, &h, sizeof(h), deadline);
 	if (!ret && plen)
 		ret = send_by(c->fd, payload, plen, deadline);
-	if (!ret)
+	/* A process that refused us (busy, another user) said why before it closed: read it. */
+	if (!ret || ret == -EPIPE)
 		ret = recv_by(c->fd, &h, sizeof(h), fd, deadline);
 	if (ret < 0)
 		return channel_error(c, ret, err, errlen);
@@ -362,6 +363,13 @@ int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_
 		ret = connect_checked(dir, pid, uid, c, err, errlen);
 		if ((ret == -ENOENT || ret == -ECONNREFUSED) && first[0])
 			snprintf(err, errlen, "%s", first); /* say what was wrong with the first */
+	}
+	/* Busy is for a moment (idle clients give way after 2 s): ask again until the timeout. */
+	for (int64_t until = now_ms() + c->timeout_ms; ret == -EBUSY && now_ms() < until;) {
+		struct timespec ts = { 0, 100000000 };
+
+		nanosleep(&ts, NULL);
+		ret = connect_checked(dir, pid, uid, c, err, errlen);
 	}
 	if ((ret == -ENOENT || ret == -ECONNREFUSED) && !err[0])
 		snprintf(err, errlen,
