@@ -49,6 +49,8 @@ struct client {
 	char *payload;
 	int64_t msg_start; /* when its first byte came; 0 between messages */
 	int64_t last;      /* when it connected or its last message was answered */
+	dev_t dev;         /* the socket's identity: a program that closes every descriptor */
+	ino_t ino;         /* may have reused its number for a file of its own */
 };
 
 static struct {
@@ -595,7 +597,22 @@ static void accept_client(void)
 		close(fd);
 		return;
 	}
-	ctl.clients[i] = (struct client){ .fd = fd, .last = now };
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	ctl.clients[i] = (struct client){ .fd = fd, .last = now, .dev = st.st_dev, .ino = st.st_ino };
+}
+
+/* Is client i's descriptor still the socket we accepted, not one of the program's own? */
+static bool client_intact(int i)
+{
+	struct stat st;
+
+	return fstat(ctl.clients[i].fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == ctl.clients[i].dev && st.st_ino == ctl.clients[i].ino;
 }
 
 /* Requests not whole in time are dropped: their connection goes. */
@@ -651,7 +668,7 @@ static void *control_thread(void *arg)
 		for (int k = 1; k < n; k++) {
 			if (!pfd[k].revents)
 				continue;
-			if (pfd[k].revents & POLLNVAL)
+			if ((pfd[k].revents & POLLNVAL) || !client_intact(map[k]))
 				client_close(map[k], true); /* closed under us: not ours to close */
 			else if (serve(map[k]) < 0)
 				client_close(map[k], false);

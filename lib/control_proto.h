@@ -65,7 +65,7 @@ enum ctl_type {
 /*
  * Deadlines: neither end waits on the other's bytes without one. The process drops a request
  * not whole 2 s after its first byte and an answer not taken within 2 s; the tool gives an
- * answer 5 s to begin and 5 s more to complete (ps: 1 s each, and 4 KiB).
+ * answer 5 s to begin and 5 s more to complete (ps: 2 s each, and 4 KiB).
  */
 
 #endif

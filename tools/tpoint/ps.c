@@ -6,7 +6,7 @@
  * ctl_connect()), the name is /proc/PID/comm; only the counts and the recording come from
  * the process's answer. Everything printed is escaped, since a process (or any user, as
  * root sees them) chooses its name and its answer: no terminal control sequence gets out.
- * Each process has a second to answer and 4 KiB to say it in.
+ * Each process has 2 s to begin its answer, 2 s more to complete it, and 4 KiB.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +17,7 @@
 #include "control_proto.h"
 #include "tpoint.h"
 
-#define PS_TIMEOUT_MS 1000
+#define PS_TIMEOUT_MS 2000
 #define PS_MAX_REPLY 4096
 
 /* Length of the valid UTF-8 sequence at s for a printable code point (>= U+00A0), or 0. */
