@@ -7,7 +7,12 @@
  * events of a running process through it, with no daemon in between (control_proto.h).
  *
  * One thread serves it, with every signal blocked, so that the program's own handling of
- * signals is untouched; the hot path never looks at any of this. Programs that close every
+ * signals is untouched; the hot path never looks at any of this. No client can hold it: it
+ * never waits on one client's bytes (each connection is read as its bytes come, into a
+ * message of its own), a request must be whole 2 s after its first byte and an answer taken
+ * within 2 s, or the connection is dropped; a connection idle for 2 s gives its place to a
+ * new one when all 16 are taken. So a recorder that goes away is noticed at once, whatever
+ * the other clients do. Programs that close every
  * descriptor they did not open (daemons do) or fork without exec are expected: the thread
  * notices that its socket is gone and makes a new one, and a child gets its own.
  */
@@ -25,18 +30,34 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "control_proto.h"
 #include "internal.h"
 
 #define MAX_CLIENTS 16
+#define REQUEST_MS 2000 /* a request, from its first byte to its last */
+#define ANSWER_MS 2000  /* an answer, for the client to take */
+#define IDLE_MS 2000    /* an idle connection gives its place to a new one after this */
+
+/* A connection, and the message it is in the middle of. */
+struct client {
+	int fd; /* -1: a free place */
+	bool greeted;
+	struct ctl_hdr hdr;
+	size_t got;        /* bytes of the message so far: the header's, then the payload's */
+	char *payload;
+	int64_t msg_start; /* when its first byte came; 0 between messages */
+	int64_t last;      /* when it connected or its last message was answered */
+	dev_t dev;         /* the socket's identity: a program that closes every descriptor */
+	ino_t ino;         /* may have reused its number for a file of its own */
+};
 
 static struct {
 	int listen_fd;
 	pid_t owner; /* the process that made the socket: a forked child must not unlink it */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	int clients[MAX_CLIENTS];
-	bool greeted[MAX_CLIENTS];
+	struct client clients[MAX_CLIENTS];
 	pthread_t thread;
 	bool started;
 	int attached; /* client slot that owns an attached recording, or -1 */
@@ -175,25 +196,58 @@ static bool listen_socket_intact(void)
 
 /* ---- requests ---- */
 
-static int send_msg(int fd, uint32_t type, int32_t result, const char *text, size_t len)
+static int64_t now_ms(void)
 {
-	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, type, (uint32_t)(4 + len) };
+	struct timespec ts;
 
-	if (ctl_send_all(fd, &h, sizeof(h)) < 0 || ctl_send_all(fd, &result, 4) < 0)
-		return -1;
-	return len ? ctl_send_all(fd, text, len) : 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The same, with a descriptor passed along (SCM_RIGHTS) on the header's bytes. */
-static int send_msg_fd(int fd, int32_t result, const char *text, size_t len, int pass)
+/*
+ * sendmsg() of all of buf by the deadline (the connection is non-blocking): 0, or -1 when the
+ * client went away or does not take its answer in time. The descriptor in `msg`, if any,
+ * goes with the first byte.
+ */
+static int send_by(int fd, struct msghdr *msg, const char *buf, size_t len, int64_t deadline)
 {
-	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, CTL_OK, (uint32_t)(4 + len) };
+	while (len) {
+		struct iovec iov = { (void *)buf, len };
+		ssize_t n;
+
+		msg->msg_iov = &iov;
+		msg->msg_iovlen = 1;
+		n = sendmsg(fd, msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			struct pollfd p = { fd, POLLOUT, 0 };
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
+				return -1;
+			continue;
+		}
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+		msg->msg_control = NULL; /* sent with the first byte */
+		msg->msg_controllen = 0;
+	}
+	return 0;
+}
+
+/* An answer: header, int32 result, text; with a descriptor (SCM_RIGHTS) if pass >= 0. */
+static int send_answer(int fd, uint32_t type, int32_t result, const char *text, size_t len,
+		       int pass)
+{
+	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, type, (uint32_t)(4 + len) };
+	int64_t deadline = now_ms() + ANSWER_MS;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { &h, sizeof(h) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr msg = { 0 };
+	char head[sizeof(h) + 4];
 
 	if (pass >= 0 && fcntl(pass, F_GETFD) >= 0) {
 		struct cmsghdr *c;
@@ -207,9 +261,24 @@ static int send_msg_fd(int fd, int32_t result, const char *text, size_t len, int
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &pass, sizeof(int));
 	}
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h) || ctl_send_all(fd, &result, 4) < 0)
+	memcpy(head, &h, sizeof(h));
+	memcpy(head + sizeof(h), &result, 4);
+	if (send_by(fd, &msg, head, sizeof(head), deadline) < 0)
 		return -1;
-	return len ? ctl_send_all(fd, text, len) : 0;
+	msg.msg_control = NULL;
+	msg.msg_controllen = 0;
+	return len ? send_by(fd, &msg, text, len, deadline) : 0;
+}
+
+static int send_msg(int fd, uint32_t type, int32_t result, const char *text, size_t len)
+{
+	return send_answer(fd, type, result, text, len, -1);
+}
+
+/* The same, with a descriptor passed along (SCM_RIGHTS) on the header's bytes. */
+static int send_msg_fd(int fd, int32_t result, const char *text, size_t len, int pass)
+{
+	return send_answer(fd, CTL_OK, result, text, len, pass);
 }
 
 static int send_error(int fd, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -374,81 +443,91 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 	return ret;
 }
 
-/* One message from client slot i; -1 closes the connection. */
-static int serve(int i)
+/* The message in hand is whole: check and answer it. -1 closes the connection. */
+static int serve_message(int i)
 {
-	int fd = ctl.clients[i];
-	struct ctl_hdr h;
-	char *payload;
+	struct client *c = &ctl.clients[i];
 	int ret;
 
-	if (ctl_recv_all(fd, &h, sizeof(h)) < 0)
-		return -1;
-	if (h.magic != CTL_MAGIC) {
-		send_error(fd, -EPROTO, "not a tpoint control message (bad magic)");
+	c->payload[c->hdr.len] = 0;
+	if (memchr(c->payload, 0, c->hdr.len)) {
+		send_error(c->fd, -EPROTO, "a request is text: it holds a NUL byte");
 		return -1;
 	}
-	if (h.major != CTL_MAJOR) {
-		send_error(fd, -EPROTONOSUPPORT,
+	c->greeted = true;
+	ret = handle(c->fd, i, &c->hdr, c->payload);
+	free(c->payload);
+	c->payload = NULL;
+	c->got = 0;
+	c->msg_start = 0;
+	c->last = now_ms();
+	return ret < 0 ? -1 : 0;
+}
+
+/* The header is whole: is it one to read a payload for? -1 closes the connection. */
+static int check_header(int i)
+{
+	struct client *c = &ctl.clients[i];
+	const struct ctl_hdr *h = &c->hdr;
+
+	if (h->magic != CTL_MAGIC) {
+		send_error(c->fd, -EPROTO, "not a tpoint control message (bad magic)");
+		return -1;
+	}
+	if (h->major != CTL_MAJOR) {
+		send_error(c->fd, -EPROTONOSUPPORT,
 			   "protocol version %u.%u is not supported: this process speaks %d.%d",
-			   h.major, h.minor, CTL_MAJOR, CTL_MINOR);
+			   h->major, h->minor, CTL_MAJOR, CTL_MINOR);
 		return -1;
 	}
-	if (h.len > CTL_MAX_REQUEST) {
-		send_error(fd, -EMSGSIZE, "request of %u bytes: at most %u", h.len,
+	if (h->len > CTL_MAX_REQUEST) {
+		send_error(c->fd, -EMSGSIZE, "request of %u bytes: at most %u", h->len,
 			   CTL_MAX_REQUEST);
 		return -1;
 	}
-	if (!ctl.greeted[i] && h.type != CTL_HELLO) {
-		send_error(fd, -EPROTO, "the first message must be HELLO");
+	if (!c->greeted && h->type != CTL_HELLO) {
+		send_error(c->fd, -EPROTO, "the first message must be HELLO");
 		return -1;
 	}
-	payload = malloc(h.len + 1);
-	if (!payload || ctl_recv_all(fd, payload, h.len) < 0) {
-		free(payload);
-		return -1;
-	}
-	payload[h.len] = 0;
-	if (memchr(payload, 0, h.len)) {
-		free(payload);
-		send_error(fd, -EPROTO, "a request is text: it holds a NUL byte");
-		return -1;
-	}
-	ctl.greeted[i] = true;
-	ret = handle(fd, i, &h, payload);
-	free(payload);
-	return ret;
+	c->payload = malloc(h->len + 1);
+	return c->payload ? 0 : -1;
 }
 
-static void accept_client(void)
+/*
+ * Take what client i has sent, without waiting for more: a message grows by what comes and
+ * is answered once whole. -1 closes the connection.
+ */
+static int serve(int i)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	struct timeval tv = { 2, 0 };
-	int fd = accept4(ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	int i;
+	struct client *c = &ctl.clients[i];
 
-	if (fd < 0)
-		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    (cred.uid != geteuid() && cred.uid != 0)) {
-		send_error(fd, -EACCES, "permission denied: process %d belongs to another user",
-			   (int)getpid());
-		close(fd);
-		return;
+	for (;;) {
+		size_t hlen = sizeof(c->hdr), want;
+		char *dst;
+		ssize_t n;
+
+		if (c->got < hlen) {
+			dst = (char *)&c->hdr + c->got;
+			want = hlen - c->got;
+		} else {
+			dst = c->payload + (c->got - hlen);
+			want = hlen + c->hdr.len - c->got;
+		}
+		n = recv(c->fd, dst, want, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return -1; /* gone */
+		if (!c->got)
+			c->msg_start = now_ms();
+		c->got += (size_t)n;
+		if (c->got == hlen && check_header(i) < 0)
+			return -1;
+		if (c->got == hlen + c->hdr.len)
+			return serve_message(i); /* one a turn: the others' turn comes first */
 	}
-	/* A client that stops mid-message must not hold the channel. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	for (i = 0; i < MAX_CLIENTS && ctl.clients[i] >= 0; i++)
-		;
-	if (i == MAX_CLIENTS) {
-		send_error(fd, -EBUSY, "too many tpoint clients at once (%d)", MAX_CLIENTS);
-		close(fd);
-		return;
-	}
-	ctl.clients[i] = fd;
-	ctl.greeted[i] = false;
 }
 
 /* A recorder that vanished (killed, crashed): its events revert, its spool goes. */
@@ -461,12 +540,110 @@ static void client_gone(int slot)
 	tp_debug("control: the recording client went away; its events are off again");
 }
 
+static void client_close(int i, bool closed_under_us)
+{
+	struct client *c = &ctl.clients[i];
+
+	if (!closed_under_us)
+		close(c->fd);
+	free(c->payload);
+	*c = (struct client){ .fd = -1 };
+	client_gone(i);
+}
+
+/* A place for a new connection: a free one, else the longest idle one (not a recorder's). */
+static int free_place(int64_t now)
+{
+	int oldest = -1;
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *c = &ctl.clients[i];
+
+		if (c->fd < 0)
+			return i;
+		if (i != ctl.attached && !c->got && now - c->last >= IDLE_MS &&
+		    (oldest < 0 || c->last < ctl.clients[oldest].last))
+			oldest = i;
+	}
+	if (oldest >= 0) {
+		tp_debug("control: an idle client gives its place to a new one");
+		client_close(oldest, false);
+	}
+	return oldest;
+}
+
+static void accept_client(void)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd = accept4(ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int64_t now = now_ms();
+	int i;
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		send_error(fd, -EACCES, "permission denied: process %d belongs to another user",
+			   (int)getpid());
+		close(fd);
+		return;
+	}
+	i = free_place(now);
+	if (i < 0) {
+		send_error(fd, -EBUSY, "process %d is busy: %d tpoint clients are connected and "
+			   "each sent a request within the last %d s; try again", (int)getpid(),
+			   MAX_CLIENTS, IDLE_MS / 1000);
+		close(fd);
+		return;
+	}
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	ctl.clients[i] = (struct client){ .fd = fd, .last = now, .dev = st.st_dev, .ino = st.st_ino };
+}
+
+/* Is client i's descriptor still the socket we accepted, not one of the program's own? */
+static bool client_intact(int i)
+{
+	struct stat st;
+
+	return fstat(ctl.clients[i].fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == ctl.clients[i].dev && st.st_ino == ctl.clients[i].ino;
+}
+
+/* Requests not whole in time are dropped: their connection goes. */
+static int drop_late(int64_t now)
+{
+	int wait = 1000; /* wake once a second to notice a socket the program closed */
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &ctl.clients[i];
+		int64_t left;
+
+		if (c->fd < 0 || !c->got)
+			continue;
+		left = c->msg_start + REQUEST_MS - now;
+		if (left <= 0) {
+			send_error(c->fd, -ETIMEDOUT, "request not complete within %d s: dropped",
+				   REQUEST_MS / 1000);
+			client_close(i, false);
+		} else if (left < wait) {
+			wait = (int)left;
+		}
+	}
+	return wait;
+}
+
 static void *control_thread(void *arg)
 {
 	(void)arg;
 	for (;;) {
 		struct pollfd pfd[MAX_CLIENTS + 1];
-		int map[MAX_CLIENTS + 1], n = 0;
+		int map[MAX_CLIENTS + 1], n = 0, wait;
 
 		if (ctl.listen_fd < 0 || !listen_socket_intact()) {
 			ctl.listen_fd = -1; /* not ours any more: never close what the program owns */
@@ -475,32 +652,29 @@ static void *control_thread(void *arg)
 				continue;
 			}
 		}
+		wait = drop_late(now_ms());
 		pfd[n].fd = ctl.listen_fd;
 		pfd[n].events = POLLIN;
 		map[n++] = -1;
 		for (int i = 0; i < MAX_CLIENTS; i++)
-			if (ctl.clients[i] >= 0) {
-				pfd[n].fd = ctl.clients[i];
+			if (ctl.clients[i].fd >= 0) {
+				pfd[n].fd = ctl.clients[i].fd;
 				pfd[n].events = POLLIN;
 				map[n++] = i;
 			}
-		/* Wake once a second to notice a socket the program closed. */
-		if (poll(pfd, (nfds_t)n, 1000) <= 0)
+		if (poll(pfd, (nfds_t)n, wait) <= 0)
 			continue;
-		for (int k = 0; k < n; k++) {
+		/* Clients first: a recorder's hang-up is seen before anyone new is let in. */
+		for (int k = 1; k < n; k++) {
 			if (!pfd[k].revents)
 				continue;
-			if (map[k] < 0) {
-				accept_client();
-			} else if (pfd[k].revents & POLLNVAL) {
-				ctl.clients[map[k]] = -1; /* closed under us */
-				client_gone(map[k]);
-			} else if (serve(map[k]) < 0) {
-				close(ctl.clients[map[k]]);
-				ctl.clients[map[k]] = -1;
-				client_gone(map[k]);
-			}
+			if ((pfd[k].revents & POLLNVAL) || !client_intact(map[k]))
+				client_close(map[k], true); /* closed under us: not ours to close */
+			else if (serve(map[k]) < 0)
+				client_close(map[k], false);
 		}
+		if (pfd[0].revents)
+			accept_client();
 	}
 	return NULL;
 }
@@ -520,7 +694,7 @@ void control_start(void)
 	if (v && !strcmp(v, "0"))
 		return;
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		ctl.clients[i] = -1;
+		ctl.clients[i] = (struct client){ .fd = -1 };
 	err = listen_socket();
 	if (err) {
 		tp_warn("control: no socket (%s); tpoint cannot reach this process",
@@ -555,9 +729,10 @@ void control_after_fork(void)
 		close(ctl.listen_fd);
 	ctl.listen_fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++) {
-		if (ctl.clients[i] >= 0)
-			close(ctl.clients[i]);
-		ctl.clients[i] = -1;
+		if (ctl.clients[i].fd >= 0)
+			close(ctl.clients[i].fd);
+		free(ctl.clients[i].payload);
+		ctl.clients[i] = (struct client){ .fd = -1 };
 	}
 	ctl.attached = -1;
 	if (was)

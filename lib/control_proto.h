@@ -62,8 +62,10 @@ enum ctl_type {
 	CTL_ERROR = 0x101,
 };
 
-/* Send or receive all of buf: 0, or -1 when the peer went away or an error came (sockio.c). */
-__attribute__((visibility("hidden"))) int ctl_send_all(int fd, const void *buf, size_t len);
-__attribute__((visibility("hidden"))) int ctl_recv_all(int fd, void *buf, size_t len);
+/*
+ * Deadlines: neither end waits on the other's bytes without one. The process drops a request
+ * not whole 2 s after its first byte and an answer not taken within 2 s; the tool gives an
+ * answer 5 s to begin and 5 s more to complete (ps: 2 s each, and 4 KiB).
+ */
 
 #endif

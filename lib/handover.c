@@ -5,7 +5,7 @@
  *
  * exec()	The pool's memfd is kept across exec (no close-on-exec) and named in
  *		TPOINT_POOL with this pid; the next image, if it links libtpoint, adopts it:
- *		adds its pages to the old spool (spool_salvage()) and records into a spool of
+ *		adds its pages to the old spool (spool_salvage_memfd()) and records into a spool of
  *		its own, the next generation (FILE.exec1.spool, ...). The file is made of all.
  * _exit()	A child (forked, or any process of tpoint record -- CMD) passes its memfd, once,
  *		to a collector named in TPOINT_COLLECT: `tpoint record`, or the process that

@@ -247,12 +247,14 @@ HIDDEN void spool_mark_stats(void);
 
 /* ---- salvage.c: what a process left in its pool, added to its spool ---- */
 /*
- * The records of the pool (npages pages, their struct page_meta at meta_off) that the spool
- * at `path` lacks, appended to it (after its last whole chunk); *added says how many.
+ * The records of the pool (pool_fd: npages pages, their struct page_meta at meta_off) that
+ * the spool (spool_fd, called `name` in messages) lacks, appended to it after its last whole
+ * chunk; *added says how many. Reads and writes only the two descriptors.
  */
-HIDDEN int spool_salvage(const char *path, const char *pool, size_t pool_len, uint32_t npages,
-			 size_t meta_off, uint64_t *added, char *err, size_t errlen);
-/* The same from the pool's memfd. */
+HIDDEN int spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
+			    uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
+			    size_t errlen);
+/* The same for the spool at `path`, a regular file of ours opened without following links. */
 HIDDEN int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
 			       uint64_t *added, char *err, size_t errlen);
 

@@ -15,8 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
 #include "spool_format.h"
@@ -27,101 +28,129 @@ struct seen {
 	uint32_t end;
 };
 
-static int append(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
+/* All of len at off, or false: a short file is damage, not an error to retry. */
+static bool read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return true;
+}
+
+static int append(int fd, uint64_t *at, uint32_t type, const void *a, size_t alen,
+		  const void *b, size_t blen)
 {
 	struct spool_chunk c = { type, (uint32_t)(alen + blen) };
 	static const char zeros[8];
 	size_t pad = ((alen + blen + 7) & ~(size_t)7) - (alen + blen);
+	struct iovec iov[4] = { { &c, sizeof(c) }, { (void *)a, alen }, { (void *)b, blen },
+				{ (void *)zeros, pad } };
+	size_t total = sizeof(c) + alen + blen + pad;
 
-	if (write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c) || write(fd, a, alen) != (ssize_t)alen ||
-	    (blen && write(fd, b, blen) != (ssize_t)blen) ||
-	    (pad && write(fd, zeros, pad) != (ssize_t)pad))
+	if (pwritev(fd, iov, 4, (off_t)*at) != (ssize_t)total)
 		return -EIO;
+	*at += total;
 	return 0;
 }
 
-int spool_salvage(const char *path, const char *pool, size_t pool_len, uint32_t npages,
-		  size_t meta_off, uint64_t *added, char *err, size_t errlen)
+/*
+ * Both files were written by the process, so both are input to check, not to trust: the
+ * spool is walked with every chunk size checked against the file, the pool read with
+ * pread() within its size and never mapped (another holder could shrink it: SIGBUS), and
+ * only the two descriptors are read and written, never a path.
+ */
+int spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
+		     uint32_t npages, uint64_t meta_off, uint64_t *added, char *err, size_t errlen)
 {
-	/* A spool is a regular file of ours: nothing else is written through a link. */
-	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	struct seen *seen = NULL;
-	size_t nseen = 0, good = sizeof(struct spool_file_header);
-	char *out = NULL, *scratch = NULL;
+	size_t nseen = 0, cap = 0;
+	uint64_t good = sizeof(struct spool_file_header), size;
+	char *out = NULL, *scratch = NULL, *page = NULL;
+	char magic[sizeof(SPOOL_MAGIC)];
 	struct stat st;
-	char *map;
 	int ret = 0;
 
 	*added = 0;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (size_t)st.st_size < good) {
-		snprintf(err, errlen, "%s: no spool of ours to add to", path);
-		if (fd >= 0)
-			close(fd);
+	if (fstat(spool_fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < good) {
+		snprintf(err, errlen, "%s: the process died before its spool began", name);
 		return -ENOENT;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		close(fd);
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (memcmp(map, SPOOL_MAGIC, sizeof(SPOOL_MAGIC))) {
-		munmap(map, (size_t)st.st_size);
-		close(fd);
-		snprintf(err, errlen, "%s: not a spool", path);
+	if (!read_at(spool_fd, magic, sizeof(magic), 0) || memcmp(magic, SPOOL_MAGIC, sizeof(magic))) {
+		snprintf(err, errlen, "%s: not a spool", name);
 		return -EINVAL;
 	}
+	size = (uint64_t)st.st_size;
 	/* What the spool holds, up to its last whole chunk. */
-	while (good + sizeof(struct spool_chunk) <= (size_t)st.st_size) {
-		const struct spool_chunk *c = (const void *)(map + good);
-		size_t padded = ((size_t)c->size + 7) & ~(size_t)7;
+	while (good + sizeof(struct spool_chunk) <= size) {
+		struct spool_chunk c;
+		struct spool_records r;
+		uint64_t padded;
 
-		if (padded > (size_t)st.st_size - good - sizeof(*c))
+		if (!read_at(spool_fd, &c, sizeof(c), good))
 			break;
-		if ((c->type == SPOOL_RECORDS || c->type == SPOOL_PAGE ||
-		     c->type == SPOOL_PAGE_PACKED) &&
-		    c->size >= sizeof(struct spool_records)) {
-			const struct spool_records *r = (const void *)(c + 1);
-			struct seen *n = realloc(seen, (nseen + 1) * sizeof(*n));
+		padded = ((uint64_t)c.size + 7) & ~(uint64_t)7;
+		if (padded > size - good - sizeof(c))
+			break;
+		if ((c.type == SPOOL_RECORDS || c.type == SPOOL_PAGE ||
+		     c.type == SPOOL_PAGE_PACKED) &&
+		    c.size >= sizeof(r) && read_at(spool_fd, &r, sizeof(r), good + sizeof(c))) {
+			if (nseen == cap) {
+				size_t ncap = cap ? 2 * cap : 256;
+				struct seen *n = realloc(seen, ncap * sizeof(*n));
 
-			if (n) {
+				if (!n) {
+					ret = -ENOMEM;
+					goto out;
+				}
 				seen = n;
-				seen[nseen++] = (struct seen){ r->tid, r->seq, r->gen, r->end_off };
+				cap = ncap;
 			}
+			seen[nseen++] = (struct seen){ r.tid, r.seq, r.gen, r.end_off };
 		}
-		good += sizeof(*c) + padded;
+		good += sizeof(c) + padded;
 	}
-	munmap(map, (size_t)st.st_size);
-	if (ftruncate(fd, (off_t)good) < 0 || lseek(fd, (off_t)good, SEEK_SET) < 0) {
+	if (ftruncate(spool_fd, (off_t)good) < 0) {
 		ret = -errno;
 		goto out;
 	}
 	out = malloc(2 * TPOINT_PAGE_SIZE);
 	scratch = malloc(2 * TPOINT_PAGE_SIZE);
-	if (!out || !scratch) {
+	page = malloc(TPOINT_PAGE_SIZE);
+	if (!out || !scratch || !page) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < npages; i++) {
-		const struct page_meta *m =
-			(const void *)(pool + meta_off + (size_t)i * sizeof(struct page_meta));
-		const char *page = pool + (size_t)i * TPOINT_PAGE_SIZE;
+	for (uint32_t i = 0; pool_fd >= 0 && meta_off <= pool_len && i < npages; i++) {
+		struct page_meta m;
+		uint64_t meta_at = meta_off + (uint64_t)i * sizeof(m);
+		uint64_t page_at = (uint64_t)i * TPOINT_PAGE_SIZE;
 		uint64_t commit, clock;
 		uint32_t from = 0, stopped;
 		size_t used;
 
-		if ((const char *)(m + 1) > pool + pool_len)
+		if (meta_at + sizeof(m) > pool_len || page_at + TPOINT_PAGE_SIZE > pool_len ||
+		    !read_at(pool_fd, &m, sizeof(m), meta_at))
 			break;
-		if (m->state != PAGE_FULL && m->state != PAGE_WRITING)
+		if (m.state != PAGE_FULL && m.state != PAGE_WRITING)
 			continue;
+		if (!read_at(pool_fd, page, TPOINT_PAGE_SIZE, page_at))
+			break;
 		memcpy(&commit, page + 8, 8);
 		memcpy(&clock, page, 8);
 		if (commit > TPOINT_PAGE_DATA_END)
 			continue;
 		for (size_t k = 0; k < nseen; k++)
-			if (seen[k].tid == m->tid && seen[k].seq == m->seq && seen[k].gen == m->gen &&
+			if (seen[k].tid == m.tid && seen[k].seq == m.seq && seen[k].gen == m.gen &&
 			    seen[k].end > from)
 				from = seen[k].end;
 		if (from >= commit)
@@ -130,12 +159,13 @@ int spool_salvage(const char *path, const char *pool, size_t pool_len, uint32_t 
 		page_decode(page + TPOINT_PAGE_HEADER, 0, from, &clock, scratch, &stopped);
 		used = page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
 				   out, &stopped);
-		struct spool_records hdr = { .cpu = m->cpu, .tid = m->tid, .level = m->level,
-					     .start_off = from, .seq = m->seq,
-					     .lost_before = from ? 0 : m->lost_before, .gen = m->gen,
+		struct spool_records hdr = { .cpu = m.cpu, .tid = m.tid, .level = m.level,
+					     .start_off = from, .seq = m.seq,
+					     .lost_before = from ? 0 : m.lost_before, .gen = m.gen,
 					     .end_off = stopped };
 
-		if (used && append(fd, SPOOL_RECORDS, &hdr, sizeof(hdr), out, used) < 0) {
+		if (used && append(spool_fd, &good, SPOOL_RECORDS, &hdr, sizeof(hdr), out,
+				   used) < 0) {
 			ret = -EIO;
 			goto out;
 		}
@@ -148,37 +178,39 @@ int spool_salvage(const char *path, const char *pool, size_t pool_len, uint32_t 
 	}
 	struct clock_sample cs = clock_sample_now(); /* the clock is the machine's, not its */
 
-	ret = append(fd, SPOOL_CLOCK, &cs, sizeof(cs), NULL, 0);
+	ret = append(spool_fd, &good, SPOOL_CLOCK, &cs, sizeof(cs), NULL, 0);
 out:
 	if (ret < 0)
-		snprintf(err, errlen, "salvaging %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "salvaging %s: %s", name, strerror(-ret));
 	free(out);
 	free(scratch);
+	free(page);
 	free(seen);
-	close(fd);
 	return ret;
 }
 
 int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
 			uint64_t *added, char *err, size_t errlen)
 {
-	struct stat st;
-	void *m;
+	/* A spool is a regular file of ours: nothing else is written through a link. */
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st, pst;
 	int ret;
 
 	*added = 0;
-	if (fstat(memfd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size < meta_off + (size_t)npages * sizeof(struct page_meta)) {
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: no spool of ours to add to", path);
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	if (fstat(memfd, &pst) < 0 || !S_ISREG(pst.st_mode)) {
 		snprintf(err, errlen, "%s: the pool passed is not one", path);
+		close(fd);
 		return -EINVAL;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, memfd, 0);
-	if (m == MAP_FAILED) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: mapping its pool: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = spool_salvage(path, m, (size_t)st.st_size, npages, meta_off, added, err, errlen);
-	munmap(m, (size_t)st.st_size);
+	ret = spool_salvage_fd(fd, path, memfd, (uint64_t)pst.st_size, npages, meta_off, added, err,
+			       errlen);
+	close(fd);
 	return ret;
 }

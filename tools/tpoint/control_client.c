@@ -3,12 +3,18 @@
  * Finding and talking to the control socket of an instrumented process. The socket of
  * process P of user U is <dir>/P.sock, where <dir> is $XDG_RUNTIME_DIR/tpoint as P sees it,
  * else /tmp/tpoint-U; the tool reads P's environment to know (root may read anyone's).
+ *
+ * Nothing there is taken on its word, since root uses this against every user: the
+ * directory must be a real directory of U that nobody else may enter (opened without
+ * following a link at its end, and connected through that descriptor), the socket's peer
+ * must be P itself (SO_PEERCRED) before a byte is sent, and each answer must come whole
+ * within a deadline and a size.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +22,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "control_client.h"
 #include "control_proto.h"
 #include "tpoint.h"
+
+#define CTL_TIMEOUT_MS 5000
 
 static int proc_uid(pid_t pid, uid_t *uid)
 {
@@ -31,17 +40,21 @@ static int proc_uid(pid_t pid, uid_t *uid)
 	f = fopen(path, "re");
 	if (!f)
 		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Uid:", 4)) {
-			*uid = (uid_t)strtoul(line + 4, NULL, 10);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long r, e;
+
+		/* The effective uid: the library names and owns its directory by geteuid(). */
+		if (sscanf(line, "Uid: %lu %lu", &r, &e) == 2) {
+			*uid = (uid_t)e;
 			ret = 0;
 			break;
 		}
+	}
 	fclose(f);
 	return ret;
 }
 
-static void proc_comm(pid_t pid, char *out, size_t len)
+void ctl_proc_comm(pid_t pid, char *out, size_t len)
 {
 	char path[64];
 	FILE *f;
@@ -82,36 +95,106 @@ static int proc_xdg(pid_t pid, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* Receive the header of an answer, and a descriptor if one came with it. */
-static int recv_hdr(int sock, struct ctl_hdr *h, int *fd)
+static int64_t now_ms(void)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { h, sizeof(*h) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
+	struct timespec ts;
 
-	if (fd)
-		*fd = -1;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*h))
-		return -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int got;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
-			memcpy(&got, CMSG_DATA(c), sizeof(int));
-			if (fd && *fd < 0)
-				*fd = got;
-			else
-				close(got);
+/* Wait for `events` on sock until deadline: 1 ready, 0 timed out, -1 error. */
+static int wait_for(int sock, short events, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { sock, events, 0 };
+		int64_t left = deadline - now_ms();
+		int n;
+
+		if (left <= 0)
+			return 0;
+		n = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			return 1;
+	}
+}
+
+/* All of buf by the deadline: 0, -ETIMEDOUT or -EPIPE. */
+static int send_by(int sock, const void *buf, size_t len, int64_t deadline)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int w = wait_for(sock, POLLOUT, deadline);
+
+			if (w <= 0)
+				return w ? -EPIPE : -ETIMEDOUT;
+			continue;
 		}
+		if (n <= 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
 	return 0;
+}
+
+/*
+ * All of buf by the deadline, and the first descriptor that comes with it in *fd (others are
+ * closed): 0, -ETIMEDOUT or -EPIPE. A peer that drips its bytes is cut off at the deadline.
+ */
+static int recv_by(int sock, void *buf, size_t len, int *fd, int64_t deadline)
+{
+	char *p = buf;
+
+	while (len) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { p, len };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+				      .msg_controllen = sizeof(u.buf) };
+		ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int w = wait_for(sock, POLLIN, deadline);
+
+			if (w <= 0)
+				return w ? -EPIPE : -ETIMEDOUT;
+			continue;
+		}
+		if (n <= 0)
+			return -EPIPE;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				int got;
+
+				memcpy(&got, CMSG_DATA(c), sizeof(int));
+				if (fd && *fd < 0)
+					*fd = got;
+				else
+					close(got);
+			}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int channel_error(struct ctl_conn *c, int ret, char *err, size_t errlen)
+{
+	if (ret == -ETIMEDOUT)
+		snprintf(err, errlen, "process %d did not answer within %d s", (int)c->pid,
+			 (c->timeout_ms + 999) / 1000);
+	else
+		snprintf(err, errlen, "process %d closed the control channel", (int)c->pid);
+	return ret;
 }
 
 int ctl_request(struct ctl_conn *c, uint32_t type, const char *payload, char **text, char *err,
@@ -120,34 +203,51 @@ int ctl_request(struct ctl_conn *c, uint32_t type, const char *payload, char **t
 	return ctl_request_fd(c, type, payload, text, NULL, err, errlen);
 }
 
+/*
+ * The request, and its answer's header, within one timeout (the process may work on it);
+ * the body within another: a process that drips its answer holds the tool that long, not
+ * 16 MiB times a receive timeout.
+ */
 int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char **text, int *fd,
 		   char *err, size_t errlen)
 {
 	size_t plen = payload ? strlen(payload) : 0;
 	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, type, (uint32_t)plen };
+	uint32_t max = c->max_reply ? c->max_reply : CTL_MAX_REPLY;
+	int64_t deadline = now_ms() + c->timeout_ms;
 	int32_t result;
 	char *body;
+	int ret;
 
 	*text = NULL;
-	if (ctl_send_all(c->fd, &h, sizeof(h)) < 0 || (plen && ctl_send_all(c->fd, payload, plen) < 0) ||
-	    recv_hdr(c->fd, &h, fd) < 0) {
-		snprintf(err, errlen, "process %d closed the control channel", (int)c->pid);
-		return -EPIPE;
-	}
-	if (h.magic != CTL_MAGIC || h.len < 4 || h.len > CTL_MAX_REPLY ||
-	    (h.type != CTL_OK && h.type != CTL_ERROR)) {
+	if (fd)
+		*fd = -1;
+	ret = send_by(c->fd, &h, sizeof(h), deadline);
+	if (!ret && plen)
+		ret = send_by(c->fd, payload, plen, deadline);
+	/* A process that refused us (busy, another user) said why before it closed: read it. */
+	if (!ret || ret == -EPIPE)
+		ret = recv_by(c->fd, &h, sizeof(h), fd, deadline);
+	if (ret < 0)
+		return channel_error(c, ret, err, errlen);
+	if (h.magic != CTL_MAGIC || h.len < 4 || (h.type != CTL_OK && h.type != CTL_ERROR)) {
 		snprintf(err, errlen, "process %d sent a malformed answer", (int)c->pid);
 		return -EPROTO;
+	}
+	if (h.len > max) {
+		snprintf(err, errlen, "process %d announced an answer of %u bytes: at most %u",
+			 (int)c->pid, h.len, max);
+		return -EMSGSIZE;
 	}
 	body = malloc(h.len + 1);
 	if (!body) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (ctl_recv_all(c->fd, body, h.len) < 0) {
+	ret = recv_by(c->fd, body, h.len, NULL, now_ms() + c->timeout_ms);
+	if (ret < 0) {
 		free(body);
-		snprintf(err, errlen, "process %d closed the control channel", (int)c->pid);
-		return -EPIPE;
+		return channel_error(c, ret, err, errlen);
 	}
 	body[h.len] = 0;
 	memcpy(&result, body, 4);
@@ -161,26 +261,65 @@ int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char 
 	return result;
 }
 
-int ctl_connect_path(const char *path, pid_t pid, struct ctl_conn *c, char *err, size_t errlen)
+/*
+ * <dir>, checked: a directory at the end of the path (no symlink there), of `uid`, that no
+ * other user may enter, as the library makes it. An O_PATH descriptor, or -errno.
+ */
+static int open_socket_dir(const char *dir, uid_t uid, struct stat *st)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
+	if (fstat(fd, st) < 0 || !S_ISDIR(st->st_mode) || st->st_uid != uid || (st->st_mode & 077)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
+ * Connect to <dir>/<pid>.sock through the checked directory, and make sure the peer is
+ * process `pid` of the directory's owner before anything is sent: a socket in the right
+ * place that some other process made gets nothing, not even a HELLO.
+ */
+static int connect_checked(const char *dir, pid_t pid, uid_t uid, struct ctl_conn *c,
+			   char *err, size_t errlen)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct timeval tv = { 5, 0 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct stat st;
 	char *text;
-	int ret;
+	int dfd, ret;
 
-	c->pid = pid;
+	dfd = open_socket_dir(dir, uid, &st);
+	if (dfd == -EPERM) {
+		snprintf(err, errlen, "%s is not a private directory of uid %u: not used", dir,
+			 (unsigned)uid);
+		return -EPERM;
+	}
+	if (dfd < 0)
+		return dfd;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d/%d.sock", dfd, (int)pid);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -errno;
-	}
-	/* A process that hangs must not hang the tool. */
-	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	if (connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		ret = -errno;
-		close(c->fd);
-		c->fd = -1;
+		close(dfd);
+		snprintf(err, errlen, "socket: %s", strerror(-ret));
+		return ret;
+	}
+	ret = connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ? -errno : 0;
+	close(dfd);
+	if (ret == 0 && (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+			 cred.pid != pid || cred.uid != uid)) {
+		snprintf(err, errlen, "%s/%d.sock is not process %d's (its peer is process %d of "
+			 "uid %u): not used", dir, (int)pid, (int)pid, (int)cred.pid,
+			 (unsigned)cred.uid);
+		ret = -EPERM;
+	}
+	if (ret < 0) {
+		ctl_close(c);
 		return ret;
 	}
 	ret = ctl_request(c, CTL_HELLO, NULL, &text, err, errlen);
@@ -194,36 +333,59 @@ int ctl_connect_path(const char *path, pid_t pid, struct ctl_conn *c, char *err,
 	return 0;
 }
 
-int ctl_connect(pid_t pid, struct ctl_conn *c, char *err, size_t errlen)
+int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_conn *c,
+		      char *err, size_t errlen)
 {
-	char xdg[4096], path[4096 + 64], comm[64];
+	char xdg[4096], dir[4096 + 64], comm[64];
 	uid_t uid;
 	int ret = -ENOENT;
 
 	c->fd = -1;
+	c->pid = pid;
+	c->timeout_ms = timeout_ms > 0 ? timeout_ms : CTL_TIMEOUT_MS;
+	c->max_reply = max_reply;
+	err[0] = 0;
 	if (proc_uid(pid, &uid) < 0) {
 		snprintf(err, errlen, "no process %d", (int)pid);
 		return -ESRCH;
 	}
-	proc_comm(pid, comm, sizeof(comm));
+	ctl_proc_comm(pid, comm, sizeof(comm));
 	if (proc_xdg(pid, xdg, sizeof(xdg)) == 0) {
-		snprintf(path, sizeof(path), "%s/tpoint/%d.sock", xdg, (int)pid);
-		ret = ctl_connect_path(path, pid, c, err, errlen);
+		snprintf(dir, sizeof(dir), "%s/tpoint", xdg);
+		ret = connect_checked(dir, pid, uid, c, err, errlen);
 	}
-	if (ret == -ENOENT || ret == -ECONNREFUSED) {
-		snprintf(path, sizeof(path), "/tmp/tpoint-%u/%d.sock", (unsigned)uid, (int)pid);
-		ret = ctl_connect_path(path, pid, c, err, errlen);
+	/* The library falls back to /tmp when $XDG_RUNTIME_DIR is not its user's. */
+	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -EPERM) {
+		char first[512];
+
+		snprintf(first, sizeof(first), "%s", err);
+		snprintf(dir, sizeof(dir), "/tmp/tpoint-%u", (unsigned)uid);
+		ret = connect_checked(dir, pid, uid, c, err, errlen);
+		if ((ret == -ENOENT || ret == -ECONNREFUSED) && first[0])
+			snprintf(err, errlen, "%s", first); /* say what was wrong with the first */
 	}
-	if (ret == -ENOENT || ret == -ECONNREFUSED)
+	/* Busy is for a moment (idle clients give way after 2 s): ask again until the timeout. */
+	for (int64_t until = now_ms() + c->timeout_ms; ret == -EBUSY && now_ms() < until;) {
+		struct timespec ts = { 0, 100000000 };
+
+		nanosleep(&ts, NULL);
+		ret = connect_checked(dir, pid, uid, c, err, errlen);
+	}
+	if ((ret == -ENOENT || ret == -ECONNREFUSED) && !err[0])
 		snprintf(err, errlen,
 			 "process %d (%s) has no tpoint control socket: not linked with libtpoint, "
 			 "or started with TPOINT_CONTROL=0", (int)pid, comm);
-	else if (ret == -EACCES || ret == -EPERM)
+	else if ((ret == -EACCES || (ret == -EPERM && !err[0])))
 		snprintf(err, errlen, "permission denied: process %d (%s) belongs to uid %u",
 			 (int)pid, comm, (unsigned)uid);
 	else if (ret < 0 && !err[0])
 		snprintf(err, errlen, "process %d (%s): %s", (int)pid, comm, strerror(-ret));
 	return ret;
+}
+
+int ctl_connect(pid_t pid, struct ctl_conn *c, char *err, size_t errlen)
+{
+	return ctl_connect_timed(pid, 0, 0, c, err, errlen);
 }
 
 void ctl_close(struct ctl_conn *c)
@@ -233,45 +395,82 @@ void ctl_close(struct ctl_conn *c)
 	c->fd = -1;
 }
 
-static void each_in(const char *pattern, void (*fn)(const char *, pid_t, void *), void *arg)
+/*
+ * Sockets left by processes that died, in this user's own directories only (checked through
+ * the descriptor they are removed by): nobody else will remove them.
+ */
+static void remove_stale_in(const char *dir)
 {
-	glob_t g;
+	struct stat st;
+	struct dirent *e;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
 
-	if (glob(pattern, 0, NULL, &g) != 0)
+	if (dfd < 0)
 		return;
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *base = strrchr(g.gl_pathv[i], '/');
-		char *end;
-		long pid = strtol(base ? base + 1 : g.gl_pathv[i], &end, 10);
-
-		if (pid <= 0 || strcmp(end, ".sock"))
-			continue;
-		/* A socket left by a process that died: nobody else will remove it. */
-		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-			unlink(g.gl_pathv[i]);
-			continue;
-		}
-		fn(g.gl_pathv[i], (pid_t)pid, arg);
+	if (fstat(dfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    !(d = fdopendir(dfd))) {
+		close(dfd);
+		return;
 	}
-	globfree(&g);
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid > 0 && !strcmp(end, ".sock") && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(d);
 }
 
-void ctl_each_socket(void (*fn)(const char *path, pid_t pid, void *arg), void *arg)
+/* Is there a socket of pid in dir (not yet trusted: connect_checked() judges)? */
+static bool has_socket(const char *dir, pid_t pid)
 {
-	char pattern[4200];
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char path[4200 + 24];
+	struct stat st;
 
-	if (geteuid() == 0) {
-		each_in("/run/user/*/tpoint/*.sock", fn, arg);
-		each_in("/tmp/tpoint-*/*.sock", fn, arg);
-		return;
-	}
+	snprintf(path, sizeof(path), "%s/%d.sock", dir, (int)pid);
+	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+void ctl_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char dir[4200];
+	struct dirent *e;
+	DIR *d;
+
 	if (xdg && *xdg == '/') {
-		snprintf(pattern, sizeof(pattern), "%s/tpoint/*.sock", xdg);
-		each_in(pattern, fn, arg);
+		snprintf(dir, sizeof(dir), "%s/tpoint", xdg);
+		remove_stale_in(dir);
 	}
-	snprintf(pattern, sizeof(pattern), "/tmp/tpoint-%u/*.sock", (unsigned)geteuid());
-	each_in(pattern, fn, arg);
+	snprintf(dir, sizeof(dir), "/tmp/tpoint-%u", (unsigned)geteuid());
+	remove_stale_in(dir);
+	/*
+	 * Every process (this user's; every user's for root), and its socket where the library
+	 * puts it: so ps finds what stat -p reaches, whatever its $XDG_RUNTIME_DIR, and lists
+	 * no other user's directory.
+	 */
+	d = opendir("/proc");
+	while (d && (e = readdir(d))) {
+		char *end, pxdg[4096];
+		long pid = strtol(e->d_name, &end, 10);
+		uid_t uid;
+		bool found = false;
+
+		if (pid <= 0 || *end || proc_uid((pid_t)pid, &uid) < 0 ||
+		    (geteuid() != 0 && uid != geteuid()))
+			continue;
+		if (proc_xdg((pid_t)pid, pxdg, sizeof(pxdg)) == 0) {
+			snprintf(dir, sizeof(dir), "%s/tpoint", pxdg);
+			found = has_socket(dir, (pid_t)pid);
+		}
+		snprintf(dir, sizeof(dir), "/tmp/tpoint-%u", (unsigned)uid);
+		if (found || has_socket(dir, (pid_t)pid))
+			fn((pid_t)pid, arg);
+	}
+	if (d)
+		closedir(d);
 }
 
 pid_t ctl_parse_pid(const char *verb, const char *arg)

@@ -10,6 +10,8 @@
 struct ctl_conn {
 	int fd;
 	pid_t pid;
+	int timeout_ms;     /* for each request's answer to begin, and again to complete */
+	uint32_t max_reply; /* the largest answer taken; 0: CTL_MAX_REPLY */
 	char hello[512]; /* the process's HELLO line: pid, comm, events, enabled, recording */
 };
 
@@ -19,7 +21,9 @@ struct ctl_conn {
  * denied: ...").
  */
 int ctl_connect(pid_t pid, struct ctl_conn *c, char *err, size_t errlen);
-int ctl_connect_path(const char *path, pid_t pid, struct ctl_conn *c, char *err, size_t errlen);
+/* The same, with a timeout for each answer (0: 5 s) and a largest answer (0: the protocol's). */
+int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_conn *c,
+		      char *err, size_t errlen);
 void ctl_close(struct ctl_conn *c);
 
 /*
@@ -34,8 +38,15 @@ int ctl_request(struct ctl_conn *c, uint32_t type, const char *payload, char **t
 int ctl_request_fd(struct ctl_conn *c, uint32_t type, const char *payload, char **text, int *fd,
 		   char *err, size_t errlen);
 
-/* Call fn for every control socket of this user (every user, for root): <dir>/<pid>.sock. */
-void ctl_each_socket(void (*fn)(const char *path, pid_t pid, void *arg), void *arg);
+/*
+ * Call fn for every process of this user (every user's, for root) that has a control socket
+ * where ctl_connect() looks for it. Removes the sockets of dead processes from this user's
+ * own directories.
+ */
+void ctl_each_process(void (*fn)(pid_t pid, void *arg), void *arg);
+
+/* The kernel's name of the process (/proc/PID/comm), or "?". */
+void ctl_proc_comm(pid_t pid, char *out, size_t len);
 
 /* Parse "-p PID" arguments: a positive number naming a process; else -1 with a message. */
 pid_t ctl_parse_pid(const char *verb, const char *arg);

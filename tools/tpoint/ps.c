@@ -1,28 +1,98 @@
 /* SPDX-License-Identifier: MIT */
-/* tpoint ps: the instrumented processes of this user (of every user, for root). */
+/*
+ * tpoint ps: the instrumented processes of this user (of every user, for root).
+ *
+ * Each row is the kernel's word where it can be: the pid is the socket's peer (checked by
+ * ctl_connect()), the name is /proc/PID/comm; only the counts and the recording come from
+ * the process's answer. Everything printed is escaped, since a process (or any user, as
+ * root sees them) chooses its name and its answer: no terminal control sequence gets out.
+ * Each process has 2 s to begin its answer, 2 s more to complete it, and 4 KiB.
+ */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
+#include "control_proto.h"
 #include "tpoint.h"
 
-static void show(const char *path, pid_t pid, void *arg)
+#define PS_TIMEOUT_MS 2000
+#define PS_MAX_REPLY 4096
+
+/* Length of the valid UTF-8 sequence at s for a printable code point (>= U+00A0), or 0. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	unsigned cp;
+
+	if (!n || s[0] >= 0xf5)
+		return 0;
+	cp = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* s as it may be printed: control bytes, C1 controls and bad UTF-8 as \xHH, '\' as \\. */
+static const char *escaped(const char *s, char *out, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*p && o + 5 < len) {
+		size_t n = *p >= 0x80 ? utf8_printable(p) : 0;
+
+		if (n) {
+			memcpy(out + o, p, n);
+			o += n;
+			p += n;
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p++);
+		} else if (*p == '\\') {
+			out[o++] = '\\';
+			out[o++] = *p++;
+		} else {
+			out[o++] = (char)*p++;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+static const char *number_or_what(const char *s)
+{
+	return s && *s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 11 ? s : "?";
+}
+
+static void show(pid_t pid, void *arg)
 {
 	struct ctl_conn c;
-	char err[512] = "", *f[5] = { 0 }, *save = NULL;
-	int *n = arg, i = 0;
+	char err[512] = "", comm[64], ecomm[300], erec[1100], *f[5] = { 0 }, *save = NULL;
+	int *n = arg, i = 0, ret;
 
-	if (ctl_connect_path(path, pid, &c, err, sizeof(err)) < 0)
-		return; /* gone, or not ours to see */
+	ret = ctl_connect_timed(pid, PS_TIMEOUT_MS, PS_MAX_REPLY, &c, err, sizeof(err));
+	ctl_proc_comm(pid, comm, sizeof(comm));
+	escaped(comm, ecomm, sizeof(ecomm));
+	if (ret < 0) {
+		/* Gone, or not ours to see: nothing to say. A process that would not answer: say. */
+		if (ret != -ENOENT && ret != -ECONNREFUSED && ret != -ESRCH && ret != -EACCES)
+			fprintf(stderr, "tpoint ps: process %d (%s) did not answer: %s\n", (int)pid,
+				ecomm, escaped(err, erec, sizeof(erec)));
+		return;
+	}
 	for (char *t = strtok_r(c.hello, "\t", &save); t && i < 5; t = strtok_r(NULL, "\t", &save))
 		f[i++] = t;
-	if (i == 5) {
-		if (!(*n)++)
-			printf("%7s  %-16s %6s %7s  %s\n", "PID", "COMMAND", "EVENTS", "ENABLED",
-			       "RECORDING");
-		printf("%7s  %-16s %6s %7s  %s\n", f[0], f[1], f[2], f[3], f[4]);
-	}
+	if (!(*n)++)
+		printf("%7s  %-16s %6s %7s  %s\n", "PID", "COMMAND", "EVENTS", "ENABLED", "RECORDING");
+	printf("%7d  %-16s %6s %7s  %s\n", (int)pid, ecomm, number_or_what(f[2]),
+	       number_or_what(f[3]), f[4] ? escaped(f[4], erec, sizeof(erec)) : "?");
 	ctl_close(&c);
 }
 
@@ -47,7 +117,7 @@ int cmd_ps(int argc, char **argv)
 		tool_error("ps", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	ctl_each_socket(show, &n);
+	ctl_each_process(show, &n);
 	if (!n)
 		fprintf(stderr, "tpoint ps: no process with tpoint events is running\n");
 	return EXIT_OK;

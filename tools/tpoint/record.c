@@ -277,7 +277,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 			attach_filter("record", &a, events, "", true);
 		goto out;
 	}
-	if (!a.pool)
+	if (a.pool_fd < 0)
 		fprintf(stderr, "tpoint record: note: process %d closed its buffer's descriptor: "
 			"if it is killed, unspooled events are lost\n", (int)pid);
 	signal(SIGINT, on_stop);
@@ -324,7 +324,7 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 	if (salvaged)
 		fprintf(stderr, "tpoint record: process %d is gone; its remaining pages were "
 			"read from its buffer\n", (int)pid);
-	const char *spools[1] = { a.spool };
+	const char *spools[1] = { a.spool_ref }; /* what we opened, not its name */
 
 	if (tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "attach.h"
 #include "control_proto.h"
 #include "internal.h"
@@ -28,7 +29,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct attach a;
 	char err[1024] = "", *path = NULL;
 	pid_t pid = 0;
-	int c, ret = EXIT_FAIL;
+	int c, fd = -1, ret = EXIT_FAIL;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
@@ -70,7 +71,16 @@ int cmd_snapshot(int argc, char **argv)
 		tool_error("snapshot", "%s", err);
 		goto out;
 	}
-	const char *spools[1] = { path };
+	/* The process names the file: read it only if it is one of its user's. */
+	char ref[32];
+	const char *spools[1] = { ref };
+
+	fd = attach_open_result(&a, path, err, sizeof(err));
+	if (fd < 0) {
+		tool_error("snapshot", "%s", err);
+		goto out;
+	}
+	snprintf(ref, sizeof(ref), "/proc/self/fd/%d", fd);
 
 	if (tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
 		tool_error("snapshot", "%s", err);
@@ -83,6 +93,8 @@ int cmd_snapshot(int argc, char **argv)
 	tracedat_result_free(&res);
 	ret = EXIT_OK;
 out:
+	if (fd >= 0)
+		close(fd);
 	free(path);
 	attach_cleanup(&a);
 	return ret;

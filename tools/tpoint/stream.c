@@ -592,7 +592,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 			attach_filter(VERB, &st.a, events, "", true);
 		goto out;
 	}
-	st.fd = open(st.a.spool, O_RDONLY | O_CLOEXEC);
+	st.fd = fcntl(st.a.spool_fd, F_DUPFD_CLOEXEC, 0); /* what we opened, not its name */
 	if (st.fd < 0) {
 		tool_error(VERB, "%s: %s", st.a.spool, strerror(errno));
 		attach_finish(&st.a, &salvaged, err, sizeof(err));
