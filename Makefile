@@ -32,7 +32,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/page.o $(O)/lib/clock.o \
-		$(O)/lib/sockio.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o
+		$(O)/lib/sockio.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/filter.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 

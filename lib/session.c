@@ -33,6 +33,8 @@ static struct {
 	char *spool;     /* NULL: in memory only (the pool is the flight recorder) */
 	struct pool *pool;
 	struct registry_mark *mark; /* set while a client is attached: what to restore */
+	bool attached;  /* a client (tpoint record -p, stream) records: session_attach() */
+	char *reader;   /* its spool, when it reads the in-memory recording (spool_start_reader) */
 	char describe[4096 + 8];
 } rec;
 
@@ -148,12 +150,26 @@ static int finish_file(void)
 	return (int)(res.events > INT32_MAX ? INT32_MAX : res.events);
 }
 
+/* The client reading the in-memory recording is done: its spool is complete, the pool stays. */
+static int stop_reader_locked(void)
+{
+	int ret;
+
+	if (!rec.reader)
+		return 0;
+	ret = spool_stop();
+	free(rec.reader);
+	rec.reader = NULL;
+	return ret;
+}
+
 static int stop_locked(void)
 {
 	int ret;
 
 	if (!rec.active)
 		return -ENOENT;
+	stop_reader_locked(); /* a client reading the pool gets its spool complete first */
 	registry_apply_recording(false);
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	writer_detach_all();
@@ -243,70 +259,56 @@ int session_ensure_recording(void)
 	return ret;
 }
 
-static bool restart_memory;
-
-/* Back to keeping events in memory, if that is what a client interrupted. */
-static void restart_memory_locked(void)
-{
-	enum tpoint_mode mode = pool_mode;
-
-	if (!restart_memory || rec.active)
-		return;
-	restart_memory = false;
-	pool_mode = TPOINT_MODE_OVERWRITE;
-	if (start_locked(NULL, NULL, false) < 0)
-		tp_err("control: events enabled from outside are no longer kept in memory");
-	pool_mode = mode;
-}
-
+/*
+ * A client records the events its globs select, besides those the process enables itself
+ * (registry_set_client()): it delivers only its own, reading them from the spool. If the
+ * process keeps events in memory (tpoint enable -p, the flight recorder), that recording goes
+ * on and the client's spool reads its pool without taking a page, so that a snapshot after
+ * the client shows what it would have shown without it; the client's mode and pool size
+ * give way to the flight recorder's then. Otherwise the client's recording is a new one.
+ */
 int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
 		   size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
 {
 	size_t saved_bytes = pool_bytes;
-	struct registry_mark *mark;
 	enum tpoint_mode saved;
 	int n, err;
 
 	pthread_mutex_lock(&session_mutex);
-	if (rec.active && rec.spool) {
+	if (rec.attached || (rec.active && rec.spool)) {
 		pthread_mutex_unlock(&session_mutex);
 		return -EBUSY;
 	}
-	/*
-	 * Events kept in memory (tpoint enable -p) give way to a client that records them
-	 * properly; they come back when it detaches.
-	 */
-	restart_memory = rec.active;
-	if (restart_memory)
-		stop_locked();
-	mark = registry_mark();
-	if (!mark) {
-		pthread_mutex_unlock(&session_mutex);
-		return -ENOMEM;
-	}
-	n = registry_enable_patterns(patterns, true, false);
+	n = registry_set_client(patterns);
 	if (n <= 0) {
-		registry_restore(mark);
-		restart_memory_locked();
+		registry_set_client(NULL);
 		pthread_mutex_unlock(&session_mutex);
 		return n < 0 ? n : -ENOENT;
 	}
-	saved = pool_mode;
-	pool_mode = mode;
-	if (pool_size)
-		pool_bytes = pool_size;
-	err = start_locked(NULL, spool, true);
-	pool_mode = saved;
-	pool_bytes = saved_bytes;
-	if (err == 0 && live)
-		spool_set_live(true);
+	if (rec.active) {
+		spool_mark_stats(); /* the client's counts start here */
+		err = spool_start_reader(rec.pool, spool);
+		if (err == 0 && !(rec.reader = strdup(spool))) {
+			spool_stop();
+			err = -ENOMEM;
+		}
+	} else {
+		saved = pool_mode;
+		pool_mode = mode;
+		if (pool_size)
+			pool_bytes = pool_size;
+		err = start_locked(NULL, spool, true);
+		pool_mode = saved;
+		pool_bytes = saved_bytes;
+		if (err == 0 && live)
+			spool_set_live(true);
+	}
 	if (err) {
-		registry_restore(mark);
-		restart_memory_locked();
+		registry_set_client(NULL);
 		pthread_mutex_unlock(&session_mutex);
 		return err;
 	}
-	rec.mark = mark;
+	rec.attached = true;
 	*memfd = rec.pool->memfd;
 	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
 		 (size_t)((char *)rec.pool->meta - rec.pool->base));
@@ -320,15 +322,19 @@ int session_detach(bool keep)
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
-	if (!rec.active || !rec.mark) {
+	if (!rec.attached) {
 		pthread_mutex_unlock(&session_mutex);
 		return -ENOENT;
 	}
-	spool = rec.spool ? strdup(rec.spool) : NULL;
-	ret = stop_locked();
-	registry_restore(rec.mark);
-	rec.mark = NULL;
-	restart_memory_locked();
+	rec.attached = false;
+	if (rec.reader) {
+		spool = strdup(rec.reader);
+		ret = stop_reader_locked();
+	} else {
+		spool = rec.spool ? strdup(rec.spool) : NULL;
+		ret = stop_locked();
+	}
+	registry_set_client(NULL);
 	if (!keep && spool) {
 		char *slash = strrchr(spool, '/');
 
@@ -546,6 +552,9 @@ static void fork_child(void)
 		registry_restore(rec.mark);
 		rec.mark = NULL;
 	}
+	free(rec.reader); /* its spool is the parent's (spool_after_fork()) */
+	rec.reader = NULL;
+	rec.attached = false;
 	/*
 	 * The parent's pool is shared memory: unmap it without touching it (the parent goes on
 	 * writing there); its queues are the child's own copies.
