@@ -72,10 +72,6 @@ HIDDEN int registry_enabled_count(void);
  * the number of events the globs match, or -EINVAL.
  */
 HIDDEN int registry_set_client(const char *globs);
-struct registry_mark;
-HIDDEN struct registry_mark *registry_mark(void);
-/* Undo every enable and pattern since the mark; frees it. */
-HIDDEN void registry_restore(struct registry_mark *m);
 /* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
 HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* The same for "system:name" whether or not it is registered yet (TPOINT_FILTER). */

@@ -32,9 +32,9 @@ static struct {
 	char *out_path;  /* trace.dat to write, unless spool_only */
 	char *spool;     /* NULL: in memory only (the pool is the flight recorder) */
 	struct pool *pool;
-	struct registry_mark *mark; /* set while a client is attached: what to restore */
 	bool attached;  /* a client (tpoint record -p, stream) records: session_attach() */
 	char *reader;   /* its spool, when it reads the in-memory recording (spool_start_reader) */
+	bool memory_wanted; /* tpoint enable -p came while a client recorded: memory after it */
 	char describe[4096 + 8];
 } rec;
 
@@ -249,6 +249,7 @@ int session_ensure_recording(void)
 	enum tpoint_mode mode;
 
 	pthread_mutex_lock(&session_mutex);
+	rec.memory_wanted = rec.attached;
 	if (!rec.active) {
 		mode = pool_mode;
 		pool_mode = TPOINT_MODE_OVERWRITE;
@@ -319,14 +320,17 @@ int session_attach(const char *spool, const char *patterns, enum tpoint_mode mod
 int session_detach(bool keep)
 {
 	char *spool;
+	bool memory;
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
+	memory = rec.memory_wanted;
 	if (!rec.attached) {
 		pthread_mutex_unlock(&session_mutex);
 		return -ENOENT;
 	}
 	rec.attached = false;
+	rec.memory_wanted = false;
 	if (rec.reader) {
 		spool = strdup(rec.reader);
 		ret = stop_reader_locked();
@@ -335,6 +339,15 @@ int session_detach(bool keep)
 		ret = stop_locked();
 	}
 	registry_set_client(NULL);
+	/* Events enabled from outside meanwhile are kept in memory from now on. */
+	if (!rec.active && memory && registry_enabled_count() > 0) {
+		enum tpoint_mode mode = pool_mode;
+
+		pool_mode = TPOINT_MODE_OVERWRITE;
+		if (start_locked(NULL, NULL, false) < 0)
+			tp_err("control: events enabled from outside are not kept in memory");
+		pool_mode = mode;
+	}
 	if (!keep && spool) {
 		char *slash = strrchr(spool, '/');
 
@@ -547,12 +560,11 @@ static void fork_child(void)
 	spool_after_fork();
 	control_after_fork();
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
-	/* A recorder attached to the parent is the parent's: undo what it enabled here. */
-	if (rec.mark) {
-		registry_restore(rec.mark);
-		rec.mark = NULL;
-	}
-	free(rec.reader); /* its spool is the parent's (spool_after_fork()) */
+	/*
+	 * A recorder attached to the parent is the parent's: what it enabled is off here
+	 * (registry_after_fork()), its spool is the parent's (spool_after_fork()).
+	 */
+	free(rec.reader);
 	rec.reader = NULL;
 	rec.attached = false;
 	/*

@@ -25,8 +25,13 @@ wait_lines() {
 ticks_of() { sed -n 's/.* ctl_tick: *n=\([0-9]*\) .*/\1/p' "$1"; }
 ticks() { trace-cmd report "$1" 2>/dev/null | sed -n 's/.* ctl_tick: *n=\([0-9]*\) .*/\1/p'; }
 contiguous() { awk 'NR > 1 && $1 != prev + 1 { bad = 1 } { prev = $1 } END { exit bad }'; }
-# The process's own state, as `tpoint list -p` shows it, less the counts.
+# The process's own state, as `tpoint list -p` shows it: events enabled, filters.
 state() { "$TPOINT" list -p "$P" >"$1" || fail "list -p exited $?"; }
+# The state now is the one in before.txt, or fail saying what changed it ($1).
+unchanged() {
+	state after.txt
+	cmp -s before.txt after.txt || { diff before.txt after.txt; fail "$1 changed the process"; }
+}
 # stream -p $P with the arguments given, into s.out, until $2 lines match $1 (30 s at most).
 stream_until() {
 	_re=$1 _n=$2
@@ -55,12 +60,27 @@ odd=$(trace-cmd report sel.dat 2>/dev/null | grep -c ' ctl_odd: ')
 [ "$n" -gt 50 ] || fail "record -p: only $n ctl_tick records"
 [ "$odd" = 0 ] || fail "record -p -e ctl_tick recorded $odd ctl_odd records"
 grep -q "ctl_odd" err.txt && { cat err.txt; fail "record -p's summary counts ctl_odd"; }
-grep -q "sel.dat: $n events from 1 process" err.txt || { cat err.txt; fail "summary: not $n events"; }
+grep -q "sel.dat: $n events from 1 process" err.txt ||
+	{ cat err.txt; fail "summary: not $n events"; }
 trace-cmd report --stat sel.dat >/dev/null 2>&1 || fail "trace-cmd refuses sel.dat"
-state after.txt
-cmp -s before.txt after.txt || { diff before.txt after.txt; fail "the process's events changed"; }
-"$TPOINT" ps | grep -q "^ *$P .* memory$" || fail "the process no longer records in memory"
-echo "ok: stream and record -p -e ctl_tick deliver no ctl_odd (enabled by enable -p), which stays on"
+unchanged "stream and record -p"
+"$TPOINT" ps >ps.txt
+grep -q "^ *$P .* memory$" ps.txt || { cat ps.txt; fail "the process no longer records in memory"; }
+echo "ok: stream and record -p -e ctl_tick deliver no ctl_odd (enable -p), which stays on"
+
+# Enabled from outside while a consumer's own recording runs: kept in memory after it.
+start 120 2000
+"$TPOINT" stream -p "$P" -e tpt_ctl:ctl_tick >s.out 2>s.err &
+s=$!
+pids="$pids $s"
+wait_lines s.out 5 ' ctl_tick: ' 30 || fail "stream: no 5 lines within 30 s"
+"$TPOINT" enable -p "$P" tpt_ctl:ctl_odd >/dev/null || fail "enable -p during a stream"
+kill -INT $s
+wait $s || fail "stream exited $?"
+grep -q ' ctl_odd: ' s.out && fail "stream -e ctl_tick showed ctl_odd, enabled during it"
+"$TPOINT" ps | grep -q "^ *$P .* memory$" ||
+	{ "$TPOINT" ps; fail "ctl_odd, enabled during a stream, is not kept in memory after it"; }
+echo "ok: an event enabled during a stream is kept in memory after it"
 
 # 2. The process's filters stay as they were; a consumer's -f is its own.
 "$TPOINT" filter -p "$P" tpt_ctl:ctl_tick 'n != 3' >/dev/null || fail "filter -p ctl_tick"
@@ -68,15 +88,13 @@ echo "ok: stream and record -p -e ctl_tick deliver no ctl_odd (enabled by enable
 state before.txt
 stream_until ' ctl_tick: ' 10 -e tpt_ctl:ctl_tick -f 'name == "alpha"'
 grep -v 'name=alpha$' s.out && fail "stream -f 'name == \"alpha\"' let other names through"
-state after.txt
-cmp -s before.txt after.txt || { diff before.txt after.txt; fail "stream -f changed the process's filters"; }
+unchanged "stream -f"
 "$TPOINT" record -p "$P" -e tpt_ctl:ctl_tick -f 'name == "beta"' -o f.dat --duration 1 \
 	2>err.txt || { cat err.txt; fail "record -p -f exited $?"; }
 trace-cmd report f.dat 2>/dev/null | grep ' ctl_tick: ' >f.txt
 [ -s f.txt ] || fail "record -p -f 'name == \"beta\"': no record"
 grep -v 'name=beta$' f.txt && fail "record -p -f 'name == \"beta\"' let other names through"
-state after.txt
-cmp -s before.txt after.txt || { diff before.txt after.txt; fail "record -p -f changed the process's filters"; }
+unchanged "record -p -f"
 "$TPOINT" filter -p "$P" tpt_ctl:ctl_tick --clear >/dev/null || fail "filter --clear"
 "$TPOINT" filter -p "$P" tpt_ctl:ctl_odd --clear >/dev/null || fail "filter --clear"
 echo "ok: stream -f and record -p -f leave the process's own filters as they were"
@@ -92,20 +110,21 @@ last=$(ticks_of s.out | tail -n 1)
 ticks snap.dat >snap.txt
 sfirst=$(head -n 1 snap.txt)
 [ -n "$sfirst" ] && [ "$sfirst" -lt "$first" ] ||
-	fail "the snapshot after the stream starts at n=$sfirst; the stream began at n=$first: history gone"
+	fail "after the stream (from n=$first) the snapshot starts at n=$sfirst: history gone"
 grep -qx "$last" snap.txt || fail "the snapshot lacks n=$last, which the stream showed"
 contiguous <snap.txt || fail "the snapshot has gaps"
-"$TPOINT" ps | grep -q "^ *$P .* memory$" || fail "the process no longer records in memory"
-echo "ok: after a stream of n=$first..$last the flight recorder holds n=$sfirst..$(tail -n 1 snap.txt)"
+"$TPOINT" ps >ps.txt
+grep -q "^ *$P .* memory$" ps.txt || { cat ps.txt; fail "the process no longer records in memory"; }
+echo "ok: after a stream of n=$first..$last, memory holds n=$sfirst..$(tail -n 1 snap.txt)"
 
 # 4. -f applies to the -e before it; on a glob, to the events that have its fields.
 stream_until ' ctl_odd: ' 20 -e tpt_ctl:ctl_tick -f 'name == "alpha"' -e tpt_ctl:ctl_odd
-grep ' ctl_tick: ' s.out | grep -v 'name=alpha$' && fail "-e ctl_tick -f ... -e ctl_odd: ctl_tick not filtered"
+grep ' ctl_tick: ' s.out | grep -v 'name=alpha$' && fail "-e A -f X -e B: A not filtered"
 grep -q ' ctl_tick: .*name=alpha$' s.out || fail "-e ctl_tick -f ... -e ctl_odd: no ctl_tick"
 [ -s s.err ] && fail "-e A -f X -e B: something on stderr"
 stream_until ' ctl_odd: ' 20 -e 'tpt_ctl:*' -f 'name == "beta"'
 grep ' ctl_tick: ' s.out | grep -v 'name=beta$' && fail "-e 'tpt_ctl:*' -f: ctl_tick not filtered"
-grep -q "tpt_ctl:ctl_odd" s.err || fail "-e 'tpt_ctl:*' -f 'name == ...': ctl_odd (no name) not named"
+grep -q "tpt_ctl:ctl_odd" s.err || fail "-e 'tpt_ctl:*' -f: ctl_odd (no field name) not named"
 [ "$(wc -l <s.err)" = 1 ] || { cat s.err; fail "-e 'tpt_ctl:*' -f: more than one line on stderr"; }
 "$TPOINT" record -p "$P" -e 'tpt_ctl:*' -f 'name == "gamma"' -o g.dat --duration 1 2>err.txt ||
 	{ cat err.txt; fail "record -p -e 'tpt_ctl:*' -f exited $?"; }
@@ -113,7 +132,8 @@ trace-cmd report g.dat 2>/dev/null >g.txt
 grep ' ctl_tick: ' g.txt | grep -v 'name=gamma$' && fail "record -p: ctl_tick not filtered"
 grep -q ' ctl_odd: ' g.txt || fail "record -p -e 'tpt_ctl:*' -f 'name == ...': no ctl_odd"
 grep -q "tpt_ctl:ctl_odd" err.txt || { cat err.txt; fail "record -p: ctl_odd not named"; }
-"$TPOINT" stream -p "$P" -f 'n > 1' -e ctl_tick >/dev/null 2>err.txt; [ $? = 2 ] || fail "-f before -e"
+"$TPOINT" stream -p "$P" -f 'n > 1' -e ctl_tick >/dev/null 2>err.txt
+[ $? = 2 ] || fail "-f before -e: not a usage error"
 grep -q "\-f .* -e" err.txt || { cat err.txt; fail "-f before -e: message"; }
 "$TPOINT" stream -p "$P" -e tpt_ctl:ctl_odd -f 'name == "x"' >/dev/null 2>err.txt
 [ $? = 1 ] || fail "a filter on a field no selected event has"
@@ -121,7 +141,7 @@ grep -q "no field 'name'" err.txt || { cat err.txt; fail "no field message"; }
 "$TPOINT" record -p "$P" -e 'tpt_ctl:*' -f 'n >' -o x.dat 2>err.txt; [ $? = 1 ] || fail "bad filter"
 [ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "a bad filter should give one line"; }
 [ -e x.dat ] && fail "record -p with a bad filter wrote a file"
-echo "ok: -e A -f X -e B filters A only; a glob's filter skips (and names) events without its fields"
+echo "ok: -e A -f X -e B filters A only; on a glob, -f skips (and names) events without its fields"
 
 # 5. Lines in time order across threads: a busy thread fills pages that reach the spool at
 # once, the main thread's ticks wait in a page being written.

@@ -35,12 +35,6 @@ int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mod
  * added to the spool instead. *salvaged says which. 0, or -errno with a reason.
  */
 int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen);
-/*
- * Set (or, with expr "", clear) EXPR on every event of the process that the -e list `events`
- * selects, by the library's own glob rules. Uses a->conn. Returns how many, or -1 (said).
- */
-int attach_filter(const char *verb, struct attach *a, const char *events, const char *expr,
-		  bool quiet);
 /* Remove the directory and what is in it; close everything. */
 void attach_cleanup(struct attach *a);
 
