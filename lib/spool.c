@@ -612,17 +612,18 @@ static unsigned drain_full(bool all)
 }
 
 /*
- * What the pages being written hold, and the full pages still in the pool: a full page the
- * drain has not taken yet (it filled since drain_full(), or it stays, for a reader or in
- * overwrite mode) is read where it is, as a page being written is, so that after this pass
- * every record committed before it began is spooled (SPOOL_SYNCED).
+ * What the pages being written hold; with `full`, the full pages still in the pool too: a
+ * full page the drain has not taken (it filled since drain_full(), or it stays, for a
+ * reader) is read where it is, as a page being written is, so that after a live pass every
+ * record committed before it began is spooled (SPOOL_SYNCED). Not for a flush in overwrite
+ * mode: there writers fill and queue pages as fast as it reads them.
  */
-static void drain_partial(void)
+static void drain_partial(bool full)
 {
 	for (uint32_t i = 0; i < sp.pool->npages; i++) {
 		uint32_t state = __atomic_load_n(&sp.pool->meta[i].state, __ATOMIC_ACQUIRE);
 
-		if (state == PAGE_WRITING || state == PAGE_FULL)
+		if (state == PAGE_WRITING || (full && state == PAGE_FULL))
 			drain_page(i, false);
 	}
 }
@@ -689,7 +690,7 @@ static void *drain_thread(void *arg)
 			/* A live reader wants records within 100 ms, full pages or not. */
 			struct clock_sample begun = clock_sample_now();
 
-			drain_partial();
+			drain_partial(true);
 			put_synced(begun.clock);
 			flush_buf();
 			sp.last_live = mono_now();
@@ -906,7 +907,7 @@ static void sync_locked(bool final)
 	/* Full pages first: within a stream they come before the page being written. */
 	if (!sp.reader)
 		drain_full(final);
-	drain_partial();
+	drain_partial(sp.reader);
 	flush_buf();
 	put_closing_chunks(final);
 }
