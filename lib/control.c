@@ -413,6 +413,9 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		if (ret == -ENOENT)
 			return send_error(fd, ret, "process %d records nothing: enable events first "
 					  "(tpoint enable -p %d ...)", (int)getpid(), (int)getpid());
+		if (ret == -EBUSY)
+			return send_error(fd, ret, "process %d is being streamed or recorded from its "
+					  "memory: take the snapshot when that ends", (int)getpid());
 		if (ret < 0)
 			return send_error(fd, ret, "snapshot failed: %s", strerror(-ret));
 		reply_add(&r, "%s", path);

@@ -81,6 +81,7 @@ struct event_slot {
 	char *format;            /* tracefs format text */
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
+	bool client;             /* an attached client records it too (registry_set_client()) */
 	bool broken;             /* print format libtraceevent cannot render: never enabled */
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
@@ -95,10 +96,13 @@ HIDDEN void registry_apply_recording(bool on);
 HIDDEN bool registry_wants_recording(void);
 HIDDEN int registry_enable_patterns(const char *patterns, bool on, bool from_env);
 HIDDEN int registry_enabled_count(void);
-struct registry_mark;
-HIDDEN struct registry_mark *registry_mark(void);
-/* Undo every enable and pattern since the mark; frees it. */
-HIDDEN void registry_restore(struct registry_mark *m);
+/*
+ * The events an attached client (tpoint record -p, tpoint stream) records besides the
+ * process's own: comma-separated globs, or NULL for none. Kept apart from the patterns, so
+ * that what the process enables or disables meanwhile stays when the client goes. Returns
+ * the number of events the globs match, or -EINVAL.
+ */
+HIDDEN int registry_set_client(const char *globs);
 /* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
 HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* The same for "system:name" whether or not it is registered yet (TPOINT_FILTER). */
@@ -232,6 +236,12 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len);
 /* ---- spool.c: the drain thread and the spool file ---- */
 /* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
 HIDDEN int spool_start(struct pool *p, const char *spool_path, bool live);
+/*
+ * A live spool of a pool that something else owns (the in-memory flight recorder): it copies
+ * what writers commit, full pages and pages being written alike, and never takes a page,
+ * so the pool keeps everything a snapshot would show. Stopped with spool_stop().
+ */
+HIDDEN int spool_start_reader(struct pool *p, const char *spool_path);
 /* Drain what is queued and what the writers' current pages hold, then sync the spool. */
 HIDDEN int spool_sync(void);
 HIDDEN int spool_stop(void);
@@ -306,6 +316,22 @@ HIDDEN const char *tracedat_size_warning(const struct tracedat_result *res, char
 					 size_t len);
 HIDDEN int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
 				struct tracedat_result *res, char *err, size_t errlen);
+/*
+ * The same, with only what a consumer selected (tpoint record -p): `event` is asked once per
+ * event of the spools, with its tracefs format text; false leaves it out of the file (its
+ * format, counts and records), true keeps the records that pass *f (NULL: all; freed here).
+ * A record left out by *f counts as filtered, no longer as recorded.
+ */
+struct filter;
+struct tracedat_select {
+	void *ctx;
+	uint64_t since; /* CLOCK_MONOTONIC ns: older records are left out (what was in memory) */
+	bool (*event)(void *ctx, const char *system, const char *name, const char *format,
+		      struct filter **f);
+};
+HIDDEN int tracedat_from_spools_select(const char *out_path, const char *const *spools,
+				       int nspools, const struct tracedat_select *sel,
+				       struct tracedat_result *res, char *err, size_t errlen);
 
 /* ---- session.c ---- */
 HIDDEN bool session_recording(void);

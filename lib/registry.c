@@ -38,6 +38,7 @@ struct pattern {
 };
 static struct pattern *patterns;
 static size_t npatterns, patterns_cap;
+static char *client_globs; /* registry_set_client(): comma-separated, or NULL */
 
 void registry_lock(void)
 {
@@ -83,7 +84,7 @@ static void slot_apply(struct event_slot *s)
 
 	if (!s->ev)
 		return;
-	if (s->record && recording && !s->broken) {
+	if ((s->record || s->client) && recording && !s->broken) {
 		want |= TPOINT_ENABLED_RECORD;
 		/* Only a recording event asks its filter: the bit alone would send hits of an
 		 * event that is off to its condition. */
@@ -120,6 +121,26 @@ static void slot_apply_patterns(struct event_slot *s)
 			s->record = patterns[i].on;
 			patterns[i].matched = true;
 		}
+}
+
+/* Does a glob of the attached client's list select the slot's event? */
+static bool slot_client_matches(const struct event_slot *s)
+{
+	const char *p = client_globs;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		char glob[2 * TPOINT_NAME_MAX + 2];
+
+		if (n < sizeof(glob)) {
+			memcpy(glob, p, n);
+			glob[n] = 0;
+			if (glob_matches(glob, s->system, s->name))
+				return true;
+		}
+		p += n + (p[n] == ',');
+	}
+	return false;
 }
 
 static void add_enums(const char *begin, const char *end)
@@ -382,79 +403,6 @@ static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	*len += (size_t)n;
 }
 
-/*
- * What an attached recorder changes is undone when it detaches or vanishes: the events'
- * wishes and the patterns it added. A mark is the state before.
- */
-struct registry_mark {
-	struct pattern *patterns; /* a copy of the list, globs included */
-	size_t npatterns;
-	uint32_t nslots;
-	bool *record;
-};
-
-static void free_patterns(struct pattern *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(list[i].glob);
-	free(list);
-}
-
-struct registry_mark *registry_mark(void)
-{
-	struct registry_mark *m = calloc(1, sizeof(*m));
-	bool ok;
-
-	if (!m)
-		return NULL;
-	registry_lock();
-	m->nslots = nslots;
-	m->record = calloc(nslots ? nslots : 1, sizeof(bool));
-	m->patterns = calloc(npatterns ? npatterns : 1, sizeof(*m->patterns));
-	ok = m->record && m->patterns;
-	for (uint32_t i = 0; ok && i < nslots; i++)
-		m->record[i] = slots[i].record;
-	for (size_t i = 0; ok && i < npatterns; i++, m->npatterns++) {
-		m->patterns[i] = patterns[i];
-		m->patterns[i].glob = strdup(patterns[i].glob);
-		ok = m->patterns[i].glob != NULL;
-	}
-	registry_unlock();
-	if (!ok) {
-		free_patterns(m->patterns, m->npatterns);
-		free(m->record);
-		free(m);
-		return NULL;
-	}
-	return m;
-}
-
-void registry_restore(struct registry_mark *m)
-{
-	if (!m)
-		return;
-	registry_lock();
-	free_patterns(patterns, npatterns);
-	patterns = m->patterns;
-	npatterns = patterns_cap = m->npatterns;
-	if (!npatterns) {
-		free(patterns);
-		patterns = NULL;
-	}
-	for (uint32_t i = 0; i < nslots; i++) {
-		/* Events registered since the mark: as the remaining patterns say. */
-		slots[i].record = false;
-		if (i < m->nslots)
-			slots[i].record = m->record[i];
-		else
-			slot_apply_patterns(&slots[i]);
-		slot_apply(&slots[i]);
-	}
-	registry_unlock();
-	free(m->record);
-	free(m);
-}
-
 int registry_enabled_count(void)
 {
 	int n = 0;
@@ -611,6 +559,7 @@ static void register_event(struct tpoint_event *ev)
 	ev->registered = 1;
 	slot_apply_filter(s);
 	slot_apply_patterns(s);
+	s->client = slot_client_matches(s);
 	slot_apply(s);
 }
 
@@ -788,6 +737,38 @@ TPOINT_EXPORT int tpoint_disable(const char *list)
 	return ret;
 }
 
+int registry_set_client(const char *globs)
+{
+	char *copy = NULL;
+	int matched = 0;
+
+	if (globs) {
+		const char *p = globs;
+
+		for (const char *q = globs;; q++)
+			if (*q == ',' || !*q) {
+				if (check_pattern(p, (size_t)(q - p)) < 0)
+					return -EINVAL;
+				if (!*q)
+					break;
+				p = q + 1;
+			}
+		copy = strdup(globs);
+		if (!copy)
+			return -ENOMEM;
+	}
+	registry_lock();
+	free(client_globs);
+	client_globs = copy;
+	for (uint32_t i = 0; i < nslots; i++) {
+		slots[i].client = slot_client_matches(&slots[i]);
+		matched += slots[i].client;
+		slot_apply(&slots[i]);
+	}
+	registry_unlock();
+	return matched;
+}
+
 void registry_apply_recording(bool on)
 {
 	registry_lock();
@@ -822,6 +803,13 @@ void registry_after_fork(void)
 {
 	/* The child's mutex may have been held by a thread that no longer exists. */
 	pthread_mutex_init(&reg_mutex, NULL);
+	/* A client attached to the parent is the parent's: none records the child. */
+	free(client_globs);
+	client_globs = NULL;
+	for (uint32_t i = 0; i < nslots; i++) {
+		slots[i].client = false;
+		slot_apply(&slots[i]);
+	}
 }
 
 TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)

@@ -36,7 +36,8 @@ static struct {
 	char *spool_base;
 	int gen;
 	struct pool *pool;
-	struct registry_mark *mark; /* set while a client is attached: what to restore */
+	bool attached;  /* a client (tpoint record -p, stream) records: session_attach() */
+	char *reader;   /* its spool, when it reads the in-memory recording (spool_start_reader) */
 	char describe[4096 + 8];
 } rec;
 
@@ -222,12 +223,26 @@ static int finish_file(void)
 	return (int)(res.events > INT32_MAX ? INT32_MAX : res.events);
 }
 
+/* The client reading the in-memory recording is done: its spool is complete, the pool stays. */
+static int stop_reader_locked(void)
+{
+	int ret;
+
+	if (!rec.reader)
+		return 0;
+	ret = spool_stop();
+	free(rec.reader);
+	rec.reader = NULL;
+	return ret;
+}
+
 static int stop_locked(void)
 {
 	int ret;
 
 	if (!rec.active)
 		return -ENOENT;
+	stop_reader_locked(); /* a client reading the pool gets its spool complete first */
 	registry_apply_recording(false);
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	writer_detach_all();
@@ -365,66 +380,57 @@ void session_keep_enabled(void)
 	pthread_mutex_unlock(&session_mutex);
 }
 
-static bool restart_memory;
-
-/* Back to keeping events in memory, if that is what a client interrupted. */
-static void restart_memory_locked(void)
-{
-	if (rec.active || !(restart_memory || registry_wants_recording()))
-		return;
-	restart_memory = false;
-	if (start_memory_locked() < 0)
-		tp_err("control: enabled events are no longer kept in memory");
-}
-
+/*
+ * A client records the events its globs select, besides those the process enables itself
+ * (registry_set_client()): it delivers only its own, reading them from the spool. If the
+ * process keeps events in memory (enabled events do, as in the kernel), that recording goes
+ * on and the client's spool reads its pool without taking a page, so that a snapshot after
+ * the client shows what it would have shown without it; the client's mode and pool size
+ * give way to the in-memory recording's then. Otherwise the client's recording is a new one,
+ * and when it ends, events enabled meanwhile go on recording into memory.
+ */
 int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
 		   size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
 {
 	size_t saved_bytes = pool_bytes;
-	struct registry_mark *mark;
 	enum tpoint_mode saved;
 	int n, err;
 
 	pthread_mutex_lock(&session_mutex);
-	if (rec.active && rec.spool) {
+	if (rec.attached || (rec.active && rec.spool)) {
 		pthread_mutex_unlock(&session_mutex);
 		return -EBUSY;
 	}
-	/*
-	 * Events kept in memory (tpoint enable -p) give way to a client that records them
-	 * properly; they come back when it detaches.
-	 */
-	restart_memory = rec.active;
-	if (restart_memory)
-		stop_locked();
-	mark = registry_mark();
-	if (!mark) {
-		pthread_mutex_unlock(&session_mutex);
-		return -ENOMEM;
-	}
-	n = registry_enable_patterns(patterns, true, false);
+	n = registry_set_client(patterns);
 	if (n <= 0) {
-		registry_restore(mark);
-		restart_memory_locked();
+		registry_set_client(NULL);
 		pthread_mutex_unlock(&session_mutex);
 		return n < 0 ? n : -ENOENT;
 	}
-	saved = pool_mode;
-	pool_mode = mode;
-	if (pool_size)
-		pool_bytes = pool_size;
-	err = start_locked(NULL, spool, true);
-	pool_mode = saved;
-	pool_bytes = saved_bytes;
-	if (err == 0 && live)
-		spool_set_live(true);
+	if (rec.active) {
+		spool_mark_stats(); /* the client's counts start here */
+		err = spool_start_reader(rec.pool, spool);
+		if (err == 0 && !(rec.reader = strdup(spool))) {
+			spool_stop();
+			err = -ENOMEM;
+		}
+	} else {
+		saved = pool_mode;
+		pool_mode = mode;
+		if (pool_size)
+			pool_bytes = pool_size;
+		err = start_locked(NULL, spool, true);
+		pool_mode = saved;
+		pool_bytes = saved_bytes;
+		if (err == 0 && live)
+			spool_set_live(true);
+	}
 	if (err) {
-		registry_restore(mark);
-		restart_memory_locked();
+		registry_set_client(NULL);
 		pthread_mutex_unlock(&session_mutex);
 		return err;
 	}
-	rec.mark = mark;
+	rec.attached = true;
 	/* Only ours: a number the program reused would hand the client the program's file. */
 	*memfd = ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
 	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
@@ -439,15 +445,21 @@ int session_detach(bool keep)
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
-	if (!rec.active || !rec.mark) {
+	if (!rec.attached) {
 		pthread_mutex_unlock(&session_mutex);
 		return -ENOENT;
 	}
-	spool = rec.spool ? strdup(rec.spool) : NULL;
-	ret = stop_locked();
-	registry_restore(rec.mark);
-	rec.mark = NULL;
-	restart_memory_locked();
+	rec.attached = false;
+	if (rec.reader) {
+		spool = strdup(rec.reader);
+		ret = stop_reader_locked();
+	} else {
+		spool = rec.spool ? strdup(rec.spool) : NULL;
+		ret = stop_locked();
+	}
+	registry_set_client(NULL);
+	/* Events enabled meanwhile (the process's own, not the client's) record into memory. */
+	keep_enabled_locked();
 	if (!keep && spool) {
 		char *slash = strrchr(spool, '/');
 
@@ -797,11 +809,13 @@ static void fork_child(void)
 		close(collect_fd);
 	collect_fd = -1;
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
-	/* A recorder attached to the parent is the parent's: undo what it enabled here. */
-	if (rec.mark) {
-		registry_restore(rec.mark);
-		rec.mark = NULL;
-	}
+	/*
+	 * A recorder attached to the parent is the parent's: what it enabled is off here
+	 * (registry_after_fork()), its spool is the parent's (spool_after_fork()).
+	 */
+	free(rec.reader);
+	rec.reader = NULL;
+	rec.attached = false;
 	/*
 	 * The parent's pool is shared memory: unmap it without touching it (the parent goes on
 	 * writing there); its queues are the child's own copies.

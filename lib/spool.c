@@ -53,6 +53,7 @@ static struct spool {
 	bool live;         /* spool partly filled pages too, every LIVE_PERIOD */
 	pack_fn packer;    /* packs pages that stay put (SPOOL_PAGE_PACKED), or NULL */
 	bool snapshot;     /* a copy: records that fail to reach it are still in the pool */
+	bool reader;       /* spool_start_reader(): copies, never takes a page */
 	uint64_t last_live;
 	/* The drain thread, idle in overwrite mode: the mode changed, or stop. Waited on and
 	 * signalled under io; zeroed, as after a fork, it is a default one, made anew. */
@@ -599,12 +600,17 @@ static void drain_page(uint32_t idx, bool final)
 	 */
 	emit_records(page, m, gen, off, clock, &clock, !final,
 		     final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE);
-	if (final)
+	if (final) {
+		uint64_t commit = *(const uint64_t *)(const void *)(page + 8);
+
 		/*
 		 * Not free yet: its records are in our buffer, not in the file. Until they are,
-		 * the page keeps them for whoever salvages a process killed in between.
+		 * the page keeps them for whoever salvages a process killed in between. It stays
+		 * marked full meanwhile: a pass of drain_partial() must find them spooled.
 		 */
+		__atomic_store_n(&m->spooled, (gen << 32) | (uint32_t)commit, __ATOMIC_RELAXED);
 		sp.to_free[sp.nto_free++] = idx;
+	}
 	else
 		sp.clock_at[idx] = clock;
 }
@@ -634,11 +640,30 @@ static unsigned drain_full(bool all)
 	return n;
 }
 
-static void drain_partial(void)
+/*
+ * What the pages being written hold; with `full`, the full pages still in the pool too: a
+ * full page the drain has not taken (it filled since drain_full(), or it stays, for a
+ * reader) is read where it is, as a page being written is, so that after a live pass every
+ * record committed before it began is spooled (SPOOL_SYNCED). Not for a flush in overwrite
+ * mode: there writers fill and queue pages as fast as it reads them.
+ */
+static void drain_partial(bool full)
 {
-	for (uint32_t i = 0; i < sp.pool->npages; i++)
-		if (__atomic_load_n(&sp.pool->meta[i].state, __ATOMIC_ACQUIRE) == PAGE_WRITING)
+	for (uint32_t i = 0; i < sp.pool->npages; i++) {
+		uint32_t state = __atomic_load_n(&sp.pool->meta[i].state, __ATOMIC_ACQUIRE);
+
+		if (state == PAGE_WRITING || (full && state == PAGE_FULL))
 			drain_page(i, false);
+	}
+}
+
+/* After a pass of drain_partial() begun at raw clock `clock`: the records before it are in. */
+static void put_synced(uint64_t clock)
+{
+	uint64_t *p = chunk_begin(SPOOL_SYNCED, 8);
+
+	if (p)
+		*p = clock;
 }
 
 /*
@@ -677,7 +702,8 @@ static void *drain_thread(void *arg)
 			break;
 		}
 		put_new_events();
-		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE)
+		if (__atomic_load_n(&sp.pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE &&
+		    !sp.reader)
 			n = drain_full(false);
 		/*
 		 * The drained pages wait for their records to reach the file. At full speed each
@@ -691,7 +717,10 @@ static void *drain_thread(void *arg)
 			flush_buf();
 		if (sp.live && mono_now() - sp.last_live > 50000000u) {
 			/* A live reader wants records within 100 ms, full pages or not. */
-			drain_partial();
+			struct clock_sample begun = clock_sample_now();
+
+			drain_partial(true);
+			put_synced(begun.clock);
 			flush_buf();
 			sp.last_live = mono_now();
 		}
@@ -804,6 +833,7 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	sp.live = live;
 	sp.packer = spool_packer();
 	sp.snapshot = false;
+	sp.reader = false;
 	sp.error = 0;
 	sp.stop = false;
 	sp.events_written = 0;
@@ -828,7 +858,7 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	return 0;
 }
 
-int spool_start(struct pool *p, const char *path, bool live)
+static int start(struct pool *p, const char *path, bool live, bool reader)
 {
 	sigset_t all, old;
 	pthread_condattr_t attr;
@@ -836,6 +866,7 @@ int spool_start(struct pool *p, const char *path, bool live)
 
 	if (err)
 		return err;
+	sp.reader = reader;
 	pthread_mutex_lock(&sp.io);
 	if (!sp.wake_ready) { /* on the clock that mono_now() reads */
 		pthread_condattr_init(&attr);
@@ -858,8 +889,20 @@ int spool_start(struct pool *p, const char *path, bool live)
 	}
 	pthread_setname_np(sp.thread, "tpoint-drain");
 	sp.thread_running = true;
-	__atomic_store_n(&p->draining, true, __ATOMIC_RELAXED); /* block mode may wait for us */
+	/* Block mode may wait for us, unless we give no page back. */
+	if (!reader)
+		__atomic_store_n(&p->draining, true, __ATOMIC_RELAXED);
 	return 0;
+}
+
+int spool_start(struct pool *p, const char *path, bool live)
+{
+	return start(p, path, live, false);
+}
+
+int spool_start_reader(struct pool *p, const char *path)
+{
+	return start(p, path, true, true);
 }
 
 /*
@@ -900,8 +943,9 @@ static void sync_locked(bool final)
 {
 	put_new_events();
 	/* Full pages first: within a stream they come before the page being written. */
-	drain_full(final);
-	drain_partial();
+	if (!sp.reader)
+		drain_full(final);
+	drain_partial(sp.reader);
 	flush_buf();
 	put_closing_chunks(final);
 }
@@ -926,7 +970,8 @@ int spool_stop(void)
 	if (!sp.path)
 		return -ENOENT;
 	/* Writers waiting in block mode for a page go on without one (and count it lost). */
-	__atomic_store_n(&sp.pool->draining, false, __ATOMIC_RELAXED);
+	if (!sp.reader)
+		__atomic_store_n(&sp.pool->draining, false, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&sp.io);
 	sp.stop = true;
 	pthread_cond_signal(&sp.wake);

@@ -38,6 +38,12 @@ enum spool_chunk_type {
 	SPOOL_PAGE = 7,    /* struct spool_records, then the page's own bytes start_off..end_off */
 	SPOOL_PAGE_PACKED = 8, /* struct spool_records, then those bytes packed (lib/pack.h)
 				* with the lag in .lag */
+	/*
+	 * u64 raw clock: every record committed before that reading is in a chunk before this
+	 * one (a live spool writes one after each pass). A live reader prints up to it in time
+	 * order; readers that do not know it skip it, as any unknown chunk.
+	 */
+	SPOOL_SYNCED = 9,
 };
 
 struct spool_chunk {

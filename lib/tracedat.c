@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "filter.h"
 #include "internal.h"
 #include "spool_format.h"
 
@@ -32,6 +33,8 @@ struct out_event {
 	const char *format_body; /* the format text from "format:" on */
 	uint16_t id;             /* in the output file */
 	struct spool_stat stat;
+	bool dropped;            /* not selected (tracedat_select): nothing of it goes out */
+	struct filter *filter;   /* what its records must pass (tracedat_select), or NULL */
 };
 
 struct stream_chunk {
@@ -67,6 +70,8 @@ struct writer_state {
 	uint32_t ncpus;
 	char *err;
 	size_t errlen;
+	const struct tracedat_select *sel;
+	struct out_event **by_id; /* with a selection: output id -> event (build_by_id()) */
 };
 
 static int fail(struct writer_state *w, int err, const char *fmt, ...)
@@ -203,6 +208,8 @@ static int map_event(struct writer_state *w, struct spool_in *s, const char *p, 
 		e->format_body = body;
 		if (!e->system || !e->name || !e->condition)
 			return -ENOMEM;
+		if (w->sel)
+			e->dropped = !w->sel->event(w->sel->ctx, sys, name, fmt, &e->filter);
 		uint16_t out = id;
 
 		while (id_taken(w, out))
@@ -476,6 +483,57 @@ static const char header_event[] =
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
 
+/* Output id -> event, for the selection's judgement of each record; again after a sort. */
+static void build_by_id(struct writer_state *w)
+{
+	if (!w->by_id)
+		return;
+	memset(w->by_id, 0, 0x10000 * sizeof(*w->by_id));
+	for (size_t i = 0; i < w->nevents; i++)
+		w->by_id[w->events[i].id] = &w->events[i];
+}
+
+/* Does the record of output id `id` go into the file? */
+static bool selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size)
+{
+	const struct out_event *e = w->by_id ? w->by_id[id] : NULL;
+
+	return !e || (!e->dropped && (!e->filter || filter_match(e->filter, data, size)));
+}
+
+/*
+ * The records the selection's filters leave out count as filtered: the counts go into the
+ * file before the records do, so they are judged once ahead.
+ */
+static void count_filtered(struct writer_state *w)
+{
+	char *unpacked = malloc(SPOOL_UNPACKED_MAX);
+
+	for (size_t i = 0; unpacked && i < w->nchunks; i++) {
+		const struct stream_chunk *ch = &w->chunks[i];
+		struct spool_iter it;
+		const char *data;
+		uint64_t clock;
+		uint32_t size;
+		uint16_t id;
+
+		spool_iter_init(&it, ch->type, (const char *)ch->hdr, ch->size, unpacked);
+		while (spool_iter_next(&it, &clock, &data, &size)) {
+			struct out_event *e;
+
+			memcpy(&id, data, 2);
+			e = w->by_id[out_id(&w->in[ch->spool], id)];
+			if (!e || e->dropped || !e->filter || filter_match(e->filter, data, size) ||
+			    to_ns(&w->in[ch->spool], clock) < w->sel->since)
+				continue;
+			e->stat.filtered++;
+			if (e->stat.recorded)
+				e->stat.recorded--;
+		}
+	}
+	free(unpacked);
+}
+
 static int cmp_event(const void *a, const void *b)
 {
 	const struct out_event *x = a, *y = b;
@@ -504,18 +562,28 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 	/* Event systems: events sorted by system, each system once. */
 	qsort(w->events, w->nevents, sizeof(*w->events), cmp_event);
 	uint32_t nsys = 0;
+	const char *last = NULL;
 
 	for (size_t i = 0; i < w->nevents; i++)
-		nsys += i == 0 || strcmp(w->events[i].system, w->events[i - 1].system);
+		if (!w->events[i].dropped && (!last || strcmp(w->events[i].system, last))) {
+			nsys++;
+			last = w->events[i].system;
+		}
 	out_u32(f, nsys);
 	for (size_t i = 0; i < w->nevents;) {
-		size_t j = i;
+		size_t j = i, kept = 0;
 
 		while (j < w->nevents && !strcmp(w->events[j].system, w->events[i].system))
-			j++;
+			kept += !w->events[j++].dropped;
+		if (!kept) {
+			i = j;
+			continue;
+		}
 		out_str0(f, w->events[i].system);
-		out_u32(f, (uint32_t)(j - i));
+		out_u32(f, (uint32_t)kept);
 		for (; i < j; i++) {
+			if (w->events[i].dropped)
+				continue;
 			char head[TPOINT_NAME_MAX + 32];
 			int n = snprintf(head, sizeof(head), "name: %s\nID: %u\n", w->events[i].name,
 					 w->events[i].id);
@@ -556,6 +624,8 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 			const struct out_event *e = &w->events[i];
 			const struct spool_stat *st = &e->stat;
 
+			if (e->dropped)
+				continue;
 			len += (size_t)snprintf(stats + len, cap - len,
 						"%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
 						e->system, e->name,
@@ -676,8 +746,9 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 			spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size,
 					c->unpacked);
 			c->started = true;
-			c->lost_before = ch->hdr->lost_before;
-			c->gap_before = ch->gap_before;
+			/* Added: a record left out (tracedat_select) passes its marks on. */
+			c->lost_before += ch->hdr->lost_before;
+			c->gap_before |= ch->gap_before;
 		}
 		if (spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
 			c->ns = to_ns(&w->in[ch->spool], clock);
@@ -781,11 +852,13 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		uint16_t id;
 
 		memcpy(&id, c->data, 2);
-		page_add(po, c->ns, c->data, c->size, out_id(&w->in[ch->spool], id),
-			 c->lost_before, c->gap_before);
-		*lost += c->lost_before;
-		c->lost_before = 0;
-		c->gap_before = false;
+		id = out_id(&w->in[ch->spool], id);
+		if ((!w->sel || c->ns >= w->sel->since) && selected(w, id, c->data, c->size)) {
+			page_add(po, c->ns, c->data, c->size, id, c->lost_before, c->gap_before);
+			*lost += c->lost_before;
+			c->lost_before = 0;
+			c->gap_before = false;
+		}
 		if (!cursor_load(w, c))
 			heap[0] = heap[--nheap];
 		heap_down(heap, nheap, 0);
@@ -847,7 +920,14 @@ static int mark_gaps(struct writer_state *w)
 int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
 			 struct tracedat_result *res, char *err, size_t errlen)
 {
-	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1 };
+	return tracedat_from_spools_select(out_path, spools, nspools, NULL, res, err, errlen);
+}
+
+int tracedat_from_spools_select(const char *out_path, const char *const *spools, int nspools,
+				const struct tracedat_select *sel, struct tracedat_result *res,
+				char *err, size_t errlen)
+{
+	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel };
 	struct out_file f = { .file = OWNED_FD_NONE };
 	uint64_t table_off, *table = NULL, counted = 0;
 	char *tmp = NULL;
@@ -870,8 +950,14 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 	}
 	if (!ret && mark_gaps(&w) < 0)
 		ret = fail(&w, -ENOMEM, "out of memory");
+	if (!ret && sel && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
+		ret = fail(&w, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
+	if (sel) {
+		build_by_id(&w);
+		count_filtered(&w);
+	}
 
 	/*
 	 * Write beside the target and rename: a reader never sees half a file. The name is
@@ -900,6 +986,7 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 	f.path = tmp;
 	f.buf = malloc(OUT_BUF);
 	write_metadata(&w, &f);
+	build_by_id(&w); /* the events are sorted now */
 	out_write(&f, "flyrecord", 10);
 	table_off = f.off;
 	table = calloc(w.ncpus, 16);
@@ -952,9 +1039,11 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 	}
 	res->ev = calloc(w.nevents ? w.nevents : 1, sizeof(*res->ev));
 	for (size_t i = 0; res->ev && i < w.nevents; i++) {
-		struct tracedat_event *d = &res->ev[i];
+		struct tracedat_event *d = &res->ev[res->nev];
 		const struct out_event *e = &w.events[i];
 
+		if (e->dropped)
+			continue;
 		/* The strings move to the result. */
 		d->system = e->system;
 		d->name = e->name;
@@ -993,8 +1082,10 @@ out:
 		free(w.events[i].system);
 		free(w.events[i].name);
 		free(w.events[i].condition);
+		filter_free(w.events[i].filter);
 	}
 	free(w.events);
+	free(w.by_id);
 	free(w.chunks);
 	free(w.comms);
 	return ret;

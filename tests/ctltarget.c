@@ -3,8 +3,10 @@
  * A program to be traced from outside: it hits tpt_ctl:ctl_tick and tpt_ctl:ctl_odd every
  * PERIOD microseconds (default 1000) until SECONDS have passed (default 30) or a signal
  * ends it. A third argument: "fork" forks once at start, and both run; "closefds" closes
- * every descriptor but 0-2 at start and opens /dev/null a few times, as daemons do.
- *	ctltarget [SECONDS [PERIOD_US [fork|closefds]]]
+ * every descriptor but 0-2 at start and opens /dev/null a few times, as daemons do;
+ * "busythread" adds a thread that hits ctl_odd (odd n from 1 up) every 50 microseconds, so
+ * that its pages fill while the main thread's slow ticks sit in a page being written.
+ *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread]]]
  *
  * Its call sites are jump labels: every verb of the tool that switches an event switches
  * patched code here (tests/control.sh, attach.sh, stream.sh).
@@ -16,12 +18,25 @@
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #define CREATE_TRACE_POINTS
 #include "trace/events/tpt_ctl.h"
 
 static volatile sig_atomic_t stop;
+
+static void *busy_thread(void *arg)
+{
+	struct timespec ts = { 0, 50000 };
+
+	(void)arg;
+	for (unsigned long n = 1; !stop; n += 2) {
+		trace_ctl_odd(n);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
 
 static void on_signal(int sig)
 {
@@ -46,6 +61,13 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4; i++)
 			if (open("/dev/null", O_RDONLY) < 0)
 				return 1;
+	}
+	if (argc > 3 && !strcmp(argv[3], "busythread")) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, busy_thread, NULL))
+			return 1;
+		pthread_detach(t);
 	}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,69 +179,6 @@ int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mod
 		close(memfd);
 	free(text);
 	return 0;
-}
-
-/* Does one -e glob select "system:name"? The library's rules (registry.c), so that -f
- * lands on exactly the events that attaching enables. */
-static bool glob_selects(const char *g, const char *full)
-{
-	const char *colon = strchr(full, ':'), *gcolon = strchr(g, ':');
-	char sys[TPOINT_NAME_MAX], gsys[TPOINT_NAME_MAX];
-
-	if (!colon || (size_t)(colon - full) >= sizeof(sys))
-		return false;
-	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - full), full);
-	if (gcolon) {
-		if ((size_t)(gcolon - g) >= sizeof(gsys))
-			return false;
-		snprintf(gsys, sizeof(gsys), "%.*s", (int)(gcolon - g), g);
-		return !fnmatch(gsys, sys, 0) && !fnmatch(gcolon + 1, colon + 1, 0);
-	}
-	return !fnmatch(g, sys, 0) || !fnmatch(g, colon + 1, 0);
-}
-
-/* Set (or, with expr "", clear) EXPR on every event of the process that `events` selects. */
-int attach_filter(const char *verb, struct attach *a, const char *events, const char *expr,
-		  bool quiet)
-{
-	char err[512] = "", *text = NULL, *save = NULL;
-	int set = 0;
-
-	if (ctl_request(&a->conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
-		if (!quiet)
-			tool_error(verb, "process %d: %s", (int)a->pid, err);
-		return -1;
-	}
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *name = strchr(line, '\t'), *tab, *req, *reply = NULL, *list, *s2 = NULL;
-		bool hit = false;
-
-		if (!name)
-			continue;
-		name++;
-		tab = strchr(name, '\t');
-		if (tab)
-			*tab = 0;
-		list = strdup(events);
-		for (char *g = list ? strtok_r(list, ",", &s2) : NULL; g && !hit;
-		     g = strtok_r(NULL, ",", &s2))
-			hit = glob_selects(g, name);
-		free(list);
-		if (!hit || asprintf(&req, "%s\t%s", name, expr) < 0)
-			continue;
-		if (ctl_request(&a->conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
-			if (!quiet)
-				tool_error(verb, "filter on %s: %s", name, err);
-			free(req);
-			free(text);
-			return -1;
-		}
-		free(reply);
-		free(req);
-		set++;
-	}
-	free(text);
-	return set;
 }
 
 int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)

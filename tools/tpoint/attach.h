@@ -48,12 +48,6 @@ int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mod
  */
 int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen);
 /*
- * Set (or, with expr "", clear) EXPR on every event of the process that the -e list `events`
- * selects, by the library's own glob rules. Uses a->conn. Returns how many, or -1 (said).
- */
-int attach_filter(const char *verb, struct attach *a, const char *events, const char *expr,
-		  bool quiet);
-/*
  * Open a file the process named (a snapshot's spool) for reading: only a regular file of the
  * process's own user, never a FIFO or device, never through a symlink at its end. A
  * descriptor, or -errno with the reason in err.

@@ -22,7 +22,9 @@
 #include <time.h>
 #include "attach.h"
 #include "control_proto.h"
+#include "filter.h"
 #include "internal.h"
+#include "select.h"
 #include "tpoint.h"
 
 static void record_usage(FILE *f)
@@ -30,8 +32,8 @@ static void record_usage(FILE *f)
 	fprintf(f,
 		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite|--block]\n"
 		"                     -- CMD [ARGS...]\n"
-		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-o FILE] [--duration S]\n"
-		"                     [-b SIZE] [--overwrite|--block]\n"
+		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...\n"
+		"                     [-o FILE] [--duration S] [-b SIZE] [--overwrite|--block]\n"
 		"       tpoint record --assemble DIR [-o FILE]\n"
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
@@ -43,9 +45,11 @@ static void record_usage(FILE *f)
 		"      --assemble DIR   write FILE from the spools of a recording that could not\n"
 		"                       be completed (a full disk): record keeps them in DIR\n"
 		"  -f, --filter EXPR    with -p: keep only records for which EXPR holds (the\n"
-		"                       kernel's filter syntax), on every event -e selects\n"
+		"                       kernel's filter syntax), of the events of the -e before\n"
+		"                       it; on those that lack its fields it does not apply\n"
 		"      --duration S     with -p: stop after S seconds\n"
-		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated\n"
+		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated;\n"
+		"                       may be given more than once\n"
 		"  -o, --output FILE    where to write (default trace.dat)\n"
 		"  -b, --buffer SIZE    page pool per process, like 8M (default 8M)\n"
 		"      --overwrite      keep the newest events when the pool is full\n"
@@ -239,10 +243,19 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
+/* The file keeps the selection's events, and of those the records its filters pass. */
+static bool keep_event(void *ctx, const char *system, const char *name, const char *format,
+		       struct filter **f)
+{
+	return sel_event(ctx, system, name, format, f);
+}
+
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
-static int record_pid(pid_t pid, const char *events, const char *filter, const char *out,
+static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		      double duration, const char *mode, size_t bytes)
 {
+	struct tracedat_select keep = { (void *)sel, 0, keep_event };
+	struct timespec t0;
 	struct attach a;
 	struct tracedat_result res;
 	char err[1024] = "", *stats;
@@ -255,26 +268,19 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
-	/* Filters first, so that no record escapes them; then the recording. */
-	if (filter) {
-		if (ctl_connect(pid, &a.conn, err, sizeof(err)) < 0) {
-			tool_error("record", "%s", err);
-			goto out;
-		}
-		int n = attach_filter("record", &a, events, filter, false);
-
-		ctl_close(&a.conn);
-		if (n <= 0) {
-			if (n == 0)
-				tool_error("record", "'%s' matches no event of process %d", events,
-					   (int)pid);
-			goto out;
-		}
-	}
-	if (attach_start(&a, pid, events, mode, bytes, false, err, sizeof(err)) < 0) {
+	/* Every -e names an event, every -f compiles for one: before anything changes. */
+	if (ctl_connect(pid, &a.conn, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
-		if (filter && a.conn.fd >= 0)
-			attach_filter("record", &a, events, "", true);
+		goto out;
+	}
+	if (sel_check(sel, "record", &a.conn, pid) < 0)
+		goto out;
+	ctl_close(&a.conn);
+	/* From here on: a process that keeps events in memory has older ones in its pool. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	keep.since = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
+	if (attach_start(&a, pid, sel_globs(sel), mode, bytes, false, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
 		goto out;
 	}
 	if (a.pool_fd < 0)
@@ -316,17 +322,12 @@ static int record_pid(pid_t pid, const char *events, const char *filter, const c
 		tool_error("record", "%s", err);
 		goto out;
 	}
-	/* Ours: take them back, once nothing records any more. */
-	if (filter && kill(pid, 0) == 0 && ctl_connect(pid, &a.conn, err, sizeof(err)) == 0) {
-		attach_filter("record", &a, events, "", true);
-		ctl_close(&a.conn);
-	}
 	if (salvaged)
 		fprintf(stderr, "tpoint record: process %d is gone; its remaining pages were "
 			"read from its buffer\n", (int)pid);
 	const char *spools[1] = { a.spool_ref }; /* what we opened, not its name */
 
-	if (tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
+	if (tracedat_from_spools_select(out, spools, 1, &keep, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
 	}
@@ -392,6 +393,7 @@ int cmd_record(int argc, char **argv)
 	pid_t child;
 	struct tracedat_result res;
 	const char *filter = NULL, *assemble = NULL;
+	static struct selection sel; /* static: reachable to the end, whichever way we return */
 	double duration = 0;
 	pid_t pid = 0;
 	char *end;
@@ -399,7 +401,11 @@ int cmd_record(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': events = optarg; break;
+		case 'e':
+			if (sel_add_events(&sel, "record", optarg) < 0)
+				return EXIT_FAIL;
+			events = sel_globs(&sel); /* every -e, for a command too */
+			break;
 		case 'o': out = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'W':
@@ -415,7 +421,11 @@ int cmd_record(int argc, char **argv)
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
-		case 'f': filter = optarg; break;
+		case 'f':
+			if (sel_add_filter(&sel, "record", optarg) < 0)
+				return EXIT_USAGE;
+			filter = optarg;
+			break;
 		case 'A': assemble = optarg; break;
 		case 'd':
 			duration = strtod(optarg, &end);
@@ -466,8 +476,7 @@ int cmd_record(int argc, char **argv)
 			tool_error("record", "-p records a running process: no command with it");
 			return EXIT_USAGE;
 		}
-		return record_pid(pid, events, filter, out, duration, mode ? mode : "discard",
-				  bytes);
+		return record_pid(pid, &sel, out, duration, mode ? mode : "discard", bytes);
 	}
 	if (filter || duration) {
 		tool_error("record", "-f and --duration go with -p; for a command, set filters "

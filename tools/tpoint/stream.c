@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR]
+ * tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR] [-e GLOB... [-f EXPR]]...
  *
  * The events of a running process as they happen, one line each, as the kernel's
  * trace_pipe gives them and as 'trace-cmd report' lays them out. The process spools its
  * records into a file of ours, partly filled pages included every 50 ms (live mode); we
- * read the file's new whole chunks every 20 ms and render them with libtraceevent, so that
- * a line follows its event within about 70 ms when the rate is low.
+ * read the file's new whole chunks every 20 ms and render them with libtraceevent. Lines
+ * go out in time order across threads: a record waits until the process has said that
+ * every record before its time is spooled (SPOOL_SYNCED, after each 50 ms pass), or at
+ * most HOLD_MAX_NS, so that a line follows its event within about 100 ms when the rate is
+ * low. Only the selection's events are shown, filtered here (select.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,7 +30,9 @@
 
 #include "attach.h"
 #include "control_proto.h"
+#include "filter.h"
 #include "internal.h"
+#include "select.h"
 #include "spool_format.h"
 #include "tep_guard.h"
 #include "tpoint.h"
@@ -37,21 +42,32 @@
 #define POLL_NS 20000000L
 /* The own clock samples kept; old ones are only needed for records that came very late. */
 #define MAX_SAMPLES 8192
+/*
+ * The longest a line waits for the records of other threads that may come before it, when
+ * the process says nothing (it is stopped, or its drain thread is starved): after that it
+ * goes out, and a record older than it that comes later goes out late.
+ */
+#define HOLD_MAX_NS 1000000000ull
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR]\n"
+		"usage: tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...\n"
 		"\n"
 		"Print the events of the running process PID as they happen, one line each,\n"
 		"laid out as 'trace-cmd report' prints them (times are CLOCK_MONOTONIC\n"
 		"seconds), until Ctrl-C or the end of the process. Events the process could\n"
-		"not keep are announced as \"CPU:N [COUNT EVENTS DROPPED]\".\n"
+		"not keep are announced as \"CPU:N [COUNT EVENTS DROPPED]\". Lines come in\n"
+		"time order, held until the records of other threads before them are in\n"
+		"(about 100 ms, at most 1 s). What the process records for itself or for\n"
+		"others is not shown, and its own filters stay as they are.\n"
 		"\n"
 		"  -p, --pid PID        the process\n"
-		"  -e, --events GLOBS   events to show: sys:name, sys:*, sys or name, comma-separated\n"
+		"  -e, --events GLOBS   events to show: sys:name, sys:*, sys or name, comma-separated;\n"
+		"                       may be given more than once\n"
 		"  -f, --filter EXPR    show only records for which EXPR holds (the kernel's\n"
-		"                       filter syntax), on every event -e selects\n"
+		"                       filter syntax), of the events of the -e before it; on\n"
+		"                       those that lack its fields it does not apply (said)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 stopped by Ctrl-C or SIGTERM, or the process ended; 1 the process\n"
@@ -61,20 +77,25 @@ static void usage(FILE *f)
 /* A record waiting to be printed, with what its chunk said. */
 struct pending {
 	uint64_t ns;
-	uint32_t order; /* arrival: ties keep it, so a thread's records stay in their order */
+	uint64_t order; /* arrival: ties keep it, so a thread's records stay in their order */
 	uint32_t cpu;
 	uint64_t lost;	     /* events lost before it: the drop line goes first */
-	const char *data;    /* payload in the read buffer; NULL: only a drop line */
+	const char *data;    /* payload (in the read buffer, or our copy once held); NULL: only
+			      * a drop line */
 	uint32_t size;
 };
 
 struct ev_note {
 	bool crashed; /* libtraceevent trapped on it: never hand it over again */
 	bool said;    /* a problem with it was reported */
+	bool known;   /* its format came: `shown` and `filter` are set */
+	bool shown;   /* the selection has it */
+	struct filter *filter; /* what its records must pass to be shown, or NULL */
 };
 
 struct streamer {
 	struct attach a;
+	const struct selection *sel;
 	int fd;
 	char *buf; /* the file's bytes read but not yet consumed: a chunk still being written */
 	size_t len, cap;
@@ -89,6 +110,12 @@ struct streamer {
 	struct ev_note *notes; /* by event id */
 	struct pending *pend;
 	size_t npend, pend_cap;
+	uint64_t arrivals;     /* records taken so far: the order of the next */
+	struct pending *held;  /* records waiting for their turn: a heap by (ns, order) */
+	size_t nheld, held_cap;
+	uint64_t synced;       /* the process's latest SPOOL_SYNCED (raw clock), or 0 */
+	bool flush_all;        /* the last read: print everything held */
+	uint64_t since;        /* CLOCK_MONOTONIC ns of the start: older records are not ours */
 	/* Packed chunks' records, unpacked: SPOOL_UNPACKED_MAX bytes each, reused by batches. */
 	char **unpacked;
 	size_t nunpacked, unpacked_cap;
@@ -199,6 +226,10 @@ static void add_event(struct streamer *st, const char *p, uint32_t size)
 	cond = take_string(&p, end);
 	fmt = take_string(&p, end);
 	(void)cond;
+	if (fmt && sys && name && !st->notes[id].known) {
+		st->notes[id].known = true;
+		st->notes[id].shown = sel_event(st->sel, sys, name, fmt, &st->notes[id].filter);
+	}
 	if (!fmt || !(body = strstr(fmt, "format:")) || tep_find_event(st->tep, id))
 		return;
 	/* The header trace.dat gives libtraceevent: the id is the one the records carry. */
@@ -234,7 +265,7 @@ static struct pending *new_pending(struct streamer *st)
 		st->pend_cap = cap;
 	}
 	memset(&st->pend[st->npend], 0, sizeof(st->pend[0]));
-	st->pend[st->npend].order = (uint32_t)st->npend;
+	st->pend[st->npend].order = st->arrivals++;
 	return &st->pend[st->npend++];
 }
 
@@ -273,6 +304,14 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 	}
 	spool_iter_init(&it, type, body, size, unpacked);
 	while (spool_iter_next(&it, &clock, &data, &len)) {
+		uint16_t id;
+
+		memcpy(&id, data, 2);
+		/* Not ours, or not passing our filter: its loss mark goes with the next one. */
+		if (st->notes[id].known && (!st->notes[id].shown ||
+					    (st->notes[id].filter &&
+					     !filter_match(st->notes[id].filter, data, len))))
+			continue;
 		pd = new_pending(st);
 		if (!pd)
 			return;
@@ -284,7 +323,7 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 		lost = 0;
 	}
 	if (lost && (pd = new_pending(st))) {
-		/* Nothing came after the loss: say it, at the start of the batch. */
+		/* Nothing came after the loss: say it at once. */
 		pd->cpu = h->cpu;
 		pd->lost = lost;
 	}
@@ -381,13 +420,87 @@ static void print_pending(struct streamer *st, const struct pending *pd)
 	trace_seq_destroy(&s);
 }
 
-static int cmp_pending(const void *x, const void *y)
+static bool pending_before(const struct pending *a, const struct pending *b)
 {
-	const struct pending *a = x, *b = y;
+	return a->ns < b->ns || (a->ns == b->ns && a->order < b->order);
+}
 
-	if (a->ns != b->ns)
-		return a->ns < b->ns ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+/* A record of the batch joins those held, with a copy of its bytes: the batch's go. */
+static int hold(struct streamer *st, const struct pending *pd)
+{
+	struct pending *h;
+	size_t i;
+
+	if (st->nheld == st->held_cap) {
+		size_t cap = st->held_cap ? 2 * st->held_cap : 1024;
+
+		h = realloc(st->held, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		st->held = h;
+		st->held_cap = cap;
+	}
+	h = st->held;
+	i = st->nheld++;
+	h[i] = *pd;
+	if (pd->data && !(h[i].data = malloc(pd->size ? pd->size : 1))) {
+		st->nheld--;
+		return -1;
+	}
+	if (pd->data)
+		memcpy((char *)h[i].data, pd->data, pd->size);
+	for (; i > 0 && pending_before(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
+		struct pending t = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+	}
+	return 0;
+}
+
+/* The oldest record held goes out of the heap into *out; its bytes are the caller's. */
+static void unhold(struct streamer *st, struct pending *out)
+{
+	struct pending *h = st->held;
+	size_t n = --st->nheld, i = 0;
+
+	*out = h[0];
+	h[0] = h[n];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && pending_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && pending_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		struct pending t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * Up to where lines may go out: every record older is in, as the process said
+ * (SPOOL_SYNCED), or waited for long enough; everything at the end.
+ */
+static uint64_t print_horizon(const struct streamer *st)
+{
+	struct timespec now;
+	uint64_t horizon = 0, mono;
+
+	if (st->flush_all)
+		return UINT64_MAX;
+	if (st->synced)
+		horizon = clock_to_ns(st, st->synced);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	mono = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	if (mono > HOLD_MAX_NS && mono - HOLD_MAX_NS > horizon)
+		horizon = mono - HOLD_MAX_NS;
+	return horizon;
 }
 
 /*
@@ -486,20 +599,44 @@ static int pump(struct streamer *st)
 		case SPOOL_END:
 			st->ended = true;
 			break;
+		case SPOOL_SYNCED:
+			if (c->size == 8) {
+				uint64_t clock;
+
+				memcpy(&clock, body, 8);
+				if (clock > st->synced)
+					st->synced = clock;
+			}
+			break;
 		default:
 			break;
 		}
 	}
-	/* Every clock sample of the batch is in: now the times, then the lines. */
-	for (size_t i = 0; i < st->npend; i++)
+	/*
+	 * Every clock sample of the batch is in: now the times; then the records join those
+	 * held, and the lines go out up to where no older record can come.
+	 */
+	for (size_t i = 0; i < st->npend; i++) {
 		if (st->pend[i].data)
 			st->pend[i].ns = clock_to_ns(st, st->pend[i].ns);
-	if (st->npend > 1)
-		qsort(st->pend, st->npend, sizeof(*st->pend), cmp_pending);
-	for (size_t i = 0; i < st->npend && !st->write_failed; i++)
-		print_pending(st, &st->pend[i]);
+		/* What a process keeping events in memory had before we came is not streamed. */
+		if (st->pend[i].data && st->pend[i].ns < st->since)
+			continue;
+		if (hold(st, &st->pend[i]) < 0) {
+			tool_error(VERB, "out of memory");
+			return -1;
+		}
+	}
 	st->npend = 0;
 	st->nunpacked = 0;
+	for (uint64_t horizon = print_horizon(st);
+	     st->nheld && st->held[0].ns <= horizon && !st->write_failed;) {
+		struct pending pd;
+
+		unhold(st, &pd);
+		print_pending(st, &pd);
+		free((char *)pd.data);
+	}
 	/* One write per batch: as prompt as line buffering, and cheaper at high rates. */
 	if (!st->write_failed && (fflush(stdout) || ferror(stdout))) {
 		st->write_failed = true;
@@ -538,8 +675,9 @@ static int setup_tep(struct streamer *st)
 	return 0;
 }
 
-static int stream_pid(pid_t pid, const char *events, const char *filter)
+static int stream_pid(pid_t pid, const struct selection *sel)
 {
+	struct timespec t0;
 	struct streamer st;
 	struct sigaction sa;
 	char err[1024] = "";
@@ -548,6 +686,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 
 	memset(&st, 0, sizeof(st));
 	st.fd = -1;
+	st.sel = sel;
 	/*
 	 * From the start: Ctrl-C while the filters are being set must not leave them set. The
 	 * requests to the process carry on (SA_RESTART); the wait between reads never restarts,
@@ -570,33 +709,25 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 		tool_error(VERB, "out of memory");
 		goto out;
 	}
-	if (filter) {
-		int n;
-
-		if (ctl_connect(pid, &st.a.conn, err, sizeof(err)) < 0) {
-			tool_error(VERB, "%s", err);
-			goto out;
-		}
-		n = attach_filter(VERB, &st.a, events, filter, false);
-		ctl_close(&st.a.conn);
-		if (n <= 0) {
-			if (n == 0)
-				tool_error(VERB, "'%s' matches no event of process %d", events,
-					   (int)pid);
-			goto out;
-		}
-	}
-	if (attach_start(&st.a, pid, events, "discard", 0, true, err, sizeof(err)) < 0) {
+	/* Every -e names an event, every -f compiles for one: before anything changes. */
+	if (ctl_connect(pid, &st.a.conn, err, sizeof(err)) < 0) {
 		tool_error(VERB, "%s", err);
-		if (filter && st.a.conn.fd >= 0)
-			attach_filter(VERB, &st.a, events, "", true);
+		goto out;
+	}
+	if (sel_check(sel, VERB, &st.a.conn, pid) < 0)
+		goto out;
+	ctl_close(&st.a.conn);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st.since = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
+	if (attach_start(&st.a, pid, sel_globs(sel), "discard", 0, true, err, sizeof(err)) < 0) {
+		tool_error(VERB, "%s", err);
 		goto out;
 	}
 	st.fd = fcntl(st.a.spool_fd, F_DUPFD_CLOEXEC, 0); /* what we opened, not its name */
 	if (st.fd < 0) {
 		tool_error(VERB, "%s: %s", st.a.spool, strerror(errno));
 		attach_finish(&st.a, &salvaged, err, sizeof(err));
-		goto clear;
+		goto out;
 	}
 	guard_install();
 	ret = EXIT_OK;
@@ -616,6 +747,7 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 	/* The process completes its spool (or we salvage its pages): print what remains. */
 	if (attach_finish(&st.a, &salvaged, err, sizeof(err)) < 0 && !gone && !st.ended)
 		tool_error(VERB, "%s", err);
+	st.flush_all = true;
 	if (!st.write_failed && pump(&st) < 0)
 		ret = EXIT_FAIL;
 	if (salvaged && !st.ended)
@@ -626,12 +758,6 @@ static int stream_pid(pid_t pid, const char *events, const char *filter)
 		tool_error(VERB, "writing: %s", strerror(st.write_errno));
 		ret = EXIT_FAIL;
 	}
-clear:
-	/* Ours: take them back, once nothing records any more. */
-	if (filter && kill(pid, 0) == 0 && ctl_connect(pid, &st.a.conn, err, sizeof(err)) == 0) {
-		attach_filter(VERB, &st.a, events, "", true);
-		ctl_close(&st.a.conn);
-	}
 out:
 	if (st.fd >= 0)
 		close(st.fd);
@@ -641,7 +767,12 @@ out:
 			tep_unload_plugins(st.plugins, st.tep);
 		tep_free(st.tep);
 	}
+	for (size_t i = 0; st.notes && i < 0x10000; i++)
+		filter_free(st.notes[i].filter);
 	free(st.notes);
+	for (size_t i = 0; i < st.nheld; i++)
+		free((char *)st.held[i].data);
+	free(st.held);
 	free(st.buf);
 	free(st.pend);
 	for (size_t i = 0; i < st.unpacked_cap; i++)
@@ -661,9 +792,10 @@ int cmd_stream(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *events = NULL, *filter = NULL;
+	const char *events = NULL;
+	static struct selection sel; /* static: reachable to the end, whichever way we return */
 	pid_t pid = 0;
-	int c;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:e:f:h", opts, NULL)) != -1) {
@@ -673,10 +805,21 @@ int cmd_stream(int argc, char **argv)
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
-		case 'e': events = optarg; break;
-		case 'f': filter = optarg; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		case 'e':
+			if (sel_add_events(&sel, VERB, optarg) < 0) {
+				sel_free(&sel);
+				return EXIT_FAIL;
+			}
+			events = sel_globs(&sel);
+			break;
+		case 'f':
+			if (sel_add_filter(&sel, VERB, optarg) < 0) {
+				sel_free(&sel);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h': sel_free(&sel); usage(stdout); return EXIT_OK;
+		default: sel_free(&sel); usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
@@ -692,5 +835,7 @@ int cmd_stream(int argc, char **argv)
 		tool_error(VERB, "no events given; use -e GLOB, e.g. -e 'tpt_ctl:*'");
 		return EXIT_USAGE;
 	}
-	return stream_pid(pid, events, filter);
+	ret = stream_pid(pid, &sel);
+	sel_free(&sel);
+	return ret;
 }

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/* See select.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "control_proto.h"
+#include "filter.h"
+#include "internal.h"
+#include "select.h"
+#include "tpoint.h"
+
+int sel_add_events(struct selection *s, const char *verb, const char *globs)
+{
+	struct sel_group *g = realloc(s->group, (s->ngroups + 1) * sizeof(*g));
+	char *all;
+
+	if (!g) {
+		tool_error(verb, "out of memory");
+		return -1;
+	}
+	s->group = g;
+	s->group[s->ngroups++] = (struct sel_group){ globs, NULL };
+	if (asprintf(&all, "%s%s%s", s->globs ? s->globs : "", s->globs ? "," : "", globs) < 0) {
+		tool_error(verb, "out of memory");
+		return -1;
+	}
+	free(s->globs);
+	s->globs = all;
+	return 0;
+}
+
+int sel_add_filter(struct selection *s, const char *verb, const char *expr)
+{
+	if (!s->ngroups) {
+		tool_error(verb, "-f '%s' comes before any -e: a filter applies to the -e before it",
+			   expr);
+		return -1;
+	}
+	if (s->group[s->ngroups - 1].filter) {
+		tool_error(verb, "two -f for -e '%s': join them with && or ||",
+			   s->group[s->ngroups - 1].globs);
+		return -1;
+	}
+	s->group[s->ngroups - 1].filter = expr;
+	return 0;
+}
+
+const char *sel_globs(const struct selection *s)
+{
+	return s->globs;
+}
+
+void sel_free(struct selection *s)
+{
+	free(s->group);
+	free(s->globs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One glob of an -e list against an event, by the library's rules (registry.c). */
+static bool glob_matches(const char *glob, const char *system, const char *name)
+{
+	const char *colon = strchr(glob, ':');
+
+	if (colon) {
+		char *sys = strndup(glob, (size_t)(colon - glob));
+		bool m = sys && !fnmatch(sys, system, 0) && !fnmatch(colon + 1, name, 0);
+
+		free(sys);
+		return m;
+	}
+	return !fnmatch(glob, system, 0) || !fnmatch(glob, name, 0);
+}
+
+static bool group_selects(const struct sel_group *g, const char *system, const char *name)
+{
+	char *list = strdup(g->globs), *save = NULL;
+	bool hit = false;
+
+	for (char *p = list ? strtok_r(list, ",", &save) : NULL; p && !hit;
+	     p = strtok_r(NULL, ",", &save))
+		hit = glob_matches(p, system, name);
+	free(list);
+	return hit;
+}
+
+/* The fields of a tracefs format text, as the library gives them to its filters. */
+struct fields {
+	char *text; /* a copy of the format, cut where the names end */
+	struct filter_field *f;
+	size_t n;
+};
+
+static int parse_fields(const char *format, struct fields *out)
+{
+	const char *body = strstr(format, "format:");
+	char *end, *save = NULL;
+	size_t max = 1;
+
+	memset(out, 0, sizeof(*out));
+	if (!body || !(out->text = strdup(body)))
+		return -1;
+	end = strstr(out->text, "print fmt:");
+	if (end)
+		*end = 0;
+	for (const char *p = out->text; (p = strstr(p, "field:")); p++)
+		max++;
+	out->f = calloc(max, sizeof(*out->f));
+	if (!out->f)
+		return -1;
+	for (char *line = strtok_r(out->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *decl = strstr(line, "field:"), *semi, *name, *bracket, *type;
+		unsigned offset, size;
+		int is_signed;
+		bool dynamic, array, is_char;
+		struct filter_field *x = &out->f[out->n];
+
+		if (!decl || !(semi = strchr(decl, ';')))
+			continue;
+		*semi = 0;
+		decl += strlen("field:");
+		if (sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &offset, &size,
+			   &is_signed) != 3 || offset > UINT16_MAX || size > UINT16_MAX)
+			continue;
+		dynamic = !strncmp(decl, "__data_loc ", 11);
+		type = dynamic ? decl + 11 : decl;
+		name = strrchr(type, ' ');
+		if (!name)
+			continue;
+		*name++ = 0;
+		bracket = strchr(name, '[');
+		array = bracket != NULL;
+		if (bracket)
+			*bracket = 0;
+		if ((bracket = strchr(type, '['))) /* "__data_loc char[] name" */
+			*bracket = 0;
+		is_char = !strcmp(type, "char") || !strcmp(type, "const char") ||
+			  !strcmp(type, "unsigned char");
+		x->name = name;
+		x->offset = (uint16_t)offset;
+		x->size = (uint16_t)size;
+		x->is_signed = is_signed != 0;
+		if (dynamic && is_char)
+			x->kind = FILTER_STR_DYN;
+		else if (array && is_char && !dynamic)
+			x->kind = FILTER_STR_ARRAY;
+		else if (!dynamic && !array && (size == 1 || size == 2 || size == 4 || size == 8))
+			x->kind = FILTER_NUM;
+		else
+			continue; /* structs and other arrays cannot be compared, as in registry.c */
+		out->n++;
+	}
+	return 0;
+}
+
+static void fields_free(struct fields *f)
+{
+	free(f->text);
+	free(f->f);
+}
+
+/* Compile expr for one event: 0, or -errno with the reason in err. */
+static int compile(const char *expr, const char *system, const char *name, const char *format,
+		   struct filter **f, char *err, size_t errlen)
+{
+	struct fields fl;
+	char full[2 * TPOINT_NAME_MAX + 2];
+	int ret;
+
+	*f = NULL;
+	if (parse_fields(format, &fl) < 0) {
+		fields_free(&fl);
+		snprintf(err, errlen, "%s:%s: its format cannot be read", system, name);
+		return -EINVAL;
+	}
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	ret = filter_compile(expr, full, fl.f, fl.n, f, err, errlen);
+	fields_free(&fl);
+	return ret;
+}
+
+bool sel_event(const struct selection *s, const char *system, const char *name,
+	       const char *format, struct filter **f)
+{
+	char err[512], *expr = NULL;
+	bool selected = false, all = false;
+	size_t nexpr = 0;
+
+	*f = NULL;
+	for (size_t i = 0; i < s->ngroups; i++) {
+		const struct sel_group *g = &s->group[i];
+		struct filter *one;
+		char *joined;
+
+		if (!group_selects(g, system, name))
+			continue;
+		selected = true;
+		/* A filter it does not compile for leaves the event's records alone (sel_check()). */
+		if (!g->filter || compile(g->filter, system, name, format, &one, err, sizeof(err))) {
+			all = true;
+			continue;
+		}
+		filter_free(one);
+		/* Selected by more than one -e: a record of any of them is kept. */
+		if (asprintf(&joined, "%s%s(%s)", expr ? expr : "", expr ? " || " : "",
+			     g->filter) < 0) {
+			all = true;
+			continue;
+		}
+		free(expr);
+		expr = joined;
+		nexpr++;
+	}
+	if (selected && !all && nexpr &&
+	    compile(expr, system, name, format, f, err, sizeof(err)) < 0)
+		*f = NULL;
+	free(expr);
+	return selected;
+}
+
+/* The format text of event `id` in a CTL_FORMATS answer, or NULL. */
+static const char *format_by_id(const char *formats, unsigned id)
+{
+	for (const char *p = formats; p && *p; p = strstr(p, "\nname: ")) {
+		const char *line = strstr(p, "ID: ");
+		unsigned got;
+
+		if (*p == '\n')
+			p++;
+		if (line && sscanf(line, "ID: %u", &got) == 1 && got == id)
+			return p;
+	}
+	return NULL;
+}
+
+struct known_event {
+	unsigned id;
+	char *system, *name;
+};
+
+/* The events of a CTL_LIST answer, cut in place. */
+static size_t parse_list(char *text, struct known_event **out)
+{
+	char *save = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t'), *colon, *tab2;
+		struct known_event *k;
+
+		if (!tab || !(colon = strchr(tab + 1, ':')))
+			continue;
+		tab2 = strchr(colon, '\t');
+		if (tab2)
+			*tab2 = 0;
+		*colon = 0;
+		k = realloc(*out, (n + 1) * sizeof(*k));
+		if (!k)
+			break;
+		*out = k;
+		k[n++] = (struct known_event){ (unsigned)strtoul(line, NULL, 10), tab + 1, colon + 1 };
+	}
+	return n;
+}
+
+/* One -e of the check: its events, and its filter on each. 0, or -1 (said). */
+static int check_group(const struct sel_group *g, const char *verb, const struct known_event *ev,
+		       size_t nev, const char *formats, pid_t pid)
+{
+	size_t matched = 0, ok = 0;
+	char first[512] = "", err[512];
+	struct filter *f;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nev; i++) {
+			const char *fmt;
+
+			if (!group_selects(g, ev[i].system, ev[i].name))
+				continue;
+			matched += pass == 0;
+			if (!g->filter)
+				continue;
+			fmt = format_by_id(formats, ev[i].id);
+			if (!fmt) {
+				snprintf(err, sizeof(err), "%s:%s: the process gave no format",
+					 ev[i].system, ev[i].name);
+			} else if (compile(g->filter, ev[i].system, ev[i].name, fmt, &f, err,
+					   sizeof(err)) == 0) {
+				filter_free(f);
+				ok += pass == 0;
+				continue;
+			}
+			if (pass == 0 && !first[0])
+				snprintf(first, sizeof(first), "%s", err);
+			if (pass == 1) /* some events take the filter: this one keeps its records */
+				tool_error(verb, "-f '%s' leaves %s:%s unfiltered: %s", g->filter,
+					   ev[i].system, ev[i].name, err);
+		}
+		if (!matched) {
+			tool_error(verb, "'%s' matches no event of process %d", g->globs, (int)pid);
+			return -1;
+		}
+		if (g->filter && !ok) {
+			tool_error(verb, "-f '%s': %s", g->filter, first);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn, pid_t pid)
+{
+	char err[1024] = "", *list = NULL, *formats = NULL;
+	struct known_event *ev = NULL;
+	bool filters = false;
+	size_t nev;
+	int ret = 0;
+
+	for (size_t i = 0; i < s->ngroups; i++)
+		filters |= s->group[i].filter != NULL;
+	if (ctl_request(conn, CTL_LIST, NULL, &list, err, sizeof(err)) < 0 ||
+	    (filters && ctl_request(conn, CTL_FORMATS, NULL, &formats, err, sizeof(err)) < 0)) {
+		tool_error(verb, "process %d: %s", (int)pid, err);
+		free(list);
+		return -1;
+	}
+	nev = parse_list(list, &ev);
+	for (size_t i = 0; i < s->ngroups && !ret; i++)
+		ret = check_group(&s->group[i], verb, ev, nev, formats, pid);
+	free(ev);
+	free(list);
+	free(formats);
+	return ret;
+}

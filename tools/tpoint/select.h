@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a consumer of a running process (tpoint stream, tpoint record -p) delivers: its -e
+ * globs, each with the -f that follows it, as trace-cmd reads them (-e A -f X -e B: X
+ * filters A only). The process records what the consumer's globs select besides what it
+ * records for itself; the consumer keeps only its own events and judges its own filters on
+ * the records it reads, with the library's filter code (lib/filter.c), so that nothing of
+ * the process's own (its enabled events, its filters, its flight recorder) changes.
+ */
+#ifndef TPOINT_SELECT_H
+#define TPOINT_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "control_client.h"
+
+struct filter;
+
+struct sel_group {
+	const char *globs;  /* one -e: comma-separated */
+	const char *filter; /* the -f after it, or NULL */
+};
+
+struct selection {
+	struct sel_group *group;
+	size_t ngroups;
+	char *globs; /* every group's, comma-joined: what the process is asked to record */
+};
+
+/* -e GLOBS: 0, or -1 out of memory (said). */
+int sel_add_events(struct selection *s, const char *verb, const char *globs);
+/* -f EXPR for the -e before it: 0, or -1 when there is none (said; a usage error). */
+int sel_add_filter(struct selection *s, const char *verb, const char *expr);
+/* Every group's globs, comma-joined, or NULL when there is no -e. */
+const char *sel_globs(const struct selection *s);
+/*
+ * Before attaching: every -e matches an event of the process, and every -f compiles for one
+ * of the events its -e selects at least; an event it does not compile for (a field it lacks)
+ * keeps all its records, and is named on stderr. 0, or -1 (said).
+ */
+int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn, pid_t pid);
+/*
+ * One event, by its tracefs format text: false when the selection leaves it out; else *f is
+ * the filter its records must pass (NULL: all of them), the caller's to filter_free().
+ */
+bool sel_event(const struct selection *s, const char *system, const char *name,
+	       const char *format, struct filter **f);
+void sel_free(struct selection *s);
+
+#endif
