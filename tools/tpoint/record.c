@@ -487,12 +487,20 @@ int cmd_record(int argc, char **argv)
 	free(list);
 
 	print_summary(out, &res, nspools);
-	if (WIFSIGNALED(status))
+	/*
+	 * The command's own failure is the exit status, as with trace-cmd record and perf
+	 * record: a script that runs `tpoint record -- make` must see make fail. The file is
+	 * written all the same.
+	 */
+	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "tpoint record: %s was killed by signal %d; what it recorded is kept\n",
 			argv[optind], WTERMSIG(status));
-	else if (WEXITSTATUS(status))
+		ret = 128 + WTERMSIG(status);
+	} else if (WEXITSTATUS(status)) {
 		fprintf(stderr, "tpoint record: %s exited with status %d\n", argv[optind],
 			WEXITSTATUS(status));
+		ret = WEXITSTATUS(status);
+	}
 	tracedat_result_free(&res);
 out:
 	free_spools(spools, nspools);
