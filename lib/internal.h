@@ -30,6 +30,8 @@ HIDDEN void jump_fork_child(void);
 
 /* ---- log.c ---- */
 HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Said even without TPOINT_DEBUG: only for a recording asked for that can hold nothing. */
+HIDDEN void tp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define tp_err(...) tp_log(0, __VA_ARGS__)
 #define tp_warn(...) tp_log(1, __VA_ARGS__)
 #define tp_debug(...) tp_log(2, __VA_ARGS__)
@@ -78,6 +80,8 @@ HIDDEN void registry_formats(char **buf, size_t *len);
 HIDDEN void registry_stats_text(char **buf, size_t *len);
 /* Patterns of TPOINT_EVENTS that matched no event, for the message at the end. */
 HIDDEN void registry_report_unmatched(void);
+/* TPOINT_RECORD wrote `file` with no event enabled: say so, once, and why (tp_say()). */
+HIDDEN void registry_say_nothing_enabled(const char *file);
 HIDDEN void registry_after_fork(void);
 
 /* ---- pool.c: the pages, shared memory, and the queues between writers and the drain ---- */

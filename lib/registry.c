@@ -803,6 +803,37 @@ void registry_report_unmatched(void)
 	registry_unlock();
 }
 
+/*
+ * `TPOINT_RECORD=trace.dat ./app` without TPOINT_EVENTS, or with a glob that names nothing of
+ * the program, wrote a file with no events in it and said nothing: the user finds out in the
+ * report, much later. It is the one case where the library speaks unasked: a recording was
+ * asked for, it cannot hold anything, and there is no tool around to say so.
+ */
+void registry_say_nothing_enabled(const char *file)
+{
+	const char *env = getenv("TPOINT_EVENTS");
+	bool any = false, refused = false;
+
+	registry_lock();
+	for (uint32_t i = 0; i < nslots && !any; i++) {
+		any = slots[i].record && !slots[i].broken;
+		refused |= slots[i].record && slots[i].broken;
+	}
+	registry_unlock();
+	if (any)
+		return;
+	if (!env || !*env)
+		tp_say("TPOINT_RECORD=%s: no event was enabled (TPOINT_EVENTS is not set), so the "
+		       "file holds none", file);
+	else if (refused)
+		tp_say("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches only events that stay off (their "
+		       "TP_printk cannot be rendered; see `tpoint list --check`), so the file holds "
+		       "none", file, env);
+	else
+		tp_say("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches no event of this program, so the "
+		       "file holds none", file, env);
+}
+
 void registry_after_fork(void)
 {
 	/* The child's mutex may have been held by a thread that no longer exists. */

@@ -504,8 +504,16 @@ static void start_from_env(void)
 
 static void at_exit(void)
 {
+	char *said = NULL;
+
 	pthread_mutex_lock(&session_mutex);
 	if (rec.active) {
+		const char *env = getenv("TPOINT_RECORD"), *owner = getenv("TPOINT_RECORD_OWNER");
+
+		/* TPOINT_RECORD's own file, in the process that owns it: said if it holds nothing. */
+		if (env && *env && !rec.spool_only && rec.out_path && !strcmp(rec.out_path, env) &&
+		    owner && atoi(owner) == (int)getpid())
+			said = strdup(rec.out_path);
 		int err = stop_locked();
 
 		if (err < 0)
@@ -513,6 +521,9 @@ static void at_exit(void)
 	}
 	pthread_mutex_unlock(&session_mutex);
 	registry_report_unmatched();
+	if (said)
+		registry_say_nothing_enabled(said);
+	free(said);
 }
 
 static void fork_prepare(void)

@@ -7,6 +7,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77; }
 
+# The test's own program, built against this build's library (sanitized like it, if it is).
+CC=${CC:-cc}
+san=
+nm -D "$B/libtpoint.so" 2>/dev/null | grep -q __asan_ && san="-fsanitize=address,undefined"
+$CC -O2 -g $san -I"$top/include" -I"$top/tests" -o msgtarget "$top/tests/msgtarget.c" \
+	-L"$B" -ltpoint -Wl,-rpath,"$B" -lpthread 2>err.txt || { cat err.txt; fail "cannot build msgtarget"; }
+
 # The command's failure is record's exit status (as with trace-cmd record and perf record);
 # the file is written all the same.
 "$TPOINT" record -e hello -o st.dat -- sh -c "'$B/examples/hello' >/dev/null; exit 3" 2>err.txt
@@ -21,3 +28,21 @@ grep -q "killed by signal 15" err.txt || { cat err.txt; fail "the signal is not 
 "$TPOINT" record -e hello -o st.dat -- "$B/examples/hello" >/dev/null 2>err.txt ||
 	{ cat err.txt; fail "a command that succeeds: record exited $?"; }
 echo "ok: record exits with the command's status (3, 128+15, 0)"
+
+# TPOINT_RECORD with nothing enabled: one line at exit, without TPOINT_DEBUG; the report of
+# the empty file says it is empty. With events enabled, not a word.
+TPOINT_RECORD=none.dat "$B/examples/hello" >/dev/null 2>err.txt || fail "hello exited $?"
+[ "$(wc -l <err.txt)" = 1 ] && grep -q "^tpoint: TPOINT_RECORD=none.dat: no event was enabled (TPOINT_EVENTS is not set)" err.txt ||
+	{ cat err.txt; fail "TPOINT_RECORD without TPOINT_EVENTS is not said in one line"; }
+TPOINT_EVENTS='helo:*' TPOINT_RECORD=typo.dat "$B/examples/hello" >/dev/null 2>err.txt || fail "hello exited $?"
+[ "$(wc -l <err.txt)" = 1 ] && grep -q "TPOINT_EVENTS='helo:\*' matches no event of this program" err.txt ||
+	{ cat err.txt; fail "a TPOINT_EVENTS glob matching nothing is not said in one line"; }
+TPOINT_EVENTS='hello:*' TPOINT_RECORD=some.dat "$B/examples/hello" >/dev/null 2>err.txt || fail "hello exited $?"
+[ -s err.txt ] && { cat err.txt; fail "a recording with events said something"; }
+TPOINT_RECORD=fork.dat ./msgtarget fork >/dev/null 2>err.txt || fail "msgtarget fork exited $?"
+[ "$(grep -c 'no event was enabled' err.txt)" = 1 ] || { cat err.txt; fail "said other than once with a forked child"; }
+"$TPOINT" report none.dat >out.txt 2>err.txt || fail "report of an empty file exited $?"
+grep -q "none.dat: no events in this file" err.txt || { cat out.txt err.txt; fail "report of an empty file says nothing"; }
+"$TPOINT" report --stats none.dat >out.txt 2>err.txt || fail "report --stats of an empty file exited $?"
+grep -q "^no events in this file" out.txt || { cat out.txt; fail "report --stats of an empty file says nothing"; }
+echo "ok: TPOINT_RECORD with nothing enabled says so once; report of the empty file says 'no events'"

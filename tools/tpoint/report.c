@@ -609,7 +609,7 @@ static int render(struct report *r)
 {
 	struct tracedat *td = &r->td;
 	struct stream *streams;
-	size_t nr = 0;
+	size_t nr = 0, shown = 0;
 	int width = 0;
 	bool instances = td->nr_buffers > 1;
 
@@ -666,9 +666,14 @@ static int render(struct report *r)
 			struct tep_record rec = next->rec;
 
 			show_record(r, &rec, prefix, width);
+			shown++;
 		}
 		stream_advance(r, next);
 	}
+	/* An empty report is not an answer: say it, and the usual cause. */
+	if (!shown)
+		tool_error(VERB, "%s: no events in this file (was any event enabled while it "
+			   "recorded? TPOINT_EVENTS or -e select them)", r->file);
 	for (size_t i = 0; i < nr; i++)
 		kbuffer_free(streams[i].kbuf);
 	free(streams);
@@ -911,6 +916,12 @@ static int show_stats(struct report *r)
 			printf("  %s", row->condition);
 		printf("\n");
 	}
+	uint64_t in_file = 0;
+
+	for (size_t i = 0; i < t.nr; i++)
+		in_file += t.rows[i].in_file;
+	if (!in_file)
+		printf("no events in this file\n");
 	if (lost.counted || lost.unknown) {
 		printf("the data says events were lost: %llu counted", lost.counted);
 		if (lost.unknown)
