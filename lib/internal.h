@@ -72,7 +72,7 @@ HIDDEN struct registry_mark *registry_mark(void);
 HIDDEN void registry_restore(struct registry_mark *m);
 /* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
 HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
-/* The same for "system:name" whether or not it is registered yet (TPOINT_FILTER). */
+/* The same for "system:name" or "name", registered yet or not (TPOINT_FILTER). */
 HIDDEN int registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* Texts of the control protocol (control_proto.h), malloc'ed into *buf. */
 HIDDEN void registry_describe(char **buf, size_t *len);

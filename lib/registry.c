@@ -226,13 +226,18 @@ static void slot_apply_filter(struct event_slot *s)
 	if (!s->ev)
 		return;
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
-	for (size_t i = 0; i < nwanted; i++) {
-		if (strcmp(wanted[i].event, full))
-			continue;
-		if (slot_compile_filter(s, wanted[i].expr, &f, err, sizeof(err)) < 0) {
-			tp_err("filter of %s not set: %s", full, err);
-			f = NULL;
-		}
+	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
+	const struct wanted_filter *w = NULL;
+
+	for (size_t i = 0; i < nwanted && !w; i++)
+		if (!strcmp(wanted[i].event, full))
+			w = &wanted[i];
+	for (size_t i = 0; i < nwanted && !w; i++)
+		if (!strcmp(wanted[i].event, s->name))
+			w = &wanted[i];
+	if (w && w->expr && slot_compile_filter(s, w->expr, &f, err, sizeof(err)) < 0) {
+		tp_err("filter of %s not set: %s", full, err);
+		f = NULL;
 	}
 	/*
 	 * Release: the compiled filter is complete before a hit can load it. The one it
@@ -242,9 +247,15 @@ static void slot_apply_filter(struct event_slot *s)
 	slot_apply(s); /* TPOINT_ENABLED_FILTER follows the filter */
 }
 
-/* Remember (or, for "", forget) the filter of "system:name". Under the lock. */
+/*
+ * Remember (or, for "", forget) the filter of "system:name" or of a bare "name". A cleared
+ * "system:name" stays, without an expression: it says "none" over a bare name's filter.
+ * Under the lock.
+ */
 static int wanted_put(const char *full, const char *expr)
 {
+	bool keep_cleared = strchr(full, ':') != NULL;
+
 	size_t i;
 
 	for (i = 0; i < nwanted; i++)
@@ -253,7 +264,7 @@ static int wanted_put(const char *full, const char *expr)
 	if (i == nwanted) {
 		struct wanted_filter *n;
 
-		if (!*expr)
+		if (!*expr && !keep_cleared)
 			return 0;
 		n = realloc(wanted, (nwanted + 1) * sizeof(*n));
 		if (!n)
@@ -267,7 +278,7 @@ static int wanted_put(const char *full, const char *expr)
 	}
 	free(wanted[i].expr);
 	wanted[i].expr = *expr ? strdup(expr) : NULL;
-	if (!wanted[i].expr) {
+	if (!wanted[i].expr && (*expr || !keep_cleared)) {
 		free(wanted[i].event);
 		wanted[i] = wanted[--nwanted];
 		if (*expr)
@@ -322,7 +333,7 @@ int registry_want_filter(const char *event, const char *expr, char *err, size_t 
 	ret = wanted_put(event, expr);
 	for (uint32_t k = 0; ret == 0 && k < nslots; k++) {
 		snprintf(full, sizeof(full), "%s:%s", slots[k].system, slots[k].name);
-		if (!strcmp(full, event))
+		if (!strcmp(full, event) || !strcmp(slots[k].name, event))
 			slot_apply_filter(&slots[k]);
 	}
 	registry_unlock();

@@ -392,30 +392,54 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* The next `c` of s outside quoted strings (the filter syntax has no escapes), or NULL. */
+static char *find_unquoted(char *s, char c)
+{
+	char quote = 0;
+
+	for (; *s; s++) {
+		if (quote)
+			quote = *s == quote ? 0 : quote;
+		else if (*s == '"' || *s == '\'')
+			quote = *s;
+		else if (*s == c)
+			return s;
+	}
+	return NULL;
+}
+
 /*
- * TPOINT_FILTER='sys:event:EXPR;sys:other:EXPR'. The events are not registered yet (their
- * objects' constructors run after ours), so the filters wait in the registry; a filter
- * that does not compile is named when its event registers.
+ * TPOINT_FILTER='sys:event:EXPR;event:EXPR', the event named as `tpoint filter` and
+ * tpoint_set_filter() take it: with its system or without. A ';' or ':' inside a quoted
+ * string is the string's. The events are not registered yet (their objects' constructors
+ * run after ours), so the filters wait in the registry; a filter that does not compile is
+ * named when its event registers.
  */
 static void filters_from_env(const char *v)
 {
-	char *copy = strdup(v), *save = NULL;
+	char *copy = strdup(v), *item = copy;
 
-	for (char *item = copy ? strtok_r(copy, ";", &save) : NULL; item;
-	     item = strtok_r(NULL, ";", &save)) {
-		char *first = strchr(item, ':');
-		char *second = first ? strchr(first + 1, ':') : NULL;
-		char err[512];
+	while (item && *item) {
+		char *end = find_unquoted(item, ';');
+		char *first, *second, err[512];
 
+		if (end)
+			*end = 0;
 		while (*item == ' ')
 			item++;
-		if (!second || second == first + 1 || first == item) {
-			tp_err("TPOINT_FILTER: '%s': expected system:event:expression", item);
-			continue;
+		first = find_unquoted(item, ':');
+		second = first ? find_unquoted(first + 1, ':') : NULL;
+		if (*item && (!first || first == item || (second && second == first + 1))) {
+			tp_err("TPOINT_FILTER: '%s': expected system:event:expression or "
+			       "event:expression", item);
+		} else if (*item) {
+			char *sep = second ? second : first;
+
+			*sep = 0;
+			if (registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
+				tp_err("TPOINT_FILTER: %s", err);
 		}
-		*second = 0;
-		if (registry_want_filter(item, second + 1, err, sizeof(err)) < 0)
-			tp_err("TPOINT_FILTER: %s", err);
+		item = end ? end + 1 : NULL;
 	}
 	free(copy);
 }

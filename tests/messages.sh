@@ -46,3 +46,15 @@ grep -q "none.dat: no events in this file" err.txt || { cat out.txt err.txt; fai
 "$TPOINT" report --stats none.dat >out.txt 2>err.txt || fail "report --stats of an empty file exited $?"
 grep -q "^no events in this file" out.txt || { cat out.txt; fail "report --stats of an empty file says nothing"; }
 echo "ok: TPOINT_RECORD with nothing enabled says so once; report of the empty file says 'no events'"
+
+# TPOINT_FILTER takes the event as `tpoint filter` and tpoint_set_filter() do, bare or with
+# its system; a ';' inside a quoted string is the string's.
+TPOINT_DEBUG=1 TPOINT_EVENTS='tpt_msg:*' TPOINT_RECORD=filt.dat \
+	TPOINT_FILTER='msg_tick:n != 1; tpt_msg:msg_text:text == "x;y" || text == "a:b"' \
+	./msgtarget >/dev/null 2>err.txt || { cat err.txt; fail "msgtarget with TPOINT_FILTER exited $?"; }
+grep -q "TPOINT_FILTER\|filter of" err.txt && { cat err.txt; fail "TPOINT_FILTER refused"; }
+ticks=$(trace-cmd report filt.dat 2>/dev/null | sed -n 's/.*msg_tick: *n=\([0-9]*\)$/\1/p' | tr '\n' ' ')
+[ "$ticks" = "0 2 " ] || fail "TPOINT_FILTER='msg_tick:n != 1' kept ticks '$ticks', want '0 2 '"
+n=$(trace-cmd report filt.dat 2>/dev/null | grep -c 'msg_text:')
+[ "$n" = 0 ] || fail "TPOINT_FILTER with a quoted ';' let $n msg_text through"
+echo "ok: TPOINT_FILTER with a bare event name, and a ';' inside a quoted string"
