@@ -58,3 +58,23 @@ ticks=$(trace-cmd report filt.dat 2>/dev/null | sed -n 's/.*msg_tick: *n=\([0-9]
 n=$(trace-cmd report filt.dat 2>/dev/null | grep -c 'msg_text:')
 [ "$n" = 0 ] || fail "TPOINT_FILTER with a quoted ';' let $n msg_text through"
 echo "ok: TPOINT_FILTER with a bare event name, and a ';' inside a quoted string"
+
+# stat --interval --json: each object says when it was taken (Unix time) and where in the
+# run (seconds since the first sample), so that lines from a log can be placed.
+"$B/tests/ctltarget" 30 1000 >ct.out &
+CT=$!
+trap 'kill $CT 2>/dev/null' EXIT
+for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+before=$(date +%s)
+"$TPOINT" stat -p $CT -e ctl_tick --interval 0.2 --json >iv.json 2>err.txt &
+ST=$!
+for i in $(seq 300); do [ "$(grep -c . iv.json)" -ge 3 ] && break; sleep 0.1; done
+kill -INT $ST; wait $ST
+kill $CT; wait $CT 2>/dev/null; trap - EXIT
+[ "$(grep -c . iv.json)" -ge 3 ] || { cat iv.json err.txt; fail "stat --interval --json printed fewer than 3 objects"; }
+grep -v '^{"event": "tpt_ctl:ctl_tick", .*"lost": [0-9.]*, "time": [0-9]*\.[0-9]*, "interval": [0-9]*\.[0-9]*}$' iv.json &&
+	fail "stat --interval --json objects without time and interval"
+awk -v b="$before" -F'"time": |, "interval": |}' '
+	{ if ($2 < b || $2 > b + 60) bad = "time " $2 " is not now"; if ($3 <= last) bad = "interval " $3 " after " last; last = $3 }
+	END { if (bad) { print bad; exit 1 } }' iv.json || { cat iv.json; fail "stat --interval --json timestamps"; }
+echo "ok: stat --interval --json objects carry their time and interval"

@@ -99,9 +99,24 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-static void print_rows(const struct row *r, int n, const struct row *prev, int nprev,
-		       double secs, bool json)
+static double clock_secs(clockid_t id)
 {
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * secs: the time the rates are over (measured, not the nominal interval); `since`: seconds
+ * from the first sample to this one, for --interval. A JSON object carries when it was taken
+ * ("time", Unix seconds) and, with --interval, where in the run ("interval", as perf stat -j).
+ */
+static void print_rows(const struct row *r, int n, const struct row *prev, int nprev,
+		       double secs, double since, bool json)
+{
+	double now = clock_secs(CLOCK_REALTIME);
+
 	static const char *const key[5] = { "hits", "condition_skipped", "filtered", "recorded",
 					    "lost" };
 
@@ -127,6 +142,9 @@ static void print_rows(const struct row *r, int n, const struct row *prev, int n
 			json_str(r[i].condition);
 			for (int k = 0; k < 5; k++)
 				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", key[k], v[k]);
+			printf(", \"time\": %.6f", now);
+			if (prev)
+				printf(", \"interval\": %.6f", since);
 			printf("}\n");
 		} else {
 			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  %s\n", r[i].event, v[0], v[1],
@@ -223,7 +241,13 @@ int cmd_stat(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	double start = 0, taken = 0, prev_taken = 0;
+
 	for (bool first = true; !stop; first = false) {
+		prev_taken = taken;
+		taken = clock_secs(CLOCK_MONOTONIC);
+		if (first)
+			start = taken;
 		if (ctl_request(&conn, CTL_STATS, NULL, &text, err, sizeof(err)) < 0) {
 			if (first) {
 				tool_error("stat", "%s", err);
@@ -244,13 +268,13 @@ int cmd_stat(int argc, char **argv)
 			break;
 		}
 		if (!interval) {
-			print_rows(rows, n, NULL, 0, 0, json);
+			print_rows(rows, n, NULL, 0, 0, 0, json);
 			if (!json)
 				print_jump_labels(&conn);
 			break;
 		}
 		if (!first)
-			print_rows(rows, n, prev, nprev, interval, json);
+			print_rows(rows, n, prev, nprev, taken - prev_taken, taken - start, json);
 		free(prev);
 		prev = rows;
 		nprev = n;
