@@ -78,3 +78,30 @@ awk -v b="$before" -F'"time": |, "interval": |}' '
 	{ if ($2 < b || $2 > b + 60) bad = "time " $2 " is not now"; if ($3 <= last) bad = "interval " $3 " after " last; last = $3 }
 	END { if (bad) { print bad; exit 1 } }' iv.json || { cat iv.json; fail "stat --interval --json timestamps"; }
 echo "ok: stat --interval --json objects carry their time and interval"
+
+# stream without -e: what the process has enabled, as trace_pipe shows; with nothing
+# enabled, one line that says how to enable something (not a test's event name).
+TPOINT_EVENTS=tpt_ctl:ctl_odd "$B/tests/ctltarget" 30 1000 >ct.out &
+CT=$!
+trap 'kill $CT 2>/dev/null' EXIT
+for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+"$TPOINT" stream -p $CT >st.out 2>st.err &
+ST=$!
+for i in $(seq 300); do [ "$(grep -c 'ctl_odd:' st.out)" -ge 5 ] && break; sleep 0.1; done
+kill -INT $ST; wait $ST; rc=$?
+kill $CT; wait $CT 2>/dev/null
+[ $rc = 0 ] || { cat st.err; fail "stream without -e exited $rc"; }
+[ "$(grep -c 'ctl_odd:' st.out)" -ge 5 ] || { cat st.out st.err; fail "stream without -e showed no ctl_odd"; }
+grep -q 'ctl_tick:' st.out && fail "stream without -e showed ctl_tick, which is not enabled"
+grep -q "the events process $CT has enabled: tpt_ctl:ctl_odd$" st.err || { cat st.err; fail "stream without -e does not say what it streams"; }
+"$B/tests/ctltarget" 30 1000 >ct.out &
+CT=$!
+for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+"$TPOINT" stream -p $CT >st.out 2>st.err
+rc=$?
+kill $CT; wait $CT 2>/dev/null; trap - EXIT
+[ $rc = 1 ] || { cat st.err; fail "stream without -e of a process with nothing enabled exited $rc"; }
+grep -q "process $CT has no event enabled; choose some with -e GLOB, or enable them with 'tpoint enable -p $CT GLOB'" st.err ||
+	{ cat st.err; fail "stream without -e and nothing enabled: message"; }
+grep -q "tpt_ctl" st.err && fail "the message still names a test's events"
+echo "ok: stream without -e shows the enabled events, or says how to enable some"
