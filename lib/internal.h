@@ -55,6 +55,7 @@ struct event_slot {
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool broken;             /* print format libtraceevent cannot render: never enabled */
+	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
 HIDDEN void registry_lock(void);
@@ -188,6 +189,8 @@ HIDDEN void writer_detach_all(void);
 HIDDEN void writer_after_fork(void);
 /* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
 HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);
+/* Records of event `index` too big for a page, since the process started (also lost). */
+HIDDEN uint64_t writer_too_big(uint32_t index);
 /*
  * Committed records that will never reach a file (`len` bytes of a page's records, whole
  * records only) move from recorded to lost, in the calling thread's counters: totals are
@@ -215,6 +218,8 @@ HIDDEN void spool_mark_stats(void);
 struct tracedat_event {
 	char *system, *name, *condition;
 	uint64_t hits, cond_skipped, filtered, recorded, lost;
+	uint64_t too_big; /* of lost: records too big for a page */
+	bool refused;     /* selected, but kept off: its print format cannot be rendered */
 };
 struct tracedat_result {
 	uint64_t events; /* records written */

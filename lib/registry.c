@@ -487,9 +487,10 @@ void registry_describe(char **buf, size_t *len)
 		return;
 	registry_lock();
 	for (uint32_t i = 0; i < nslots; i++)
-		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\n", slots[i].id, slots[i].system,
-			 slots[i].name, slots[i].record, slots[i].condition,
-			 slot_filter_text(&slots[i]));
+		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\t%s\n", slots[i].id,
+			 slots[i].system, slots[i].name, slots[i].record, slots[i].condition,
+			 slot_filter_text(&slots[i]),
+			 slots[i].broken ? (slots[i].refused ? slots[i].refused : "refused") : "");
 	registry_unlock();
 }
 
@@ -608,6 +609,7 @@ static void register_event(struct tpoint_event *ev)
 			print = tpoint_meta_class_print(c);
 		if (tpoint_print_fmt_check(print, why, sizeof(why)) < 0) {
 			s->broken = true;
+			s->refused = strdup(why);
 			tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
 			       m->system, m->name, why);
 		}

@@ -105,3 +105,54 @@ grep -q "process $CT has no event enabled; choose some with -e GLOB, or enable t
 	{ cat st.err; fail "stream without -e and nothing enabled: message"; }
 grep -q "tpt_ctl" st.err && fail "the message still names a test's events"
 echo "ok: stream without -e shows the enabled events, or says how to enable some"
+
+# A glob list that matches nothing of an instrumented program: said before it runs, with its
+# events, and the program is not started (its output would show it ran).
+"$TPOINT" record -e typo -o nomatch.dat -- ./msgtarget loop 30 >out.txt 2>err.txt
+rc=$?
+[ $rc = 1 ] || { cat err.txt; fail "record -e typo exited $rc"; }
+grep -q "'typo' matches no event of ./msgtarget or of the libraries it links" err.txt &&
+	grep -q "./msgtarget was not started; its events: .*tpt_msg:msg_tick.*tpoint:print" err.txt ||
+	{ cat err.txt; fail "record -e typo: not said before the start"; }
+[ ! -e nomatch.dat ] && [ -z "$(ls -A . | grep tpoint-spool)" ] || fail "record -e typo left files"
+# tpoint:print lives in libtpoint, not in the program: the linked libraries count.
+"$TPOINT" record -e tpoint:print -o p.dat -- ./msgtarget >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "record -e tpoint:print refused: the library's events were not seen"; }
+echo "ok: record -e typo is refused before the command runs"
+
+# A selected event the runtime refuses (%f) is said by record (before the start, and in the
+# summary), list -p, stat -p and report --stats; a record too big for a page is said under
+# TPOINT_DEBUG=1 and counted in record's summary and report --stats.
+"$TPOINT" record -e 'tpt_msg:*' -o r.dat -- ./msgtarget >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "record of msgtarget exited $?"; }
+grep -q "tpt_msg:msg_ratio stays off: libtraceevent cannot render its TP_printk (\"%f\": libtraceevent has no floating-point conversions); 'tpoint list --check ./msgtarget' checks a build" err.txt ||
+	{ cat err.txt; fail "record does not say msg_ratio is refused before the start"; }
+grep -q "^  tpt_msg:msg_ratio: refused, it stays off" err.txt || { cat err.txt; fail "record's summary: no refusal"; }
+grep -q "^  tpt_msg:msg_text: 1 lost record was too big for a page (over [0-9]* bytes, TPOINT_MAX_PAYLOAD)" err.txt ||
+	{ cat err.txt; fail "record's summary: the too-big record is not said"; }
+"$TPOINT" report --stats r.dat >out.txt || fail "report --stats exited $?"
+grep -q "^tpt_msg:msg_ratio: refused: it stayed off" out.txt || { cat out.txt; fail "report --stats: no refusal"; }
+grep -q "^tpt_msg:msg_text: too big: 1 lost record was larger than a page holds" out.txt ||
+	{ cat out.txt; fail "report --stats: no too-big count"; }
+# Through sh, which tpoint record cannot read beforehand: the summary says it still.
+"$TPOINT" record -e 'tpt_msg:*' -o r.dat -- sh -c ./msgtarget >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "record of sh -c msgtarget exited $?"; }
+grep -q "^  tpt_msg:msg_ratio: refused, it stays off" err.txt || { cat err.txt; fail "record's summary through sh: no refusal"; }
+TPOINT_DEBUG=1 TPOINT_EVENTS='tpt_msg:*' TPOINT_RECORD=d.dat ./msgtarget >/dev/null 2>err.txt || fail "msgtarget exited $?"
+[ "$(grep -c 'event tpt_msg:msg_text: a record larger than [0-9]* bytes (TPOINT_MAX_PAYLOAD' err.txt)" = 1 ] ||
+	{ cat err.txt; fail "TPOINT_DEBUG=1 does not say (once) why the big record was dropped"; }
+TPOINT_EVENTS='tpt_msg:*' ./msgtarget loop 30 >/dev/null &
+MT=$!
+trap 'kill $MT 2>/dev/null' EXIT
+sleep 0.3
+"$TPOINT" list -p $MT >out.txt 2>&1 || { cat out.txt; fail "list -p exited $?"; }
+grep -q "^tpt_msg:msg_ratio  \[enabled\]  \[refused\]$" out.txt &&
+	grep -q "^  refused: stays off, libtraceevent cannot render its TP_printk: \"%f\"" out.txt ||
+	{ cat out.txt; fail "list -p does not show the refusal"; }
+"$TPOINT" stat -p $MT >out.txt 2>&1 || { cat out.txt; fail "stat -p exited $?"; }
+grep -A1 "^tpt_msg:msg_ratio " out.txt | grep -q "^  refused: stays off" || { cat out.txt; fail "stat -p does not show the refusal"; }
+"$TPOINT" stat -p $MT -e msg_ratio --json >out.txt 2>&1 || { cat out.txt; fail "stat -p --json exited $?"; }
+grep -q '"refused": "\\"%f\\": libtraceevent has no floating-point conversions"' out.txt ||
+	{ cat out.txt; fail "stat -p --json does not show the refusal"; }
+kill $MT; wait $MT 2>/dev/null; trap - EXIT
+echo "ok: a refused event and a too-big record are said by record, list -p, stat -p, report --stats and TPOINT_DEBUG"
