@@ -224,6 +224,7 @@ struct tracedat_event {
 struct tracedat_result {
 	uint64_t events; /* records written */
 	uint64_t lost;   /* lost, by the counters, or by the pages' marks if they say more */
+	uint64_t lost_marked; /* of them, those the pages mark where they happened */
 	struct tracedat_event *ev; /* every event the spools describe, with its counters */
 	size_t nev;
 	uint32_t big_cpu;        /* the CPU with the most records in the file, */

@@ -966,6 +966,7 @@ int tracedat_from_spools(const char *out_path, const char *const *spools, int ns
 	 * (overwritten, or cut off by a full disk too). A process killed before it wrote its
 	 * counters leaves only its marks.
 	 */
+	res->lost_marked = res->lost;
 	if (counted > res->lost)
 		res->lost = counted;
 out:

@@ -156,3 +156,22 @@ grep -q '"refused": "\\"%f\\": libtraceevent has no floating-point conversions"'
 	{ cat out.txt; fail "stat -p --json does not show the refusal"; }
 kill $MT; wait $MT 2>/dev/null; trap - EXIT
 echo "ok: a refused event and a too-big record are said by record, list -p, stat -p, report --stats and TPOINT_DEBUG"
+
+# Losses: record's summary and report --stats give one count, and the same split between
+# those marked in the time line and those after a thread's last page; the marked ones are
+# the sum of trace-cmd's and tpoint report's "[N EVENTS DROPPED]" lines.
+"$TPOINT" record -b 64K -e tpt_ctl -o lost.dat -- "$B/tests/ctltarget" 1 0 >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "record -b 64K exited $?"; }
+rlost=$(sed -n 's/.*lost.dat: [0-9]* events from 1 process, \([0-9]*\) lost$/\1/p' err.txt)
+rmarked=$(sed -n 's/^  of the [0-9]* lost, \([0-9]*\) are marked .*/\1/p; s/^  all \([0-9]*\) lost are marked .*/\1/p' err.txt)
+[ -n "$rlost" ] && [ "$rlost" -gt 0 ] && [ -n "$rmarked" ] || { cat err.txt; fail "record -b 64K: no losses, or no split said"; }
+"$TPOINT" report --stats lost.dat >out.txt || fail "report --stats exited $?"
+slost=$(sed -n 's/^lost: \([0-9]*\),.*/\1/p' out.txt)
+smarked=$(sed -n 's/^lost: [0-9]*, of which \([0-9]*\) are marked .*/\1/p; s/^lost: \([0-9]*\), all marked .*/\1/p' out.txt)
+[ "$slost" = "$rlost" ] && [ "$smarked" = "$rmarked" ] ||
+	{ cat err.txt out.txt; fail "record says $rlost lost ($rmarked marked), report --stats $slost ($smarked marked)"; }
+tc=$(trace-cmd report lost.dat 2>/dev/null | sed -n 's/.*\[\([0-9]*\) EVENTS DROPPED\]$/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+tp=$("$TPOINT" report lost.dat 2>/dev/null | sed -n 's/.*\[\([0-9]*\) EVENTS DROPPED\]$/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+[ "$tc" = "$rmarked" ] && [ "$tp" = "$rmarked" ] ||
+	fail "$rmarked lost marked, trace-cmd's DROPPED lines sum to $tc, tpoint report's to $tp"
+echo "ok: $rlost lost, said alike by record and report --stats; $rmarked of them in the DROPPED lines of both readers"

@@ -342,6 +342,16 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n", out,
 		(unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
 		(unsigned long long)res->lost);
+	/* The same split `tpoint report --stats` prints: one truth, and where it shows. */
+	if (res->lost && res->lost_marked < res->lost)
+		fprintf(stderr, "  of the %llu lost, %llu are marked where they happened ([N EVENTS "
+			"DROPPED] in the report), %llu have no later record of their thread to mark "
+			"(lost at its end, or in pages that never reached the file)\n",
+			(unsigned long long)res->lost, (unsigned long long)res->lost_marked,
+			(unsigned long long)(res->lost - res->lost_marked));
+	else if (res->lost)
+		fprintf(stderr, "  all %llu lost are marked where they happened ([N EVENTS DROPPED] "
+			"in the report)\n", (unsigned long long)res->lost);
 	fprintf(stderr, "  %-40s %12s %12s %12s %12s %12s\n", "event", "hits", "cond-skipped",
 		"filtered", "recorded", "lost");
 	for (size_t i = 0; i < res->nev; i++) {

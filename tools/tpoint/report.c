@@ -963,8 +963,23 @@ static int show_stats(struct report *r)
 	show_notes(r);
 	if (!in_file)
 		printf("no events in this file\n");
-	if (lost.counted || lost.unknown) {
-		printf("the data says events were lost: %llu counted", lost.counted);
+	uint64_t counters = 0;
+
+	for (size_t i = 0; i < t.nr; i++)
+		counters += t.rows[i].has_stats ? t.rows[i].v[4] : 0;
+	if (counters > lost.counted) {
+		/* The counters are the truth `tpoint record` printed; the marks show where. */
+		printf("lost: %" PRIu64 ", of which %llu are marked where they happened ([N EVENTS "
+		       "DROPPED] in the report) and %llu have no later record of their thread to "
+		       "mark (lost at its end, or in pages that never reached the file)",
+		       counters, lost.counted, (unsigned long long)(counters - lost.counted));
+		if (lost.unknown)
+			printf("; an unknown number more in %llu place%s", lost.unknown,
+			       lost.unknown > 1 ? "s" : "");
+		printf("\n");
+	} else if (lost.counted || lost.unknown) {
+		printf("lost: %llu, all marked where they happened ([N EVENTS DROPPED] in the "
+		       "report)", lost.counted);
 		if (lost.unknown)
 			printf(", and an unknown number in %llu place%s", lost.unknown,
 			       lost.unknown > 1 ? "s" : "");
