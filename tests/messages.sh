@@ -175,3 +175,24 @@ tp=$("$TPOINT" report lost.dat 2>/dev/null | sed -n 's/.*\[\([0-9]*\) EVENTS DRO
 [ "$tc" = "$rmarked" ] && [ "$tp" = "$rmarked" ] ||
 	fail "$rmarked lost marked, trace-cmd's DROPPED lines sum to $tc, tpoint report's to $tp"
 echo "ok: $rlost lost, said alike by record and report --stats; $rmarked of them in the DROPPED lines of both readers"
+
+# tpoint filter -p takes globs as -e does: events without the expression's fields are named
+# and skipped; an unknown event lists the process's events.
+"$B/tests/ctltarget" 30 1000 >ct.out &
+CT=$!
+trap 'kill $CT 2>/dev/null' EXIT
+for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+"$TPOINT" filter -p $CT 'tpt_ctl:*' 'n > 5' >out.txt 2>err.txt || { cat out.txt err.txt; fail "filter on a glob exited $?"; }
+"$TPOINT" list -p $CT >list.txt
+[ "$(grep -c '^  filter: n > 5$' list.txt)" = 2 ] || { cat out.txt err.txt list.txt; fail "filter 'tpt_ctl:*' did not filter both events"; }
+"$TPOINT" filter -p $CT 'tpt_ctl:*' 'name == "alpha"' >out.txt 2>err.txt || { cat err.txt; fail "filter on a glob, one event without the field, exited $?"; }
+grep -q "tpt_ctl:ctl_odd skipped: no field 'name' in tpt_ctl:ctl_odd" err.txt &&
+	grep -q "filtering tpt_ctl:ctl_tick of process $CT" out.txt ||
+	{ cat out.txt err.txt; fail "filter on a glob: the event without the field is not named, or the other not filtered"; }
+"$TPOINT" filter -p $CT 'tpt_ctl:*' --clear >/dev/null || fail "filter --clear on a glob exited $?"
+"$TPOINT" list -p $CT | grep -q 'filter:' && fail "filter --clear on a glob left a filter"
+"$TPOINT" filter -p $CT ctl_tik 'n > 1' 2>err.txt && fail "a filter on an unknown event was accepted"
+grep -q "no event 'ctl_tik' in process $CT; its events: tpoint:print, tpt_ctl:ctl_odd, tpt_ctl:ctl_tick" err.txt ||
+	{ cat err.txt; fail "an unknown event does not list the known ones"; }
+kill $CT; wait $CT 2>/dev/null; trap - EXIT
+echo "ok: filter -p on globs; an unknown event lists the events"
