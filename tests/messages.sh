@@ -160,7 +160,7 @@ echo "ok: a refused event and a too-big record are said by record, list -p, stat
 # Losses: record's summary and report --stats give one count, and the same split between
 # those marked in the time line and those after a thread's last page; the marked ones are
 # the sum of trace-cmd's and tpoint report's "[N EVENTS DROPPED]" lines.
-"$TPOINT" record -b 64K -e tpt_ctl -o lost.dat -- "$B/tests/ctltarget" 1 0 >/dev/null 2>err.txt ||
+"$TPOINT" record -b 64K -e tpt_ctl -o lost.dat -- "$B/tests/ctltarget" 0.2 0 >/dev/null 2>err.txt ||
 	{ cat err.txt; fail "record -b 64K exited $?"; }
 rlost=$(sed -n 's/.*lost.dat: [0-9]* events from 1 process, \([0-9]*\) lost$/\1/p' err.txt)
 rmarked=$(sed -n 's/^  of the [0-9]* lost, \([0-9]*\) are marked .*/\1/p; s/^  all \([0-9]*\) lost are marked .*/\1/p' err.txt)
