@@ -169,6 +169,8 @@ install: all
 	install -m 644 docs/man/tpoint.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tpoint.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tpoint-static.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint-static.pc
 
 clean:
 	rm -rf build build-san build-arm64

@@ -32,7 +32,11 @@ struct ctl_hdr {
 enum ctl_type {
 	/* -> "" ; <- "pid\tcomm\tevents\tenabled\trecording\n" */
 	CTL_HELLO = 1,
-	/* -> "" ; <- per event "id\tsystem:name\tenabled\tcondition\tfilter\n" */
+	/*
+	 * -> "" ; <- per event "id\tsystem:name\tenabled\tcondition\tfilter\trefused\n",
+	 * refused: "" or why the event stays off (a print format libtraceevent cannot render);
+	 * older processes send no refused field.
+	 */
 	CTL_LIST = 2,
 	/* -> "glob[,glob...]" ; <- OK with the number of events matched */
 	CTL_ENABLE = 3,

@@ -693,7 +693,19 @@ static uint32_t parse_pred(struct parser *p, const struct token *name)
 			     show(p->s + t.pos, t.len, buf), field->name);
 	} else {
 		bool quoted = t.type == T_STR;
+		uint64_t ignored;
 
+		/*
+		 * `head == 3` on a char array would compare the text "3": rarely what was meant
+		 * (a byte array holds numbers), so a bare number is refused; quoted, it is text.
+		 */
+		if (!quoted && parse_num(p->s + t.pos, t.len, true, &ignored) != NUM_BAD) {
+			fail(p, "field '%s' is a string (char array) and '%s' is a number: to "
+			     "compare text, quote it (%s %s \"%s\")", field->name,
+			     show(p->s + t.pos, t.len, buf), field->name, op_text[c->op],
+			     show(p->s + t.pos, t.len, buf));
+			return NONE;
+		}
 		c->spos = t.pos + quoted;
 		c->slen = t.len - 2 * quoted;
 		add_pattern(p, c);

@@ -33,7 +33,10 @@ HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf
 #define tp_err(...) tp_log(0, __VA_ARGS__)
 #define tp_warn(...) tp_log(1, __VA_ARGS__)
 #define tp_debug(...) tp_log(2, __VA_ARGS__)
-/* An error the user must hear of without TPOINT_DEBUG: to the log callback, else stderr. */
+/*
+ * Said even without TPOINT_DEBUG, to the log callback, else stderr: only about a recording
+ * asked for by name that the library refuses to make, or that can hold nothing.
+ */
 HIDDEN void tp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 HIDDEN void log_init_from_env(void);
 
@@ -83,6 +86,7 @@ struct event_slot {
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool client;             /* an attached client records it too (registry_set_client()) */
 	bool broken;             /* print format libtraceevent cannot render: never enabled */
+	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
 HIDDEN void registry_lock(void);
@@ -105,7 +109,7 @@ HIDDEN int registry_enabled_count(void);
 HIDDEN int registry_set_client(const char *globs);
 /* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
 HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
-/* The same for "system:name" whether or not it is registered yet (TPOINT_FILTER). */
+/* The same for "system:name" or "name", registered yet or not (TPOINT_FILTER). */
 HIDDEN int registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* Texts of the control protocol (control_proto.h), malloc'ed into *buf. */
 HIDDEN void registry_describe(char **buf, size_t *len);
@@ -113,6 +117,8 @@ HIDDEN void registry_formats(char **buf, size_t *len);
 HIDDEN void registry_stats_text(char **buf, size_t *len);
 /* Patterns of TPOINT_EVENTS that matched no event, for the message at the end. */
 HIDDEN void registry_report_unmatched(void);
+/* TPOINT_RECORD wrote `file` with no event enabled: say so, once, and why (tp_notice()). */
+HIDDEN void registry_say_nothing_enabled(const char *file);
 HIDDEN void registry_after_fork(void);
 
 /* ---- pool.c: the pages, shared memory, and the queues between writers and the drain ---- */
@@ -226,6 +232,8 @@ HIDDEN void writer_detach_all(void);
 HIDDEN void writer_after_fork(void);
 /* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
 HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);
+/* Records of event `index` too big for a page, since the process started (also lost). */
+HIDDEN uint64_t writer_too_big(uint32_t index);
 /*
  * Committed records that will never reach a file (`len` bytes of a page's records, whole
  * records only) move from recorded to lost, in the calling thread's counters: totals are
@@ -301,10 +309,13 @@ HIDDEN bool pid_gone(pid_t pid);
 struct tracedat_event {
 	char *system, *name, *condition;
 	uint64_t hits, cond_skipped, filtered, recorded, lost;
+	uint64_t too_big; /* of lost: records too big for a page */
+	bool refused;     /* selected, but kept off: its print format cannot be rendered */
 };
 struct tracedat_result {
 	uint64_t events; /* records written */
 	uint64_t lost;   /* lost, by the counters, or by the pages' marks if they say more */
+	uint64_t lost_marked; /* of them, those the pages mark where they happened */
 	struct tracedat_event *ev; /* every event the spools describe, with its counters */
 	size_t nev;
 	uint32_t big_cpu;        /* the CPU with the most records in the file, */

@@ -2,7 +2,8 @@
 /*
  * The library prints nothing on its own: messages go to a replaceable callback, set by
  * tpoint_set_log() or by TPOINT_DEBUG=1. One kind of message is the exception
- * (tp_notice()): a recording the user asked for by name that the library refuses to make.
+ * (tp_notice()): a recording the user asked for by name (TPOINT_RECORD) that the library
+ * refuses to make, or that nothing could go into.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,9 +51,11 @@ void tp_log(int level, const char *fmt, ...)
 }
 
 /*
- * TPOINT_RECORD named something the library will not write (a device, a FIFO, a link):
- * the user asked for a file and would otherwise find nothing, or wonder why their device
- * node is untouched. One line on stderr, unless a log callback takes it.
+ * The messages printed without TPOINT_DEBUG: TPOINT_RECORD named something the library will
+ * not write (a device, a FIFO, a link), or a file into which no event could go (nothing
+ * enabled, registry_say_nothing_enabled()). The user asked for a file and would otherwise
+ * find nothing, or an empty one, with no word why. One line on stderr, unless the program's
+ * log callback takes it.
  */
 void tp_notice(const char *fmt, ...)
 {

@@ -247,13 +247,18 @@ static void slot_apply_filter(struct event_slot *s)
 	if (!s->ev)
 		return;
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
-	for (size_t i = 0; i < nwanted; i++) {
-		if (strcmp(wanted[i].event, full))
-			continue;
-		if (slot_compile_filter(s, wanted[i].expr, &f, err, sizeof(err)) < 0) {
-			tp_err("filter of %s not set: %s", full, err);
-			f = NULL;
-		}
+	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
+	const struct wanted_filter *w = NULL;
+
+	for (size_t i = 0; i < nwanted && !w; i++)
+		if (!strcmp(wanted[i].event, full))
+			w = &wanted[i];
+	for (size_t i = 0; i < nwanted && !w; i++)
+		if (!strcmp(wanted[i].event, s->name))
+			w = &wanted[i];
+	if (w && w->expr && slot_compile_filter(s, w->expr, &f, err, sizeof(err)) < 0) {
+		tp_err("filter of %s not set: %s", full, err);
+		f = NULL;
 	}
 	/*
 	 * Release: the compiled filter is complete before a hit can load it. The one it
@@ -263,9 +268,15 @@ static void slot_apply_filter(struct event_slot *s)
 	slot_apply(s); /* TPOINT_ENABLED_FILTER follows the filter */
 }
 
-/* Remember (or, for "", forget) the filter of "system:name". Under the lock. */
+/*
+ * Remember (or, for "", forget) the filter of "system:name" or of a bare "name". A cleared
+ * "system:name" stays, without an expression: it says "none" over a bare name's filter.
+ * Under the lock.
+ */
 static int wanted_put(const char *full, const char *expr)
 {
+	bool keep_cleared = strchr(full, ':') != NULL;
+
 	size_t i;
 
 	for (i = 0; i < nwanted; i++)
@@ -274,7 +285,7 @@ static int wanted_put(const char *full, const char *expr)
 	if (i == nwanted) {
 		struct wanted_filter *n;
 
-		if (!*expr)
+		if (!*expr && !keep_cleared)
 			return 0;
 		n = realloc(wanted, (nwanted + 1) * sizeof(*n));
 		if (!n)
@@ -288,7 +299,7 @@ static int wanted_put(const char *full, const char *expr)
 	}
 	free(wanted[i].expr);
 	wanted[i].expr = *expr ? strdup(expr) : NULL;
-	if (!wanted[i].expr) {
+	if (!wanted[i].expr && (*expr || !keep_cleared)) {
 		free(wanted[i].event);
 		wanted[i] = wanted[--nwanted];
 		if (*expr)
@@ -343,7 +354,7 @@ int registry_want_filter(const char *event, const char *expr, char *err, size_t 
 	ret = wanted_put(event, expr);
 	for (uint32_t k = 0; ret == 0 && k < nslots; k++) {
 		snprintf(full, sizeof(full), "%s:%s", slots[k].system, slots[k].name);
-		if (!strcmp(full, event))
+		if (!strcmp(full, event) || !strcmp(slots[k].name, event))
 			slot_apply_filter(&slots[k]);
 	}
 	registry_unlock();
@@ -424,9 +435,10 @@ void registry_describe(char **buf, size_t *len)
 		return;
 	registry_lock();
 	for (uint32_t i = 0; i < nslots; i++)
-		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\n", slots[i].id, slots[i].system,
-			 slots[i].name, slots[i].record, slots[i].condition,
-			 slot_filter_text(&slots[i]));
+		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\t%s\n", slots[i].id,
+			 slots[i].system, slots[i].name, slots[i].record, slots[i].condition,
+			 slot_filter_text(&slots[i]),
+			 slots[i].broken ? (slots[i].refused ? slots[i].refused : "refused") : "");
 	registry_unlock();
 }
 
@@ -545,6 +557,7 @@ static void register_event(struct tpoint_event *ev)
 			print = tpoint_meta_class_print(c);
 		if (tpoint_print_fmt_check(print, why, sizeof(why)) < 0) {
 			s->broken = true;
+			s->refused = strdup(why);
 			tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
 			       m->system, m->name, why);
 		}
@@ -797,6 +810,37 @@ void registry_report_unmatched(void)
 			tp_warn("TPOINT_EVENTS: '%s' matches no event of this program",
 				patterns[i].glob);
 	registry_unlock();
+}
+
+/*
+ * `TPOINT_RECORD=trace.dat ./app` without TPOINT_EVENTS, or with a glob that names nothing of
+ * the program, wrote a file with no events in it and said nothing: the user finds out in the
+ * report, much later. It is the one case where the library speaks unasked: a recording was
+ * asked for, it cannot hold anything, and there is no tool around to say so.
+ */
+void registry_say_nothing_enabled(const char *file)
+{
+	const char *env = getenv("TPOINT_EVENTS");
+	bool any = false, refused = false;
+
+	registry_lock();
+	for (uint32_t i = 0; i < nslots && !any; i++) {
+		any = slots[i].record && !slots[i].broken;
+		refused |= slots[i].record && slots[i].broken;
+	}
+	registry_unlock();
+	if (any)
+		return;
+	if (!env || !*env)
+		tp_notice("TPOINT_RECORD=%s: no event was enabled (TPOINT_EVENTS is not set), so the "
+		       "file holds none", file);
+	else if (refused)
+		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches only events that stay off (their "
+		       "TP_printk cannot be rendered; see `tpoint list --check`), so the file holds "
+		       "none", file, env);
+	else
+		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches no event of this program, so the "
+		       "file holds none", file, env);
 }
 
 void registry_after_fork(void)

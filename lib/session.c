@@ -523,30 +523,54 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* The next `c` of s outside quoted strings (the filter syntax has no escapes), or NULL. */
+static char *find_unquoted(char *s, char c)
+{
+	char quote = 0;
+
+	for (; *s; s++) {
+		if (quote)
+			quote = *s == quote ? 0 : quote;
+		else if (*s == '"' || *s == '\'')
+			quote = *s;
+		else if (*s == c)
+			return s;
+	}
+	return NULL;
+}
+
 /*
- * TPOINT_FILTER='sys:event:EXPR;sys:other:EXPR'. The events are not registered yet (their
- * objects' constructors run after ours), so the filters wait in the registry; a filter
- * that does not compile is named when its event registers.
+ * TPOINT_FILTER='sys:event:EXPR;event:EXPR', the event named as `tpoint filter` and
+ * tpoint_set_filter() take it: with its system or without. A ';' or ':' inside a quoted
+ * string is the string's. The events are not registered yet (their objects' constructors
+ * run after ours), so the filters wait in the registry; a filter that does not compile is
+ * named when its event registers.
  */
 static void filters_from_env(const char *v)
 {
-	char *copy = strdup(v), *save = NULL;
+	char *copy = strdup(v), *item = copy;
 
-	for (char *item = copy ? strtok_r(copy, ";", &save) : NULL; item;
-	     item = strtok_r(NULL, ";", &save)) {
-		char *first = strchr(item, ':');
-		char *second = first ? strchr(first + 1, ':') : NULL;
-		char err[512];
+	while (item && *item) {
+		char *end = find_unquoted(item, ';');
+		char *first, *second, err[512];
 
+		if (end)
+			*end = 0;
 		while (*item == ' ')
 			item++;
-		if (!second || second == first + 1 || first == item) {
-			tp_err("TPOINT_FILTER: '%s': expected system:event:expression", item);
-			continue;
+		first = find_unquoted(item, ':');
+		second = first ? find_unquoted(first + 1, ':') : NULL;
+		if (*item && (!first || first == item || (second && second == first + 1))) {
+			tp_err("TPOINT_FILTER: '%s': expected system:event:expression or "
+			       "event:expression", item);
+		} else if (*item) {
+			char *sep = second ? second : first;
+
+			*sep = 0;
+			if (registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
+				tp_err("TPOINT_FILTER: %s", err);
 		}
-		*second = 0;
-		if (registry_want_filter(item, second + 1, err, sizeof(err)) < 0)
-			tp_err("TPOINT_FILTER: %s", err);
+		item = end ? end + 1 : NULL;
 	}
 	free(copy);
 }
@@ -615,6 +639,9 @@ static void start_env_locked(const char *what, const char *out, const char *base
 	free(spool);
 }
 
+/* The file of TPOINT_RECORD's own recording in the process that owns it, made absolute. */
+static char *env_owned_out;
+
 /* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
 static void start_from_env(void)
 {
@@ -643,7 +670,9 @@ static void start_from_env(void)
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (owner && strcmp(owner, pid)) {
+	bool owner_is_other = owner && strcmp(owner, pid);
+
+	if (owner_is_other) {
 		collect_owned(); /* closes the owner's receiving end, if it came here */
 		if (asprintf(&out, "%s.%d", path, (int)getpid()) < 0)
 			return;
@@ -674,6 +703,8 @@ static void start_from_env(void)
 		tp_notice("TPOINT_RECORD: %s; running untraced", why);
 	else
 		start_env_locked(what, out, spool, false);
+	if (rec.active && !owner_is_other && rec.out_path)
+		env_owned_out = strdup(rec.out_path); /* absolute: the owner may change directory */
 	free(what);
 	free(spool);
 	free(out);
@@ -767,8 +798,19 @@ static void collect_children(void)
 
 static void at_exit(void)
 {
+	char *said = NULL;
+
 	pthread_mutex_lock(&session_mutex);
 	if (rec.active) {
+		const char *env = getenv("TPOINT_RECORD"), *owner = getenv("TPOINT_RECORD_OWNER");
+
+		/*
+		 * TPOINT_RECORD's own file, in the process that owns it: said, by the name the
+		 * user gave, if it holds nothing.
+		 */
+		if (env && *env && !rec.spool_only && rec.out_path && env_owned_out &&
+		    owner && atoi(owner) == (int)getpid() && !strcmp(rec.out_path, env_owned_out))
+			said = strdup(env);
 		int err = stop_locked();
 
 		if (err < 0)
@@ -778,6 +820,9 @@ static void at_exit(void)
 		collect_children();
 	pthread_mutex_unlock(&session_mutex);
 	registry_report_unmatched();
+	if (said)
+		registry_say_nothing_enabled(said);
+	free(said);
 }
 
 static void fork_prepare(void)

@@ -389,17 +389,48 @@ static void put_new_events(void)
  */
 static struct tpoint_event_stats *stats_base;
 static int nstats_base;
+static uint64_t too_big_base[TPOINT_MAX_EVENTS];
 
 void spool_mark_stats(void)
 {
 	int n = tpoint_stats(NULL, 0);
 	struct tpoint_event_stats *st = n > 0 ? calloc((size_t)n, sizeof(*st)) : NULL;
 
+	for (uint32_t i = 0; i < TPOINT_MAX_EVENTS; i++)
+		too_big_base[i] = writer_too_big(i);
 	free(stats_base);
 	stats_base = st;
 	nstats_base = st ? tpoint_stats(st, n) : 0;
 	if (nstats_base > n)
 		nstats_base = n; /* events registered in between start from zero */
+}
+
+/*
+ * What the counts do not say, in one chunk (the last one counts): events refused, records
+ * too big for a page (since the recording began).
+ */
+static void put_notes(uint32_t n)
+{
+	struct spool_note *note = calloc(n ? n : 1, sizeof(*note)), *out;
+	uint32_t k = 0;
+
+	if (!note)
+		return;
+	registry_lock();
+	for (uint32_t i = 0; i < n && i < TPOINT_MAX_EVENTS; i++) {
+		struct event_slot *s = registry_slot(i);
+		bool refused = s && s->broken && s->record;
+		uint64_t big = writer_too_big(i) - too_big_base[i];
+
+		if (refused || big)
+			note[k++] = (struct spool_note){ (uint16_t)(TPOINT_FIRST_ID + i),
+							 refused ? SPOOL_NOTE_REFUSED : 0, 0, big };
+	}
+	registry_unlock();
+	out = k ? chunk_begin(SPOOL_NOTES, k * (uint32_t)sizeof(*out)) : NULL;
+	if (out)
+		memcpy(out, note, k * sizeof(*out));
+	free(note);
 }
 
 static void put_stats(void)
@@ -430,6 +461,7 @@ static void put_stats(void)
 		out[i].lost = st[i].lost;
 	}
 	free(st);
+	put_notes((uint32_t)n);
 }
 
 /* Pages with fewer bytes go as they are: packing them would save next to nothing. */

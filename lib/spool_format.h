@@ -44,6 +44,8 @@ enum spool_chunk_type {
 	 * order; readers that do not know it skip it, as any unknown chunk.
 	 */
 	SPOOL_SYNCED = 9,
+	SPOOL_NOTES = 10,  /* struct spool_note[]: per event, what the counts do not say; the
+			    * last one counts (a reader that does not know it skips it) */
 };
 
 struct spool_chunk {
@@ -105,6 +107,15 @@ __attribute__((visibility("hidden"))) void spool_iter_init(struct spool_iter *it
 /* The next record: its clock, payload and size; 0 at the end, or where the bytes are not ours. */
 __attribute__((visibility("hidden"))) int spool_iter_next(struct spool_iter *it, uint64_t *clock,
 							  const char **data, uint32_t *size);
+
+/* An event the runtime refused, or whose records were too big for a page. */
+#define SPOOL_NOTE_REFUSED 1u /* its print format cannot be rendered: it stays off */
+struct spool_note {
+	uint16_t id;
+	uint16_t flags;   /* SPOOL_NOTE_* */
+	uint32_t reserved;
+	uint64_t too_big; /* records larger than TPOINT_MAX_PAYLOAD: dropped, counted lost */
+};
 
 struct spool_stat {
 	uint16_t id;

@@ -27,6 +27,8 @@
 #define OPTION_TRACECLOCK 4
 /* tpoint's per-event counters; trace-cmd skips options it does not know. */
 #define OPTION_TPOINT_STATS 0x7470
+/* What the counters do not say: "system:name\ttoo_big\trefused(0|1)\n"..., then a NUL. */
+#define OPTION_TPOINT_NOTES 0x7471
 
 struct out_event {
 	char *system, *name, *condition;
@@ -35,6 +37,8 @@ struct out_event {
 	struct spool_stat stat;
 	bool dropped;            /* not selected (tracedat_select): nothing of it goes out */
 	struct filter *filter;   /* what its records must pass (tracedat_select), or NULL */
+	uint64_t too_big;        /* records too big for a page (in stat.lost too) */
+	bool refused;            /* selected, but its print format keeps it off */
 };
 
 struct stream_chunk {
@@ -263,8 +267,8 @@ static int read_spool(struct writer_state *w, uint32_t si)
 	struct stream_key *keys = NULL;
 	size_t nkeys = 0;
 	uint32_t order = 0;
-	const char *last_stats = NULL;
-	uint32_t last_stats_size = 0;
+	const char *last_stats = NULL, *last_notes = NULL;
+	uint32_t last_stats_size = 0, last_notes_size = 0;
 
 	if (fd < 0)
 		return fail(w, -errno, "%s: %s", s->path, strerror(errno));
@@ -322,6 +326,10 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			last_stats = body;
 			last_stats_size = c->size;
 			break;
+		case SPOOL_NOTES:
+			last_notes = body;
+			last_notes_size = c->size;
+			break;
 		case SPOOL_RECORDS:
 		case SPOOL_PAGE:
 		case SPOOL_PAGE_PACKED:
@@ -372,6 +380,18 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			e->stat.filtered += stat.filtered;
 			e->stat.recorded += stat.recorded;
 			e->stat.lost += stat.lost;
+		}
+	}
+	for (size_t i = 0; last_notes && i + sizeof(struct spool_note) <= last_notes_size;
+	     i += sizeof(struct spool_note)) {
+		struct spool_note note;
+		struct out_event *e;
+
+		memcpy(&note, last_notes + i, sizeof(note));
+		e = event_by_out_id(w, out_id(s, note.id));
+		if (e) {
+			e->too_big += note.too_big;
+			e->refused |= (note.flags & SPOOL_NOTE_REFUSED) != 0;
 		}
 	}
 	qsort(s->samples, s->nsamples, sizeof(*s->samples), cmp_sample);
@@ -640,6 +660,21 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 		out_u16(f, OPTION_TPOINT_STATS);
 		out_u32(f, (uint32_t)len + 1);
 		out_write(f, stats, len + 1);
+		/* The notes, in the same buffer (they are shorter), if any event has one. */
+		len = 0;
+		for (size_t i = 0; i < w->nevents; i++) {
+			const struct out_event *e = &w->events[i];
+
+			if (e->too_big || e->refused)
+				len += (size_t)snprintf(stats + len, cap - len, "%s:%s\t%llu\t%d\n",
+							e->system, e->name,
+							(unsigned long long)e->too_big, e->refused);
+		}
+		if (len) {
+			out_u16(f, OPTION_TPOINT_NOTES);
+			out_u32(f, (uint32_t)len + 1);
+			out_write(f, stats, len + 1);
+		}
 		free(stats);
 	}
 	out_u16(f, 0); /* done: in v6, no size follows */
@@ -1054,6 +1089,8 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 		d->recorded = e->stat.recorded;
 		d->lost = e->stat.lost;
 		d->hits = d->cond_skipped + d->filtered + d->recorded + d->lost;
+		d->too_big = e->too_big;
+		d->refused = e->refused;
 		counted += d->lost;
 		res->nev++;
 	}
@@ -1062,6 +1099,7 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 	 * (overwritten, or cut off by a full disk too). A process killed before it wrote its
 	 * counters leaves only its marks.
 	 */
+	res->lost_marked = res->lost;
 	if (counted > res->lost)
 		res->lost = counted;
 out:

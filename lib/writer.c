@@ -320,9 +320,28 @@ static void count_unrecorded_index(uint32_t index)
 	}
 }
 
+/*
+ * Records too big for a page, per event: rare, so an atomic add of a process-wide count is
+ * cheap enough, and the first of each event is said (TPOINT_DEBUG) with what the limit is.
+ */
+static uint64_t too_big[TPOINT_MAX_EVENTS];
+
+uint64_t writer_too_big(uint32_t index)
+{
+	return index < TPOINT_MAX_EVENTS ? __atomic_load_n(&too_big[index], __ATOMIC_RELAXED) : 0;
+}
+
+/* The one caller is the hit's size check (stages/4_hit.h): a record over TPOINT_MAX_PAYLOAD. */
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
 	writer_count_lost_index(ev->index, 1);
+	if (ev->index < TPOINT_MAX_EVENTS &&
+	    __atomic_fetch_add(&too_big[ev->index], 1, __ATOMIC_RELAXED) == 0)
+		tp_debug("event %s:%s: a record larger than %u bytes (TPOINT_MAX_PAYLOAD, a page "
+			 "less its headers) was dropped and counted as lost; a __string or "
+			 "__dynamic_array that long is cut by nothing: shorten it in TP_fast_assign's "
+			 "source", ev->meta ? ev->meta->system : "?", ev->meta ? ev->meta->name : "?",
+			 (unsigned)TPOINT_MAX_PAYLOAD);
 }
 
 TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev)

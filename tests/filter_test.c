@@ -215,7 +215,7 @@ static const struct {
 	{ "comm == ''", "0000" },
 	/* == never globs. */
 	{ "comm == \"kworker*\"", "0000" },
-	{ "comm == 1234", "0000" },
+	{ "comm == \"1234\"", "0000" },
 	{ "path == \"\"", "0100" },
 	{ "path != \"\"", "1011" },
 	{ "path ~ \"/usr/*\"", "1000" },
@@ -367,6 +367,10 @@ static const struct {
 	{ "path < 3", "field 'path' is a string: use ==, != or ~" },
 	{ "comm & 1", "field 'comm' is a string: use ==, != or ~" },
 	{ "comm >= \"a\"", "field 'comm' is a string: use ==, != or ~" },
+	{ "comm == 3", "field 'comm' is a string (char array) and '3' is a number: to compare "
+		       "text, quote it (comm == \"3\")" },
+	{ "path != -0x10", "field 'path' is a string (char array) and '-0x10' is a number: to "
+			   "compare text, quote it (path != \"-0x10\")" },
 	{ "u8 == 1 && nope == 2",
 	  "no field 'nope' in tpoint_test:rec; fields: common_pid, u8, s8, u16, s16, s32, u32, "
 	  "u64, s64, comm, path" },

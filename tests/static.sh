@@ -38,3 +38,22 @@ TPOINT_EVENTS=tpoint:print TPOINT_RECORD=printf.dat ./printf || fail "printf exi
 n=$(trace-cmd report printf.dat 2>/dev/null | grep -c 'print: *static [012]$')
 [ "$n" = 3 ] || fail "expected 3 tpoint:print messages, trace-cmd shows $n"
 echo "ok: tpoint_printf() from libtpoint.a: 3 messages"
+
+# pkg-config: `--static --libs tpoint` says -ltpoint, which links libtpoint.so when it is
+# installed beside libtpoint.a; tpoint-static.pc names the archive. An installed prefix is
+# made of links to this build, the .pc files as `make install` writes them.
+command -v pkg-config >/dev/null || { echo "pkg-config is not installed"; exit 77; }
+mkdir -p prefix/lib/pkgconfig
+ln -s "$top/include" prefix/include
+for f in libtpoint.a libtpoint.so libtpoint.so.1; do ln -s "$B/$f" prefix/lib/$f; done
+for pc in tpoint tpoint-static; do
+	sed -e "s|@PREFIX@|$PWD/prefix|" -e 's|@VERSION@|0|' "$top/$pc.pc.in" >prefix/lib/pkgconfig/$pc.pc
+done
+export PKG_CONFIG_PATH=$PWD/prefix/lib/pkgconfig
+$CC -O2 $(pkg-config --cflags tpoint-static) -I"$top/examples" "$top/examples/hello.c" -o hello-pc \
+	$(pkg-config --libs tpoint-static) 2>err.txt || { cat err.txt; fail "link with pkg-config --libs tpoint-static"; }
+readelf -d hello-pc | grep -q 'NEEDED.*libtpoint' && fail "tpoint-static.pc linked the shared library"
+TPOINT_EVENTS='hello:*' TPOINT_RECORD=hello-pc.dat ./hello-pc >/dev/null || fail "hello-pc exited $?"
+n=$(trace-cmd report hello-pc.dat 2>/dev/null | grep -c 'hello_greet:')
+[ "$n" = 3 ] || fail "hello linked by tpoint-static.pc: expected 3 events, trace-cmd shows $n"
+echo "ok: pkg-config --libs tpoint-static links libtpoint.a (libc shared), and it records"

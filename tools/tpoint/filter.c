@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpoint filter -p PID EVENT 'EXPR' | --clear: the kernel's event filter, for one event of
- * a running process. The process compiles the expression and answers with what is wrong.
+ * tpoint filter -p PID EVENTS 'EXPR' | --clear: the kernel's event filter, for the events of
+ * a running process that EVENTS names (sys:name, name, or globs as -e takes them). The
+ * process compiles the expression for each and answers with what is wrong.
  */
 #define _GNU_SOURCE
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,99 @@
 #include "control_client.h"
 #include "control_proto.h"
 #include "tpoint.h"
+
+/* Does one glob select "system:name"? The library's rules (registry.c). */
+static bool glob_selects(const char *g, const char *full)
+{
+	const char *colon = strchr(full, ':'), *gcolon = strchr(g, ':');
+
+	if (!colon)
+		return false;
+	if (gcolon) {
+		char *gsys = strndup(g, (size_t)(gcolon - g)), *sys = strndup(full, (size_t)(colon - full));
+		bool m = gsys && sys && !fnmatch(gsys, sys, 0) && !fnmatch(gcolon + 1, colon + 1, 0);
+
+		free(gsys);
+		free(sys);
+		return m;
+	}
+	char *sys = strndup(full, (size_t)(colon - full));
+	bool m = (sys && !fnmatch(g, sys, 0)) || !fnmatch(g, colon + 1, 0);
+
+	free(sys);
+	return m;
+}
+
+static bool selects(const char *events, const char *full)
+{
+	char *list = strdup(events), *save = NULL;
+	bool hit = false;
+
+	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g && !hit;
+	     g = strtok_r(NULL, ",", &save))
+		hit = glob_selects(g, full);
+	free(list);
+	return hit;
+}
+
+/*
+ * Set (expr) or clear ("") the filter of every event of the process that `events` selects.
+ * Each is answered alone: an event without the expression's fields is named and skipped,
+ * the others get it. An event that matches nothing lists the process's events.
+ */
+static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, const char *expr)
+{
+	char err[1024], *text = NULL, *save = NULL, *known = NULL;
+	size_t known_len = 0;
+	int set = 0, failed = 0;
+	/* One event named: the process's message names it already. */
+	bool one = !strpbrk(events, "*?[,");
+
+	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
+		tool_error("filter", "process %d: %s", (int)pid, err);
+		return EXIT_FAIL;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *name = strchr(line, '\t'), *tab, *req, *reply = NULL, *grown;
+
+		if (!name)
+			continue;
+		name++;
+		tab = strchr(name, '\t');
+		if (tab)
+			*tab = 0;
+		grown = realloc(known, known_len + strlen(name) + 3);
+		if (grown) {
+			known = grown;
+			known_len += (size_t)sprintf(known + known_len, "%s%s", known_len ? ", " : "",
+						     name);
+		}
+		if (!selects(events, name) || asprintf(&req, "%s\t%s", name, expr) < 0)
+			continue;
+		if (ctl_request(conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
+			if (one)
+				tool_error("filter", "%s", err);
+			else
+				tool_error("filter", "%s skipped: %s", name, err);
+			failed++;
+		} else {
+			printf("%s %s of process %d\n", *expr ? "filtering" : "cleared the filter of",
+			       name, (int)pid);
+			set++;
+		}
+		free(reply);
+		free(req);
+	}
+	free(text);
+	if (!set && !failed)
+		tool_error("filter", "no event '%s' in process %d; its events: %s", events,
+			   (int)pid, known ? known : "none");
+	else if (set && failed)
+		tool_error("filter", "%d event%s filtered, %d skipped (named above)", set,
+			   set == 1 ? "" : "s", failed);
+	free(known);
+	return set ? EXIT_OK : EXIT_FAIL;
+}
 
 int cmd_filter(int argc, char **argv)
 {
@@ -21,7 +116,7 @@ int cmd_filter(int argc, char **argv)
 		{ 0 },
 	};
 	struct ctl_conn conn;
-	char err[1024] = "", *text, *req;
+	char err[1024] = "";
 	bool clear = false;
 	pid_t pid = 0;
 	int c, ret;
@@ -38,9 +133,11 @@ int cmd_filter(int argc, char **argv)
 			clear = true;
 			break;
 		case 'h':
-			printf("usage: tpoint filter -p PID EVENT 'EXPR'\n"
-			       "       tpoint filter -p PID EVENT --clear\n\n"
-			       "Keep only the records of EVENT (sys:name or name) for which EXPR holds,\n"
+			printf("usage: tpoint filter -p PID EVENTS 'EXPR'\n"
+			       "       tpoint filter -p PID EVENTS --clear\n\n"
+			       "Keep only the records of EVENTS (sys:name, name, sys:*, sys or other\n"
+			       "globs, comma-separated, as -e takes them) for which EXPR holds;\n"
+			       "an event without EXPR's fields is named and skipped,\n"
 			       "in the kernel's filter syntax: fields compared with == != < <= > >= &,\n"
 			       "strings with == != ~ (glob), joined with && || ! and parentheses;\n"
 			       "common_pid is a field too. Example: 'flags & 3 && ino > 100'.\n");
@@ -62,22 +159,11 @@ int cmd_filter(int argc, char **argv)
 		tool_error("filter", "tabs are not allowed in an event name or expression");
 		return EXIT_USAGE;
 	}
-	if (asprintf(&req, "%s\t%s", argv[optind], clear ? "" : argv[optind + 1]) < 0)
-		return EXIT_FAIL;
 	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0) {
-		free(req);
 		tool_error("filter", "%s", err);
 		return EXIT_FAIL;
 	}
-	ret = ctl_request(&conn, CTL_FILTER, req, &text, err, sizeof(err));
+	ret = filter_events(&conn, pid, argv[optind], clear ? "" : argv[optind + 1]);
 	ctl_close(&conn);
-	free(req);
-	if (ret < 0) {
-		tool_error("filter", "%s", err);
-		return EXIT_FAIL;
-	}
-	free(text);
-	printf("%s %s of process %d\n", clear ? "cleared the filter of" : "filtering",
-	       argv[optind], (int)pid);
-	return EXIT_OK;
+	return ret;
 }

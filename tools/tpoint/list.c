@@ -586,11 +586,11 @@ static int list_process(pid_t pid, bool format)
 		free(text);
 		return EXIT_OK;
 	}
-	/* "id\tsystem:name\tenabled\tcondition\tfilter" per line */
+	/* "id\tsystem:name\tenabled\tcondition\tfilter[\trefused]" per line */
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[5] = { 0 }, *p = line;
+		char *f[6] = { 0 }, *p = line;
 
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 6; i++) {
 			f[i] = p;
 			p = p ? strchr(p, '\t') : NULL;
 			if (p)
@@ -598,7 +598,11 @@ static int list_process(pid_t pid, bool format)
 		}
 		if (!f[1])
 			continue;
-		printf("%s%s\n", f[1], f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "");
+		printf("%s%s%s\n", f[1], f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
+		       f[5] && *f[5] ? "  [refused]" : "");
+		if (f[5] && *f[5])
+			printf("  refused: stays off, libtraceevent cannot render its TP_printk: %s\n",
+			       f[5]);
 		if (f[3] && *f[3])
 			printf("  condition: %s\n", f[3]);
 		if (f[4] && *f[4])
@@ -606,6 +610,71 @@ static int list_process(pid_t pid, bool format)
 	}
 	free(text);
 	return EXIT_OK;
+}
+
+/*
+ * For `tpoint record`: the events of `file`, each with "" or why libtraceevent cannot render
+ * its print format (then the runtime keeps it off). 1 when the file has a tpoint_meta
+ * section, 0 when it has none or cannot be read (nothing is said), -ENOMEM.
+ */
+int elf_events(const char *file, elf_event_fn fn, void *arg)
+{
+	struct elf e = { .fd = -1 };
+	struct stat st;
+	const char *why = NULL, *cur;
+	const struct tpoint_meta_hdr *h;
+	struct tpoint_enum *enums = NULL;
+	size_t nenums = 0;
+	char *buf = NULL, reason[256];
+	uint64_t len = 0;
+	int r;
+
+	e.fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (e.fd < 0)
+		return 0;
+	if (fstat(e.fd, &st) || !S_ISREG(st.st_mode)) {
+		close(e.fd);
+		return 0;
+	}
+	e.size = (uint64_t)st.st_size;
+	r = read_meta_section(&e, &buf, &len, &why);
+	close(e.fd);
+	if (r <= 0)
+		return 0;
+	if (e.swap)
+		swap_records(buf, (size_t)len);
+	r = collect_enums(buf, buf + len, &enums, &nenums);
+	if (r < 0) {
+		free(buf);
+		return r == -ENOMEM ? r : 0;
+	}
+	cur = buf;
+	while (tpoint_meta_next(&cur, buf + len, &h) > 0) {
+		const struct tpoint_meta_event *ev = (const struct tpoint_meta_event *)h;
+		const struct tpoint_meta_class *c;
+		const char *print;
+		char *subst;
+
+		if (h->kind != TPOINT_META_EVENT)
+			continue;
+		c = tpoint_meta_find_class(buf, buf + len, ev->system, ev->class_name);
+		if (!c)
+			continue;
+		print = tpoint_meta_event_print(ev);
+		if (!*print)
+			print = tpoint_meta_class_print(c);
+		subst = tpoint_print_fmt_subst(print, ev->system, enums, nenums);
+		reason[0] = 0;
+		if (subst && tpoint_print_fmt_check(subst, reason, sizeof(reason)) == 0)
+			reason[0] = 0;
+		else if (!reason[0])
+			snprintf(reason, sizeof(reason), "out of memory");
+		free(subst);
+		fn(ev->system, ev->name, reason, arg);
+	}
+	free(enums);
+	free(buf);
+	return 1;
 }
 
 int cmd_list(int argc, char **argv)

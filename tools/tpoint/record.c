@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <poll.h>
@@ -78,6 +79,186 @@ static bool glob_matches(const char *glob, const char *system, const char *name)
 		return m;
 	}
 	return !fnmatch(glob, system, 0) || !fnmatch(glob, name, 0);
+}
+
+/* ---- before the command runs: its events, read from its files ---- */
+
+struct known_events {
+	char **name;     /* "system:name" */
+	char **refused;  /* "" or why the runtime keeps it off */
+	size_t n;
+	bool oom;
+};
+
+static void add_known(const char *system, const char *name, const char *refused, void *arg)
+{
+	struct known_events *k = arg;
+	char **n = realloc(k->name, (k->n + 1) * sizeof(*n));
+	char **r = n ? realloc(k->refused, (k->n + 1) * sizeof(*r)) : NULL;
+
+	if (n)
+		k->name = n;
+	if (r)
+		k->refused = r;
+	if (!n || !r || asprintf(&k->name[k->n], "%s:%s", system, name) < 0) {
+		k->oom = true;
+		return;
+	}
+	k->refused[k->n] = strdup(refused);
+	if (!k->refused[k->n]) {
+		free(k->name[k->n]);
+		k->oom = true;
+		return;
+	}
+	k->n++;
+}
+
+static void free_known(struct known_events *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		free(k->name[i]);
+		free(k->refused[i]);
+	}
+	free(k->name);
+	free(k->refused);
+}
+
+/* The file execvp() would run for `cmd`, malloc'ed, or NULL. */
+static char *find_program(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *found = NULL;
+
+	if (strchr(cmd, '/'))
+		return strdup(cmd);
+	copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		if (asprintf(&found, "%s/%s", *d ? d : ".", cmd) < 0)
+			found = NULL;
+		else if (access(found, X_OK)) {
+			free(found);
+			found = NULL;
+		}
+	}
+	free(copy);
+	return found;
+}
+
+/*
+ * The shared libraries `prog` links, as ldd(1) lists them (ld.so's trace mode, which loads
+ * nothing and runs none of the program), through fn. false when they cannot be known.
+ */
+static bool linked_libraries(const char *prog, struct known_events *k)
+{
+	int pipefd[2], status;
+	pid_t pid;
+	FILE *f;
+	char line[4096];
+
+	if (pipe(pipefd) < 0)
+		return false;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return false;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(pipefd[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		close(pipefd[0]);
+		execlp("ldd", "ldd", prog, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	f = fdopen(pipefd[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		/* "\tlibx.so.1 => /usr/lib/libx.so.1 (0x...)" or "\t/lib64/ld-linux-x86-64.so.2 (0x...)" */
+		char *p = strstr(line, "=> "), *end;
+
+		p = p ? p + 3 : line + strspn(line, " \t");
+		end = strstr(p, " (");
+		if (*p != '/' || !end)
+			continue;
+		*end = 0;
+		if (elf_events(p, add_known, k) < 0)
+			k->oom = true;
+	}
+	if (f)
+		fclose(f);
+	else
+		close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
+ * Check -e against the events compiled into the command and the libraries it links, before
+ * it runs: a typo should not cost the whole run. Only where the command is an instrumented
+ * program (a shell or a script is not known until it runs), and only a glob list that
+ * matches nothing at all is refused: a library the program loads with dlopen() brings events
+ * no file names beforehand, so a glob that matches nothing yet among others that do is said
+ * here and checked again at the end. Events selected that the runtime will keep off (a print
+ * format libtraceevent cannot render) are said now. Returns -1 when the command should not
+ * be started.
+ */
+static int check_before_start(const char *cmd, const char *events)
+{
+	struct known_events k = { 0 };
+	char *prog = find_program(cmd), *list, *save = NULL;
+	bool libs, any = false;
+	int ret = 0;
+
+	if (!prog)
+		return 0; /* execvp says what is wrong */
+	if (elf_events(prog, add_known, &k) <= 0) {
+		free(prog);
+		free_known(&k);
+		return 0;
+	}
+	libs = linked_libraries(prog, &k);
+	list = strdup(events);
+	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g; g = strtok_r(NULL, ",", &save)) {
+		bool matched = false;
+
+		for (size_t i = 0; i < k.n; i++) {
+			char *colon = strchr(k.name[i], ':');
+			bool m;
+
+			*colon = 0;
+			m = glob_matches(g, k.name[i], colon + 1);
+			*colon = ':';
+			if (!m)
+				continue;
+			matched = true;
+			if (*k.refused[i]) {
+				tool_error("record", "%s stays off: libtraceevent cannot render its "
+					   "TP_printk (%s); 'tpoint list --check %s' checks a build",
+					   k.name[i], k.refused[i], prog);
+				k.refused[i][0] = 0; /* said once */
+			}
+		}
+		any |= matched;
+		if (!matched)
+			tool_error("record", "'%s' matches no event of %s%s", g, prog,
+				   libs ? " or of the libraries it links" : "");
+	}
+	if (!any && libs && !k.oom) {
+		fprintf(stderr, "tpoint record: %s was not started; its events:", prog);
+		for (size_t i = 0; i < k.n; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", k.name[i]);
+		fprintf(stderr, " ('tpoint list %s' shows them)\n", prog);
+		ret = -1;
+	}
+	free(list);
+	free(prog);
+	free_known(&k);
+	return ret;
 }
 
 static int remove_dir(const char *dir)
@@ -166,6 +347,16 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n", out,
 		(unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
 		(unsigned long long)res->lost);
+	/* The same split `tpoint report --stats` prints: one truth, and where it shows. */
+	if (res->lost && res->lost_marked < res->lost)
+		fprintf(stderr, "  of the %llu lost, %llu are marked where they happened ([N EVENTS "
+			"DROPPED] in the report), %llu have no later record of their thread to mark "
+			"(lost at its end, or in pages that never reached the file)\n",
+			(unsigned long long)res->lost, (unsigned long long)res->lost_marked,
+			(unsigned long long)(res->lost - res->lost_marked));
+	else if (res->lost)
+		fprintf(stderr, "  all %llu lost are marked where they happened ([N EVENTS DROPPED] "
+			"in the report)\n", (unsigned long long)res->lost);
 	fprintf(stderr, "  %-40s %12s %12s %12s %12s %12s\n", "event", "hits", "cond-skipped",
 		"filtered", "recorded", "lost");
 	for (size_t i = 0; i < res->nev; i++) {
@@ -179,6 +370,20 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 			(unsigned long long)res->ev[i].cond_skipped,
 			(unsigned long long)res->ev[i].filtered,
 			(unsigned long long)res->ev[i].recorded, (unsigned long long)res->ev[i].lost);
+	}
+	/* What the counts do not say: why an event recorded nothing, or lost what it lost. */
+	for (size_t i = 0; i < res->nev; i++) {
+		const struct tracedat_event *e = &res->ev[i];
+
+		if (e->refused)
+			fprintf(stderr, "  %s:%s: refused, it stays off: libtraceevent cannot render "
+				"its TP_printk ('tpoint list --check' names the problem)\n", e->system,
+				e->name);
+		if (e->too_big)
+			fprintf(stderr, "  %s:%s: %llu lost record%s too big for a page (over "
+				"%u bytes, TPOINT_MAX_PAYLOAD)\n", e->system, e->name,
+				(unsigned long long)e->too_big, e->too_big == 1 ? " was" : "s were",
+				(unsigned)TPOINT_MAX_PAYLOAD);
 	}
 	char warn[512];
 
@@ -488,6 +693,9 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	if (check_before_start(argv[optind], events) < 0)
+		return EXIT_FAIL;
+
 	/* The spools live beside the output, on the same file system as the result. */
 	{
 		const char *slash = strrchr(out, '/');
@@ -594,12 +802,20 @@ int cmd_record(int argc, char **argv)
 		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
 				 ".exec");
 	print_summary(out, &res, nproc);
-	if (WIFSIGNALED(status))
+	/*
+	 * The command's own failure is the exit status, as with trace-cmd record and perf
+	 * record: a script that runs `tpoint record -- make` must see make fail. The file is
+	 * written all the same.
+	 */
+	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "tpoint record: %s was killed by signal %d; what it recorded is kept\n",
 			argv[optind], WTERMSIG(status));
-	else if (WEXITSTATUS(status))
+		ret = 128 + WTERMSIG(status);
+	} else if (WEXITSTATUS(status)) {
 		fprintf(stderr, "tpoint record: %s exited with status %d\n", argv[optind],
 			WEXITSTATUS(status));
+		ret = WEXITSTATUS(status);
+	}
 	tracedat_result_free(&res);
 out:
 	free_spools(spools, nspools);

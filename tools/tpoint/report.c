@@ -29,6 +29,7 @@
 #include <kbuffer.h>
 #include <trace-seq.h>
 
+#include <tpoint/event.h>
 #include "tep_guard.h"
 #include "tpoint.h"
 #include "tracedat_read.h"
@@ -609,7 +610,7 @@ static int render(struct report *r)
 {
 	struct tracedat *td = &r->td;
 	struct stream *streams;
-	size_t nr = 0;
+	size_t nr = 0, shown = 0;
 	int width = 0;
 	bool instances = td->nr_buffers > 1;
 
@@ -666,9 +667,14 @@ static int render(struct report *r)
 			struct tep_record rec = next->rec;
 
 			show_record(r, &rec, prefix, width);
+			shown++;
 		}
 		stream_advance(r, next);
 	}
+	/* An empty report is not an answer: say it, and the usual cause. */
+	if (!shown)
+		tool_error(VERB, "%s: no events in this file (was any event enabled while it "
+			   "recorded? TPOINT_EVENTS or -e select them)", r->file);
 	for (size_t i = 0; i < nr; i++)
 		kbuffer_free(streams[i].kbuf);
 	free(streams);
@@ -852,6 +858,45 @@ static int count_records(struct report *r, struct stat_table *t, struct lost_tot
 	return 0;
 }
 
+/*
+ * What the counters do not say (tpoint's notes option): events kept off because their print
+ * format cannot be rendered, and lost records that were too big for a page. A line each.
+ */
+static void show_notes(struct report *r)
+{
+	const struct td_option *o = tracedat_option(&r->td, TD_OPT_TPOINT_NOTES);
+	const char *p, *end;
+
+	if (!o || !o->size || o->data[o->size - 1] != '\0')
+		return;
+	p = (const char *)o->data;
+	end = p + o->size - 1;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		char line[512], *t1, *t2;
+		unsigned long long big;
+
+		if (!eol || (size_t)(eol - p) >= sizeof(line))
+			return;
+		memcpy(line, p, (size_t)(eol - p));
+		line[eol - p] = 0;
+		p = eol + 1;
+		t1 = strchr(line, '\t');
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2)
+			return;
+		*t1 = *t2 = 0;
+		big = strtoull(t1 + 1, NULL, 10);
+		if (big)
+			printf("%s: too big: %llu lost record%s larger than a page holds (%u bytes, "
+			       "TPOINT_MAX_PAYLOAD)\n", line, big, big == 1 ? " was" : "s were",
+			       (unsigned)TPOINT_MAX_PAYLOAD);
+		if (!strcmp(t2 + 1, "1"))
+			printf("%s: refused: it stayed off, libtraceevent cannot render its TP_printk "
+			       "('tpoint list --check' names the problem)\n", line);
+	}
+}
+
 static int show_stats(struct report *r)
 {
 	const struct td_option *o = tracedat_option(&r->td, TD_OPT_TPOINT_STATS);
@@ -911,8 +956,30 @@ static int show_stats(struct report *r)
 			printf("  %s", row->condition);
 		printf("\n");
 	}
-	if (lost.counted || lost.unknown) {
-		printf("the data says events were lost: %llu counted", lost.counted);
+	uint64_t in_file = 0;
+
+	for (size_t i = 0; i < t.nr; i++)
+		in_file += t.rows[i].in_file;
+	show_notes(r);
+	if (!in_file)
+		printf("no events in this file\n");
+	uint64_t counters = 0;
+
+	for (size_t i = 0; i < t.nr; i++)
+		counters += t.rows[i].has_stats ? t.rows[i].v[4] : 0;
+	if (counters > lost.counted) {
+		/* The counters are the truth `tpoint record` printed; the marks show where. */
+		printf("lost: %" PRIu64 ", of which %llu are marked where they happened ([N EVENTS "
+		       "DROPPED] in the report) and %llu have no later record of their thread to "
+		       "mark (lost at its end, or in pages that never reached the file)",
+		       counters, lost.counted, (unsigned long long)(counters - lost.counted));
+		if (lost.unknown)
+			printf("; an unknown number more in %llu place%s", lost.unknown,
+			       lost.unknown > 1 ? "s" : "");
+		printf("\n");
+	} else if (lost.counted || lost.unknown) {
+		printf("lost: %llu, all marked where they happened ([N EVENTS DROPPED] in the "
+		       "report)", lost.counted);
 		if (lost.unknown)
 			printf(", and an unknown number in %llu place%s", lost.unknown,
 			       lost.unknown > 1 ? "s" : "");

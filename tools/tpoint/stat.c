@@ -85,6 +85,56 @@ static int parse(char *text, const char *globs, struct row **rows)
 	return n;
 }
 
+/*
+ * The events the process refused (their print format cannot be rendered: they stay off
+ * whatever enables them), from its CTL_LIST text: "system:name\twhy\n"..., or NULL.
+ */
+static char *refused_events(struct ctl_conn *conn)
+{
+	char err[256], *text = NULL, *save = NULL, *out = NULL;
+	size_t len = 0;
+
+	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0)
+		return NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *f[6] = { 0 }, *p = l, *grown;
+
+		for (int i = 0; i < 6 && p; i++) {
+			f[i] = p;
+			p = strchr(p, '\t');
+			if (p)
+				*p++ = 0;
+		}
+		if (!f[5] || !*f[5] || !(grown = realloc(out, len + strlen(f[1]) + strlen(f[5]) + 3)))
+			continue;
+		out = grown;
+		len += (size_t)sprintf(out + len, "%s\t%s\n", f[1], f[5]);
+	}
+	free(text);
+	return out;
+}
+
+/* Why `event` stays off, from refused_events(), into buf; NULL if it does not. */
+static const char *refused_why(const char *refused, const char *event, char *buf, size_t len)
+{
+	size_t n = strlen(event);
+
+	for (const char *l = refused; l && *l;) {
+		const char *eol = strchr(l, '\n');
+
+		if (!eol)
+			break;
+		if (!strncmp(l, event, n) && l[n] == '\t') {
+			snprintf(buf, len, "%.*s", (int)(eol - l - n - 1), l + n + 1);
+			return buf;
+		}
+		l = eol + 1;
+	}
+	return NULL;
+}
+
+static const char *refused; /* of the process being shown */
+
 static void json_str(const char *s)
 {
 	putchar('"');
@@ -99,9 +149,24 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-static void print_rows(const struct row *r, int n, const struct row *prev, int nprev,
-		       double secs, bool json)
+static double clock_secs(clockid_t id)
 {
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * secs: the time the rates are over (measured, not the nominal interval); `since`: seconds
+ * from the first sample to this one, for --interval. A JSON object carries when it was taken
+ * ("time", Unix seconds) and, with --interval, where in the run ("interval", as perf stat -j).
+ */
+static void print_rows(const struct row *r, int n, const struct row *prev, int nprev,
+		       double secs, double since, bool json)
+{
+	double now = clock_secs(CLOCK_REALTIME);
+
 	static const char *const key[5] = { "hits", "condition_skipped", "filtered", "recorded",
 					    "lost" };
 
@@ -127,10 +192,24 @@ static void print_rows(const struct row *r, int n, const struct row *prev, int n
 			json_str(r[i].condition);
 			for (int k = 0; k < 5; k++)
 				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", key[k], v[k]);
+			char why[512];
+
+			if (refused_why(refused, r[i].event, why, sizeof(why))) {
+				printf(", \"refused\": ");
+				json_str(why);
+			}
+			printf(", \"time\": %.6f", now);
+			if (prev)
+				printf(", \"interval\": %.6f", since);
 			printf("}\n");
 		} else {
+			char why[512];
+
 			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  %s\n", r[i].event, v[0], v[1],
 			       v[2], v[3], v[4], r[i].condition);
+			if (refused_why(refused, r[i].event, why, sizeof(why)))
+				printf("  refused: stays off, libtraceevent cannot render its "
+				       "TP_printk: %s\n", why);
 		}
 	}
 	fflush(stdout);
@@ -223,7 +302,14 @@ int cmd_stat(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	refused = refused_events(&conn);
+	double start = 0, taken = 0, prev_taken = 0;
+
 	for (bool first = true; !stop; first = false) {
+		prev_taken = taken;
+		taken = clock_secs(CLOCK_MONOTONIC);
+		if (first)
+			start = taken;
 		if (ctl_request(&conn, CTL_STATS, NULL, &text, err, sizeof(err)) < 0) {
 			if (first) {
 				tool_error("stat", "%s", err);
@@ -244,13 +330,13 @@ int cmd_stat(int argc, char **argv)
 			break;
 		}
 		if (!interval) {
-			print_rows(rows, n, NULL, 0, 0, json);
+			print_rows(rows, n, NULL, 0, 0, 0, json);
 			if (!json)
 				print_jump_labels(&conn);
 			break;
 		}
 		if (!first)
-			print_rows(rows, n, prev, nprev, interval, json);
+			print_rows(rows, n, prev, nprev, taken - prev_taken, taken - start, json);
 		free(prev);
 		prev = rows;
 		nprev = n;
@@ -263,6 +349,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	free(rows);
 	free(prev);
+	free((char *)refused);
 	ctl_close(&conn);
 	return ret;
 }

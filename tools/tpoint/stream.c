@@ -52,7 +52,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint stream -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...\n"
+		"usage: tpoint stream -p PID [-e GLOB[,GLOB...] [-f EXPR]]...\n"
 		"\n"
 		"Print the events of the running process PID as they happen, one line each,\n"
 		"laid out as 'trace-cmd report' prints them (times are CLOCK_MONOTONIC\n"
@@ -64,7 +64,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -p, --pid PID        the process\n"
 		"  -e, --events GLOBS   events to show: sys:name, sys:*, sys or name, comma-separated;\n"
-		"                       may be given more than once\n"
+		"                       may be given more than once; without -e, the events\n"
+		"                       the process has enabled, as trace_pipe shows them\n"
 		"  -f, --filter EXPR    show only records for which EXPR holds (the kernel's\n"
 		"                       filter syntax), of the events of the -e before it; on\n"
 		"                       those that lack its fields it does not apply (said)\n"
@@ -783,6 +784,46 @@ out:
 	return ret;
 }
 
+/*
+ * No -e: the events process `pid` has enabled now (tpoint enable -p, TPOINT_EVENTS), as a
+ * list of their names, malloc'ed; NULL when there is none or the process cannot be asked
+ * (said here).
+ */
+static char *enabled_events(pid_t pid)
+{
+	struct ctl_conn conn;
+	char err[512], *text = NULL, *list = NULL, *save = NULL;
+	size_t len = 0;
+
+	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0 ||
+	    ctl_request(&conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
+		tool_error(VERB, "%s", err);
+		ctl_close(&conn);
+		return NULL;
+	}
+	ctl_close(&conn);
+	/* "id\tsystem:name\tenabled\t..." per event */
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *name = strchr(l, '\t'), *end = name ? strchr(name + 1, '\t') : NULL;
+		char *grown;
+
+		if (!end || strncmp(end, "\t1\t", 3))
+			continue;
+		*end = 0;
+		grown = realloc(list, len + strlen(name) + 1);
+		if (!grown)
+			break;
+		list = grown;
+		len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", name + 1);
+	}
+	free(text);
+	if (!list)
+		tool_error(VERB, "process %d has no event enabled; choose some with -e GLOB, or "
+			   "enable them with 'tpoint enable -p %d GLOB' ('tpoint list -p %d' lists "
+			   "them)", (int)pid, (int)pid, (int)pid);
+	return list;
+}
+
 int cmd_stream(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -831,11 +872,21 @@ int cmd_stream(int argc, char **argv)
 		tool_error(VERB, "no process given; use -p PID ('tpoint ps' lists them)");
 		return EXIT_USAGE;
 	}
+	/* No -e: what the process has enabled, as trace_pipe shows what is enabled. */
+	char *enabled = NULL;
+
 	if (!events || !*events) {
-		tool_error(VERB, "no events given; use -e GLOB, e.g. -e 'tpt_ctl:*'");
-		return EXIT_USAGE;
+		enabled = enabled_events(pid);
+		if (!enabled || sel_add_events(&sel, VERB, enabled) < 0) {
+			free(enabled);
+			sel_free(&sel);
+			return EXIT_FAIL;
+		}
+		fprintf(stderr, "tpoint stream: the events process %d has enabled: %s\n", (int)pid,
+			enabled);
 	}
 	ret = stream_pid(pid, &sel);
 	sel_free(&sel);
+	free(enabled); /* the selection's globs pointed into it */
 	return ret;
 }

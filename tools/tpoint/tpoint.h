@@ -17,6 +17,12 @@ extern const char *tool_name;
 void tool_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int cmd_list(int argc, char **argv);
+
+/* The events of an ELF file without running it (list.c); `refused` is "" or why the
+ * runtime keeps the event off (a print format libtraceevent cannot render). */
+typedef void (*elf_event_fn)(const char *system, const char *name, const char *refused,
+			     void *arg);
+int elf_events(const char *file, elf_event_fn fn, void *arg);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_ps(int argc, char **argv);

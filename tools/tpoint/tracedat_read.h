@@ -38,6 +38,7 @@
 #define TD_OPT_TSC2NSEC 14
 /* tpoint's per-event counters: text, "system:name\thits\t...\tcondition\n" lines. */
 #define TD_OPT_TPOINT_STATS 0x7470
+#define TD_OPT_TPOINT_NOTES 0x7471 /* "system:name\ttoo_big\trefused\n"..., a NUL */
 
 /* A run of bytes inside the file; not NUL-terminated. */
 struct td_text {
