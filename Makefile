@@ -84,10 +84,14 @@ TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
 TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
-TEST_HELPERS := $(O)/tests/ctltarget
+TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/spoolmut
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Damages spools for tests/assemble.sh.
+$(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $<
 
 # The format test links the format builder alone, with its own stand-ins for the runtime.
 $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests

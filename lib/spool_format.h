@@ -16,6 +16,7 @@
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
@@ -92,11 +93,15 @@ struct spool_iter {
 	const char *p, *end;
 	uint64_t clock; /* SPOOL_PAGE*: the running clock */
 	int raw;
+	bool damaged;   /* the chunk's header or packing is not right: no records */
 };
 __attribute__((visibility("hidden"))) void spool_iter_init(struct spool_iter *it, uint32_t type,
 							   const char *body, uint32_t size,
 							   char *unpacked);
-/* The next record: its clock, payload and size; 0 at the end, or where the bytes are not ours. */
+/*
+ * The next record: its clock, payload (at most TPOINT_MAX_PAYLOAD bytes, a multiple of 8) and
+ * size; 0 at the end, or where the bytes are not ours: then p < end, or damaged, says so.
+ */
 __attribute__((visibility("hidden"))) int spool_iter_next(struct spool_iter *it, uint64_t *clock,
 							  const char **data, uint32_t *size);
 
