@@ -1,6 +1,7 @@
 # tpoint - GNU make, no autotools.
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
@@ -18,6 +19,15 @@ WARN := -Wall -Wextra -Werror
 ifeq ($(SANITIZE),1)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 O := build-san
+endif
+# ThreadSanitizer (make check-tsan): clang's. gcc's refuses the seqlock's fences
+# (-Werror=tsan: it cannot model atomic_thread_fence; nor can clang's, which says nothing:
+# tests/tsan.supp names the races that the fences order).
+ifeq ($(TSAN),1)
+CC := clang
+CXX := clang++
+SAN := -fsanitize=thread -fno-omit-frame-pointer
+O := build-tsan
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
@@ -137,6 +147,20 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 
+# The tests of threads, signals, fork, dlopen, the control socket and jump-label patching,
+# under ThreadSanitizer, in build-tsan/ (TPOINT_TSAN_QUICK: fewer iterations, TSan is slow).
+# die_after_fork=0: a forked child of a recording process starts its own drain thread, which
+# TSan refuses by default after a fork of a threaded process.
+TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
+		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test)
+check-tsan:
+	@$(MAKE) --no-print-directory TSAN=1 tsan-run
+
+tsan-run: all $(TSAN_TESTS) $(TEST_LIBS) $(TEST_HELPERS)
+	@TPOINT_TSAN_QUICK=1 \
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 die_after_fork=0 suppressions=$(abspath tests/tsan.supp)" \
+	O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TSAN_TESTS)
+
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:
 	@sh scripts/check-arm64.sh
@@ -168,6 +192,6 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint.pc
 
 clean:
-	rm -rf build build-san build-arm64
+	rm -rf build build-san build-tsan build-arm64
 
-.PHONY: all deps check check-arm64 demo bench bench-peers install clean
+.PHONY: all deps check check-tsan tsan-run check-arm64 demo bench bench-peers install clean
