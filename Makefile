@@ -1,6 +1,7 @@
 # tpoint - GNU make, no autotools.
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
@@ -18,6 +19,15 @@ WARN := -Wall -Wextra -Werror
 ifeq ($(SANITIZE),1)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 O := build-san
+endif
+# ThreadSanitizer (make check-tsan): clang's. gcc's refuses the seqlock's fences
+# (-Werror=tsan: it cannot model atomic_thread_fence; nor can clang's, which says nothing:
+# tests/tsan.supp names the races that the fences order).
+ifeq ($(TSAN),1)
+CC := clang
+CXX := clang++
+SAN := -fsanitize=thread -fno-omit-frame-pointer
+O := build-tsan
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
@@ -87,7 +97,7 @@ TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
 TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
-TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake
+TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -95,6 +105,10 @@ $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard 
 # Hostile peers of the control channel: fake listeners and stuck clients.
 $(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $<
+
+# Damages spools for tests/assemble.sh.
+$(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $<
 
 # The format test links the format builder alone, with its own stand-ins for the runtime.
 $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
@@ -140,6 +154,20 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 
+# The tests of threads, signals, fork, dlopen, the control socket and jump-label patching,
+# under ThreadSanitizer, in build-tsan/ (TPOINT_TSAN_QUICK: fewer iterations, TSan is slow).
+# die_after_fork=0: a forked child of a recording process starts its own drain thread, which
+# TSan refuses by default after a fork of a threaded process.
+TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
+		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test)
+check-tsan:
+	@$(MAKE) --no-print-directory TSAN=1 tsan-run
+
+tsan-run: all $(TSAN_TESTS) $(TEST_LIBS) $(TEST_HELPERS)
+	@TPOINT_TSAN_QUICK=1 \
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 die_after_fork=0 suppressions=$(abspath tests/tsan.supp)" \
+	O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TSAN_TESTS)
+
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:
 	@sh scripts/check-arm64.sh
@@ -173,6 +201,6 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint-static.pc
 
 clean:
-	rm -rf build build-san build-arm64
+	rm -rf build build-san build-tsan build-arm64
 
-.PHONY: all deps check check-arm64 demo bench bench-peers install clean
+.PHONY: all deps check check-tsan tsan-run check-arm64 demo bench bench-peers install clean

@@ -320,6 +320,12 @@ struct tracedat_result {
 	size_t nev;
 	uint32_t big_cpu;        /* the CPU with the most records in the file, */
 	uint64_t big_cpu_bytes;  /* and their bytes */
+	/*
+	 * "PATH: offset N: what\n" lines, or NULL: what of the spools could not be read (the
+	 * file holds all the rest), and the spools that end without their end mark (a process
+	 * killed, or a file cut short at a chunk's end: nothing says which).
+	 */
+	char *damage, *unfinished;
 };
 HIDDEN void tracedat_result_free(struct tracedat_result *res);
 /* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */

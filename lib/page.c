@@ -23,7 +23,9 @@ static int page_next(const char **p, const char *end, uint64_t *clock, const cha
 			*p += 8;
 			continue;
 		}
-		if ((w & 31) != 0 || arr < 12 || arr - 4 > (size_t)(end - *p) - 8)
+		/* tpoint's records: 8-byte aligned, and a page holds them. */
+		if ((w & 31) != 0 || arr < 12 || arr - 4 > (size_t)(end - *p) - 8 ||
+		    arr - 4 > TPOINT_MAX_PAYLOAD || (arr - 4) % 8)
 			return 0; /* not ours: stop rather than pass garbage on */
 		*clock += w >> 5;
 		*size = arr - 4;
@@ -42,8 +44,10 @@ void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uin
 	it->p = body + sizeof(*h);
 	it->end = body + size;
 	it->raw = type == SPOOL_PAGE || type == SPOOL_PAGE_PACKED;
+	it->damaged = false;
 	if (size < sizeof(*h)) {
 		it->p = it->end;
+		it->damaged = true;
 		return;
 	}
 	it->clock = h->clock;
@@ -55,6 +59,7 @@ void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uin
 		    pack_decode((const uint8_t *)it->p, size - sizeof(*h), n, h->lag,
 				(uint8_t *)unpacked) < 0) {
 			it->p = it->end;
+			it->damaged = true;
 			return;
 		}
 		it->p = unpacked;
@@ -73,7 +78,8 @@ int spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, u
 		return 1;
 	}
 	if (it->p + sizeof(*r) > it->end || r->size < 8 ||
-	    r->size > (size_t)(it->end - it->p) - sizeof(*r))
+	    r->size > (size_t)(it->end - it->p) - sizeof(*r) || r->size > TPOINT_MAX_PAYLOAD ||
+	    r->size % 8)
 		return 0; /* damaged: what follows cannot be found */
 	*clock = r->clock;
 	*data = it->p + sizeof(*r);

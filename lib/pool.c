@@ -96,7 +96,8 @@ static uint32_t mpmc_push_run(struct mpmc_queue *q, const uint32_t *values, uint
 			for (uint32_t i = 0; i < k; i++) {
 				struct mpmc_cell *c = &q->cells[(pos + i) & q->mask];
 
-				c->value = values[i];
+				/* Relaxed atomic: a consumer may read it speculatively (below). */
+				__atomic_store_n(&c->value, values[i], __ATOMIC_RELAXED);
 				/* Release: the value is visible before the cell says "ready". */
 				__atomic_store_n(&c->seq, pos + i + 1, __ATOMIC_RELEASE);
 			}
@@ -138,7 +139,12 @@ static uint32_t mpmc_pop_run(struct mpmc_queue *q, uint32_t *values, uint32_t ma
 			seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
 			if (seq != pos + n + 1)
 				break;
-			values[n++] = c->value;
+			/*
+			 * Relaxed atomic: should another consumer take the cell first, a producer
+			 * may be writing it right now; the CAS below then fails and drops what was
+			 * read (a plain mov either way, on x86-64 and arm64).
+			 */
+			values[n++] = __atomic_load_n(&c->value, __ATOMIC_RELAXED);
 		}
 		if (!n) {
 			if ((int64_t)(seq - (pos + 1)) < 0)

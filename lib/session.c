@@ -219,6 +219,12 @@ static int finish_file(void)
 	}
 	if (tracedat_size_warning(&res, err, sizeof(err)))
 		tp_warn("%s: %s", rec.out_path, err);
+	if (res.damage) { /* the spool stays, for a look at what was wrong */
+		tp_err("%s holds what could be read of %s: %s", rec.out_path, rec.spool,
+		       res.damage);
+		tracedat_result_free(&res);
+		return -EIO;
+	}
 	tracedat_result_free(&res);
 	return (int)(res.events > INT32_MAX ? INT32_MAX : res.events);
 }

@@ -16,6 +16,7 @@
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
@@ -41,11 +42,11 @@ enum spool_chunk_type {
 	/*
 	 * u64 raw clock: every record committed before that reading is in a chunk before this
 	 * one (a live spool writes one after each pass). A live reader prints up to it in time
-	 * order; readers that do not know it skip it, as any unknown chunk.
+	 * order; the file writer checks its size and passes over it.
 	 */
 	SPOOL_SYNCED = 9,
 	SPOOL_NOTES = 10,  /* struct spool_note[]: per event, what the counts do not say; the
-			    * last one counts (a reader that does not know it skips it) */
+			    * last one counts */
 };
 
 struct spool_chunk {
@@ -100,11 +101,15 @@ struct spool_iter {
 	const char *p, *end;
 	uint64_t clock; /* SPOOL_PAGE*: the running clock */
 	int raw;
+	bool damaged;   /* the chunk's header or packing is not right: no records */
 };
 __attribute__((visibility("hidden"))) void spool_iter_init(struct spool_iter *it, uint32_t type,
 							   const char *body, uint32_t size,
 							   char *unpacked);
-/* The next record: its clock, payload and size; 0 at the end, or where the bytes are not ours. */
+/*
+ * The next record: its clock, payload (at most TPOINT_MAX_PAYLOAD bytes, a multiple of 8) and
+ * size; 0 at the end, or where the bytes are not ours: then p < end, or damaged, says so.
+ */
 __attribute__((visibility("hidden"))) int spool_iter_next(struct spool_iter *it, uint64_t *clock,
 							  const char **data, uint32_t *size);
 

@@ -55,6 +55,9 @@ struct spool_in {
 	const char *path;
 	char *map;
 	size_t len;
+	uint64_t unknown_ids; /* records whose event id no SPOOL_EVENT chunk names: dropped */
+	size_t unknown_off;   /* the chunk of the first of them */
+	uint16_t unknown_id;
 	struct clock_sample *samples;
 	size_t nsamples;
 	bool identity_clock;
@@ -76,7 +79,72 @@ struct writer_state {
 	size_t errlen;
 	const struct tracedat_select *sel;
 	struct out_event **by_id; /* with a selection: output id -> event (build_by_id()) */
+	/*
+	 * What the spools hold that cannot be read ("PATH: offset N: what\n" lines), and spools
+	 * that end without their end mark: the caller decides what they mean (tracedat_result).
+	 */
+	char *damage, *unfinished;
+	size_t ndamage, nunfinished;
 };
+
+/* At most this many lines of each kind are kept; the rest are counted. */
+#define PROBLEM_LINES 16
+
+static void add_line(char **text, size_t *count, const char *path, size_t off,
+		     const char *fmt, va_list ap)
+{
+	char what[256], *n;
+	size_t len = *text ? strlen(*text) : 0;
+	int add;
+
+	if ((*count)++ >= PROBLEM_LINES)
+		return;
+	vsnprintf(what, sizeof(what), fmt, ap);
+	add = snprintf(NULL, 0, "%s: offset %zu: %s\n", path, off, what);
+	n = add > 0 ? realloc(*text, len + (size_t)add + 1) : NULL;
+	if (!n)
+		return;
+	snprintf(n + len, (size_t)add + 1, "%s: offset %zu: %s\n", path, off, what);
+	*text = n;
+}
+
+/* Bytes of spool s at file offset off cannot be read: said, and the recording goes on. */
+__attribute__((format(printf, 4, 5)))
+static void damaged(struct writer_state *w, const struct spool_in *s, size_t off,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(&w->damage, &w->ndamage, s->path, off, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void unfinished(struct writer_state *w, const struct spool_in *s, size_t off,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(&w->unfinished, &w->nunfinished, s->path, off, fmt, ap);
+	va_end(ap);
+}
+
+/* The lines kept, and how many more there were, for the result. */
+static char *problem_text(char *text, size_t count)
+{
+	size_t len = text ? strlen(text) : 0;
+	char *n;
+
+	if (count <= PROBLEM_LINES)
+		return text;
+	n = realloc(text, len + 64);
+	if (!n)
+		return text;
+	snprintf(n + len, 64, "... and %zu more\n", count - PROBLEM_LINES);
+	return n;
+}
 
 static int fail(struct writer_state *w, int err, const char *fmt, ...)
 {
@@ -185,7 +253,7 @@ static int map_event(struct writer_state *w, struct spool_in *s, const char *p, 
 	struct out_event *e;
 
 	if (size < 8)
-		return 0;
+		return 1;
 	memcpy(&id, p, 2);
 	p += 4;
 	sys = next_string(&p, end);
@@ -193,10 +261,10 @@ static int map_event(struct writer_state *w, struct spool_in *s, const char *p, 
 	cond = next_string(&p, end);
 	fmt = next_string(&p, end);
 	if (!sys || !name || !cond || !fmt || id < TPOINT_FIRST_ID)
-		return 0; /* a damaged chunk: skip it */
+		return 1; /* damaged: the caller says so */
 	body = strstr(fmt, "format:");
 	if (!body)
-		return 0;
+		return 1;
 	e = find_event(w, sys, name);
 	if (!e) {
 		struct out_event *n = realloc(w->events, (w->nevents + 1) * sizeof(*n));
@@ -236,12 +304,13 @@ static int map_event(struct writer_state *w, struct spool_in *s, const char *p, 
 	return 0;
 }
 
+/* The file's id of a spool's event id; 0 if no SPOOL_EVENT chunk of the spool names it. */
 static uint16_t out_id(const struct spool_in *s, uint16_t id)
 {
 	size_t slot = (size_t)(id - TPOINT_FIRST_ID);
 
-	if (id < TPOINT_FIRST_ID || slot >= s->nidmap || !s->idmap[slot])
-		return id;
+	if (id < TPOINT_FIRST_ID || slot >= s->nidmap)
+		return 0;
 	return s->idmap[slot];
 }
 
@@ -257,58 +326,113 @@ struct stream_key {
 	uint32_t spool, tid, level;
 };
 
+static const char *chunk_name(uint32_t type)
+{
+	static const char *const names[] = {
+		[SPOOL_EVENT] = "event", [SPOOL_COMM] = "thread name", [SPOOL_CLOCK] = "clock",
+		[SPOOL_RECORDS] = "records", [SPOOL_STATS] = "counts", [SPOOL_END] = "end",
+		[SPOOL_PAGE] = "page", [SPOOL_PAGE_PACKED] = "packed page",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "unknown";
+}
+
+/*
+ * A spool is the traced program's writing: anything in it may be damaged, or made to look
+ * like a spool. Everything is checked against the file's size before it is used; what
+ * cannot be read is said (damaged()) with its offset and skipped, and the rest is read. Only
+ * running out of memory stops the whole file.
+ */
 static int read_spool(struct writer_state *w, uint32_t si)
 {
 	struct spool_in *s = &w->in[si];
 	const struct spool_file_header *h;
 	struct stat st;
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	/* Not a FIFO's writer to wait for, nor a link to follow out of the directory. */
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	const char *p, *end;
 	struct stream_key *keys = NULL;
 	size_t nkeys = 0;
 	uint32_t order = 0;
 	const char *last_stats = NULL, *last_notes = NULL;
 	uint32_t last_stats_size = 0, last_notes_size = 0;
+	bool ended = false;
 
-	if (fd < 0)
-		return fail(w, -errno, "%s: %s", s->path, strerror(errno));
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h)) {
+	if (fd < 0) {
+		damaged(w, s, 0, "cannot open: %s", strerror(errno));
+		return 0;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(w, -EINVAL, "%s: too short to be a tpoint spool", s->path);
+		damaged(w, s, 0, "not a regular file");
+		return 0;
+	}
+	if (st.st_size < (off_t)sizeof(*h)) {
+		close(fd);
+		damaged(w, s, 0, "%lld bytes, too short for a spool's header (%zu bytes)",
+			(long long)st.st_size, sizeof(*h));
+		return 0;
 	}
 	s->len = (size_t)st.st_size;
 	s->map = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (s->map == MAP_FAILED) {
 		s->map = NULL;
-		return fail(w, -errno, "%s: %s", s->path, strerror(errno));
+		damaged(w, s, 0, "cannot map: %s", strerror(errno));
+		return 0;
 	}
 	h = (const struct spool_file_header *)(void *)s->map;
-	if (memcmp(h->magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC)) || h->version != SPOOL_VERSION)
-		return fail(w, -EINVAL, "%s: not a tpoint spool (bad magic or version)", s->path);
+	if (memcmp(h->magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC))) {
+		damaged(w, s, 0, "not a tpoint spool (no \"%s\" magic)", SPOOL_MAGIC);
+		return 0;
+	}
+	if (h->version != SPOOL_VERSION) {
+		damaged(w, s, 8, "spool version %u, expected %u", h->version, SPOOL_VERSION);
+		return 0;
+	}
 	s->identity_clock = !strncmp(h->clock_name, "mono", sizeof(h->clock_name));
 
 	p = s->map + sizeof(*h);
 	end = s->map + s->len;
-	while (p + sizeof(struct spool_chunk) <= end) {
+	while (p < end) {
 		const struct spool_chunk *c = (const struct spool_chunk *)(const void *)p;
 		const char *body = p + sizeof(*c);
-		size_t padded = ((size_t)c->size + 7u) & ~(size_t)7u;
+		size_t off = (size_t)(p - s->map), padded;
 
-		if (padded > (size_t)(end - body))
-			break; /* cut short by a crash: keep what came before */
+		if ((size_t)(end - p) < sizeof(*c)) {
+			damaged(w, s, off, "%zu bytes after the last chunk, too few for a chunk",
+				(size_t)(end - p));
+			break;
+		}
+		padded = ((size_t)c->size + 7u) & ~(size_t)7u;
+		if (padded > (size_t)(end - body)) {
+			/* Nothing after it can be found: the rest of the file is not read. */
+			damaged(w, s, off, "%s chunk (type %u) of %u bytes, but the file has %zu "
+				"left: the last %zu bytes are not read", chunk_name(c->type), c->type,
+				c->size, (size_t)(end - body), (size_t)(end - p));
+			break;
+		}
 		p = body + padded;
 		switch (c->type) {
-		case SPOOL_EVENT:
-			if (map_event(w, s, body, c->size) < 0)
+		case SPOOL_EVENT: {
+			int r = map_event(w, s, body, c->size);
+
+			if (r < 0)
 				return fail(w, -ENOMEM, "out of memory");
+			if (r)
+				damaged(w, s, off, "event chunk of %u bytes: not an id and four "
+					"strings (system, name, condition, format)", c->size);
 			break;
+		}
 		case SPOOL_COMM:
 			if (c->size > 4 && memchr(body + 4, 0, c->size - 4)) {
 				uint32_t tid;
 
 				memcpy(&tid, body, 4);
 				add_cmdline(w, tid, body + 4);
+			} else {
+				damaged(w, s, off, "thread name chunk of %u bytes: no thread id and "
+					"name", c->size);
 			}
 			break;
 		case SPOOL_CLOCK:
@@ -319,55 +443,96 @@ static int read_spool(struct writer_state *w, uint32_t si)
 					return fail(w, -ENOMEM, "out of memory");
 				s->samples = n;
 				memcpy(&s->samples[s->nsamples++], body, 16);
+			} else {
+				damaged(w, s, off, "clock chunk of %u bytes, expected 16", c->size);
 			}
 			break;
 		case SPOOL_STATS:
+			if (c->size % sizeof(struct spool_stat)) {
+				damaged(w, s, off, "counts chunk of %u bytes, not a multiple of %zu",
+					c->size, sizeof(struct spool_stat));
+				break;
+			}
 			/* Each is a complete snapshot: the last one counts. */
 			last_stats = body;
 			last_stats_size = c->size;
 			break;
 		case SPOOL_NOTES:
+			if (c->size % sizeof(struct spool_note)) {
+				damaged(w, s, off, "notes chunk of %u bytes, not a multiple of %zu",
+					c->size, sizeof(struct spool_note));
+				break;
+			}
 			last_notes = body;
 			last_notes_size = c->size;
 			break;
+		case SPOOL_SYNCED: /* for a live reader (tools/tpoint/stream.c) */
+			if (c->size != 8)
+				damaged(w, s, off, "synced chunk of %u bytes, expected 8", c->size);
+			break;
+		case SPOOL_END:
+			ended = true;
+			break;
 		case SPOOL_RECORDS:
 		case SPOOL_PAGE:
-		case SPOOL_PAGE_PACKED:
-			if (c->size >= sizeof(struct spool_records)) {
-				const struct spool_records *r = (const void *)body;
-				struct stream_chunk *n;
-				size_t k;
+		case SPOOL_PAGE_PACKED: {
+			const struct spool_records *r = (const void *)body;
+			struct stream_chunk *n;
+			size_t k;
 
-				for (k = 0; k < nkeys; k++)
-					if (keys[k].tid == r->tid && keys[k].level == r->level)
-						break;
-				if (k == nkeys) {
-					struct stream_key *nk = realloc(keys, (nkeys + 1) * sizeof(*nk));
+			if (c->size < sizeof(*r)) {
+				damaged(w, s, off, "%s chunk of %u bytes, shorter than its header "
+					"(%zu)", chunk_name(c->type), c->size, sizeof(*r));
+				break;
+			}
+			if (r->cpu >= 4096) {
+				damaged(w, s, off, "%s chunk of CPU %u (at most 4095)",
+					chunk_name(c->type), r->cpu);
+				break;
+			}
+			if (c->type == SPOOL_PAGE &&
+			    (r->end_off < r->start_off ||
+			     r->end_off - r->start_off != c->size - sizeof(*r))) {
+				damaged(w, s, off, "page chunk of %u bytes says it holds bytes "
+					"%u..%u of a page", c->size, r->start_off, r->end_off);
+				break;
+			}
+			for (k = 0; k < nkeys; k++)
+				if (keys[k].tid == r->tid && keys[k].level == r->level)
+					break;
+			if (k == nkeys) {
+				struct stream_key *nk = realloc(keys, (nkeys + 1) * sizeof(*nk));
 
-					if (!nk)
-						return fail(w, -ENOMEM, "out of memory");
-					keys = nk;
-					keys[nkeys++] = (struct stream_key){ si, r->tid, r->level };
-				}
-				n = realloc(w->chunks, (w->nchunks + 1) * sizeof(*n));
-				if (!n) {
+				if (!nk) {
 					free(keys);
 					return fail(w, -ENOMEM, "out of memory");
 				}
-				w->chunks = n;
-				n[w->nchunks++] = (struct stream_chunk){
-					r, c->type, c->size, si,
-					(uint32_t)(si << 20) + (uint32_t)k, order++, false
-				};
-				if (r->cpu + 1 > w->ncpus && r->cpu < 4096)
-					w->ncpus = r->cpu + 1;
+				keys = nk;
+				keys[nkeys++] = (struct stream_key){ si, r->tid, r->level };
 			}
+			n = realloc(w->chunks, (w->nchunks + 1) * sizeof(*n));
+			if (!n) {
+				free(keys);
+				return fail(w, -ENOMEM, "out of memory");
+			}
+			w->chunks = n;
+			n[w->nchunks++] = (struct stream_chunk){
+				r, c->type, c->size, si,
+				(uint32_t)(si << 20) + (uint32_t)k, order++, false
+			};
+			if (r->cpu + 1 > w->ncpus)
+				w->ncpus = r->cpu + 1;
 			break;
+		}
 		default:
+			damaged(w, s, off, "chunk of unknown type %u (%u bytes)", c->type, c->size);
 			break;
 		}
 	}
 	free(keys);
+	if (!ended)
+		unfinished(w, s, (size_t)(p - s->map), "no end mark: the process was killed, "
+			   "or the file was cut short");
 	for (size_t i = 0; last_stats && i + sizeof(struct spool_stat) <= last_stats_size;
 	     i += sizeof(struct spool_stat)) {
 		struct spool_stat stat;
@@ -394,7 +559,8 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			e->refused |= (note.flags & SPOOL_NOTE_REFUSED) != 0;
 		}
 	}
-	qsort(s->samples, s->nsamples, sizeof(*s->samples), cmp_sample);
+	if (s->nsamples > 1) /* qsort() wants a base even for nothing to sort */
+		qsort(s->samples, s->nsamples, sizeof(*s->samples), cmp_sample);
 	return 0;
 }
 
@@ -580,7 +746,8 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 	out_u32(f, 0); /* ftrace formats */
 
 	/* Event systems: events sorted by system, each system once. */
-	qsort(w->events, w->nevents, sizeof(*w->events), cmp_event);
+	if (w->nevents > 1) /* qsort() wants a base even for nothing to sort */
+		qsort(w->events, w->nevents, sizeof(*w->events), cmp_event);
 	uint32_t nsys = 0;
 	const char *last = NULL;
 
@@ -771,6 +938,37 @@ struct cursor {
 	uint32_t tie;
 };
 
+/* Where a chunk starts in its spool, for what is said about it. */
+static size_t chunk_offset(const struct writer_state *w, const struct stream_chunk *ch)
+{
+	return (size_t)((const char *)ch->hdr - w->in[ch->spool].map) - sizeof(struct spool_chunk);
+}
+
+/* A chunk's records have been read: all of them, or what stopped the reading is said. */
+static void chunk_read_to_end(struct writer_state *w, const struct stream_chunk *ch,
+			      const struct spool_iter *it)
+{
+	const struct spool_in *s = &w->in[ch->spool];
+	const char *type = ch->type == SPOOL_RECORDS ? "records" :
+			   ch->type == SPOOL_PAGE ? "page" : "packed page";
+
+	if (it->damaged)
+		damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes (bytes %u..%u of a page): "
+			"%s, its records are not read", type, ch->size, ch->hdr->start_off,
+			ch->hdr->end_off, ch->type == SPOOL_PAGE_PACKED ? "does not unpack" :
+			"no room for its header");
+	else if (it->p < it->end) {
+		size_t len = ch->type == SPOOL_PAGE_PACKED ?
+				     (size_t)(ch->hdr->end_off - ch->hdr->start_off) :
+				     ch->size - sizeof(*ch->hdr);
+		size_t left = (size_t)(it->end - it->p);
+
+		damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes: no record at byte %zu "
+			"of its %zu bytes of records, the last %zu are not read", type, ch->size,
+			len - left, len, left);
+	}
+}
+
 static bool cursor_load(struct writer_state *w, struct cursor *c)
 {
 	while (c->at < c->n) {
@@ -789,6 +987,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 			c->ns = to_ns(&w->in[ch->spool], clock);
 			return true;
 		}
+		chunk_read_to_end(w, ch, &c->it);
 		c->at++;
 		c->started = false;
 	}
@@ -886,10 +1085,20 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		const struct stream_chunk *ch = c->chunks[c->at];
 		uint16_t id;
 
+		struct spool_in *s = &w->in[ch->spool];
+		uint16_t file_id;
+
 		memcpy(&id, c->data, 2);
-		id = out_id(&w->in[ch->spool], id);
-		if ((!w->sel || c->ns >= w->sel->since) && selected(w, id, c->data, c->size)) {
-			page_add(po, c->ns, c->data, c->size, id, c->lost_before, c->gap_before);
+		file_id = out_id(s, id);
+		if (!file_id) {
+			if (!s->unknown_ids++) { /* a reader could not tell what it is */
+				s->unknown_off = chunk_offset(w, ch);
+				s->unknown_id = id;
+			}
+		} else if ((!w->sel || c->ns >= w->sel->since) &&
+			   selected(w, file_id, c->data, c->size)) {
+			page_add(po, c->ns, c->data, c->size, file_id, c->lost_before,
+				 c->gap_before);
 			*lost += c->lost_before;
 			c->lost_before = 0;
 			c->gap_before = false;
@@ -1072,6 +1281,14 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
 		goto out;
 	}
+	for (int i = 0; i < w.nin; i++)
+		if (w.in[i].unknown_ids)
+			damaged(&w, &w.in[i], w.in[i].unknown_off, "%llu records of event ids that "
+				"no event chunk names (the first: id %u, in this chunk) are left out",
+				(unsigned long long)w.in[i].unknown_ids, w.in[i].unknown_id);
+	res->damage = problem_text(w.damage, w.ndamage);
+	res->unfinished = problem_text(w.unfinished, w.nunfinished);
+	w.damage = w.unfinished = NULL;
 	res->ev = calloc(w.nevents ? w.nevents : 1, sizeof(*res->ev));
 	for (size_t i = 0; res->ev && i < w.nevents; i++) {
 		struct tracedat_event *d = &res->ev[res->nev];
@@ -1126,6 +1343,8 @@ out:
 	free(w.by_id);
 	free(w.chunks);
 	free(w.comms);
+	free(w.damage);
+	free(w.unfinished);
 	return ret;
 }
 
@@ -1157,4 +1376,7 @@ void tracedat_result_free(struct tracedat_result *res)
 	free(res->ev);
 	res->ev = NULL;
 	res->nev = 0;
+	free(res->damage);
+	free(res->unfinished);
+	res->damage = res->unfinished = NULL;
 }

@@ -193,6 +193,15 @@ static void retire_or_hold(struct pool *pool, struct page_reserve *r, struct tpo
 	retire_page(pool, s);
 }
 
+/*
+ * n more in a counter of this thread's: like tpoint_count_one(), a store that other threads'
+ * atomic loads may meet, with no read-modify-write (the thread alone writes it).
+ */
+static void counter_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
 static void thread_exit(void *arg)
 {
 	struct thread_rec *rec = arg;
@@ -222,7 +231,11 @@ static void thread_exit(void *arg)
 		__atomic_fetch_add(&exited[i].filtered, c->filtered, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&exited[i].recorded, c->recorded, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&exited[i].lost, c->lost, __ATOMIC_RELAXED);
-		memset(c, 0, sizeof(*c));
+		/* Stores, not memset(): counters_sum() may be reading them. */
+		__atomic_store_n(&c->cond_skipped, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->filtered, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->recorded, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->lost, 0, __ATOMIC_RELAXED);
 	}
 	streams_clear(t); /* first: no page is left to commit into once the counters go */
 	t->thread = NULL;
@@ -306,7 +319,7 @@ void writer_count_lost_index(uint32_t index, uint64_t n)
 	struct tpoint_tls *t = &TPOINT_TLS;
 
 	if (index < TPOINT_MAX_EVENTS && thread_get(t))
-		t->counters[index].lost += n;
+		counter_add(&t->counters[index].lost, n);
 }
 
 /* Records that were committed, then overwritten or never drained: recorded -> lost. */
@@ -315,8 +328,8 @@ static void count_unrecorded_index(uint32_t index)
 	struct tpoint_tls *t = &TPOINT_TLS;
 
 	if (index < TPOINT_MAX_EVENTS && thread_get(t)) {
-		t->counters[index].lost++;
-		t->counters[index].recorded--;
+		tpoint_count_one(&t->counters[index].lost);
+		counter_add(&t->counters[index].recorded, (uint64_t)-1);
 	}
 }
 
@@ -346,7 +359,7 @@ TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 
 TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev)
 {
-	tpoint_counters_slow_v1(ev)->recorded++;
+	tpoint_count_one(&tpoint_counters_slow_v1(ev)->recorded);
 }
 
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev)
@@ -621,7 +634,7 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 
 drop:
 	if (rec && ev->index < TPOINT_MAX_EVENTS)
-		t->counters[ev->index].lost++;
+		tpoint_count_one(&t->counters[ev->index].lost);
 	tpoint_barrier();
 	t->top = s;
 	return NULL;
@@ -643,7 +656,7 @@ static inline __attribute__((always_inline)) int take_back(struct tpoint_event *
 	s->off = (uint32_t)((const char *)hdr - s->data);
 	tpoint_barrier();
 	t->top = s;
-	tpoint_counters_of(ev)->filtered++;
+	tpoint_count_one(&tpoint_counters_of(ev)->filtered);
 	return 1;
 }
 

@@ -27,7 +27,7 @@
 #define PER_THREAD 200000
 
 static int fifo_fd = -1;
-static volatile int reader_paused, reader_stop;
+static int reader_paused, reader_stop; /* set by main, read by the reader: atomics */
 static uint64_t bytes_read;
 
 /* Reads the spool and throws it away, unless paused. */
@@ -36,8 +36,8 @@ static void *reader(void *arg)
 	static char buf[1 << 16];
 
 	(void)arg;
-	while (!reader_stop) {
-		if (reader_paused) {
+	while (!__atomic_load_n(&reader_stop, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&reader_paused, __ATOMIC_RELAXED)) {
 			usleep(1000);
 			continue;
 		}
@@ -115,7 +115,7 @@ int main(void)
 		2 * PER_THREAD, secs, (unsigned long long)bytes_read);
 
 	/* 2. A stuck drain: the writers drop after 100 ms and do not hang. */
-	reader_paused = 1;
+	__atomic_store_n(&reader_paused, 1, __ATOMIC_RELAXED);
 	usleep(20000);
 	secs = emit_both();
 	counts(&r2, &l2);
@@ -130,7 +130,7 @@ int main(void)
 		(unsigned long long)(l2 - l1));
 
 	/* 3. The drain comes back: writers wait for it again. */
-	reader_paused = 0;
+	__atomic_store_n(&reader_paused, 0, __ATOMIC_RELAXED);
 	usleep(200000); /* the drain writes what it held, and frees pages */
 	counts(&r2, &l2);
 	secs = emit_both();

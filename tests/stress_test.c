@@ -224,8 +224,10 @@ static void run(enum tpoint_mode mode, const char *file, enum churn churn, unsig
 	CHECK(cskip == cond_fail, "%s: cond_skipped %" PRIu64 ", failed conditions %" PRIu64,
 	      mname, cskip, cond_fail);
 	CHECK(r1.cond_skipped == r0.cond_skipped, "stress_rec has no condition to skip");
-	CHECK(rlost + clost > 0, "%s: a %u KiB pool under 4 hammering threads loses something",
-	      mname, pool_kib);
+	/* Under ThreadSanitizer the threads are too slow to outrun the drain of a big pool. */
+	if (pool_kib < 16384 || !getenv("TPOINT_TSAN_QUICK"))
+		CHECK(rlost + clost > 0, "%s: a %u KiB pool under 4 hammering threads loses "
+		      "something", mname, pool_kib);
 
 	ret = tu_check_events(file);
 	CHECK(ret == 0, "trace-cmd report --check-events %s: exit %d", file, ret);

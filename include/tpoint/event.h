@@ -251,13 +251,33 @@ static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev
 }
 
 /*
+ * One more in a counter of this thread's. Only its thread writes a counter, while others
+ * read it (counters_sum()): a relaxed load and store, not a read-modify-write, so that the
+ * readers' atomic loads race with nothing. clang makes them the one `addq $1, mem` of a
+ * plain ++ on x86-64, and ldr/add/str on arm64 as for ++. gcc (12) makes them three
+ * instructions on x86-64, no longer inlines tpoint_count_recorded(), and kept as one add in
+ * asm, costs the condition's hit a stack frame (it does not duplicate asm): there, the ++,
+ * which gcc compiles to that one add, an aligned 8-byte store no reader sees torn, except
+ * under ThreadSanitizer, which must see the atomics (docs/DECISIONS.md, "Data races").
+ */
+static inline void tpoint_count_one(uint64_t *counter)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	!defined(__SANITIZE_THREAD__)
+	++*counter;
+#else
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
  * A committed record counts as recorded, with no test: a thread that commits has its
  * counters (the slow path attached it before it could have a page), and an event that
  * records has its index (the registry numbers events below its bound before enabling them).
  */
 static inline void tpoint_count_recorded(struct tpoint_event *ev)
 {
-	TPOINT_TLS.counters[ev->index].recorded++;
+	tpoint_count_one(&TPOINT_TLS.counters[ev->index].recorded);
 }
 
 /* In-process probes (register_trace_<name>). */

@@ -83,6 +83,25 @@ int jump_arch_init(char *why, size_t len)
 	return install_handler(why, len);
 }
 
+/*
+ * A byte of code: a byte store, atomic on x86-64 (what other cores fetch is ordered by the
+ * INT3 protocol and `sync`, not by the store's memory order). ThreadSanitizer keeps no
+ * shadow for a program's text, so its instrumented store faults there: under it the same
+ * `mov` is written in asm, which it does not see.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define JUMP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define JUMP_TSAN 1
+#endif
+#endif
+#ifdef JUMP_TSAN
+#define code_store(p, v, order) __asm__ volatile("movb %1, %0" : "=m"(*(p)) : "q"(v) : "memory")
+#else
+#define code_store(p, v, order) __atomic_store_n(p, v, order)
+#endif
+
 void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 {
 	uint8_t insn[JUMP_ARCH_BATCH][JUMP_INSN_SIZE];
@@ -100,17 +119,19 @@ void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 
 		jump_arch_insn(insn[i], p[i].site, p[i].target, p[i].on);
 		__atomic_store_n(&r->site, NULL, __ATOMIC_RELEASE);
-		r->resume = p[i].on ? p[i].target : p[i].site + JUMP_INSN_SIZE;
+		/* Atomic: a handler may read an entry that is being reused (1024 patches on). */
+		__atomic_store_n(&r->resume, p[i].on ? p[i].target : p[i].site + JUMP_INSN_SIZE,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&r->site, p[i].site, __ATOMIC_RELEASE);
-		__atomic_store_n(p[i].site, (uint8_t)INSN_INT3, __ATOMIC_RELEASE);
+		code_store(p[i].site, (uint8_t)INSN_INT3, __ATOMIC_RELEASE);
 	}
 	sync();
 	for (size_t i = 0; i < n; i++)
 		for (int b = 1; b < JUMP_INSN_SIZE; b++)
-			__atomic_store_n(p[i].site + b, insn[i][b], __ATOMIC_RELAXED);
+			code_store(p[i].site + b, insn[i][b], __ATOMIC_RELAXED);
 	sync();
 	for (size_t i = 0; i < n; i++)
-		__atomic_store_n(p[i].site, insn[i][0], __ATOMIC_RELEASE);
+		code_store(p[i].site, insn[i][0], __ATOMIC_RELEASE);
 	sync();
 }
 
@@ -145,7 +166,8 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ctx)
 		if (__atomic_load_n(&r->site, __ATOMIC_ACQUIRE) != at)
 			continue;
 		if (*(volatile uint8_t *)at == INSN_INT3)
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)r->resume;
+			uc->uc_mcontext.gregs[REG_RIP] =
+				(greg_t)__atomic_load_n(&r->resume, __ATOMIC_RELAXED);
 		else
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)at; /* complete now: run it */
 		__atomic_fetch_add(&traps, 1, __ATOMIC_RELAXED);

@@ -528,7 +528,8 @@ static int list_file(const char *file, struct list_opts *o)
 	uint64_t len = 0;
 	int r;
 
-	e.fd = open(file, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer here. */
+	e.fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (e.fd < 0) {
 		tool_error("list", "%s: %s", file, strerror(errno));
 		return 1;

@@ -17,6 +17,16 @@ void tool_error(const char *verb, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void tool_error_lines(const char *verb, const char *prefix, const char *lines)
+{
+	for (const char *l = lines; l && *l;) {
+		size_t len = strcspn(l, "\n");
+
+		tool_error(verb, "%s%.*s", prefix, (int)len, l);
+		l += len + (l[len] == '\n');
+	}
+}
+
 static const struct verb {
 	const char *name;
 	int (*run)(int argc, char **argv);

@@ -536,9 +536,10 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		tool_error("record", "%s", err);
 		goto out;
 	}
+	tool_error_lines("record", "damaged: ", res.damage);
 	print_summary(out, &res, 1);
+	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tracedat_result_free(&res);
-	ret = EXIT_OK;
 out:
 	attach_cleanup(&a);
 	return ret;
@@ -546,14 +547,17 @@ out:
 
 /*
  * tpoint record --assemble DIR: the file of a recording whose spools `record` kept because
- * it could not write the file (a full disk). The spools go once the file is written; DIR
- * too, if nothing else is in it.
+ * it could not write the file (a full disk). The spools go once the file is written from
+ * all of them, every one read to its end mark; DIR too, if nothing else is in it. Spools
+ * with anything that cannot be read stay, with what was wrong said and a failure status:
+ * the file then holds what could be read.
  */
 static int record_assemble(const char *dir, const char *out)
 {
 	struct tracedat_result res;
 	char **spools, err[512];
 	size_t nspools;
+	int ret = EXIT_OK;
 
 	if (collect_spools(dir, &spools, &nspools) < 0) {
 		tool_error("record", "%s: no spool files (*.spool) there", dir);
@@ -566,13 +570,21 @@ static int record_assemble(const char *dir, const char *out)
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
 	}
+	tool_error_lines("record", "damaged: ", res.damage);
+	tool_error_lines("record", "incomplete: ", res.unfinished);
 	print_summary(out, &res, nspools);
+	if (res.damage || res.unfinished) {
+		tool_error("record", "%s holds what could be read, not all of it; %s is kept as it "
+			   "was", out, dir);
+		ret = EXIT_FAIL;
+	} else {
+		for (size_t i = 0; i < nspools; i++)
+			unlink(spools[i]);
+		rmdir(dir);
+	}
 	tracedat_result_free(&res);
-	for (size_t i = 0; i < nspools; i++)
-		unlink(spools[i]);
-	rmdir(dir);
 	free_spools(spools, nspools);
-	return EXIT_OK;
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)
@@ -595,6 +607,7 @@ int cmd_record(int argc, char **argv)
 	char dirbuf[4096], **spools = NULL, err[512];
 	size_t nspools = 0;
 	int c, status = 0, ret = EXIT_FAIL;
+	bool keep_dir = false;
 	pid_t child;
 	struct tracedat_result res;
 	const char *filter = NULL, *assemble = NULL;
@@ -781,6 +794,14 @@ int cmd_record(int argc, char **argv)
 	}
 
 	ret = EXIT_OK;
+	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
+	if (res.damage) {
+		tool_error_lines("record", "damaged: ", res.damage);
+		fprintf(stderr, "tpoint record: %s holds what could be read; the spools are kept "
+			"in %s\n", out, dirbuf);
+		keep_dir = true;
+		ret = EXIT_FAIL;
+	}
 	/* Every glob must name something: a typo should not pass as "no events". */
 	char *list = strdup(events), *save = NULL;
 
@@ -819,6 +840,7 @@ int cmd_record(int argc, char **argv)
 	tracedat_result_free(&res);
 out:
 	free_spools(spools, nspools);
-	remove_dir(dirbuf);
+	if (!keep_dir)
+		remove_dir(dirbuf);
 	return ret;
 }

@@ -86,12 +86,13 @@ int cmd_snapshot(int argc, char **argv)
 		tool_error("snapshot", "%s", err);
 		goto out;
 	}
+	tool_error_lines("snapshot", "damaged: ", res.damage);
 	fprintf(stderr, "tpoint snapshot: %s: %llu events of process %d\n", out,
 		(unsigned long long)res.events, (int)pid);
 	if (tracedat_size_warning(&res, err, sizeof(err)))
 		fprintf(stderr, "tpoint snapshot: %s: %s\n", out, err);
+	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tracedat_result_free(&res);
-	ret = EXIT_OK;
 out:
 	if (fd >= 0)
 		close(fd);

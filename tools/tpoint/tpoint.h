@@ -15,6 +15,8 @@ extern const char *tool_name;
 
 /* "tpoint VERB: message\n" on stderr. */
 void tool_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Each line of `lines` (may be NULL) as an error of its own, after `prefix`. */
+void tool_error_lines(const char *verb, const char *prefix, const char *lines);
 
 int cmd_list(int argc, char **argv);
 

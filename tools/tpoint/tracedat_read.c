@@ -1234,36 +1234,30 @@ int tracedat_parse(struct tracedat *td, const char *name, const void *data, size
 	return 0;
 }
 
-/* Non-regular files (pipes, /dev/stdin) are read into memory. */
-static void *read_all(int fd, size_t *len)
+/* A regular file that cannot be mapped is read: no more than its size, from its start. */
+static void *read_all(int fd, size_t size, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
+	char *buf = malloc(size ? size : 1);
+	size_t n = 0;
 
-	while (buf) {
-		ssize_t got;
+	while (buf && n < size) {
+		ssize_t got = pread(fd, buf + n, size - n, (off_t)n);
 
-		if (n == cap) {
-			char *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-
-			if (!grown)
-				break;
-			buf = grown;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0)
-			break;
-		if (!got) {
-			*len = n;
-			return buf;
-		}
+		if (got <= 0)
+			break; /* cut short meanwhile: what was read is checked like the rest */
 		n += (size_t)got;
 	}
-	free(buf);
-	return NULL;
+	*len = n;
+	return buf;
+}
+
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" :
+	       S_ISSOCK(mode) ? "a socket" : "not a file";
 }
 
 int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen)
@@ -1279,7 +1273,12 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
 		return fail_msg(td, err, errlen, "out of memory");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * A trace.dat is a regular file: a FIFO would be waited on (no writer) and a device read
+	 * without end (/dev/zero), before its first bytes could be checked. O_NONBLOCK: the
+	 * open itself must not wait for a FIFO's writer.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st)) {
 		int e = errno;
 
@@ -1288,18 +1287,19 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 		free(priv);
 		return fail_msg(td, err, errlen, "cannot open: %s", strerror(e));
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		free(priv);
-		return fail_msg(td, err, errlen, "is a directory");
+		return fail_msg(td, err, errlen, "not a regular file (%s); a trace.dat file is "
+				"expected", file_kind(st.st_mode));
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		if ((uint64_t)st.st_size > SIZE_MAX) {
-			close(fd);
-			free(priv);
-			return fail_msg(td, err, errlen, "too large to map");
-		}
-		size = (size_t)st.st_size;
+	if ((uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		free(priv);
+		return fail_msg(td, err, errlen, "too large to map");
+	}
+	size = (size_t)st.st_size;
+	if (size > 0) {
 		data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (data == MAP_FAILED)
 			data = NULL;
@@ -1309,15 +1309,11 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 		}
 	}
 	if (!data) {
-		if (S_ISREG(st.st_mode))
-			lseek(fd, 0, SEEK_SET);
-		data = read_all(fd, &size);
+		data = read_all(fd, size, &size);
 		if (!data) {
-			int e = errno;
-
 			close(fd);
 			free(priv);
-			return fail_msg(td, err, errlen, "cannot read: %s", strerror(e ? e : ENOMEM));
+			return fail_msg(td, err, errlen, "out of memory");
 		}
 		priv->copy = data;
 	}

@@ -157,7 +157,7 @@
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
 		if (!(cond)) {                                                                 \
-			tpoint_counters_of(&TPOINT_EVENT_SYM(name))->cond_skipped++;           \
+			tpoint_count_one(&tpoint_counters_of(&TPOINT_EVENT_SYM(name))->cond_skipped); \
 			return;                                                                \
 		}                                                                              \
 		__tpoint_record_##name(args);                                                  \

@@ -1,0 +1,150 @@
+#!/bin/sh
+# Damaged spools for `tpoint record --assemble`, and files that are not trace.dat files for
+# `tpoint report` and `tpoint list`. A spool is the traced program's writing: whatever is in
+# it, the tool must say what it cannot read (the file, the offset, what is wrong) with a
+# failure status, write what it can read, and leave the directory as it was; only a
+# directory read to the end of every spool goes. Report and list refuse a FIFO or a device
+# at once instead of waiting on it or reading it without end.
+set -u
+B=$(dirname "$TPOINT")
+MUT=$B/tests/spoolmut
+command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+# Random mutations tried (on the two kinds of spool together); fewer under the sanitizers,
+# which make each run some ten times slower.
+case ${O:-build} in
+*san*) MUTATIONS=${TPOINT_TEST_MUTATIONS:-100} ;;
+*) MUTATIONS=${TPOINT_TEST_MUTATIONS:-200} ;;
+esac
+
+# The spools of a recording, as `record` keeps them when it cannot write the file: once
+# with the pages packed (the default), once with the pages as they are.
+mkdir packed raw
+TPOINT_EVENTS=tpt_ctl TPOINT_SPOOL_DIR=$PWD/packed "$B/tests/ctltarget" 0.5 500 >/dev/null ||
+	fail "ctltarget (packed) exited $?"
+TPOINT_SPOOL_PACK=0 TPOINT_EVENTS=tpt_ctl TPOINT_SPOOL_DIR=$PWD/raw "$B/tests/ctltarget" 0.5 500 \
+	>/dev/null || fail "ctltarget (raw) exited $?"
+
+events() { trace-cmd report "$1" 2>/dev/null | grep -c 'ctl_tick:\|ctl_odd:'; }
+sanitizer() { grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$1"; }
+
+# The whole of each: exit 0, every event in the file, the directory gone.
+for kind in packed raw; do
+	cp -a $kind $kind.whole
+	"$TPOINT" record --assemble $kind.whole -o $kind.dat 2>err.txt ||
+		{ cat err.txt; fail "--assemble of an intact $kind spool exited $?"; }
+	[ ! -e $kind.whole ] || fail "--assemble of an intact $kind spool left the directory"
+	n=$(events $kind.dat)
+	[ "$n" -gt 100 ] || fail "only $n events in $kind.dat"
+	eval "all_$kind=$n"
+done
+echo "ok: intact spools: $all_packed and $all_raw events, exit 0, the directories gone"
+
+# CASE KIND: a copy of KIND's directory in CASE.d, damaged by the commands that follow on
+# stdin (with $spool set), kept as CASE.orig; then --assemble of it. Sets rc.
+damage() {
+	rm -rf "$1.d" "$1.orig" && cp -a "$2" "$1.d" || fail "cannot copy $2"
+	spool=$(ls "$1.d"/*.spool)
+	. /dev/stdin >"$1.mut" || fail "$1: cannot damage $spool"
+	cp -a "$1.d" "$1.orig"
+	timeout 120 "$TPOINT" record --assemble "$1.d" -o "$1.dat" >/dev/null 2>"$1.err"
+	rc=$?
+	! sanitizer "$1.err" || { cat "$1.err"; fail "$1: a sanitizer report"; }
+}
+
+# CASE: refused with the spool's name and the offset, the directory as it was, and the file
+# holds what could be read (trace-cmd reads it; the summary says what it holds).
+refused() {
+	[ "$rc" = 1 ] || { cat "$1.err"; fail "$1: exit $rc, expected 1: $(cat "$1.mut")"; }
+	diff -r "$1.orig" "$1.d" >/dev/null || fail "$1: the directory was changed or removed"
+	grep -q "$(basename "$spool"): offset $2: " "$1.err" ||
+		{ cat "$1.err"; fail "$1: the spool and offset $2 not named"; }
+	trace-cmd report "$1.dat" >/dev/null 2>&1 || fail "$1: trace-cmd cannot read $1.dat"
+	kept=$(events "$1.dat")
+	said=$(sed -n 's/.*\.dat: \([0-9]*\) events from.*/\1/p' "$1.err")
+	[ "$kept" = "$said" ] || { cat "$1.err"; fail "$1: $kept events in the file, $said said"; }
+}
+
+# A chunk that says it is 0xfffffff0 bytes long, half way through: the events before it are
+# kept, nothing after it can be found.
+nchunks=$("$MUT" packed/*.spool list | awk '$2 == 7 || $2 == 8' | wc -l)
+damage huge packed <<EOF
+"$MUT" "\$spool" hugesize $((nchunks / 2))
+EOF
+refused huge "$(cat huge.mut)"
+grep -q "packed page chunk (type 8) of 4294967280 bytes" huge.err || { cat huge.err; fail "huge: what"; }
+[ "$kept" -gt 0 ] && [ "$kept" -lt "$all_packed" ] ||
+	fail "huge: $kept events kept of $all_packed, expected those before the damage"
+echo "ok: a chunk of 0xfffffff0 bytes: exit 1, offset named, $kept of $all_packed events kept, the directory kept"
+
+# A damaged page: a packed page's header, and the second record's header in a page as it
+# is. The rest of the spool is read: only that page's records are missing, and said.
+damage pagehdr packed <<EOF
+"$MUT" "\$spool" packedhdr 3
+EOF
+refused pagehdr "$(cat pagehdr.mut)"
+grep -q "does not unpack" pagehdr.err || { cat pagehdr.err; fail "pagehdr: what"; }
+[ "$kept" -gt $((all_packed / 2)) ] && [ "$kept" -lt "$all_packed" ] ||
+	fail "pagehdr: $kept events kept of $all_packed"
+damage rechdr raw <<EOF
+"$MUT" "\$spool" rechdr 3
+EOF
+refused rechdr "$(cat rechdr.mut)"
+grep -q "page chunk of [0-9]* bytes: no record at byte" rechdr.err || { cat rechdr.err; fail "rechdr: what"; }
+[ "$kept" -gt $((all_raw / 2)) ] && [ "$kept" -lt "$all_raw" ] ||
+	fail "rechdr: $kept events kept of $all_raw"
+echo "ok: a damaged page header: exit 1, offset named, the other pages' events kept"
+
+# A spool cut to its 32-byte header: nothing in it says the recording ended.
+damage short packed <<EOF
+truncate -s 32 "\$spool" && echo 32
+EOF
+refused short 32
+grep -q "incomplete: .*no end mark" short.err || { cat short.err; fail "short: what"; }
+echo "ok: a spool of 32 bytes: exit 1, said to be incomplete, the directory kept"
+
+# Not a spool at all, and a FIFO in the spool's place: named, never waited on.
+damage notspool packed <<EOF
+echo 'not a spool' >"\$spool" && echo 0
+EOF
+refused notspool 0
+damage fifo packed <<EOF
+rm "\$spool" && mkfifo "\$spool" && echo 0
+EOF
+[ "$rc" = 1 ] && grep -q "offset 0: not a regular file" fifo.err || { cat fifo.err; fail "fifo spool: exit $rc"; }
+echo "ok: a file that is not a spool, and a FIFO: refused by name, exit 1"
+
+# Random damage: whatever it is, no crash and no hang; refused with the directory as it was,
+# or taken whole (damage no check can see, as in a record's values) into a file trace-cmd
+# reads.
+i=0 refusals=0
+while [ $i -lt "$MUTATIONS" ]; do
+	kind=packed
+	[ $((i % 2)) = 0 ] || kind=raw
+	damage rnd $kind <<EOF
+"$MUT" "\$spool" random $i
+EOF
+	case $rc in
+	0) ;;
+	1) refusals=$((refusals + 1))
+	   diff -r rnd.orig rnd.d >/dev/null || fail "mutation $i ($kind, $(cat rnd.mut)): the directory was changed"
+	   grep -q "damaged: \|incomplete: " rnd.err || { cat rnd.err; fail "mutation $i: exit 1 without saying what"; } ;;
+	*) cat rnd.err; fail "mutation $i ($kind, $(cat rnd.mut)): exit $rc" ;;
+	esac
+	trace-cmd report rnd.dat >/dev/null 2>&1 ||
+		fail "mutation $i ($kind, $(cat rnd.mut)): trace-cmd cannot read what --assemble wrote"
+	i=$((i + 1))
+done
+# Half of the mutations are in chunks' headers: most of those must be seen.
+[ $refusals -ge $((MUTATIONS / 4)) ] || fail "only $refusals of $MUTATIONS random mutations refused"
+echo "ok: $MUTATIONS random mutations: $refusals refused with the directory kept, no crash, every file readable"
+
+# report and list: a device that never ends and a FIFO nobody writes are refused at once.
+mkfifo fifo
+for args in "report /dev/zero" "report fifo" "list fifo" "list /dev/zero"; do
+	timeout 20 "$TPOINT" $args >/dev/null 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || { cat err.txt; fail "tpoint $args: exit $rc, expected 1 at once"; }
+	grep -q "not a regular file" err.txt || { cat err.txt; fail "tpoint $args: the reason"; }
+done
+echo "ok: report and list refuse /dev/zero and a FIFO at once"

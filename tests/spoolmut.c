@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spoolmut - damage a spool file in place, the ways tests/assemble.sh tries on
+ * `tpoint record --assemble`. Prints the offset and what it did.
+ *
+ *   spoolmut FILE list              each chunk: offset, type, size
+ *   spoolmut FILE hugesize N        the Nth chunk of records says 0xfffffff0 bytes
+ *   spoolmut FILE packedhdr N       the Nth packed page: its header says a range no page has
+ *   spoolmut FILE rechdr N          the Nth page as it is: its second record's header damaged
+ *   spoolmut FILE random SEED       one random mutation: a bit, a word set to an extreme,
+ *                                   a cut, a copied run; in a chunk's header half the time
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "spool_format.h"
+
+static char *buf;
+static size_t len;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "spoolmut: %s\n", what);
+	exit(2);
+}
+
+/* Offsets of the chunks, in order (up to max). */
+static size_t chunks(size_t *off, size_t max)
+{
+	size_t n = 0, p = sizeof(struct spool_file_header);
+
+	while (p + sizeof(struct spool_chunk) <= len && n < max) {
+		struct spool_chunk c;
+
+		memcpy(&c, buf + p, sizeof(c));
+		off[n++] = p;
+		p += sizeof(c) + (((size_t)c.size + 7) & ~(size_t)7);
+	}
+	return n;
+}
+
+/* A chunk of records, of that type if type is not 0. */
+static bool has_records(size_t off, uint32_t type)
+{
+	struct spool_chunk c;
+
+	memcpy(&c, buf + off, sizeof(c));
+	if (type)
+		return c.type == type;
+	return c.type == SPOOL_RECORDS || c.type == SPOOL_PAGE || c.type == SPOOL_PAGE_PACKED;
+}
+
+/* The Nth chunk of records (from 1), of that type if type is not 0. */
+static size_t records_chunk(long nth, uint32_t type)
+{
+	static size_t off[1 << 16];
+	size_t n = chunks(off, sizeof(off) / sizeof(off[0]));
+
+	for (size_t i = 0; i < n; i++)
+		if (has_records(off[i], type) && --nth == 0)
+			return off[i];
+	die("not that many chunks of records");
+	return 0;
+}
+
+static void put32(size_t off, uint32_t v)
+{
+	if (off + 4 <= len)
+		memcpy(buf + off, &v, 4);
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+	int fd;
+
+	if (argc < 3)
+		die("usage: spoolmut FILE list|hugesize N|packedhdr N|rechdr N|random SEED");
+	fd = open(argv[1], O_RDWR);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die("cannot open the file");
+	len = (size_t)st.st_size;
+	buf = malloc(len + 1);
+	if (!buf || pread(fd, buf, len, 0) != (ssize_t)len)
+		die("cannot read the file");
+	if (!strcmp(argv[2], "list")) {
+		static size_t off[1 << 16];
+		size_t n = chunks(off, sizeof(off) / sizeof(off[0]));
+
+		for (size_t i = 0; i < n; i++) {
+			struct spool_chunk c;
+
+			memcpy(&c, buf + off[i], sizeof(c));
+			printf("%zu %u %u\n", off[i], c.type, c.size);
+		}
+		return 0;
+	}
+	if (argc < 4)
+		die("a number is missing");
+	long arg = atol(argv[3]);
+
+	if (!strcmp(argv[2], "hugesize")) {
+		size_t off = records_chunk(arg, 0);
+
+		put32(off + 4, 0xfffffff0u);
+		printf("%zu\n", off);
+	} else if (!strcmp(argv[2], "packedhdr") || !strcmp(argv[2], "rechdr")) {
+		size_t off = records_chunk(arg, argv[2][0] == 'p' ? SPOOL_PAGE_PACKED : SPOOL_PAGE);
+		size_t body = off + sizeof(struct spool_chunk);
+		struct spool_chunk c;
+		struct spool_records r;
+
+		memcpy(&c, buf + off, sizeof(c));
+		memcpy(&r, buf + body, sizeof(r));
+		if (c.type == SPOOL_PAGE_PACKED) {
+			/* A range of bytes no page has. */
+			r.end_off = r.start_off + 2 * SPOOL_UNPACKED_MAX;
+			memcpy(buf + body, &r, sizeof(r));
+		} else if (c.type == SPOOL_PAGE) {
+			/* The second record's header: type_len 29 (padding), not tpoint's. */
+			size_t rec = body + sizeof(r), end = body + c.size;
+			uint32_t w, arr;
+
+			while (rec + 8 <= end) {
+				memcpy(&w, buf + rec, 4);
+				memcpy(&arr, buf + rec + 4, 4);
+				if ((w & 31) == 0)
+					break;
+				rec += 8; /* a time extend */
+			}
+			if (rec + 8 > end)
+				die("no record in the page");
+			rec += 8 + (arr - 4);
+			if (rec + 8 > end)
+				die("one record only in the page");
+			put32(rec, 29);
+		}
+		printf("%zu\n", off);
+	} else if (!strcmp(argv[2], "random")) {
+		static size_t off[1 << 16];
+		size_t n = chunks(off, sizeof(off) / sizeof(off[0])), at;
+		static const uint32_t extreme[] = { 0, 1, 0x7fffffffu, 0x80000000u, 0xfffffff0u,
+						    0xffffffffu, 4096, 4097 };
+
+		srandom((unsigned)arg);
+		/* Half the time in a chunk's header or the records header after it. */
+		if (n && random() % 2)
+			at = off[random() % (long)n] + (size_t)(random() % 56);
+		else
+			at = (size_t)(random() % (long)len);
+		if (at >= len)
+			at = len - 1;
+		switch (random() % 4) {
+		case 0:
+			buf[at] ^= (char)(1 << (random() % 8));
+			printf("%zu: bit flipped\n", at);
+			break;
+		case 1:
+			at &= ~(size_t)3;
+			put32(at, extreme[random() % 8]);
+			printf("%zu: word set\n", at);
+			break;
+		case 2:
+			if (ftruncate(fd, (off_t)at) < 0)
+				die("cannot cut the file");
+			printf("%zu: cut there\n", at);
+			return 0;
+		default: {
+			size_t from = (size_t)(random() % (long)len), run = 16;
+
+			if (from + run > len)
+				run = len - from;
+			if (at + run > len)
+				run = len - at;
+			memmove(buf + at, buf + from, run);
+			printf("%zu: %zu bytes from %zu copied there\n", at, run, from);
+		}
+		}
+	} else {
+		die("unknown mode");
+	}
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+		die("cannot write the file");
+	return 0;
+}
