@@ -261,6 +261,8 @@ HIDDEN void spool_set_live(bool live);
 HIDDEN void spool_set_mode(struct pool *p, enum tpoint_mode mode);
 HIDDEN void spool_after_fork(void);
 /* A recording begins: the counts its spools carry are from here on. */
+/* Newly registered events' definitions, into the spool now (session mutex held). */
+HIDDEN void spool_put_events(void);
 HIDDEN void spool_mark_stats(void);
 
 /* ---- salvage.c: what a process left in its pool, added to its spool ---- */

@@ -643,6 +643,21 @@ static int check_pattern(const char *p, size_t n)
 	return 0;
 }
 
+/* Every item of a comma-separated list, before any is used: 0 or -EINVAL. */
+static int check_pattern_list(const char *list)
+{
+	const char *p = list;
+
+	for (const char *q = list;; q++)
+		if (*q == ',' || !*q) {
+			if (check_pattern(p, (size_t)(q - p)) < 0)
+				return -EINVAL;
+			if (!*q)
+				return 0;
+			p = q + 1;
+		}
+}
+
 static int add_patterns(const char *list, bool on, bool from_env)
 {
 	int matched = 0;
@@ -651,14 +666,8 @@ static int add_patterns(const char *list, bool on, bool from_env)
 	if (!list)
 		return -EINVAL;
 	/* Validate the whole list first: a bad item changes nothing. */
-	for (const char *q = list;; q++)
-		if (*q == ',' || !*q) {
-			if (check_pattern(p, (size_t)(q - p)) < 0)
-				return -EINVAL;
-			if (!*q)
-				break;
-			p = q + 1;
-		}
+	if (check_pattern_list(list) < 0)
+		return -EINVAL;
 	size_t first = npatterns;
 
 	p = list;
@@ -756,16 +765,8 @@ int registry_set_client(const char *globs)
 	int matched = 0;
 
 	if (globs) {
-		const char *p = globs;
-
-		for (const char *q = globs;; q++)
-			if (*q == ',' || !*q) {
-				if (check_pattern(p, (size_t)(q - p)) < 0)
-					return -EINVAL;
-				if (!*q)
-					break;
-				p = q + 1;
-			}
+		if (check_pattern_list(globs) < 0)
+			return -EINVAL;
 		copy = strdup(globs);
 		if (!copy)
 			return -ENOMEM;

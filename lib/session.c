@@ -383,6 +383,7 @@ void session_keep_enabled(void)
 {
 	pthread_mutex_lock(&session_mutex);
 	keep_enabled_locked();
+	spool_put_events(); /* events that registered are named in the spool at once */
 	pthread_mutex_unlock(&session_mutex);
 }
 

@@ -384,6 +384,28 @@ static void put_new_events(void)
 }
 
 /*
+ * Events registered while a spool records (a module loaded; or the program's own, after a
+ * recording that the environment started in the library's constructor): their definitions
+ * go to the file now, not at the drain's next pass, so that a process ending before that
+ * pass (exec, _exit(), a kill) leaves a spool that names the events of the records a
+ * salvage adds from its pool. The caller holds the session's mutex, under which spools
+ * start and stop.
+ */
+void spool_put_events(void)
+{
+	uint32_t before;
+
+	if (!sp.path)
+		return;
+	pthread_mutex_lock(&sp.io);
+	before = sp.events_written;
+	put_new_events();
+	if (sp.events_written != before && !sp.snapshot)
+		flush_buf();
+	pthread_mutex_unlock(&sp.io);
+}
+
+/*
  * The counters when the recording began: a spool's counts are the recording's own, not the
  * process's since it started (a process recorded twice by tpoint record -p, say).
  */

@@ -348,8 +348,13 @@ static int read_spool(struct writer_state *w, uint32_t si)
 	struct spool_in *s = &w->in[si];
 	const struct spool_file_header *h;
 	struct stat st;
-	/* Not a FIFO's writer to wait for, nor a link to follow out of the directory. */
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/*
+	 * Not a FIFO's writer to wait for, nor a link to follow out of the directory; but a
+	 * reader holding the spool open names it /proc/self/fd/N (tools/tpoint/attach.c, the
+	 * spool it made and kept), a link to its own descriptor's file, which is followed.
+	 */
+	bool own_fd = !strncmp(s->path, "/proc/self/fd/", 14);
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (own_fd ? 0 : O_NOFOLLOW));
 	const char *p, *end;
 	struct stream_key *keys = NULL;
 	size_t nkeys = 0;

@@ -10,17 +10,6 @@ command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77;
 fail() { echo "FAIL: $*"; [ -f s.err ] && head -5 s.err; exit 1; }
 . "$(dirname "$0")/ctltarget.inc"
 
-ms() { echo $(($(date +%s%N) / 1000000)); }
-# Wait until file $1 has $2 lines matching $3, for $4 seconds at most; false if it did not.
-wait_lines() {
-	_end=$(($(ms) + $4 * 1000))
-	while :; do
-		_c=$(grep -c -- "$3" "$1" 2>/dev/null)
-		[ "${_c:-0}" -ge "$2" ] && return 0
-		[ "$(ms)" -lt "$_end" ] || return 1
-		sleep 0.05
-	done
-}
 # The n of every ctl_tick line of a stream's output, or of trace-cmd report of a file.
 ticks_of() { sed -n 's/.* ctl_tick: *n=\([0-9]*\) .*/\1/p' "$1"; }
 ticks() { trace-cmd report "$1" 2>/dev/null | sed -n 's/.* ctl_tick: *n=\([0-9]*\) .*/\1/p'; }

@@ -9,17 +9,6 @@ set -u
 fail() { echo "FAIL: $*"; [ -f s.err ] && head -5 s.err; exit 1; }
 . "$(dirname "$0")/ctltarget.inc"
 
-ms() { echo $(($(date +%s%N) / 1000000)); }
-# Wait until file $1 has $2 lines matching $3, for $4 seconds at most; false if it did not.
-wait_lines() {
-	_end=$(($(ms) + $4 * 1000))
-	while :; do
-		_c=$(grep -c -- "$3" "$1" 2>/dev/null)
-		[ "${_c:-0}" -ge "$2" ] && return 0
-		[ "$(ms)" -lt "$_end" ] || return 1
-		sleep 0.05
-	done
-}
 # Every line a ctl_tick of process $P as trace-cmd prints it: "n=%lu name=%s", the name
 # the target gives n. Prints the number of lines; fails on the first other line.
 check_lines() {

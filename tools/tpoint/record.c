@@ -66,21 +66,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Does GLOB (one of the -e list) match an event, with the library's rules? */
-static bool glob_matches(const char *glob, const char *system, const char *name)
-{
-	const char *colon = strchr(glob, ':');
-
-	if (colon) {
-		char *sys = strndup(glob, (size_t)(colon - glob));
-		bool m = sys && !fnmatch(sys, system, 0) && !fnmatch(colon + 1, name, 0);
-
-		free(sys);
-		return m;
-	}
-	return !fnmatch(glob, system, 0) || !fnmatch(glob, name, 0);
-}
-
 /* ---- before the command runs: its events, read from its files ---- */
 
 struct known_events {
@@ -231,7 +216,7 @@ static int check_before_start(const char *cmd, const char *events)
 			bool m;
 
 			*colon = 0;
-			m = glob_matches(g, k.name[i], colon + 1);
+			m = sel_glob_matches(g, k.name[i], colon + 1);
 			*colon = ':';
 			if (!m)
 				continue;
@@ -809,7 +794,7 @@ int cmd_record(int argc, char **argv)
 		bool any = false;
 
 		for (size_t i = 0; i < res.nev && !any; i++)
-			any = glob_matches(g, res.ev[i].system, res.ev[i].name);
+			any = sel_glob_matches(g, res.ev[i].system, res.ev[i].name);
 		if (!any) {
 			tool_error("record", "'%s' matches no event of %s", g, argv[optind]);
 			ret = EXIT_FAIL;

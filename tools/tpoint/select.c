@@ -60,8 +60,7 @@ void sel_free(struct selection *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* One glob of an -e list against an event, by the library's rules (registry.c). */
-static bool glob_matches(const char *glob, const char *system, const char *name)
+bool sel_glob_matches(const char *glob, const char *system, const char *name)
 {
 	const char *colon = strchr(glob, ':');
 
@@ -82,7 +81,7 @@ static bool group_selects(const struct sel_group *g, const char *system, const c
 
 	for (char *p = list ? strtok_r(list, ",", &save) : NULL; p && !hit;
 	     p = strtok_r(NULL, ",", &save))
-		hit = glob_matches(p, system, name);
+		hit = sel_glob_matches(p, system, name);
 	free(list);
 	return hit;
 }

@@ -47,5 +47,7 @@ int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn
 bool sel_event(const struct selection *s, const char *system, const char *name,
 	       const char *format, struct filter **f);
 void sel_free(struct selection *s);
+/* One glob of an -e list against an event "system:name", by the library's rules (registry.c). */
+bool sel_glob_matches(const char *glob, const char *system, const char *name);
 
 #endif
