@@ -338,6 +338,41 @@ static const char *chunk_name(uint32_t type)
 }
 
 /*
+ * A spool that another user owns (root's tpoint record -p lends the spool to the traced
+ * process's user) is copied, not mapped: its owner could truncate it while it is read, and a
+ * mapped page past the new end is a SIGBUS in the reader. Anonymous memory, munmap()ed like a
+ * mapping; *len becomes what could be read.
+ */
+static char *read_copy(int fd, size_t *len)
+{
+	char *m = mmap(NULL, *len ? *len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	size_t got = 0;
+
+	if (m == MAP_FAILED)
+		return m;
+	while (got < *len) {
+		ssize_t n = pread(fd, m + got, *len - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < *len) { /* cut short meanwhile: what lies past it is unmapped now */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (got + page - 1) & ~(page - 1);
+
+		if (!keep)
+			keep = page; /* the mapping must not vanish: the caller unmaps what is left */
+		if (keep < *len)
+			munmap(m + keep, *len - keep);
+		*len = got ? got : 1;
+	}
+	return m;
+}
+
+/*
  * A spool is the traced program's writing: anything in it may be damaged, or made to look
  * like a spool. Everything is checked against the file's size before it is used; what
  * cannot be read is said (damaged()) with its offset and skipped, and the rest is read. Only
@@ -379,7 +414,8 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		return 0;
 	}
 	s->len = (size_t)st.st_size;
-	s->map = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
+	s->map = st.st_uid == geteuid() ? mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0)
+					 : read_copy(fd, &s->len);
 	close(fd);
 	if (s->map == MAP_FAILED) {
 		s->map = NULL;
