@@ -4,7 +4,8 @@
 # C++20, jump-label sites, and C and C++ files mixed both ways (one defines the events with
 # CREATE_TRACE_POINTS, the other calls them). Each build must compile without a warning
 # (-Wall -Wextra -Werror -pedantic-errors; clang adds -Wextra-semi) and record every event
-# it hits, which `tpoint report` reads back. Then the library itself at -O0 -g, as
+# it hits, which `tpoint report` reads back. A program whose events no file defines fails to
+# link with an error that names CREATE_TRACE_POINTS. Then the library itself at -O0 -g, as
 # `make CFLAGS='-O0 -g'` builds it, with a program that links it statically.
 set -u
 B=$(cd "$(dirname "$TPOINT")" && pwd)
@@ -75,6 +76,13 @@ for cc in gcc clang; do
 	run "$cxx jump labels -O0" "$cxx -x c++" "$cxx -x c++" $cxx "-std=c++17 -O0 -DTPOINT_JUMP_LABEL"
 done
 echo "ok: $builds builds of the matrix program compiled quietly and recorded every event"
+
+# No file defines the events (CREATE_TRACE_POINTS forgotten): the link fails, naming the cause.
+gcc -O2 $INC -c "$top/tests/matrix/main.c" -o main.o && ! gcc main.o -o prog $LINK 2>err.txt ||
+	fail "a program whose events no file defines links"
+grep -q "undefined reference to .__tpoint_event_matrix_[a-z]*__made_by_CREATE_TRACE_POINTS" err.txt ||
+	{ cat err.txt; fail "the link error does not name CREATE_TRACE_POINTS"; }
+echo "ok: without CREATE_TRACE_POINTS the link error names it"
 
 # The library at -O0 -g, built by its own Makefile, linked statically into the -O0 program.
 L=$(pwd)/lib-O0

@@ -15,7 +15,7 @@
 # code from the function's entry:
 #
 #	1. the first instruction (after endbr64) loads the event's enable word: either
-#	   `cmp $0x0,<__tpoint_event_NAME>(%rip)`, or a `mov` of it into a register that the
+#	   `cmp $0x0,<__tpoint_event_NAME__made_by_CREATE_TRACE_POINTS>(%rip)`, or a `mov` of it into a register that the
 #	   next instruction tests (clang may form the address with a `lea` first);
 #	2. the next is a conditional branch;
 #	3. one side of it is the disabled path: it must return at once;
@@ -57,7 +57,7 @@ void site_kernel(u64 a, u64 b, u64 c, u64 x)
  */
 void site_reference(u64 x)
 {
-	if (__builtin_expect(__atomic_load_n(&__tpoint_event_disasm_plain.enabled,
+	if (__builtin_expect(__atomic_load_n(&TPOINT_EVENT_SYM(disasm_plain).enabled,
 					     __ATOMIC_RELAXED) != 0, 0))
 		__tpoint_hit_disasm_plain(expensive(x), expensive(x + 1), expensive(x + 2));
 }
@@ -147,7 +147,7 @@ check() {
 			frame = frame "\n    " text[i] "\t<- frame set-up"
 			i++
 		}
-		word = "<__tpoint_event_" event ">"
+		word = "<__tpoint_event_" event "__made_by_CREATE_TRACE_POINTS>"
 		# 1. the load of the enable word
 		if (mn[i] ~ /^cmp[lq]?$/ && op[i] ~ /^\$0x0,/ && op[i] ~ /\(%rip\)$/ &&
 		    index(cm[i], word)) {

@@ -65,7 +65,13 @@ typedef int64_t s64;
 #define TP_ARGS(...) __VA_ARGS__
 #define TP_CONDITION(...) __VA_ARGS__
 
-#define TPOINT_EVENT_SYM(name) __tpoint_event_##name
+/*
+ * The event's descriptor, defined by the file that sets CREATE_TRACE_POINTS. Its name says
+ * so: a program whose trace header no file defines (no CREATE_TRACE_POINTS, or a header that
+ * does not end with #include <tpoint/define_trace.h>) fails to link with "undefined reference
+ * to `__tpoint_event_NAME__made_by_CREATE_TRACE_POINTS'".
+ */
+#define TPOINT_EVENT_SYM(name) __tpoint_event_##name##__made_by_CREATE_TRACE_POINTS
 #define TPOINT_HIT_SYM(name) __tpoint_hit_##name
 
 #ifdef __cplusplus
