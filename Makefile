@@ -2,6 +2,7 @@
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
 #   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
+#   make check-install   install into a scratch prefix; build, link and run programs against it
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
@@ -168,6 +169,10 @@ tsan-run: all $(TSAN_TESTS) $(TEST_LIBS) $(TEST_HELPERS)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 die_after_fork=0 suppressions=$(abspath tests/tsan.supp)" \
 	O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TSAN_TESTS)
 
+# make install into a scratch prefix, and programs built against it (scripts/check-install.sh).
+check-install: all
+	@sh scripts/check-install.sh
+
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:
 	@sh scripts/check-arm64.sh
@@ -201,6 +206,6 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tpoint-static.pc
 
 clean:
-	rm -rf build build-san build-tsan build-arm64
+	rm -rf build build-san build-tsan build-clang build-arm64
 
-.PHONY: all deps check check-tsan tsan-run check-arm64 demo bench bench-peers install clean
+.PHONY: all deps check check-install check-tsan tsan-run check-arm64 demo bench bench-peers install clean
