@@ -129,6 +129,11 @@ $(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/own
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c lib/pool.c lib/log.c \
 		lib/clock.c lib/ownfile.c -lpthread
 
+# The stalled-producer test includes lib/pool.c, to hold a cell of its queue as a producer would.
+$(O)/tests/pool_stall_test: tests/pool_stall_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/internal.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/pool_stall_test.c lib/log.c \
+		lib/clock.c lib/ownfile.c -lpthread
+
 # Jump-label sites in one file, a load-and-branch site of the same event in the other.
 $(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ tests/jump_test.c tests/jump_plain.c $(INSTR_LDFLAGS) -lpthread -ldl

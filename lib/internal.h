@@ -183,6 +183,7 @@ HIDDEN uint32_t pool_full_estimate(const struct pool *p);
 HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
 /* The oldest full pages, up to `max` with one CAS: how many. */
 HIDDEN uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max);
+HIDDEN uint32_t pool_take_oldest_full_run(struct pool *p, uint32_t *index, uint32_t max);
 /* Block mode: wait for a free page while the drain runs; false when it did not come. */
 HIDDEN bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index);
 HIDDEN void pool_put_free(struct pool *p, uint32_t index);

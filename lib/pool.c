@@ -363,6 +363,33 @@ uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max)
 }
 
 /*
+ * Overwrite mode: the oldest full pages, for a writer that found no free one. Between its
+ * CAS of the tail and its release of the cell, a producer holds a cell that consumers cannot
+ * pass: preempted there, it made every writer behind it find "empty", though the queue held
+ * pages, and drop its events (lost) for as long as it stayed off the CPU, while their pages
+ * queued before stayed in the pool, the newest to be kept: the kept records of a thread had
+ * a gap (tests/stress_test under ASan; tests/pool_stall_test). So while the queue holds
+ * values its head one is awaited, as push_patiently() awaits a consumer: yields, then short
+ * sleeps, which give the producer the CPU, for 10 ms at most (it may be the very thread this
+ * signal handler interrupted). A queue that is empty says so at once.
+ */
+uint32_t pool_take_oldest_full_run(struct pool *p, uint32_t *index, uint32_t max)
+{
+	const struct timespec nap = { 0, 50000 };
+
+	for (int i = 0;; i++) {
+		uint32_t n = mpmc_pop_run(p->full_q, index, max);
+
+		if (n || i == 64 + 200 || !mpmc_length_estimate(p->full_q))
+			return n;
+		if (i < 64)
+			sched_yield();
+		else
+			nanosleep(&nap, NULL);
+	}
+}
+
+/*
  * A ring never holds more than npages entries, but a consumer preempted between claiming a
  * cell and releasing it makes the ring look full to a producer that has gone a whole lap.
  * Yielding lets that consumer finish, if it shares our CPU; then short sleeps, which let the

@@ -442,13 +442,14 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
  * the stream's reserve. Their records count as lost now, and the pages are marked free, so
  * that neither a snapshot nor a salvage of the pool takes them for pages with records; a
  * new generation makes a snapshot that is copying one right now drop its copy, as
- * take_page() does. One page at a time, two writers paid two trips to the shared queues a
- * page: 21-23 ns an event where one writer took 15-18, in a throwaway driver wrapping a
- * 256 MiB pool.
+ * take_page() does. The oldest, so it waits for a producer preempted inside its push
+ * (pool_take_oldest_full_run()) rather than drop events while older pages are kept. One
+ * page at a time, two writers paid two trips to the shared queues a page: 21-23 ns an event
+ * where one writer took 15-18, in a throwaway driver wrapping a 256 MiB pool.
  */
 static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
 {
-	uint32_t n = pool_take_full_run(pool, pages, want);
+	uint32_t n = pool_take_oldest_full_run(pool, pages, want);
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct page_meta *m = &pool->meta[pages[i]];
