@@ -4,6 +4,7 @@
 #   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
 #   make check-install   install into a scratch prefix; build, link and run programs against it
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
+#   make fuzz            the readers of untrusted input under libFuzzer, 300 s each (clang)
 #   make demo            record the writeback example and show what it recorded
 #   make bench           the hot-path benchmarks (timings, never part of check)
 #   make bench-peers     tpoint next to LTTng-UST and USDT, in one run (docs/PERFORMANCE.md)
@@ -178,6 +179,15 @@ tsan-run: all $(TSAN_TESTS) $(TEST_LIBS) $(TEST_HELPERS)
 check-install: all
 	@sh scripts/check-install.sh
 
+# libFuzzer on what reads untrusted bytes (tests/fuzz/run.sh; make check runs each for 5 s):
+# FUZZ_SECONDS each, FUZZ=NAME... for some of them (filter pack spool elf tracedat). What the
+# fuzzers find stays in $(O)/fuzz/NAME/ (corpus/: the inputs grown, the next run goes on from
+# them; artifacts/: the reproducers).
+FUZZ_SECONDS ?= 300
+fuzz:
+	@mkdir -p $(O)/fuzz
+	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ)
+
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:
 	@sh scripts/check-arm64.sh
@@ -213,4 +223,4 @@ install: all
 clean:
 	rm -rf build build-san build-tsan build-clang build-arm64
 
-.PHONY: all deps check check-install check-tsan tsan-run check-arm64 demo bench bench-peers install clean
+.PHONY: all deps check check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean

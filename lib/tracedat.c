@@ -246,6 +246,22 @@ static const char *next_string(const char **p, const char *end)
 	return nul ? s : NULL;
 }
 
+/*
+ * Only printable ASCII (and, where allowed, tabs and newlines) goes into the file: the names
+ * and conditions become lines of its options and formats, and libtraceevent takes any other
+ * byte of a format text as its end (the reader of `tpoint report` refuses such a file).
+ */
+static bool plain_text(const char *s, bool layout)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch < 0x20 || ch > 0x7e) && !(layout && (ch == '\t' || ch == '\n')))
+			return false;
+	}
+	return true;
+}
+
 static int map_event(struct writer_state *w, struct spool_in *s, const char *p, uint32_t size)
 {
 	uint16_t id;
@@ -262,6 +278,9 @@ static int map_event(struct writer_state *w, struct spool_in *s, const char *p, 
 	fmt = next_string(&p, end);
 	if (!sys || !name || !cond || !fmt || id < TPOINT_FIRST_ID)
 		return 1; /* damaged: the caller says so */
+	if (!plain_text(sys, false) || !plain_text(name, false) || !plain_text(cond, false) ||
+	    !plain_text(fmt, true))
+		return 1;
 	body = strstr(fmt, "format:");
 	if (!body)
 		return 1;
@@ -461,8 +480,8 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			if (r < 0)
 				return fail(w, -ENOMEM, "out of memory");
 			if (r)
-				damaged(w, s, off, "event chunk of %u bytes: not an id and four "
-					"strings (system, name, condition, format)", c->size);
+				damaged(w, s, off, "event chunk of %u bytes: not an id and four strings "
+					"of printable text (system, name, condition, format)", c->size);
 			break;
 		}
 		case SPOOL_COMM:

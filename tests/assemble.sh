@@ -103,6 +103,20 @@ refused short 32
 grep -q "incomplete: .*no end mark" short.err || { cat short.err; fail "short: what"; }
 echo "ok: a spool of 32 bytes: exit 1, said to be incomplete, the directory kept"
 
+# A byte that is not printable ASCII in an event's format text (libtraceevent 1.7.1 takes it
+# for the text's end and crashes; trace-cmd report too): that event is left out, and said.
+fmt_off=$("$MUT" packed/*.spool list | awk '$2 == 1 { print $1; exit }')
+damage nonascii packed <<EOF
+off=\$(grep -abo 'field:' "\$spool" | awk -F: '\$1 > $fmt_off { print \$1; exit }')
+printf '\\316' | dd of="\$spool" bs=1 seek=\$off conv=notrunc 2>/dev/null && echo $fmt_off
+EOF
+refused nonascii "$(cat nonascii.mut)"
+grep -q "event chunk of [0-9]* bytes: not an id and four strings of printable text" \
+	nonascii.err || { cat nonascii.err; fail "nonascii: what"; }
+"$TPOINT" report nonascii.dat >/dev/null 2>nonascii.rep ||
+	{ cat nonascii.rep; fail "nonascii: tpoint report refuses what --assemble wrote"; }
+echo "ok: a format text that is not ASCII: exit 1, offset named, the event left out, the file readable"
+
 # Not a spool at all, and a FIFO in the spool's place: named, never waited on.
 damage notspool packed <<EOF
 echo 'not a spool' >"\$spool" && echo 0

@@ -1,9 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tests/fuzz/run.sh - fuzz what reads untrusted bytes, for about 20 seconds each: the event
-# filter (lib/filter.c, tests/fuzz/filter_fuzz.c) and the packing of spool pages
-# (lib/pack.c and the machine's, tests/fuzz/pack_fuzz.c).
+# tests/fuzz/run.sh [NAME...] - fuzz what reads untrusted bytes, each for FUZZ_SECONDS:
+#	filter		the event filter (lib/filter.c)
+#	pack		the packing of spool pages (lib/pack.c and the machine's)
+#	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
+#	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
+#	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
+#			report.c), with libtraceevent
+# (tests/fuzz/NAME_fuzz.c says what each checks besides not crashing). All of them when no
+# NAME is given.
 #
 # Builds each harness with clang's libFuzzer, ASan and UBSan, and runs it over its seeds in
 # tests/fuzz/NAME_corpus (new inputs go to the scratch dir, never into the tree). Exit 0
@@ -11,11 +17,12 @@
 # clang or libFuzzer is not there (the reason on the last line).
 #
 # Scratch space: $TPOINT_TEST_TMP (tests/run.sh gives each test one), else a temporary dir.
-# FUZZ_SECONDS overrides the run time of each.
+# FUZZ_SECONDS: the run time of each, 5 by default (a short run in make check; make fuzz
+# runs each for 300).
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-secs=${FUZZ_SECONDS:-20}
+secs=${FUZZ_SECONDS:-5}
 CLANG=${CLANG:-clang}
 
 if [ -n "$TPOINT_TEST_TMP" ]; then
@@ -49,7 +56,7 @@ fuzz() {
 	shift
 	if ! "$CLANG" -std=gnu11 -g -O1 -Wall -Wextra -Werror \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I"$top/lib" -I"$top/include" \
+		-I"$top/lib" -I"$top/include" -I"$top/tools/tpoint" \
 		-o "$tmp/${name}_fuzz" "$top/tests/fuzz/${name}_fuzz.c" "$@"; then
 		echo "FAIL: the $name fuzz harness does not build"
 		return 1
@@ -77,7 +84,23 @@ fuzz() {
 	     "($(ls "$tmp/$name/corpus" | wc -l) new inputs)"
 }
 
+L=$top/lib
+T=$top/tools/tpoint
+
 fail=0
-fuzz filter "$top/lib/filter.c" || fail=1
-fuzz pack "$top/lib/pack.c" "$top/lib/arch/pack_x86_64.c" || fail=1
+for name in ${*:-filter pack spool elf tracedat}; do
+	case $name in
+	filter) fuzz filter "$L/filter.c" ;;
+	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
+	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
+	# lib/tracedat.c itself (its mappings become heap copies).
+	spool) fuzz spool "$L/format.c" "$L/page.c" "$L/clock.c" "$L/pack.c" \
+		"$L/arch/pack_x86_64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
+		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$T/tracedat_read.c" ;;
+	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$L/format.c" ;;
+	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/report.c" "$T/tep_guard.c" \
+		$(pkg-config --cflags --libs libtraceevent) ;;
+	*) echo "FAIL: no fuzz harness named $name"; false ;;
+	esac || fail=1
+done
 exit $fail

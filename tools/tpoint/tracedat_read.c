@@ -223,16 +223,21 @@ static int header_field(const struct td_text *t, const char *name, unsigned long
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *semi, *q;
+		const char *semi, *q, *word;
 		char num[24];
 
 		if (!eol)
 			eol = end;
 		semi = memchr(p, ';', (size_t)(eol - p));
-		/* the declaration's last word, right before the first ';' */
-		if (semi && (size_t)(semi - p) >= nlen && !memcmp(semi - nlen, name, nlen) &&
-		    (semi - nlen == p || !(isalnum((unsigned char)semi[-nlen - 1]) ||
-					   semi[-nlen - 1] == '_'))) {
+		/*
+		 * The declaration's last word, right before the first ';'. (Its byte before is
+		 * word[-1], not semi[-nlen - 1]: that index is a size_t that wraps, which UBSan
+		 * rightly calls pointer overflow.)
+		 */
+		word = semi && (size_t)(semi - p) >= nlen ? semi - nlen : NULL;
+
+		if (word && !memcmp(word, name, nlen) &&
+		    (word == p || !(isalnum((unsigned char)word[-1]) || word[-1] == '_'))) {
 			const char *keys[2] = { "offset:", "size:" };
 			unsigned long *vals[2] = { offset, size };
 
