@@ -335,7 +335,7 @@ static int handle_attach(int fd, int slot, char *payload)
 	if (ctl.attached >= 0)
 		return send_error(fd, -EBUSY, "another tpoint is recording this process");
 	n = tp_session_attach(f[0], f[1], mode, (size_t)bytes, !strcmp(f[3], "1"), &memfd, info,
-			   sizeof(info));
+			      sizeof(info));
 	if (n == -EBUSY)
 		return send_error(fd, n, "process %d records already (%s)", (int)getpid(),
 				  tp_session_describe());

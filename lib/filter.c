@@ -1060,7 +1060,7 @@ static struct filter *build(struct parser *p, uint32_t root)
 }
 
 int tp_filter_compile(const char *expr, const char *event_name, const struct filter_field *fields,
-		   size_t nfields, struct filter **out, char *err, size_t errlen)
+		      size_t nfields, struct filter **out, char *err, size_t errlen)
 {
 	struct parser p = {
 		.s = expr, .event = event_name, .fields = fields, .nfields = nfields,

@@ -109,7 +109,7 @@ struct filter {
  * messages and may be NULL; `err` may be NULL when errlen is 0.
  */
 int tp_filter_compile(const char *expr, const char *event_name, const struct filter_field *fields,
-		   size_t nfields, struct filter **out, char *err, size_t errlen);
+		      size_t nfields, struct filter **out, char *err, size_t errlen);
 
 /*
  * filter_match() for any filter and record, out of line: checks each field against the

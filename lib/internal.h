@@ -272,11 +272,11 @@ HIDDEN void tp_spool_mark_stats(void);
  * chunk; *added says how many. Reads and writes only the two descriptors.
  */
 HIDDEN int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
-			    uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
-			    size_t errlen);
+			       uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
+			       size_t errlen);
 /* The same for the spool at `path`, a regular file of ours opened without following links. */
 HIDDEN int tp_spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
-			       uint64_t *added, char *err, size_t errlen);
+				  uint64_t *added, char *err, size_t errlen);
 
 /* ---- handover.c: a pool that outlives its image (exec) or its process (_exit) ---- */
 /* The spool of generation `gen` (0: base itself; n: base with .exec<n> before .spool). */
@@ -332,9 +332,9 @@ struct tracedat_result {
 HIDDEN void tp_tracedat_result_free(struct tracedat_result *res);
 /* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */
 HIDDEN const char *tp_tracedat_size_warning(const struct tracedat_result *res, char *buf,
-					 size_t len);
+					    size_t len);
 HIDDEN int tp_tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
-				struct tracedat_result *res, char *err, size_t errlen);
+				   struct tracedat_result *res, char *err, size_t errlen);
 /*
  * The same, with only what a consumer selected (tpoint record -p): `event` is asked once per
  * event of the spools, with its tracefs format text; false leaves it out of the file (its
@@ -349,8 +349,8 @@ struct tracedat_select {
 		      struct filter **f);
 };
 HIDDEN int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools,
-				       int nspools, const struct tracedat_select *sel,
-				       struct tracedat_result *res, char *err, size_t errlen);
+					  int nspools, const struct tracedat_select *sel,
+					  struct tracedat_result *res, char *err, size_t errlen);
 
 /* ---- session.c ---- */
 HIDDEN bool tp_session_recording(void);
@@ -367,7 +367,7 @@ HIDDEN void tp_session_keep_enabled(void);
  * (-EBUSY: something records already).
  */
 HIDDEN int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-			  size_t pool_size, bool live, int *memfd, char *info, size_t infolen);
+			     size_t pool_size, bool live, int *memfd, char *info, size_t infolen);
 /* The client is done (keep: complete the spool) or gone (drop the spool); events revert. */
 HIDDEN int tp_session_detach(bool keep);
 /* Write the recording's current contents into a spool; `path` gets the spool to read. */

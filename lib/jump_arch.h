@@ -28,7 +28,7 @@ struct jump_patch {
 
 /* The bytes of the site's instruction in the state `on`. */
 HIDDEN void tp_jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site,
-			   const uint8_t *target, bool on);
+			      const uint8_t *target, bool on);
 /*
  * Once, before the first patch: whatever the architecture needs to patch safely (x86-64:
  * the SIGTRAP handler). 0, or -errno with the reason in why.

@@ -117,7 +117,7 @@ int tp_pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uin
 }
 
 int tp_pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
-		     uint32_t lag, uint8_t *out)
+			uint32_t lag, uint8_t *out)
 {
 	uint64_t w, v;
 

@@ -98,7 +98,7 @@ HIDDEN size_t tp_pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint
 /* The portable expander, and unpacking with a given one (tp_pack_decode() picks the fastest). */
 HIDDEN int tp_pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
 HIDDEN int tp_pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
-			    uint32_t lag, uint8_t *out);
+			       uint32_t lag, uint8_t *out);
 
 #if defined(__x86_64__)
 /* The architecture's packer and expander if this CPU has what they need, else NULL

@@ -37,7 +37,7 @@ static int page_next(const char **p, const char *end, uint64_t *clock, const cha
 }
 
 void tp_spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uint32_t size,
-		     char *unpacked)
+			char *unpacked)
 {
 	const struct spool_records *h = (const void *)body;
 
@@ -57,7 +57,7 @@ void tp_spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, 
 		/* Damaged (a range no page has, a packing of something else): no records. */
 		if (!unpacked || h->end_off < h->start_off || n > SPOOL_UNPACKED_MAX ||
 		    tp_pack_decode((const uint8_t *)it->p, size - sizeof(*h), n, h->lag,
-				(uint8_t *)unpacked) < 0) {
+				   (uint8_t *)unpacked) < 0) {
 			it->p = it->end;
 			it->damaged = true;
 			return;
@@ -99,7 +99,7 @@ uint64_t tp_page_clock_after(const char *bytes, uint32_t len, uint64_t clock)
 }
 
 size_t tp_page_decode(const char *data, uint32_t from, uint32_t commit, uint64_t *clock, char *out,
-		   uint32_t *stopped)
+		      uint32_t *stopped)
 {
 	const char *p = data + from, *payload;
 	size_t used = 0;

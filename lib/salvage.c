@@ -70,7 +70,8 @@ static int append(int fd, uint64_t *at, uint32_t type, const void *a, size_t ale
  * only the two descriptors are read and written, never a path.
  */
 int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
-		     uint32_t npages, uint64_t meta_off, uint64_t *added, char *err, size_t errlen)
+			uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
+			size_t errlen)
 {
 	struct seen *seen = NULL;
 	size_t nseen = 0, cap = 0;
@@ -158,7 +159,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		/* The running clock at `from`: walk what the spool already has. */
 		tp_page_decode(page + TPOINT_PAGE_HEADER, 0, from, &clock, scratch, &stopped);
 		used = tp_page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
-				   out, &stopped);
+				      out, &stopped);
 		struct spool_records hdr = { .cpu = m.cpu, .tid = m.tid, .level = m.level,
 					     .start_off = from, .seq = m.seq,
 					     .lost_before = from ? 0 : m.lost_before, .gen = m.gen,
@@ -190,7 +191,7 @@ out:
 }
 
 int tp_spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
-			uint64_t *added, char *err, size_t errlen)
+			   uint64_t *added, char *err, size_t errlen)
 {
 	/* A spool is a regular file of ours: nothing else is written through a link. */
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);

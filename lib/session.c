@@ -211,7 +211,7 @@ static int finish_file(void)
 	if (n < 0)
 		return n;
 	ret = tp_tracedat_from_spools(rec.out_path, (const char *const *)spools, n, &res, err,
-				   sizeof(err));
+				      sizeof(err));
 	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", err);
@@ -397,7 +397,7 @@ void tp_session_keep_enabled(void)
  * and when it ends, events enabled meanwhile go on recording into memory.
  */
 int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-		   size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
+		      size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
 {
 	size_t saved_bytes = pool_bytes;
 	enum tpoint_mode saved;
@@ -742,7 +742,7 @@ static void finish_child_file(const struct child_files *c)
 			free(name);
 	}
 	if (n && tp_tracedat_from_spools(out, (const char *const *)spools, n, &res, err,
-				      sizeof(err)) >= 0) {
+					 sizeof(err)) >= 0) {
 		tp_debug("child %d ended without completing %s: written from its spool and pool "
 			 "(%llu events)", (int)c->pid, out, (unsigned long long)res.events);
 		tp_tracedat_result_free(&res);

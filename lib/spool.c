@@ -221,7 +221,7 @@ static void flush_buf(void)
 		if (!sp.snapshot) /* a snapshot's records are still in the pool */
 			for (uint32_t i = 0; i < sp.nrecords; i++)
 				tp_writer_count_unrecorded(sp.records[i].iov_base,
-							sp.records[i].iov_len);
+							   sp.records[i].iov_len);
 	}
 	sp.used = sp.seg_start = 0;
 	sp.niov = 0;
@@ -621,7 +621,7 @@ static void emit_records(const char *page, struct page_meta *m, uint64_t gen,
 			return;
 		}
 		*clock_out = tp_page_clock_after((const char *)(hdr + 1), (uint32_t)(commit - from),
-					      clock);
+						 clock);
 	}
 	/* Where the records are until the write: in the page, or in the copy after hdr. */
 	sp.records[sp.nrecords++] = (struct iovec){

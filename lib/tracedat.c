@@ -1018,7 +1018,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 
 		if (!c->started) {
 			tp_spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size,
-					c->unpacked);
+					   c->unpacked);
 			c->started = true;
 			/* Added: a record left out (tracedat_select) passes its marks on. */
 			c->lost_before += ch->hdr->lost_before;
@@ -1203,14 +1203,14 @@ static int mark_gaps(struct writer_state *w)
 }
 
 int tp_tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
-			 struct tracedat_result *res, char *err, size_t errlen)
+			    struct tracedat_result *res, char *err, size_t errlen)
 {
 	return tp_tracedat_from_spools_select(out_path, spools, nspools, NULL, res, err, errlen);
 }
 
 int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools, int nspools,
-				const struct tracedat_select *sel, struct tracedat_result *res,
-				char *err, size_t errlen)
+				   const struct tracedat_select *sel, struct tracedat_result *res,
+				   char *err, size_t errlen)
 {
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel };
 	struct out_file f = { .file = OWNED_FD_NONE };

@@ -411,7 +411,7 @@ static void test_matches(void)
 		struct filter *f = NULL, *g = NULL;
 		char err[256], got[5], again[5];
 		int rc = tp_filter_compile(match_cases[i].expr, EVENT, fields, NFIELDS, &f, err,
-					sizeof(err));
+					   sizeof(err));
 
 		if (rc) {
 			check(0, "compile '%s': %s", vis(match_cases[i].expr), err);
@@ -588,7 +588,7 @@ static void test_texts(void)
 		struct filter *f = NULL;
 		char err[256];
 		int rc = tp_filter_compile(text_cases[i].expr, EVENT, fields, NFIELDS, &f, err,
-					sizeof(err));
+					   sizeof(err));
 
 		check(!rc && !strcmp(tp_filter_text(f), text_cases[i].text), "text of '%s': '%s'",
 		      text_cases[i].expr, rc ? err : tp_filter_text(f));
@@ -886,7 +886,7 @@ static void test_signal(void)
 	struct filter *f;
 	char err[256];
 	int rc = tp_filter_compile("comm ~ \"kworker/*\" && u8 & 1", EVENT, fields, NFIELDS, &f,
-				err, sizeof(err));
+				   err, sizeof(err));
 
 	if (rc) {
 		check(0, "compile for the signal test: %s", err);

@@ -14,7 +14,7 @@
 #define INSN_B 0x14000000u
 
 void tp_jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
-		    bool on)
+		       bool on)
 {
 	uint32_t insn = INSN_NOP;
 

@@ -44,7 +44,7 @@ static uint64_t traps;
 static void on_sigtrap(int sig, siginfo_t *si, void *ctx);
 
 void tp_jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
-		    bool on)
+		       bool on)
 {
 	if (!on) {
 		memcpy(out, nop5, sizeof(nop5));

@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("verdict not 0 or 1", expr);
 		if (strlen(text) <= FILTER_MAX_LEN) {
 			rc = tp_filter_compile(text, "fuzz:rec", fields, NFIELDS, &g, err,
-					    sizeof(err));
+					       sizeof(err));
 			if (rc)
 				fail(err, expr);
 			if (strcmp(tp_filter_text(g), text))

@@ -203,7 +203,7 @@ int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 	}
 	*salvaged = true;
 	return tp_spool_salvage_fd(a->spool_fd, a->spool, a->pool_fd, a->pool_len, a->npages,
-				a->meta_off, &added, err, errlen);
+				   a->meta_off, &added, err, errlen);
 }
 
 void attach_cleanup(struct attach *a)

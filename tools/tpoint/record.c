@@ -415,7 +415,7 @@ static void pools_sweep(struct pools *ps, bool take)
 		if (asprintf(&base, "%s/%d.spool", ps->dir, (int)c->pid) >= 0 &&
 		    (spool = tp_handover_spool_name(base, c->gen)) && access(spool, F_OK) == 0 &&
 		    tp_spool_salvage_memfd(spool, c->memfd, c->npages, c->meta_off, &added, err,
-					sizeof(err)) < 0)
+					   sizeof(err)) < 0)
 			fprintf(stderr, "tpoint record: process %d: %s\n", (int)c->pid, err);
 		ps->added += added;
 		free(spool);
@@ -550,7 +550,7 @@ static int record_assemble(const char *dir, const char *out)
 		return EXIT_FAIL;
 	}
 	if (tp_tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
-				 sizeof(err)) < 0) {
+				    sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
@@ -769,7 +769,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (tp_tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
-				 sizeof(err)) < 0) {
+				    sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
