@@ -7,7 +7,7 @@
 #include <time.h>
 #include "internal.h"
 
-uint64_t mono_now(void)
+uint64_t tp_mono_now(void)
 {
 	struct timespec ts;
 
@@ -15,7 +15,7 @@ uint64_t mono_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-struct clock_sample clock_sample_now(void)
+struct clock_sample tp_clock_sample_now(void)
 {
 	struct clock_sample best = { 0, 0 };
 	uint64_t best_width = UINT64_MAX;
@@ -23,7 +23,7 @@ struct clock_sample clock_sample_now(void)
 	/* Keep the tightest of a few brackets: a preemption inside one would skew the pair. */
 	for (int i = 0; i < 5; i++) {
 		uint64_t before = tpoint_arch_clock();
-		uint64_t mono = mono_now();
+		uint64_t mono = tp_mono_now();
 		uint64_t after = tpoint_arch_clock();
 
 		if (after - before < best_width) {

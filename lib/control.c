@@ -334,11 +334,11 @@ static int handle_attach(int fd, int slot, char *payload)
 		return send_error(fd, -EINVAL, "pool size '%s': expected at least 65536 bytes", f[4]);
 	if (ctl.attached >= 0)
 		return send_error(fd, -EBUSY, "another tpoint is recording this process");
-	n = session_attach(f[0], f[1], mode, (size_t)bytes, !strcmp(f[3], "1"), &memfd, info,
-			   sizeof(info));
+	n = tp_session_attach(f[0], f[1], mode, (size_t)bytes, !strcmp(f[3], "1"), &memfd, info,
+			      sizeof(info));
 	if (n == -EBUSY)
 		return send_error(fd, n, "process %d records already (%s)", (int)getpid(),
-				  session_describe());
+				  tp_session_describe());
 	if (n == -ENOENT)
 		return send_error(fd, n, "'%s' matches no event of process %d", f[1], (int)getpid());
 	if (n == -EINVAL)
@@ -361,18 +361,18 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		char comm[64];
 
 		comm_of_self(comm, sizeof(comm));
-		reply_add(&r, "%d\t%s\t%u\t%d\t%s\n", (int)getpid(), comm, registry_count(),
-			  registry_enabled_count(), session_describe());
+		reply_add(&r, "%d\t%s\t%u\t%d\t%s\n", (int)getpid(), comm, tp_registry_count(),
+			  tp_registry_enabled_count(), tp_session_describe());
 		break;
 	}
 	case CTL_LIST:
-		registry_describe(&r.buf, &r.len);
+		tp_registry_describe(&r.buf, &r.len);
 		break;
 	case CTL_FORMATS:
-		registry_formats(&r.buf, &r.len);
+		tp_registry_formats(&r.buf, &r.len);
 		break;
 	case CTL_STATS:
-		registry_stats_text(&r.buf, &r.len);
+		tp_registry_stats_text(&r.buf, &r.len);
 		break;
 	case CTL_JUMP: {
 		struct tpoint_jump_stats js;
@@ -383,12 +383,12 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 	}
 	case CTL_ENABLE:
 	case CTL_DISABLE:
-		result = registry_enable_patterns(payload, h->type == CTL_ENABLE, false);
+		result = tp_registry_enable_patterns(payload, h->type == CTL_ENABLE, false);
 		if (result == -EINVAL)
 			return send_error(fd, -EINVAL, "'%s': expected comma-separated globs like "
 					  "'sys:*,sys:event'", payload);
 		if (result > 0 && h->type == CTL_ENABLE) {
-			ret = session_ensure_recording();
+			ret = tp_session_ensure_recording();
 			if (ret < 0)
 				return send_error(fd, ret, "cannot record: %s", strerror(-ret));
 		}
@@ -399,7 +399,7 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		if (ctl.attached != slot)
 			return send_error(fd, -ENOENT, "this connection is not recording");
 		ctl.attached = -1;
-		result = session_detach(true);
+		result = tp_session_detach(true);
 		if (result < 0)
 			return send_error(fd, result, "the recording did not complete: %s",
 					  strerror(-result));
@@ -409,7 +409,7 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 
 		if (payload[0] != '/')
 			return send_error(fd, -EINVAL, "malformed snapshot request");
-		ret = session_snapshot(payload, path, sizeof(path));
+		ret = tp_session_snapshot(payload, path, sizeof(path));
 		if (ret == -ENOENT)
 			return send_error(fd, ret, "process %d records nothing: enable events first "
 					  "(tpoint enable -p %d ...)", (int)getpid(), (int)getpid());
@@ -428,7 +428,7 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		if (!tab)
 			return send_error(fd, -EINVAL, "malformed filter request");
 		*tab = 0;
-		ret = registry_set_filter(payload, tab + 1, err, sizeof(err));
+		ret = tp_registry_set_filter(payload, tab + 1, err, sizeof(err));
 		if (ret < 0)
 			return send_error(fd, ret, "%s", err[0] ? err : strerror(-ret));
 		break;
@@ -539,7 +539,7 @@ static void client_gone(int slot)
 	if (ctl.attached != slot)
 		return;
 	ctl.attached = -1;
-	session_detach(false);
+	tp_session_detach(false);
 	tp_debug("control: the recording client went away; its events are off again");
 }
 
@@ -688,7 +688,7 @@ static void control_at_exit(void)
 		unlink(ctl.path);
 }
 
-void control_start(void)
+void tp_control_start(void)
 {
 	const char *v = getenv("TPOINT_CONTROL");
 	sigset_t all, old;
@@ -723,7 +723,7 @@ void control_start(void)
 	tp_debug("control: listening on %s", ctl.path);
 }
 
-void control_after_fork(void)
+void tp_control_after_fork(void)
 {
 	bool was = ctl.started;
 
@@ -739,5 +739,5 @@ void control_after_fork(void)
 	}
 	ctl.attached = -1;
 	if (was)
-		control_start();
+		tp_control_start();
 }

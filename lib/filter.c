@@ -150,7 +150,7 @@ static uint64_t load_field(const unsigned char *p, uint32_t size)
 	}
 }
 
-int filter_match_checked(const struct filter *f, const void *rec, uint32_t size)
+int tp_filter_match_checked(const struct filter *f, const void *rec, uint32_t size)
 {
 	const struct filter_op *op = f->ops;
 
@@ -182,12 +182,12 @@ int filter_match_checked(const struct filter *f, const void *rec, uint32_t size)
 	}
 }
 
-void filter_free(struct filter *f)
+void tp_filter_free(struct filter *f)
 {
 	free(f);
 }
 
-const char *filter_text(const struct filter *f)
+const char *tp_filter_text(const struct filter *f)
 {
 	return f->text;
 }
@@ -1059,8 +1059,8 @@ static struct filter *build(struct parser *p, uint32_t root)
 	return f;
 }
 
-int filter_compile(const char *expr, const char *event_name, const struct filter_field *fields,
-		   size_t nfields, struct filter **out, char *err, size_t errlen)
+int tp_filter_compile(const char *expr, const char *event_name, const struct filter_field *fields,
+		      size_t nfields, struct filter **out, char *err, size_t errlen)
 {
 	struct parser p = {
 		.s = expr, .event = event_name, .fields = fields, .nfields = nfields,

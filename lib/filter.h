@@ -20,7 +20,7 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Longest expression filter_compile() accepts, in bytes, without the NUL. */
+/* Longest expression tp_filter_compile() accepts, in bytes, without the NUL. */
 #define FILTER_MAX_LEN 4096
 /* Deepest nesting of '(' and '!' ("!(" is one level); keeps compile-time recursion bounded. */
 #define FILTER_MAX_DEPTH 64
@@ -58,7 +58,7 @@ struct filter_field {
  */
 enum filter_code {
 	FOP_NUM,       /* a number, as above */
-	FOP_STR_ARRAY, /* strings: only filter_match_checked() runs them */
+	FOP_STR_ARRAY, /* strings: only tp_filter_match_checked() runs them */
 	FOP_STR_DYN,
 	FOP_MATCH,     /* the end: the record matches */
 	FOP_NOMATCH,   /* the end: it does not */
@@ -91,7 +91,7 @@ struct filter {
 	/*
 	 * Records of at least this many bytes hold every w the program reads, so the inline
 	 * loop needs no bounds check. UINT64_MAX (more than any uint32_t size) when the
-	 * program has strings, which always take filter_match_checked().
+	 * program has strings, which always take tp_filter_match_checked().
 	 */
 	uint64_t fast_size;
 	const struct filter_op *ops; /* ops[0] is the first test */
@@ -108,14 +108,14 @@ struct filter {
  * offending token), or -ENOMEM. `event_name` ("system:event") only names the event in
  * messages and may be NULL; `err` may be NULL when errlen is 0.
  */
-int filter_compile(const char *expr, const char *event_name, const struct filter_field *fields,
-		   size_t nfields, struct filter **out, char *err, size_t errlen);
+int tp_filter_compile(const char *expr, const char *event_name, const struct filter_field *fields,
+		      size_t nfields, struct filter **out, char *err, size_t errlen);
 
 /*
  * filter_match() for any filter and record, out of line: checks each field against the
  * record's end, and runs the string tests.
  */
-int filter_match_checked(const struct filter *f, const void *rec, uint32_t size);
+int tp_filter_match_checked(const struct filter *f, const void *rec, uint32_t size);
 
 /* Whether filter_match_fast() may judge a record of `size` bytes. */
 static inline int filter_fits(const struct filter *f, uint32_t size)
@@ -158,10 +158,10 @@ static inline int filter_match(const struct filter *f, const void *rec, uint32_t
 {
 	if (__builtin_expect(filter_fits(f, size), 1))
 		return filter_match_fast(f, rec);
-	return filter_match_checked(f, rec, size);
+	return tp_filter_match_checked(f, rec, size);
 }
 
-void filter_free(struct filter *f);
+void tp_filter_free(struct filter *f);
 
 /*
  * The canonical text of the filter: one space around each operator, strings in quotes,
@@ -169,7 +169,7 @@ void filter_free(struct filter *f);
  * with the same text and the same matches, provided the text, which can be longer than the
  * source, is within FILTER_MAX_LEN. Lives as long as f.
  */
-const char *filter_text(const struct filter *f);
+const char *tp_filter_text(const struct filter *f);
 
 #pragma GCC visibility pop
 

@@ -5,8 +5,8 @@
  *
  * exec()	The pool's memfd is kept across exec (no close-on-exec) and named in
  *		TPOINT_POOL with this pid; the next image, if it links libtpoint, adopts it:
- *		adds its pages to the old spool (spool_salvage_memfd()) and records into a spool of
- *		its own, the next generation (FILE.exec1.spool, ...). The file is made of all.
+ *		adds its pages to the old spool (tp_spool_salvage_memfd()) and records into a spool
+ *		of its own, the next generation (FILE.exec1.spool, ...). The file is made of all.
  * _exit()	A child (forked, or any process of tpoint record -- CMD) passes its memfd, once,
  *		to a collector named in TPOINT_COLLECT: `tpoint record`, or the process that
  *		owns TPOINT_RECORD. When the child is gone, the collector adds what its pool
@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include "internal.h"
 
-char *handover_spool_name(const char *base, int gen)
+char *tp_handover_spool_name(const char *base, int gen)
 {
 	size_t len = strlen(base);
 	char *name;
@@ -47,7 +47,7 @@ static bool fd_is(int fd, unsigned long long ino)
 	return fd > 2 && fstat(fd, &st) == 0 && (unsigned long long)st.st_ino == ino;
 }
 
-int handover_adopt(const char *base)
+int tp_handover_adopt(const char *base)
 {
 	const char *v = getenv("TPOINT_POOL");
 	unsigned long long ino;
@@ -64,8 +64,8 @@ int handover_adopt(const char *base)
 		close(fd); /* another process's pool that came here through fork and exec */
 		return 0;
 	}
-	old = handover_spool_name(base, gen);
-	if (old && spool_salvage_memfd(old, fd, npages, meta_off, &added, err, sizeof(err)) == 0)
+	old = tp_handover_spool_name(base, gen);
+	if (old && tp_spool_salvage_memfd(old, fd, npages, meta_off, &added, err, sizeof(err)) == 0)
 		tp_debug("exec: %llu events the image before left in its pool added to %s",
 			 (unsigned long long)added, old);
 	else if (old)
@@ -82,7 +82,7 @@ struct collect_msg {
 	uint64_t meta_off;
 };
 
-void handover_publish(struct pool *p, int gen)
+void tp_handover_publish(struct pool *p, int gen)
 {
 	const char *v = getenv("TPOINT_COLLECT");
 	unsigned long long ino;
@@ -91,7 +91,7 @@ void handover_publish(struct pool *p, int gen)
 	int fd;
 
 	/* Only a descriptor still ours: the program may have closed and reused its number. */
-	if (!ownfd_intact(&p->memfd) || fstat(p->memfd.fd, &st) < 0)
+	if (!tp_ownfd_intact(&p->memfd) || fstat(p->memfd.fd, &st) < 0)
 		return;
 	/* exec: the next image finds the pool here. */
 	if (fcntl(p->memfd.fd, F_SETFD, 0) == 0) {
@@ -123,7 +123,7 @@ void handover_publish(struct pool *p, int gen)
 			"_exit(), what its pool holds then is lost", strerror(errno));
 }
 
-int collect_make(int *recv_fd, bool keep_recv)
+int tp_collect_make(int *recv_fd, bool keep_recv)
 {
 	int sv[2];
 	int one = 1;
@@ -150,7 +150,7 @@ int collect_make(int *recv_fd, bool keep_recv)
 	return sv[1];
 }
 
-int collect_owned(void)
+int tp_collect_owned(void)
 {
 	const char *v = getenv("TPOINT_COLLECT");
 	unsigned long long sino, rino;
@@ -165,7 +165,7 @@ int collect_owned(void)
 	return -1;
 }
 
-int collect_next(int recv_fd, struct collected *out)
+int tp_collect_next(int recv_fd, struct collected *out)
 {
 	struct collect_msg m;
 	struct iovec iov = { &m, sizeof(m) };
@@ -182,7 +182,7 @@ int collect_next(int recv_fd, struct collected *out)
 		pid_t pid = 0;
 
 		if (n < 0)
-			return errno == EINTR ? collect_next(recv_fd, out) : 0;
+			return errno == EINTR ? tp_collect_next(recv_fd, out) : 0;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 			if (c->cmsg_level != SOL_SOCKET)
 				continue;
@@ -218,7 +218,7 @@ int collect_next(int recv_fd, struct collected *out)
 	}
 }
 
-bool pid_gone(pid_t pid)
+bool tp_pid_gone(pid_t pid)
 {
 	char path[64], buf[512], *close_paren;
 	ssize_t n;

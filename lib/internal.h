@@ -16,17 +16,17 @@
  * registry, which every instrumented object calls, refers to it, so that a program linked
  * with libtpoint.a gets session.o and that constructor even when it calls nothing of it.
  */
-HIDDEN extern const char session_linked;
+HIDDEN extern const char tp_session_linked;
 
 /* Per-thread counters are one array of this many slots, mapped lazily. */
 #define TPOINT_MAX_EVENTS 4096u
 
 /* ---- jump.c ---- */
 /* The jump-label sites of `ev` follow its enable word (call after changing the word). */
-HIDDEN void jump_event_changed(struct tpoint_event *ev);
-HIDDEN void jump_fork_prepare(void);
-HIDDEN void jump_fork_parent(void);
-HIDDEN void jump_fork_child(void);
+HIDDEN void tp_jump_event_changed(struct tpoint_event *ev);
+HIDDEN void tp_jump_fork_prepare(void);
+HIDDEN void tp_jump_fork_parent(void);
+HIDDEN void tp_jump_fork_child(void);
 
 /* ---- log.c ---- */
 HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -38,7 +38,7 @@ HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf
  * asked for by name that the library refuses to make, or that can hold nothing.
  */
 HIDDEN void tp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-HIDDEN void log_init_from_env(void);
+HIDDEN void tp_log_init_from_env(void);
 
 /* ---- ownfile.c: only our own descriptors, only regular files ---- */
 struct owned_fd {
@@ -48,32 +48,32 @@ struct owned_fd {
 };
 #define OWNED_FD_NONE ((struct owned_fd){ .fd = -1 })
 /* Keep `fd`, just opened: moved to a high number, its identity noted. Closes it on error. */
-HIDDEN int ownfd_adopt(struct owned_fd *o, int fd);
+HIDDEN int tp_ownfd_adopt(struct owned_fd *o, int fd);
 /* Still the file we opened? Not when the program closed the descriptor or reused its number. */
-HIDDEN bool ownfd_intact(const struct owned_fd *o);
+HIDDEN bool tp_ownfd_intact(const struct owned_fd *o);
 /* Close it if it is still ours (never the program's descriptor); forget it either way. */
-HIDDEN void ownfd_close(struct owned_fd *o);
+HIDDEN void tp_ownfd_close(struct owned_fd *o);
 /* Open `path` again, at `pos`, if it is still the file *o was: 0, or -errno (-ESTALE: not). */
-HIDDEN int ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
+HIDDEN int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
 /* 0 if `path` is a regular file or does not exist; otherwise -errno, and `err` says what it is. */
-HIDDEN int output_check(const char *path, char *err, size_t errlen);
+HIDDEN int tp_output_check(const char *path, char *err, size_t errlen);
 /* Open `path` for writing, created if need be: a regular file only, never blocking, never
  * through a link. A descriptor, or -errno with `err` saying why. */
 enum {
 	OUTPUT_TRUNCATE = 1, /* emptied, once known to be a regular file */
 	OUTPUT_FIFO = 2,     /* a FIFO with a reader already is taken too (a spool: ownfile.c) */
 };
-HIDDEN int output_open(const char *path, unsigned flags, char *err, size_t errlen);
+HIDDEN int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen);
 /* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
-HIDDEN int output_create_tmp(const char *path, char *tmp, size_t tmplen);
+HIDDEN int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen);
 
 /* ---- clock.c: the hot path's clock and CLOCK_MONOTONIC nanoseconds ---- */
 struct clock_sample {
 	uint64_t clock; /* tpoint_arch_clock() */
 	uint64_t mono;  /* CLOCK_MONOTONIC, ns */
 };
-HIDDEN struct clock_sample clock_sample_now(void);
-HIDDEN uint64_t mono_now(void);
+HIDDEN struct clock_sample tp_clock_sample_now(void);
+HIDDEN uint64_t tp_mono_now(void);
 
 /* ---- registry.c ---- */
 struct event_slot {
@@ -84,42 +84,42 @@ struct event_slot {
 	char *format;            /* tracefs format text */
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
-	bool client;             /* an attached client records it too (registry_set_client()) */
+	bool client;             /* an attached client records it too (tp_registry_set_client()) */
 	bool broken;             /* print format libtraceevent cannot render: never enabled */
 	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
-HIDDEN void registry_lock(void);
-HIDDEN void registry_unlock(void);
-HIDDEN uint32_t registry_count(void);
-HIDDEN struct event_slot *registry_slot(uint32_t index); /* under the lock */
-HIDDEN struct event_slot *registry_slot_by_id(uint16_t id);  /* under the lock */
+HIDDEN void tp_registry_lock(void);
+HIDDEN void tp_registry_unlock(void);
+HIDDEN uint32_t tp_registry_count(void);
+HIDDEN struct event_slot *tp_registry_slot(uint32_t index); /* under the lock */
+HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);  /* under the lock */
 /* Recording on/off for every event whose slot says record. */
-HIDDEN void registry_apply_recording(bool on);
+HIDDEN void tp_registry_apply_recording(bool on);
 /* Is any registered event enabled (and recordable)? Then something must record it. */
-HIDDEN bool registry_wants_recording(void);
-HIDDEN int registry_enable_patterns(const char *patterns, bool on, bool from_env);
-HIDDEN int registry_enabled_count(void);
+HIDDEN bool tp_registry_wants_recording(void);
+HIDDEN int tp_registry_enable_patterns(const char *patterns, bool on, bool from_env);
+HIDDEN int tp_registry_enabled_count(void);
 /*
  * The events an attached client (tpoint record -p, tpoint stream) records besides the
  * process's own: comma-separated globs, or NULL for none. Kept apart from the patterns, so
  * that what the process enables or disables meanwhile stays when the client goes. Returns
  * the number of events the globs match, or -EINVAL.
  */
-HIDDEN int registry_set_client(const char *globs);
+HIDDEN int tp_registry_set_client(const char *globs);
 /* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
-HIDDEN int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
+HIDDEN int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* The same for "system:name" or "name", registered yet or not (TPOINT_FILTER). */
-HIDDEN int registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
+HIDDEN int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* Texts of the control protocol (control_proto.h), malloc'ed into *buf. */
-HIDDEN void registry_describe(char **buf, size_t *len);
-HIDDEN void registry_formats(char **buf, size_t *len);
-HIDDEN void registry_stats_text(char **buf, size_t *len);
+HIDDEN void tp_registry_describe(char **buf, size_t *len);
+HIDDEN void tp_registry_formats(char **buf, size_t *len);
+HIDDEN void tp_registry_stats_text(char **buf, size_t *len);
 /* Patterns of TPOINT_EVENTS that matched no event, for the message at the end. */
-HIDDEN void registry_report_unmatched(void);
+HIDDEN void tp_registry_report_unmatched(void);
 /* TPOINT_RECORD wrote `file` with no event enabled: say so, once, and why (tp_notice()). */
-HIDDEN void registry_say_nothing_enabled(const char *file);
-HIDDEN void registry_after_fork(void);
+HIDDEN void tp_registry_say_nothing_enabled(const char *file);
+HIDDEN void tp_registry_after_fork(void);
 
 /* ---- pool.c: the pages, shared memory, and the queues between writers and the drain ---- */
 struct page_meta {
@@ -144,7 +144,7 @@ enum { PAGE_FREE = 0, PAGE_WRITING = 1, PAGE_FULL = 2 };
 #define POOL_MAX_REGIONS 16u
 
 struct pool {
-	struct owned_fd memfd; /* for a client that salvages the pages (session_attach()) */
+	struct owned_fd memfd; /* for a client that salvages the pages (tp_session_attach()) */
 	char *base;       /* npages pages */
 	size_t size;
 	uint32_t npages;
@@ -158,41 +158,41 @@ struct pool {
 	bool draining;  /* a drain thread gives pages back: block mode may wait for it */
 	bool stalled;   /* block mode: a writer waited in vain; nobody waits until a page is freed */
 };
-HIDDEN int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
-/* The same; populate: fault the whole pool in now (pool_create() does), else as it fills. */
-HIDDEN int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
+HIDDEN int tp_pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
+/* The same; populate: fault the whole pool in now (tp_pool_create() does), else as it fills. */
+HIDDEN int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
 /*
  * What of `want` bytes of pool this machine can give (poolsize.c): `want`, or less, with
  * the reason in why; below 64 KiB it cannot give one at all.
  */
-HIDDEN size_t pool_size_fit(size_t want, char *why, size_t whylen);
-HIDDEN void pool_destroy(struct pool *p);
+HIDDEN size_t tp_pool_size_fit(size_t want, char *why, size_t whylen);
+HIDDEN void tp_pool_destroy(struct pool *p);
 /* After a recording: give the pages' memory and the descriptor back, keep the mapping. */
-HIDDEN void pool_release_memory(struct pool *p);
-HIDDEN char *pool_page(const struct pool *p, uint32_t index);
+HIDDEN void tp_pool_release_memory(struct pool *p);
+HIDDEN char *tp_pool_page(const struct pool *p, uint32_t index);
 /*
  * Free pages, from the region of `cpu` (a CPU number, or any number a thread keeps) first,
  * then from the others: one page, or a run of up to `max` of one region's (how many).
  */
-HIDDEN bool pool_take_free(struct pool *p, uint32_t cpu, uint32_t *index);
-HIDDEN uint32_t pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint32_t max);
+HIDDEN bool tp_pool_take_free(struct pool *p, uint32_t cpu, uint32_t *index);
+HIDDEN uint32_t tp_pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint32_t max);
 /* About how many pages the free queues hold (racy: for heuristics only). */
-HIDDEN uint32_t pool_free_estimate(const struct pool *p);
+HIDDEN uint32_t tp_pool_free_estimate(const struct pool *p);
 /* The same for the full queue. */
-HIDDEN uint32_t pool_full_estimate(const struct pool *p);
-HIDDEN bool pool_take_full(struct pool *p, uint32_t *index);
+HIDDEN uint32_t tp_pool_full_estimate(const struct pool *p);
+HIDDEN bool tp_pool_take_full(struct pool *p, uint32_t *index);
 /* The oldest full pages, up to `max` with one CAS: how many. */
-HIDDEN uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max);
-HIDDEN uint32_t pool_take_oldest_full_run(struct pool *p, uint32_t *index, uint32_t max);
+HIDDEN uint32_t tp_pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max);
+HIDDEN uint32_t tp_pool_take_oldest_full_run(struct pool *p, uint32_t *index, uint32_t max);
 /* Block mode: wait for a free page while the drain runs; false when it did not come. */
-HIDDEN bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index);
-HIDDEN void pool_put_free(struct pool *p, uint32_t index);
+HIDDEN bool tp_pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index);
+HIDDEN void tp_pool_put_free(struct pool *p, uint32_t index);
 /* The same for `n` pages, each back to its region's queue (a region's neighbours together). */
-HIDDEN void pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n);
+HIDDEN void tp_pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n);
 /* false: the page could not be queued and left the pool (its records are not drained). */
-HIDDEN bool pool_put_full(struct pool *p, uint32_t index);
+HIDDEN bool tp_pool_put_full(struct pool *p, uint32_t index);
 /* The same for `n` pages in one go: how many were queued, from the first on. */
-HIDDEN uint32_t pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n);
+HIDDEN uint32_t tp_pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n);
 
 /* The pool writers use; NULL while nothing records. Published with release. */
 extern HIDDEN struct pool *tp_active_pool;
@@ -220,51 +220,51 @@ struct thread_rec {
 	} reserve[TPOINT_MAX_NESTING];
 };
 /*
- * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (writer_detach_all).
+ * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (tp_writer_detach_all).
  * LIVE -> EXITING -> FREE: the thread is exiting; its TLS is about to go away.
  */
 enum { THREAD_FREE = 0, THREAD_LIVE = 1, THREAD_POKED = 2, THREAD_EXITING = 3 };
-HIDDEN struct thread_rec *thread_list_head(void);
+HIDDEN struct thread_rec *tp_thread_list_head(void);
 /* Sum of every thread's counters (live and exited) for one event index. */
-HIDDEN void counters_sum(uint32_t index, struct tpoint_counters *out);
-HIDDEN int writer_init(void);
+HIDDEN void tp_counters_sum(uint32_t index, struct tpoint_counters *out);
+HIDDEN int tp_writer_init(void);
 /* After a recording stopped: make every thread leave its page at its next event. */
-HIDDEN void writer_detach_all(void);
-HIDDEN void writer_after_fork(void);
+HIDDEN void tp_writer_detach_all(void);
+HIDDEN void tp_writer_after_fork(void);
 /* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
-HIDDEN void writer_count_lost_index(uint32_t index, uint64_t n);
+HIDDEN void tp_writer_count_lost_index(uint32_t index, uint64_t n);
 /* Records of event `index` too big for a page, since the process started (also lost). */
-HIDDEN uint64_t writer_too_big(uint32_t index);
+HIDDEN uint64_t tp_writer_too_big(uint32_t index);
 /*
  * Committed records that will never reach a file (`len` bytes of a page's records, whole
  * records only) move from recorded to lost, in the calling thread's counters: totals are
  * sums over threads, so they come out exact whoever counts.
  */
-HIDDEN void writer_count_unrecorded(const char *records, uint64_t len);
+HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len);
 
 /* ---- spool.c: the drain thread and the spool file ---- */
 /* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
-HIDDEN int spool_start(struct pool *p, const char *spool_path, bool live);
+HIDDEN int tp_spool_start(struct pool *p, const char *path, bool live);
 /*
  * A live spool of a pool that something else owns (the in-memory flight recorder): it copies
  * what writers commit, full pages and pages being written alike, and never takes a page,
- * so the pool keeps everything a snapshot would show. Stopped with spool_stop().
+ * so the pool keeps everything a snapshot would show. Stopped with tp_spool_stop().
  */
-HIDDEN int spool_start_reader(struct pool *p, const char *spool_path);
+HIDDEN int tp_spool_start_reader(struct pool *p, const char *path);
 /* Drain what is queued and what the writers' current pages hold, then sync the spool. */
-HIDDEN int spool_sync(void);
-HIDDEN int spool_stop(void);
+HIDDEN int tp_spool_sync(void);
+HIDDEN int tp_spool_stop(void);
 /* Write what the pool holds now into a spool of its own, leaving the pages in place.
  * -EBUSY while a spool runs (its own sync is the way then). */
-HIDDEN int spool_snapshot(struct pool *p, const char *path);
-HIDDEN const char *spool_path(void);
-HIDDEN void spool_set_live(bool live);
-HIDDEN void spool_set_mode(struct pool *p, enum tpoint_mode mode);
-HIDDEN void spool_after_fork(void);
+HIDDEN int tp_spool_snapshot(struct pool *p, const char *path);
+HIDDEN const char *tp_spool_path(void);
+HIDDEN void tp_spool_set_live(bool live);
+HIDDEN void tp_spool_set_mode(struct pool *p, enum tpoint_mode mode);
+HIDDEN void tp_spool_after_fork(void);
 /* A recording begins: the counts its spools carry are from here on. */
 /* Newly registered events' definitions, into the spool now (session mutex held). */
-HIDDEN void spool_put_events(void);
-HIDDEN void spool_mark_stats(void);
+HIDDEN void tp_spool_put_events(void);
+HIDDEN void tp_spool_mark_stats(void);
 
 /* ---- salvage.c: what a process left in its pool, added to its spool ---- */
 /*
@@ -272,30 +272,30 @@ HIDDEN void spool_mark_stats(void);
  * the spool (spool_fd, called `name` in messages) lacks, appended to it after its last whole
  * chunk; *added says how many. Reads and writes only the two descriptors.
  */
-HIDDEN int spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
-			    uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
-			    size_t errlen);
+HIDDEN int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
+			       uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
+			       size_t errlen);
 /* The same for the spool at `path`, a regular file of ours opened without following links. */
-HIDDEN int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
-			       uint64_t *added, char *err, size_t errlen);
+HIDDEN int tp_spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
+				  uint64_t *added, char *err, size_t errlen);
 
 /* ---- handover.c: a pool that outlives its image (exec) or its process (_exit) ---- */
 /* The spool of generation `gen` (0: base itself; n: base with .exec<n> before .spool). */
-HIDDEN char *handover_spool_name(const char *base, int gen);
+HIDDEN char *tp_handover_spool_name(const char *base, int gen);
 /*
  * Before an env-started recording of this pid begins: adopt the pool of the image before
  * exec, adding what it holds to its spool. The generation of the spool to record into now.
  */
-HIDDEN int handover_adopt(const char *base);
+HIDDEN int tp_handover_adopt(const char *base);
 /* After it began: keep the pool across exec, and pass it to the collector, if any. */
-HIDDEN void handover_publish(struct pool *p, int gen);
+HIDDEN void tp_handover_publish(struct pool *p, int gen);
 /*
  * A collector: makes the socket pair and TPOINT_COLLECT; returns the sending end, the
  * receiving one in *recv_fd (keep_recv: kept across exec, for the owner's next image).
  */
-HIDDEN int collect_make(int *recv_fd, bool keep_recv);
+HIDDEN int tp_collect_make(int *recv_fd, bool keep_recv);
 /* The receiving end an image before this one (same pid) made, or -1. */
-HIDDEN int collect_owned(void);
+HIDDEN int tp_collect_owned(void);
 struct collected {
 	pid_t pid; /* the sender, by its credentials */
 	int gen;
@@ -304,9 +304,9 @@ struct collected {
 	size_t meta_off;
 };
 /* The next pool passed, without waiting: 1, or 0 when none is queued. */
-HIDDEN int collect_next(int recv_fd, struct collected *out);
+HIDDEN int tp_collect_next(int recv_fd, struct collected *out);
 /* Gone, or a zombie: either way it will write nothing more. */
-HIDDEN bool pid_gone(pid_t pid);
+HIDDEN bool tp_pid_gone(pid_t pid);
 
 /* ---- tracedat.c: spool files -> trace.dat v6 ---- */
 struct tracedat_event {
@@ -330,12 +330,12 @@ struct tracedat_result {
 	 */
 	char *damage, *unfinished;
 };
-HIDDEN void tracedat_result_free(struct tracedat_result *res);
+HIDDEN void tp_tracedat_result_free(struct tracedat_result *res);
 /* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */
-HIDDEN const char *tracedat_size_warning(const struct tracedat_result *res, char *buf,
-					 size_t len);
-HIDDEN int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
-				struct tracedat_result *res, char *err, size_t errlen);
+HIDDEN const char *tp_tracedat_size_warning(const struct tracedat_result *res, char *buf,
+					    size_t len);
+HIDDEN int tp_tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
+				   struct tracedat_result *res, char *err, size_t errlen);
 /*
  * The same, with only what a consumer selected (tpoint record -p): `event` is asked once per
  * event of the spools, with its tracefs format text; false leaves it out of the file (its
@@ -349,33 +349,33 @@ struct tracedat_select {
 	bool (*event)(void *ctx, const char *system, const char *name, const char *format,
 		      struct filter **f);
 };
-HIDDEN int tracedat_from_spools_select(const char *out_path, const char *const *spools,
-				       int nspools, const struct tracedat_select *sel,
-				       struct tracedat_result *res, char *err, size_t errlen);
+HIDDEN int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools,
+					  int nspools, const struct tracedat_select *sel,
+					  struct tracedat_result *res, char *err, size_t errlen);
 
 /* ---- session.c ---- */
-HIDDEN bool session_recording(void);
+HIDDEN bool tp_session_recording(void);
 /* "none", "memory", "file:PATH" or "spool:PATH", for `tpoint ps`. */
-HIDDEN const char *session_describe(void);
+HIDDEN const char *tp_session_describe(void);
 /* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */
-HIDDEN int session_ensure_recording(void);
+HIDDEN int tp_session_ensure_recording(void);
 /* The same, if an event is enabled (tpoint_enable(), TPOINT_EVENTS, a registration). */
-HIDDEN void session_keep_enabled(void);
+HIDDEN void tp_session_keep_enabled(void);
 /*
  * Record for a client (tpoint record -p / stream): the events matching `patterns`, spooled to
  * `spool`. *memfd and `info` ("npages\tpage_size\tmeta_offset") let the client salvage the
  * pages if this process dies. Returns the number of events enabled, or -errno
  * (-EBUSY: something records already).
  */
-HIDDEN int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-			  size_t pool_size, bool live, int *memfd, char *info, size_t infolen);
+HIDDEN int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
+			     size_t pool_size, bool live, int *memfd, char *info, size_t infolen);
 /* The client is done (keep: complete the spool) or gone (drop the spool); events revert. */
-HIDDEN int session_detach(bool keep);
+HIDDEN int tp_session_detach(bool keep);
 /* Write the recording's current contents into a spool; `path` gets the spool to read. */
-HIDDEN int session_snapshot(const char *dir, char *path, size_t pathlen);
+HIDDEN int tp_session_snapshot(const char *dir, char *path, size_t pathlen);
 
 /* ---- control.c ---- */
-HIDDEN void control_start(void);
-HIDDEN void control_after_fork(void);
+HIDDEN void tp_control_start(void);
+HIDDEN void tp_control_after_fork(void);
 
 #endif

@@ -101,7 +101,7 @@ static bool patching_allowed(void)
 	}
 	char why[sizeof(refusal)];
 
-	if (jump_arch_init(why, sizeof(why)) < 0) {
+	if (tp_jump_arch_init(why, sizeof(why)) < 0) {
 		refuse("%s", why);
 		return false;
 	}
@@ -162,7 +162,7 @@ static void patch_sites(struct jump_site **todo, const bool *want, size_t n)
 			uintptr_t a, b;
 			char name[2 * TPOINT_NAME_MAX];
 
-			jump_arch_insn(expect, s->addr, s->target, s->on);
+			tp_jump_arch_insn(expect, s->addr, s->target, s->on);
 			if (memcmp(expect, s->addr, JUMP_INSN_SIZE) != 0) {
 				s->stuck = true;
 				tp_warn("jump labels: site %p of %s holds unexpected bytes (a "
@@ -188,7 +188,7 @@ refused:
 				snprintf(refusal, sizeof(refusal), "mprotect: %s", strerror(errno));
 		}
 		if (nb)
-			jump_arch_patch(batch, nb, sync_cores);
+			tp_jump_arch_patch(batch, nb, sync_cores);
 		for (size_t i = 0; i < nb; i++)
 			in_batch[i]->on = batch[i].on;
 		for (size_t r = 0; r < nr; r++)
@@ -361,7 +361,7 @@ TPOINT_EXPORT void tpoint_jump_unregister(const struct tpoint_jump_entry *begin,
 	pthread_mutex_unlock(&jump_mutex);
 }
 
-void jump_event_changed(struct tpoint_event *ev)
+void tp_jump_event_changed(struct tpoint_event *ev)
 {
 	size_t first, last;
 
@@ -384,23 +384,23 @@ TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out)
 		out->checked += sites[i].stuck;
 	snprintf(out->reason, sizeof(out->reason), "%s", refusal);
 #ifdef JUMP_INSN_SIZE
-	out->traps = jump_arch_traps();
+	out->traps = tp_jump_arch_traps();
 #endif
 	pthread_mutex_unlock(&jump_mutex);
 	return 0;
 }
 
-void jump_fork_prepare(void)
+void tp_jump_fork_prepare(void)
 {
 	pthread_mutex_lock(&jump_mutex);
 }
 
-void jump_fork_parent(void)
+void tp_jump_fork_parent(void)
 {
 	pthread_mutex_unlock(&jump_mutex);
 }
 
-void jump_fork_child(void)
+void tp_jump_fork_child(void)
 {
 	pthread_mutex_init(&jump_mutex, NULL);
 	/* A new process: its membarrier registration starts empty. */

@@ -22,7 +22,7 @@ static void log_stderr(int level, const char *msg, void *arg)
 	fprintf(stderr, "tpoint: %s: %s\n", prefix[level < 0 ? 0 : level > 2 ? 2 : level], msg);
 }
 
-void log_init_from_env(void)
+void tp_log_init_from_env(void)
 {
 	const char *v = getenv("TPOINT_DEBUG");
 
@@ -53,7 +53,7 @@ void tp_log(int level, const char *fmt, ...)
 /*
  * The messages printed without TPOINT_DEBUG: TPOINT_RECORD named something the library will
  * not write (a device, a FIFO, a link), or a file into which no event could go (nothing
- * enabled, registry_say_nothing_enabled()). The user asked for a file and would otherwise
+ * enabled, tp_registry_say_nothing_enabled()). The user asked for a file and would otherwise
  * find nothing, or an empty one, with no word why. One line on stderr, unless the program's
  * log callback takes it.
  */

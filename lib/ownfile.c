@@ -45,7 +45,7 @@ static int high_fd_floor(void)
 	return rl.rlim_cur / 2 < 1024 ? (int)(rl.rlim_cur / 2) : 1024;
 }
 
-int ownfd_adopt(struct owned_fd *o, int fd)
+int tp_ownfd_adopt(struct owned_fd *o, int fd)
 {
 	int floor = high_fd_floor();
 	struct stat st;
@@ -74,7 +74,7 @@ int ownfd_adopt(struct owned_fd *o, int fd)
 	return 0;
 }
 
-bool ownfd_intact(const struct owned_fd *o)
+bool tp_ownfd_intact(const struct owned_fd *o)
 {
 	struct stat st;
 
@@ -82,14 +82,14 @@ bool ownfd_intact(const struct owned_fd *o)
 	       st.st_ino == o->ino;
 }
 
-void ownfd_close(struct owned_fd *o)
+void tp_ownfd_close(struct owned_fd *o)
 {
-	if (ownfd_intact(o))
+	if (tp_ownfd_intact(o))
 		close(o->fd);
 	o->fd = -1;
 }
 
-int ownfd_reopen(struct owned_fd *o, const char *path, off_t pos)
+int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct owned_fd again;
@@ -97,7 +97,7 @@ int ownfd_reopen(struct owned_fd *o, const char *path, off_t pos)
 
 	if (fd < 0)
 		return -errno;
-	err = ownfd_adopt(&again, fd);
+	err = tp_ownfd_adopt(&again, fd);
 	if (err)
 		return err;
 	if (again.dev != o->dev || again.ino != o->ino) {
@@ -126,7 +126,7 @@ static const char *file_type(mode_t mode)
 	}
 }
 
-int output_check(const char *path, char *err, size_t errlen)
+int tp_output_check(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 
@@ -147,13 +147,13 @@ int output_check(const char *path, char *err, size_t errlen)
  * stalls the drain that way). Opening it does not wait then, and its writes block the
  * drain thread, never the program's; without a reader it is refused, as it would block.
  */
-int output_open(const char *path, unsigned flags, char *err, size_t errlen)
+int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd, ret = 0;
 
 	if (!(flags & OUTPUT_FIFO) || lstat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
-		ret = output_check(path, err, errlen);
+		ret = tp_output_check(path, err, errlen);
 	if (ret)
 		return ret;
 	/*
@@ -164,7 +164,7 @@ int output_open(const char *path, unsigned flags, char *err, size_t errlen)
 	if (fd < 0) {
 		ret = -errno;
 		if (errno == ELOOP || errno == ENXIO)
-			return output_check(path, err, errlen) ?: ret;
+			return tp_output_check(path, err, errlen) ?: ret;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
@@ -193,7 +193,7 @@ int output_open(const char *path, unsigned flags, char *err, size_t errlen)
 	return fd;
 }
 
-int output_create_tmp(const char *path, char *tmp, size_t tmplen)
+int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen)
 {
 	static unsigned counter;
 

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "pack.h"
 
-uint32_t pack_lag(const char *bytes, uint32_t len)
+uint32_t tp_pack_lag(const char *bytes, uint32_t len)
 {
 	uint32_t w[2], lag;
 
@@ -21,7 +21,7 @@ uint32_t pack_lag(const char *bytes, uint32_t len)
  * by that count, so that the next word's store covers what this one kept no more of
  * (PACK_BOUND's slack takes the last over-store).
  */
-size_t pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out)
+size_t tp_pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out)
 {
 	uint8_t *o = out;
 
@@ -70,7 +70,7 @@ static const uint8_t kept_bytes[9][8] = {
  * A word at a time: 8 bytes loaded and the kept ones masked, or where fewer than 8 are left
  * in the input (its last words), a byte copy: never a read past `size`.
  */
-int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out)
+int tp_pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out)
 {
 	size_t at = 0;
 
@@ -100,24 +100,24 @@ int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *ou
 	return at == size ? 0 : -1;
 }
 
-int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out)
+int tp_pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out)
 {
 	static pack_expand_fn expand;
 	pack_expand_fn e = __atomic_load_n(&expand, __ATOMIC_RELAXED);
 
 	if (!e) { /* once; threads that race here store the same */
 #ifdef PACK_ARCH
-		e = pack_arch_expander();
+		e = tp_pack_arch_expander();
 #endif
 		if (!e)
-			e = pack_expand_portable;
+			e = tp_pack_expand_portable;
 		__atomic_store_n(&expand, e, __ATOMIC_RELAXED);
 	}
-	return pack_decode_with(e, in, size, n, lag, out);
+	return tp_pack_decode_with(e, in, size, n, lag, out);
 }
 
-int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
-		     uint32_t lag, uint8_t *out)
+int tp_pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
+			uint32_t lag, uint8_t *out)
 {
 	uint64_t w, v;
 
@@ -134,13 +134,13 @@ int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint
 	return 0;
 }
 
-pack_fn pack_encoder(void)
+pack_fn tp_pack_encoder(void)
 {
 #ifdef PACK_ARCH
-	pack_fn arch = pack_arch_encoder();
+	pack_fn arch = tp_pack_arch_encoder();
 
 	if (arch)
 		return arch;
 #endif
-	return pack_portable;
+	return tp_pack_portable;
 }

@@ -46,13 +46,13 @@
 typedef size_t (*pack_fn)(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out);
 
 /* This machine's fastest packer. */
-HIDDEN pack_fn pack_encoder(void);
+HIDDEN pack_fn tp_pack_encoder(void);
 
 /*
  * The first step of unpacking: n bytes of `out` from the `size` bytes at `in`, each word's
  * bytes back in place, zeros after them. 0, or -1 when `in` is not a packing of n bytes
  * (pack_block_lengths() refuses a block, or a byte is left over). n is a multiple of 8:
- * pack_decode_with() refuses any other.
+ * tp_pack_decode_with() refuses any other.
  */
 typedef int (*pack_expand_fn)(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
 
@@ -93,18 +93,18 @@ static inline int pack_block_lengths(const uint8_t *in, size_t size, size_t *at,
 }
 
 /* The portable packer, a word at a time in plain C. */
-HIDDEN size_t pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out);
+HIDDEN size_t tp_pack_portable(const uint8_t *in, uint32_t n, uint32_t lag, uint8_t *out);
 
-/* The portable expander, and unpacking with a given one (pack_decode() picks the fastest). */
-HIDDEN int pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
-HIDDEN int pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
-			    uint32_t lag, uint8_t *out);
+/* The portable expander, and unpacking with a given one (tp_pack_decode() picks the fastest). */
+HIDDEN int tp_pack_expand_portable(const uint8_t *in, size_t size, uint32_t n, uint8_t *out);
+HIDDEN int tp_pack_decode_with(pack_expand_fn expand, const uint8_t *in, size_t size, uint32_t n,
+			       uint32_t lag, uint8_t *out);
 
 #if defined(__x86_64__)
 /* The architecture's packer and expander if this CPU has what they need, else NULL
  * (lib/arch/pack_<arch>.c). */
-HIDDEN pack_fn pack_arch_encoder(void);
-HIDDEN pack_expand_fn pack_arch_expander(void);
+HIDDEN pack_fn tp_pack_arch_encoder(void);
+HIDDEN pack_expand_fn tp_pack_arch_expander(void);
 #define PACK_ARCH 1
 #endif
 
@@ -112,9 +112,9 @@ HIDDEN pack_expand_fn pack_arch_expander(void);
  * Unpack `n` bytes from the `size` bytes at `in` into `out`. 0, or -1 when `in` is not a
  * packing of n bytes (damaged): then `out` holds nothing to use.
  */
-HIDDEN int pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out);
+HIDDEN int tp_pack_decode(const uint8_t *in, size_t size, uint32_t n, uint32_t lag, uint8_t *out);
 
 /* The lag for a range of page bytes: its first record's length when sane, else 8. */
-HIDDEN uint32_t pack_lag(const char *bytes, uint32_t len);
+HIDDEN uint32_t tp_pack_lag(const char *bytes, uint32_t len);
 
 #endif

@@ -36,8 +36,8 @@ static int page_next(const char **p, const char *end, uint64_t *clock, const cha
 	return 0;
 }
 
-void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uint32_t size,
-		     char *unpacked)
+void tp_spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uint32_t size,
+			char *unpacked)
 {
 	const struct spool_records *h = (const void *)body;
 
@@ -56,8 +56,8 @@ void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uin
 
 		/* Damaged (a range no page has, a packing of something else): no records. */
 		if (!unpacked || h->end_off < h->start_off || n > SPOOL_UNPACKED_MAX ||
-		    pack_decode((const uint8_t *)it->p, size - sizeof(*h), n, h->lag,
-				(uint8_t *)unpacked) < 0) {
+		    tp_pack_decode((const uint8_t *)it->p, size - sizeof(*h), n, h->lag,
+				   (uint8_t *)unpacked) < 0) {
 			it->p = it->end;
 			it->damaged = true;
 			return;
@@ -67,7 +67,7 @@ void spool_iter_init(struct spool_iter *it, uint32_t type, const char *body, uin
 	}
 }
 
-int spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, uint32_t *size)
+int tp_spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, uint32_t *size)
 {
 	const struct spool_record *r = (const void *)it->p;
 
@@ -88,7 +88,7 @@ int spool_iter_next(struct spool_iter *it, uint64_t *clock, const char **data, u
 	return 1;
 }
 
-uint64_t page_clock_after(const char *bytes, uint32_t len, uint64_t clock)
+uint64_t tp_page_clock_after(const char *bytes, uint32_t len, uint64_t clock)
 {
 	const char *p = bytes, *payload;
 	uint32_t size;
@@ -98,8 +98,8 @@ uint64_t page_clock_after(const char *bytes, uint32_t len, uint64_t clock)
 	return clock;
 }
 
-size_t page_decode(const char *data, uint32_t from, uint32_t commit, uint64_t *clock, char *out,
-		   uint32_t *stopped)
+size_t tp_page_decode(const char *data, uint32_t from, uint32_t commit, uint64_t *clock, char *out,
+		      uint32_t *stopped)
 {
 	const char *p = data + from, *payload;
 	size_t used = 0;

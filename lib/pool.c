@@ -195,12 +195,12 @@ static uint32_t region_of(const struct pool *p, uint32_t index)
 	return r < p->nregions ? r : p->nregions - 1;
 }
 
-int pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
+int tp_pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 {
-	return pool_make(p, bytes, mode, true);
+	return tp_pool_make(p, bytes, mode, true);
 }
 
-int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate)
+int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate)
 {
 	uint32_t npages = (uint32_t)(bytes / TPOINT_PAGE_SIZE);
 	size_t meta_bytes, total;
@@ -217,17 +217,17 @@ int pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate
 	fd = memfd_create("tpoint-pool", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = ownfd_adopt(&p->memfd, fd);
+	err = tp_ownfd_adopt(&p->memfd, fd);
 	if (err)
 		return err;
 	/* Another thread of the program may close descriptors meanwhile (ownfile.c). */
-	if (!ownfd_intact(&p->memfd)) {
+	if (!tp_ownfd_intact(&p->memfd)) {
 		errno = EBADF;
 		goto fail;
 	}
 	if (ftruncate(p->memfd.fd, (off_t)total) < 0)
 		goto fail;
-	p->base = ownfd_intact(&p->memfd) ?
+	p->base = tp_ownfd_intact(&p->memfd) ?
 		mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd.fd, 0) : MAP_FAILED;
 	if (p->base == MAP_FAILED) {
 		p->base = NULL;
@@ -280,15 +280,15 @@ no_memory:
 	errno = ENOMEM;
 fail:
 	err = errno ? -errno : -EBADF;
-	pool_destroy(p);
+	tp_pool_destroy(p);
 	return err;
 }
 
-void pool_destroy(struct pool *p)
+void tp_pool_destroy(struct pool *p)
 {
 	if (p->base)
 		munmap(p->base, p->size);
-	ownfd_close(&p->memfd);
+	tp_ownfd_close(&p->memfd);
 	for (uint32_t r = 0; r < POOL_MAX_REGIONS; r++)
 		free(p->free_q[r]);
 	free(p->full_q);
@@ -296,7 +296,7 @@ void pool_destroy(struct pool *p)
 	p->memfd = OWNED_FD_NONE;
 }
 
-void pool_release_memory(struct pool *p)
+void tp_pool_release_memory(struct pool *p)
 {
 	/*
 	 * The mapping stays (a writer preempted inside a record may still store to it: it gets
@@ -308,15 +308,15 @@ void pool_release_memory(struct pool *p)
 	 */
 	if (p->base)
 		madvise(p->base, p->size, MADV_REMOVE);
-	ownfd_close(&p->memfd);
+	tp_ownfd_close(&p->memfd);
 }
 
-char *pool_page(const struct pool *p, uint32_t index)
+char *tp_pool_page(const struct pool *p, uint32_t index)
 {
 	return p->base + (size_t)index * TPOINT_PAGE_SIZE;
 }
 
-uint32_t pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint32_t max)
+uint32_t tp_pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint32_t max)
 {
 	uint32_t home = cpu % p->nregions, n = 0;
 
@@ -325,9 +325,9 @@ uint32_t pool_take_free_run(struct pool *p, uint32_t cpu, uint32_t *index, uint3
 	return n;
 }
 
-bool pool_take_free(struct pool *p, uint32_t cpu, uint32_t *index)
+bool tp_pool_take_free(struct pool *p, uint32_t cpu, uint32_t *index)
 {
-	return pool_take_free_run(p, cpu, index, 1) == 1;
+	return tp_pool_take_free_run(p, cpu, index, 1) == 1;
 }
 
 static uint32_t mpmc_length_estimate(const struct mpmc_queue *q)
@@ -338,7 +338,7 @@ static uint32_t mpmc_length_estimate(const struct mpmc_queue *q)
 	return tail > head ? (uint32_t)(tail - head) : 0;
 }
 
-uint32_t pool_free_estimate(const struct pool *p)
+uint32_t tp_pool_free_estimate(const struct pool *p)
 {
 	uint32_t n = 0;
 
@@ -347,17 +347,17 @@ uint32_t pool_free_estimate(const struct pool *p)
 	return n;
 }
 
-uint32_t pool_full_estimate(const struct pool *p)
+uint32_t tp_pool_full_estimate(const struct pool *p)
 {
 	return mpmc_length_estimate(p->full_q);
 }
 
-bool pool_take_full(struct pool *p, uint32_t *index)
+bool tp_pool_take_full(struct pool *p, uint32_t *index)
 {
 	return mpmc_pop(p->full_q, index);
 }
 
-uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max)
+uint32_t tp_pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max)
 {
 	return mpmc_pop_run(p->full_q, index, max);
 }
@@ -373,7 +373,7 @@ uint32_t pool_take_full_run(struct pool *p, uint32_t *index, uint32_t max)
  * sleeps, which give the producer the CPU, for 10 ms at most (it may be the very thread this
  * signal handler interrupted). A queue that is empty says so at once.
  */
-uint32_t pool_take_oldest_full_run(struct pool *p, uint32_t *index, uint32_t max)
+uint32_t tp_pool_take_oldest_full_run(struct pool *p, uint32_t *index, uint32_t max)
 {
 	const struct timespec nap = { 0, 50000 };
 
@@ -428,18 +428,18 @@ static uint32_t push_patiently(struct mpmc_queue *q, const uint32_t *values, uin
  * clock_gettime), so a signal handler that traces may wait too; it returns as soon as the
  * recording stops or the drain goes away.
  */
-bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index)
+bool tp_pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index)
 {
 	const struct timespec nap = { 0, 50000 };
-	uint64_t since = mono_now();
+	uint64_t since = tp_mono_now();
 
 	while (__atomic_load_n(&p->draining, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&p->stalled, __ATOMIC_RELAXED) &&
 	       __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE) == p) {
 		nanosleep(&nap, NULL);
-		if (pool_take_free(p, cpu, index))
+		if (tp_pool_take_free(p, cpu, index))
 			return true;
-		if (mono_now() - since > BLOCK_MAX_WAIT_NS) {
+		if (tp_mono_now() - since > BLOCK_MAX_WAIT_NS) {
 			tp_warn("block mode: no page written out for %llu ms; events are dropped "
 				"until the drain frees one", BLOCK_MAX_WAIT_NS / 1000000);
 			__atomic_store_n(&p->stalled, true, __ATOMIC_RELAXED);
@@ -448,7 +448,7 @@ bool pool_wait_free(struct pool *p, uint32_t cpu, uint32_t *index)
 	return false;
 }
 
-void pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n)
+void tp_pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		__atomic_store_n(&p->meta[index[i]].state, PAGE_FREE, __ATOMIC_RELAXED);
@@ -466,19 +466,19 @@ void pool_put_free_run(struct pool *p, const uint32_t *index, uint32_t n)
 		__atomic_store_n(&p->stalled, false, __ATOMIC_RELAXED); /* the drain moves again */
 }
 
-void pool_put_free(struct pool *p, uint32_t index)
+void tp_pool_put_free(struct pool *p, uint32_t index)
 {
-	pool_put_free_run(p, &index, 1);
+	tp_pool_put_free_run(p, &index, 1);
 }
 
-uint32_t pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n)
+uint32_t tp_pool_put_full_run(struct pool *p, const uint32_t *index, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		__atomic_store_n(&p->meta[index[i]].state, PAGE_FULL, __ATOMIC_RELAXED);
 	return push_patiently(p->full_q, index, n);
 }
 
-bool pool_put_full(struct pool *p, uint32_t index)
+bool tp_pool_put_full(struct pool *p, uint32_t index)
 {
-	return pool_put_full_run(p, &index, 1) == 1;
+	return tp_pool_put_full_run(p, &index, 1) == 1;
 }

@@ -80,7 +80,7 @@ static unsigned long long cgroup_room(void)
 	return cur == ~0ull ? ~0ull : cur < max ? max - cur : 0;
 }
 
-size_t pool_size_fit(size_t want, char *why, size_t whylen)
+size_t tp_pool_size_fit(size_t want, char *why, size_t whylen)
 {
 	unsigned long long avail = proc_kb("/proc/meminfo", "MemAvailable");
 	unsigned long long cg = cgroup_room(), cap = want;

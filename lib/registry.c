@@ -21,7 +21,7 @@
 #include "internal.h"
 
 /* Pulls session.o, and its constructor, into programs linked with libtpoint.a (internal.h). */
-__attribute__((used)) static const char *const pull_in_session = &session_linked;
+__attribute__((used)) static const char *const pull_in_session = &tp_session_linked;
 
 static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct event_slot *slots;
@@ -38,31 +38,31 @@ struct pattern {
 };
 static struct pattern *patterns;
 static size_t npatterns, patterns_cap;
-static char *client_globs; /* registry_set_client(): comma-separated, or NULL */
+static char *client_globs; /* tp_registry_set_client(): comma-separated, or NULL */
 
-void registry_lock(void)
+void tp_registry_lock(void)
 {
 	pthread_mutex_lock(&reg_mutex);
 }
 
-void registry_unlock(void)
+void tp_registry_unlock(void)
 {
 	pthread_mutex_unlock(&reg_mutex);
 }
 
-uint32_t registry_count(void)
+uint32_t tp_registry_count(void)
 {
 	return __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
 }
 
-struct event_slot *registry_slot(uint32_t index)
+struct event_slot *tp_registry_slot(uint32_t index)
 {
 	return index < nslots ? &slots[index] : NULL;
 }
 
-struct event_slot *registry_slot_by_id(uint16_t id)
+struct event_slot *tp_registry_slot_by_id(uint16_t id)
 {
-	return id >= TPOINT_FIRST_ID ? registry_slot(id - TPOINT_FIRST_ID) : NULL;
+	return id >= TPOINT_FIRST_ID ? tp_registry_slot(id - TPOINT_FIRST_ID) : NULL;
 }
 
 /*
@@ -75,7 +75,7 @@ static void set_enable_word(struct tpoint_event *ev, uint32_t word)
 	if (__atomic_load_n(&ev->enabled, __ATOMIC_RELAXED) == word)
 		return;
 	__atomic_store_n(&ev->enabled, word, __ATOMIC_RELAXED);
-	jump_event_changed(ev);
+	tp_jump_event_changed(ev);
 }
 
 static void slot_apply(struct event_slot *s)
@@ -232,7 +232,7 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
 		n++;
 	}
 	snprintf(name, sizeof(name), "%s:%s", s->system, s->name);
-	ret = filter_compile(expr, name, f, n, out, err, errlen);
+	ret = tp_filter_compile(expr, name, f, n, out, err, errlen);
 	free(f);
 	free(off);
 	return ret;
@@ -308,21 +308,21 @@ static int wanted_put(const char *full, const char *expr)
 	return 0;
 }
 
-int registry_set_filter(const char *event, const char *expr, char *err, size_t errlen)
+int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen)
 {
 	char full[2 * TPOINT_NAME_MAX + 2];
 	struct event_slot *s = NULL;
 	struct filter *f = NULL;
 	int ret;
 
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t k = 0; k < nslots && !s; k++) {
 		snprintf(full, sizeof(full), "%s:%s", slots[k].system, slots[k].name);
 		if (!strcmp(full, event) || !strcmp(slots[k].name, event))
 			s = &slots[k];
 	}
 	if (!s) {
-		registry_unlock();
+		tp_registry_unlock();
 		snprintf(err, errlen, "no event '%s' in this process", event);
 		return -ENOENT;
 	}
@@ -331,33 +331,33 @@ int registry_set_filter(const char *event, const char *expr, char *err, size_t e
 		/* Compile now, to answer with the error; the slot keeps only valid filters. */
 		ret = slot_compile_filter(s, expr, &f, err, errlen);
 		if (ret < 0) {
-			registry_unlock();
+			tp_registry_unlock();
 			return ret;
 		}
-		filter_free(f);
+		tp_filter_free(f);
 	}
 	ret = wanted_put(full, expr);
 	if (ret == 0)
 		slot_apply_filter(s);
-	registry_unlock();
+	tp_registry_unlock();
 	return ret;
 }
 
-int registry_want_filter(const char *event, const char *expr, char *err, size_t errlen)
+int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen)
 {
 	char full[2 * TPOINT_NAME_MAX + 2];
 	int ret;
 
 	(void)err;
 	(void)errlen;
-	registry_lock();
+	tp_registry_lock();
 	ret = wanted_put(event, expr);
 	for (uint32_t k = 0; ret == 0 && k < nslots; k++) {
 		snprintf(full, sizeof(full), "%s:%s", slots[k].system, slots[k].name);
 		if (!strcmp(full, event) || !strcmp(slots[k].name, event))
 			slot_apply_filter(&slots[k]);
 	}
-	registry_unlock();
+	tp_registry_unlock();
 	return ret;
 }
 
@@ -368,7 +368,7 @@ TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr)
 
 	if (!event || !expr)
 		return -EINVAL;
-	ret = registry_set_filter(event, expr, err, sizeof(err));
+	ret = tp_registry_set_filter(event, expr, err, sizeof(err));
 	if (ret < 0)
 		tp_err("%s", err);
 	return ret;
@@ -380,7 +380,7 @@ static const char *slot_filter_text(const struct event_slot *s)
 							 __ATOMIC_ACQUIRE)
 				       : NULL;
 
-	return f ? filter_text(f) : "";
+	return f ? tp_filter_text(f) : "";
 }
 
 /* ---- text for the control channel ---- */
@@ -414,18 +414,18 @@ static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	*len += (size_t)n;
 }
 
-int registry_enabled_count(void)
+int tp_registry_enabled_count(void)
 {
 	int n = 0;
 
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t i = 0; i < nslots; i++)
 		n += slots[i].record;
-	registry_unlock();
+	tp_registry_unlock();
 	return n;
 }
 
-void registry_describe(char **buf, size_t *len)
+void tp_registry_describe(char **buf, size_t *len)
 {
 	size_t cap = 4096;
 
@@ -433,16 +433,16 @@ void registry_describe(char **buf, size_t *len)
 	*len = 0;
 	if (!*buf)
 		return;
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t i = 0; i < nslots; i++)
 		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\t%s\n", slots[i].id,
 			 slots[i].system, slots[i].name, slots[i].record, slots[i].condition,
 			 slot_filter_text(&slots[i]),
 			 slots[i].broken ? (slots[i].refused ? slots[i].refused : "refused") : "");
-	registry_unlock();
+	tp_registry_unlock();
 }
 
-void registry_formats(char **buf, size_t *len)
+void tp_registry_formats(char **buf, size_t *len)
 {
 	size_t cap = 16384;
 
@@ -450,13 +450,13 @@ void registry_formats(char **buf, size_t *len)
 	*len = 0;
 	if (!*buf)
 		return;
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t i = 0; i < nslots; i++)
 		text_add(buf, len, &cap, "%s\n", slots[i].format);
-	registry_unlock();
+	tp_registry_unlock();
 }
 
-void registry_stats_text(char **buf, size_t *len)
+void tp_registry_stats_text(char **buf, size_t *len)
 {
 	int n = tpoint_stats(NULL, 0);
 	struct tpoint_event_stats *st = n > 0 ? calloc((size_t)n, sizeof(*st)) : NULL;
@@ -600,26 +600,26 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 	if (!mod || !mod->events_begin)
 		return;
 	if (mod->abi != TPOINT_ABI) {
-		registry_lock();
+		tp_registry_lock();
 		refuse_module(mod);
-		registry_unlock();
+		tp_registry_unlock();
 		return;
 	}
-	registry_lock();
+	tp_registry_lock();
 	add_enums(mod->meta_begin, mod->meta_end);
 	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++)
 		if (*e && !(*e)->registered)
 			register_event(*e);
-	registry_unlock();
+	tp_registry_unlock();
 	/* TPOINT_EVENTS names events before they register: they record from here on. */
-	session_keep_enabled();
+	tp_session_keep_enabled();
 }
 
 TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 {
 	if (!mod || mod->abi != TPOINT_ABI || !mod->events_begin)
 		return;
-	registry_lock();
+	tp_registry_lock();
 	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++) {
 		struct tpoint_event *ev = *e;
 
@@ -630,7 +630,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			slots[ev->index].ev = NULL;
 		ev->registered = 0;
 	}
-	registry_unlock();
+	tp_registry_unlock();
 }
 
 static int check_pattern(const char *p, size_t n)
@@ -727,13 +727,13 @@ static int add_patterns(const char *list, bool on, bool from_env)
 	return matched;
 }
 
-int registry_enable_patterns(const char *list, bool on, bool from_env)
+int tp_registry_enable_patterns(const char *list, bool on, bool from_env)
 {
 	int ret;
 
-	registry_lock();
+	tp_registry_lock();
 	ret = add_patterns(list, on, from_env);
-	registry_unlock();
+	tp_registry_unlock();
 	return ret;
 }
 
@@ -741,11 +741,11 @@ TPOINT_EXPORT int tpoint_enable(const char *list)
 {
 	int ret;
 
-	registry_lock();
+	tp_registry_lock();
 	ret = add_patterns(list, true, false);
-	registry_unlock();
+	tp_registry_unlock();
 	if (ret > 0)
-		session_keep_enabled(); /* enabled means recording, in memory at least */
+		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
 	return ret;
 }
 
@@ -753,13 +753,13 @@ TPOINT_EXPORT int tpoint_disable(const char *list)
 {
 	int ret;
 
-	registry_lock();
+	tp_registry_lock();
 	ret = add_patterns(list, false, false);
-	registry_unlock();
+	tp_registry_unlock();
 	return ret;
 }
 
-int registry_set_client(const char *globs)
+int tp_registry_set_client(const char *globs)
 {
 	char *copy = NULL;
 	int matched = 0;
@@ -771,7 +771,7 @@ int registry_set_client(const char *globs)
 		if (!copy)
 			return -ENOMEM;
 	}
-	registry_lock();
+	tp_registry_lock();
 	free(client_globs);
 	client_globs = copy;
 	for (uint32_t i = 0; i < nslots; i++) {
@@ -779,38 +779,38 @@ int registry_set_client(const char *globs)
 		matched += slots[i].client;
 		slot_apply(&slots[i]);
 	}
-	registry_unlock();
+	tp_registry_unlock();
 	return matched;
 }
 
-void registry_apply_recording(bool on)
+void tp_registry_apply_recording(bool on)
 {
-	registry_lock();
+	tp_registry_lock();
 	recording = on;
 	for (uint32_t i = 0; i < nslots; i++)
 		slot_apply(&slots[i]);
-	registry_unlock();
+	tp_registry_unlock();
 }
 
-bool registry_wants_recording(void)
+bool tp_registry_wants_recording(void)
 {
 	bool want = false;
 
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t i = 0; i < nslots && !want; i++)
 		want = slots[i].ev && slots[i].record && !slots[i].broken;
-	registry_unlock();
+	tp_registry_unlock();
 	return want;
 }
 
-void registry_report_unmatched(void)
+void tp_registry_report_unmatched(void)
 {
-	registry_lock();
+	tp_registry_lock();
 	for (size_t i = 0; i < npatterns; i++)
 		if (patterns[i].from_env && !patterns[i].matched)
 			tp_warn("TPOINT_EVENTS: '%s' matches no event of this program",
 				patterns[i].glob);
-	registry_unlock();
+	tp_registry_unlock();
 }
 
 /*
@@ -819,17 +819,17 @@ void registry_report_unmatched(void)
  * report, much later. It is the one case where the library speaks unasked: a recording was
  * asked for, it cannot hold anything, and there is no tool around to say so.
  */
-void registry_say_nothing_enabled(const char *file)
+void tp_registry_say_nothing_enabled(const char *file)
 {
 	const char *env = getenv("TPOINT_EVENTS");
 	bool any = false, refused = false;
 
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t i = 0; i < nslots && !any; i++) {
 		any = slots[i].record && !slots[i].broken;
 		refused |= slots[i].record && slots[i].broken;
 	}
-	registry_unlock();
+	tp_registry_unlock();
 	if (any)
 		return;
 	if (!env || !*env)
@@ -844,7 +844,7 @@ void registry_say_nothing_enabled(const char *file)
 		       "file holds none", file, env);
 }
 
-void registry_after_fork(void)
+void tp_registry_after_fork(void)
 {
 	/* The child's mutex may have been held by a thread that no longer exists. */
 	pthread_mutex_init(&reg_mutex, NULL);
@@ -863,13 +863,13 @@ TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)
 
 	if (max < 0 || (max > 0 && !out))
 		return -EINVAL;
-	registry_lock();
+	tp_registry_lock();
 	n = (int)nslots;
 	for (int i = 0; i < n && i < max; i++) {
 		struct tpoint_counters c;
 		struct tpoint_event_stats *st = &out[i];
 
-		counters_sum((uint32_t)i, &c);
+		tp_counters_sum((uint32_t)i, &c);
 		memcpy(st->system, slots[i].system, sizeof(st->system));
 		memcpy(st->name, slots[i].name, sizeof(st->name));
 		st->condition = slots[i].condition;
@@ -880,7 +880,7 @@ TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)
 		st->hits = st->cond_skipped + st->filtered + st->recorded + st->lost;
 		st->enabled = slots[i].record;
 	}
-	registry_unlock();
+	tp_registry_unlock();
 	return n;
 }
 
@@ -891,17 +891,17 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 
 	if (!ev || !func)
 		return -EINVAL;
-	registry_lock();
+	tp_registry_lock();
 	old = ev->probes;
 	n = old ? old->count : 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (old->probe[i].func == func && old->probe[i].data == data) {
-			registry_unlock();
+			tp_registry_unlock();
 			return -EEXIST;
 		}
 	set = malloc(sizeof(*set) + (n + 1) * sizeof(set->probe[0]));
 	if (!set) {
-		registry_unlock();
+		tp_registry_unlock();
 		return -ENOMEM;
 	}
 	set->count = n + 1;
@@ -916,7 +916,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	 * The old set is not freed: a thread may still be walking it, and nothing tells when it
 	 * is done. Registration is rare; this costs a few bytes per change.
 	 */
-	registry_unlock();
+	tp_registry_unlock();
 	return 0;
 }
 
@@ -928,13 +928,13 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 
 	if (!ev || !func)
 		return -EINVAL;
-	registry_lock();
+	tp_registry_lock();
 	old = ev->probes;
 	n = old ? old->count : 0;
 	if (n > 1) {
 		set = malloc(sizeof(*set) + (n - 1) * sizeof(set->probe[0]));
 		if (!set) {
-			registry_unlock();
+			tp_registry_unlock();
 			return -ENOMEM;
 		}
 	}
@@ -948,7 +948,7 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	}
 	if (found < 0) {
 		free(set);
-		registry_unlock();
+		tp_registry_unlock();
 		return found;
 	}
 	if (set)
@@ -956,6 +956,6 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (!set)
 		set_enable_word(ev, ev->enabled & ~TPOINT_ENABLED_PROBES);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
-	registry_unlock();
+	tp_registry_unlock();
 	return 0;
 }

@@ -69,8 +69,9 @@ static int append(int fd, uint64_t *at, uint32_t type, const void *a, size_t ale
  * pread() within its size and never mapped (another holder could shrink it: SIGBUS), and
  * only the two descriptors are read and written, never a path.
  */
-int spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
-		     uint32_t npages, uint64_t meta_off, uint64_t *added, char *err, size_t errlen)
+int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
+			uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
+			size_t errlen)
 {
 	struct seen *seen = NULL;
 	size_t nseen = 0, cap = 0;
@@ -156,9 +157,9 @@ int spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_
 		if (from >= commit)
 			continue;
 		/* The running clock at `from`: walk what the spool already has. */
-		page_decode(page + TPOINT_PAGE_HEADER, 0, from, &clock, scratch, &stopped);
-		used = page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
-				   out, &stopped);
+		tp_page_decode(page + TPOINT_PAGE_HEADER, 0, from, &clock, scratch, &stopped);
+		used = tp_page_decode(page + TPOINT_PAGE_HEADER, from, (uint32_t)commit, &clock,
+				      out, &stopped);
 		struct spool_records hdr = { .cpu = m.cpu, .tid = m.tid, .level = m.level,
 					     .start_off = from, .seq = m.seq,
 					     .lost_before = from ? 0 : m.lost_before, .gen = m.gen,
@@ -176,7 +177,7 @@ int spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_
 			p += sizeof(*r) + r->size;
 		}
 	}
-	struct clock_sample cs = clock_sample_now(); /* the clock is the machine's, not its */
+	struct clock_sample cs = tp_clock_sample_now(); /* the clock is the machine's, not its */
 
 	ret = append(spool_fd, &good, SPOOL_CLOCK, &cs, sizeof(cs), NULL, 0);
 out:
@@ -189,8 +190,8 @@ out:
 	return ret;
 }
 
-int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
-			uint64_t *added, char *err, size_t errlen)
+int tp_spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
+			   uint64_t *added, char *err, size_t errlen)
 {
 	/* A spool is a regular file of ours: nothing else is written through a link. */
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -209,8 +210,8 @@ int spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t met
 		close(fd);
 		return -EINVAL;
 	}
-	ret = spool_salvage_fd(fd, path, memfd, (uint64_t)pst.st_size, npages, meta_off, added, err,
-			       errlen);
+	ret = tp_spool_salvage_fd(fd, path, memfd, (uint64_t)pst.st_size, npages, meta_off, added,
+				  err, errlen);
 	close(fd);
 	return ret;
 }

@@ -36,19 +36,19 @@ static struct {
 	char *spool_base;
 	int gen;
 	struct pool *pool;
-	bool attached;  /* a client (tpoint record -p, stream) records: session_attach() */
-	char *reader;   /* its spool, when it reads the in-memory recording (spool_start_reader) */
+	bool attached;  /* a client (tpoint record -p, stream) records: tp_session_attach() */
+	char *reader;   /* its spool, when it reads the in-memory run (tp_spool_start_reader) */
 	char describe[4096 + 8];
 } rec;
 
 static void keep_enabled_locked(void);
 
-bool session_recording(void)
+bool tp_session_recording(void)
 {
 	return rec.active;
 }
 
-const char *session_describe(void)
+const char *tp_session_describe(void)
 {
 	pthread_mutex_lock(&session_mutex);
 	if (!rec.active)
@@ -94,7 +94,7 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 		 * the pool of events kept in memory only, which keeps the newest.
 		 */
 		if (rec.active && rec.spool)
-			spool_set_mode(rec.pool, mode);
+			tp_spool_set_mode(rec.pool, mode);
 	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
@@ -131,7 +131,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 		goto fail;
 	if (!spool_only && abs_out) {
 		/* Find out now, not at exit, whether the file can be written, and is a file. */
-		int fd = output_open(abs_out, 0, why, sizeof(why));
+		int fd = tp_output_open(abs_out, 0, why, sizeof(why));
 
 		if (fd < 0) {
 			tp_err("%s", why);
@@ -141,7 +141,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 		close(fd);
 	}
 	/* What the machine can give now: asked for more, the pool would end the program. */
-	bytes = pool_size_fit(pool_bytes, why, sizeof(why));
+	bytes = tp_pool_size_fit(pool_bytes, why, sizeof(why));
 	if (bytes < MIN_POOL_BYTES) {
 		tp_err("%s: no room for a pool of even 64 KiB", why);
 		goto fail;
@@ -151,13 +151,13 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		goto fail;
-	spool_mark_stats(); /* the file's counts start here */
-	/* In memory only, the pool fills as events come (session_ensure_recording()). */
-	err = pool_make(pool, bytes, pool_mode, abs_spool != NULL);
+	tp_spool_mark_stats(); /* the file's counts start here */
+	/* In memory only, the pool fills as events come (tp_session_ensure_recording()). */
+	err = tp_pool_make(pool, bytes, pool_mode, abs_spool != NULL);
 	if (!err)
-		err = abs_spool ? spool_start(pool, abs_spool, false) : 0;
+		err = abs_spool ? tp_spool_start(pool, abs_spool, false) : 0;
 	if (err) {
-		pool_destroy(pool); /* a second time after pool_make() failed: harmless */
+		tp_pool_destroy(pool); /* a second time after tp_pool_make() failed: harmless */
 		goto fail;
 	}
 	rec.out_path = abs_out;
@@ -167,7 +167,7 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 	rec.active = true;
 	/* Release: the pool is complete before a writer's slow path can take a page. */
 	__atomic_store_n(&tp_active_pool, pool, __ATOMIC_RELEASE);
-	registry_apply_recording(true);
+	tp_registry_apply_recording(true);
 	return 0;
 
 fail:
@@ -184,7 +184,7 @@ static int recording_spools(char ***out)
 	char **v = calloc((size_t)n, sizeof(*v));
 
 	for (int i = 0; v && i < n; i++)
-		if (!(v[i] = rec.spool_base ? handover_spool_name(rec.spool_base, i) :
+		if (!(v[i] = rec.spool_base ? tp_handover_spool_name(rec.spool_base, i) :
 		      strdup(rec.spool))) {
 			while (i--)
 				free(v[i]);
@@ -210,22 +210,22 @@ static int finish_file(void)
 
 	if (n < 0)
 		return n;
-	ret = tracedat_from_spools(rec.out_path, (const char *const *)spools, n, &res, err,
-				   sizeof(err));
+	ret = tp_tracedat_from_spools(rec.out_path, (const char *const *)spools, n, &res, err,
+				      sizeof(err));
 	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", err);
 		return ret;
 	}
-	if (tracedat_size_warning(&res, err, sizeof(err)))
+	if (tp_tracedat_size_warning(&res, err, sizeof(err)))
 		tp_warn("%s: %s", rec.out_path, err);
 	if (res.damage) { /* the spool stays, for a look at what was wrong */
 		tp_err("%s holds what could be read of %s: %s", rec.out_path, rec.spool,
 		       res.damage);
-		tracedat_result_free(&res);
+		tp_tracedat_result_free(&res);
 		return -EIO;
 	}
-	tracedat_result_free(&res);
+	tp_tracedat_result_free(&res);
 	return (int)(res.events > INT32_MAX ? INT32_MAX : res.events);
 }
 
@@ -236,7 +236,7 @@ static int stop_reader_locked(void)
 
 	if (!rec.reader)
 		return 0;
-	ret = spool_stop();
+	ret = tp_spool_stop();
 	free(rec.reader);
 	rec.reader = NULL;
 	return ret;
@@ -249,10 +249,10 @@ static int stop_locked(void)
 	if (!rec.active)
 		return -ENOENT;
 	stop_reader_locked(); /* a client reading the pool gets its spool complete first */
-	registry_apply_recording(false);
+	tp_registry_apply_recording(false);
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
-	writer_detach_all();
-	ret = rec.spool ? spool_stop() : 0;
+	tp_writer_detach_all();
+	ret = rec.spool ? tp_spool_stop() : 0;
 	if (rec.spool && !rec.spool_only && ret == 0) {
 		ret = finish_file();
 		if (ret >= 0) {
@@ -273,9 +273,9 @@ static int stop_locked(void)
 	 * stops, for a thread that was preempted inside tpoint_reserve..commit or the slow path
 	 * when this one stopped. So at most one stopped recording's pool is ever kept.
 	 */
-	pool_release_memory(rec.pool);
+	tp_pool_release_memory(rec.pool);
 	if (retired_pool) {
-		pool_destroy(retired_pool);
+		tp_pool_destroy(retired_pool);
 		free(retired_pool);
 	}
 	retired_pool = rec.pool;
@@ -332,7 +332,7 @@ TPOINT_EXPORT int tpoint_flush(void)
 	pthread_mutex_lock(&session_mutex);
 	if (!rec.active || !rec.spool)
 		ret = -ENOENT;
-	else if ((ret = spool_sync()) == 0 && !rec.spool_only)
+	else if ((ret = tp_spool_sync()) == 0 && !rec.spool_only)
 		ret = finish_file();
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
@@ -355,7 +355,7 @@ static int start_memory_locked(void)
 	return ret;
 }
 
-int session_ensure_recording(void)
+int tp_session_ensure_recording(void)
 {
 	int ret = 0;
 
@@ -370,7 +370,7 @@ static void keep_enabled_locked(void)
 {
 	int err;
 
-	if (rec.active || !registry_wants_recording())
+	if (rec.active || !tp_registry_wants_recording())
 		return;
 	err = start_memory_locked();
 	if (err)
@@ -379,25 +379,25 @@ static void keep_enabled_locked(void)
 		tp_debug("enabled events record into memory (tpoint snapshot writes them)");
 }
 
-void session_keep_enabled(void)
+void tp_session_keep_enabled(void)
 {
 	pthread_mutex_lock(&session_mutex);
 	keep_enabled_locked();
-	spool_put_events(); /* events that registered are named in the spool at once */
+	tp_spool_put_events(); /* events that registered are named in the spool at once */
 	pthread_mutex_unlock(&session_mutex);
 }
 
 /*
  * A client records the events its globs select, besides those the process enables itself
- * (registry_set_client()): it delivers only its own, reading them from the spool. If the
+ * (tp_registry_set_client()): it delivers only its own, reading them from the spool. If the
  * process keeps events in memory (enabled events do, as in the kernel), that recording goes
  * on and the client's spool reads its pool without taking a page, so that a snapshot after
  * the client shows what it would have shown without it; the client's mode and pool size
  * give way to the in-memory recording's then. Otherwise the client's recording is a new one,
  * and when it ends, events enabled meanwhile go on recording into memory.
  */
-int session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-		   size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
+int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
+		      size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
 {
 	size_t saved_bytes = pool_bytes;
 	enum tpoint_mode saved;
@@ -408,17 +408,17 @@ int session_attach(const char *spool, const char *patterns, enum tpoint_mode mod
 		pthread_mutex_unlock(&session_mutex);
 		return -EBUSY;
 	}
-	n = registry_set_client(patterns);
+	n = tp_registry_set_client(patterns);
 	if (n <= 0) {
-		registry_set_client(NULL);
+		tp_registry_set_client(NULL);
 		pthread_mutex_unlock(&session_mutex);
 		return n < 0 ? n : -ENOENT;
 	}
 	if (rec.active) {
-		spool_mark_stats(); /* the client's counts start here */
-		err = spool_start_reader(rec.pool, spool);
+		tp_spool_mark_stats(); /* the client's counts start here */
+		err = tp_spool_start_reader(rec.pool, spool);
 		if (err == 0 && !(rec.reader = strdup(spool))) {
-			spool_stop();
+			tp_spool_stop();
 			err = -ENOMEM;
 		}
 	} else {
@@ -430,23 +430,23 @@ int session_attach(const char *spool, const char *patterns, enum tpoint_mode mod
 		pool_mode = saved;
 		pool_bytes = saved_bytes;
 		if (err == 0 && live)
-			spool_set_live(true);
+			tp_spool_set_live(true);
 	}
 	if (err) {
-		registry_set_client(NULL);
+		tp_registry_set_client(NULL);
 		pthread_mutex_unlock(&session_mutex);
 		return err;
 	}
 	rec.attached = true;
 	/* Only ours: a number the program reused would hand the client the program's file. */
-	*memfd = ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
+	*memfd = tp_ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
 	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
 		 (size_t)((char *)rec.pool->meta - rec.pool->base));
 	pthread_mutex_unlock(&session_mutex);
 	return n;
 }
 
-int session_detach(bool keep)
+int tp_session_detach(bool keep)
 {
 	char *spool;
 	int ret;
@@ -464,7 +464,7 @@ int session_detach(bool keep)
 		spool = rec.spool ? strdup(rec.spool) : NULL;
 		ret = stop_locked();
 	}
-	registry_set_client(NULL);
+	tp_registry_set_client(NULL);
 	/* Events enabled meanwhile (the process's own, not the client's) record into memory. */
 	keep_enabled_locked();
 	if (!keep && spool) {
@@ -482,7 +482,7 @@ int session_detach(bool keep)
 	return ret;
 }
 
-int session_snapshot(const char *dir, char *path, size_t pathlen)
+int tp_session_snapshot(const char *dir, char *path, size_t pathlen)
 {
 	int ret;
 
@@ -491,11 +491,11 @@ int session_snapshot(const char *dir, char *path, size_t pathlen)
 		ret = -ENOENT;
 	} else if (rec.spool) {
 		/* A spool runs: bring it up to date; the client reads it as it is. */
-		ret = spool_sync();
+		ret = tp_spool_sync();
 		snprintf(path, pathlen, "%s", rec.spool);
 	} else {
 		snprintf(path, pathlen, "%s/%d.spool", dir, (int)getpid());
-		ret = spool_snapshot(rec.pool, path);
+		ret = tp_spool_snapshot(rec.pool, path);
 	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
@@ -574,7 +574,7 @@ static void filters_from_env(const char *v)
 			char *sep = second ? second : first;
 
 			*sep = 0;
-			if (registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
+			if (tp_registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
 				tp_err("TPOINT_FILTER: %s", err);
 		}
 		item = end ? end + 1 : NULL;
@@ -608,7 +608,7 @@ static void configure_from_env(void)
 			       "discard", v);
 	}
 	v = getenv("TPOINT_EVENTS");
-	if (v && registry_enable_patterns(v, true, true) == -EINVAL)
+	if (v && tp_registry_enable_patterns(v, true, true) == -EINVAL)
 		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
 		       v);
 	v = getenv("TPOINT_FILTER");
@@ -630,8 +630,8 @@ static char *collect_base;
 static void start_env_locked(const char *what, const char *out, const char *base,
 			     bool spool_only)
 {
-	int gen = handover_adopt(base), err;
-	char *spool = handover_spool_name(base, gen);
+	int gen = tp_handover_adopt(base), err;
+	char *spool = tp_handover_spool_name(base, gen);
 
 	if (!spool)
 		return;
@@ -641,7 +641,7 @@ static void start_env_locked(const char *what, const char *out, const char *base
 	} else {
 		rec.spool_base = strdup(base);
 		rec.gen = rec.spool_base ? gen : 0;
-		handover_publish(rec.pool, gen);
+		tp_handover_publish(rec.pool, gen);
 	}
 	free(spool);
 }
@@ -680,7 +680,7 @@ static void start_from_env(void)
 	bool owner_is_other = owner && strcmp(owner, pid);
 
 	if (owner_is_other) {
-		collect_owned(); /* closes the owner's receiving end, if it came here */
+		tp_collect_owned(); /* closes the owner's receiving end, if it came here */
 		if (asprintf(&out, "%s.%d", path, (int)getpid()) < 0)
 			return;
 	} else {
@@ -689,8 +689,8 @@ static void start_from_env(void)
 			return;
 		setenv("TPOINT_RECORD_OWNER", pid, 1);
 		/* Ours, from the image before exec, or a new one. */
-		collect_fd = collect_owned();
-		if (collect_fd < 0 && collect_make(&collect_fd, true) < 0)
+		collect_fd = tp_collect_owned();
+		if (collect_fd < 0 && tp_collect_make(&collect_fd, true) < 0)
 			collect_fd = -1;
 		free(collect_base);
 		collect_base = strdup(path);
@@ -706,7 +706,7 @@ static void start_from_env(void)
 	 */
 	char why[512];
 
-	if (output_check(out, why, sizeof(why)) < 0 || output_check(spool, why, sizeof(why)) < 0)
+	if (tp_output_check(out, why, sizeof(why)) < 0 || tp_output_check(spool, why, sizeof(why)) < 0)
 		tp_notice("TPOINT_RECORD: %s; running untraced", why);
 	else
 		start_env_locked(what, out, spool, false);
@@ -734,18 +734,18 @@ static void finish_child_file(const struct child_files *c)
 	    asprintf(&base, "%s.spool", out) < 0)
 		goto out;
 	for (int g = 0; g <= c->gen; g++) {
-		char *name = handover_spool_name(base, g);
+		char *name = tp_handover_spool_name(base, g);
 
 		if (name && access(name, F_OK) == 0)
 			spools[n++] = name;
 		else
 			free(name);
 	}
-	if (n && tracedat_from_spools(out, (const char *const *)spools, n, &res, err,
-				      sizeof(err)) >= 0) {
+	if (n && tp_tracedat_from_spools(out, (const char *const *)spools, n, &res, err,
+					 sizeof(err)) >= 0) {
 		tp_debug("child %d ended without completing %s: written from its spool and pool "
 			 "(%llu events)", (int)c->pid, out, (unsigned long long)res.events);
-		tracedat_result_free(&res);
+		tp_tracedat_result_free(&res);
 		for (int i = 0; i < n; i++)
 			unlink(spools[i]);
 	} else if (n) {
@@ -770,16 +770,16 @@ static void collect_children(void)
 	struct collected c;
 	size_t n = 0;
 
-	while (collect_next(collect_fd, &c) == 1) {
+	while (tp_collect_next(collect_fd, &c) == 1) {
 		char *base = NULL, *spool = NULL, err[512];
 		uint64_t added;
 		size_t k;
 
-		if (c.pid != getpid() && pid_gone(c.pid) &&
+		if (c.pid != getpid() && tp_pid_gone(c.pid) &&
 		    asprintf(&base, "%s.%d.spool", collect_base, (int)c.pid) >= 0 &&
-		    (spool = handover_spool_name(base, c.gen)) && access(spool, F_OK) == 0) {
-			if (spool_salvage_memfd(spool, c.memfd, c.npages, c.meta_off, &added, err,
-						sizeof(err)) < 0)
+		    (spool = tp_handover_spool_name(base, c.gen)) && access(spool, F_OK) == 0) {
+			if (tp_spool_salvage_memfd(spool, c.memfd, c.npages, c.meta_off, &added,
+						    err, sizeof(err)) < 0)
 				tp_err("child %d: %s", (int)c.pid, err);
 			for (k = 0; k < n && files[k].pid != c.pid; k++)
 				;
@@ -826,9 +826,9 @@ static void at_exit(void)
 	if (collect_fd >= 0 && collect_base)
 		collect_children();
 	pthread_mutex_unlock(&session_mutex);
-	registry_report_unmatched();
+	tp_registry_report_unmatched();
 	if (said)
-		registry_say_nothing_enabled(said);
+		tp_registry_say_nothing_enabled(said);
 	free(said);
 }
 
@@ -836,12 +836,12 @@ static void fork_prepare(void)
 {
 	pthread_mutex_lock(&session_mutex);
 	/* No fork in the middle of a patch: the child would inherit a half-written site. */
-	jump_fork_prepare();
+	tp_jump_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	jump_fork_parent();
+	tp_jump_fork_parent();
 	pthread_mutex_unlock(&session_mutex);
 }
 
@@ -852,18 +852,18 @@ static void fork_child(void)
 	char *parent_out = rec.out_path;
 
 	pthread_mutex_init(&session_mutex, NULL);
-	jump_fork_child();
-	registry_after_fork();
-	writer_after_fork();
-	spool_after_fork();
-	control_after_fork();
+	tp_jump_fork_child();
+	tp_registry_after_fork();
+	tp_writer_after_fork();
+	tp_spool_after_fork();
+	tp_control_after_fork();
 	if (collect_fd >= 0) /* the owner collects, not its children */
 		close(collect_fd);
 	collect_fd = -1;
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	/*
 	 * A recorder attached to the parent is the parent's: what it enabled is off here
-	 * (registry_after_fork()), its spool is the parent's (spool_after_fork()).
+	 * (tp_registry_after_fork()), its spool is the parent's (tp_spool_after_fork()).
 	 */
 	free(rec.reader);
 	rec.reader = NULL;
@@ -873,7 +873,7 @@ static void fork_child(void)
 	 * writing there); its queues are the child's own copies.
 	 */
 	if (rec.pool) {
-		pool_destroy(rec.pool);
+		tp_pool_destroy(rec.pool);
 		free(rec.pool);
 	}
 	free(rec.spool);
@@ -887,7 +887,7 @@ static void fork_child(void)
 		free(parent_out);
 		return;
 	}
-	registry_apply_recording(false);
+	tp_registry_apply_recording(false);
 	if (!spool_only && !parent_out) {
 		keep_enabled_locked(); /* the parent kept its events in memory: so does the child */
 	} else if (spool_only || getenv("TPOINT_RECORD")) {
@@ -910,12 +910,12 @@ static void fork_child(void)
 	free(parent_out);
 }
 
-const char session_linked = 1;
+const char tp_session_linked = 1;
 
 __attribute__((constructor)) static void tpoint_init(void)
 {
-	log_init_from_env();
-	if (writer_init() < 0)
+	tp_log_init_from_env();
+	if (tp_writer_init() < 0)
 		tp_err("no thread-exit hook; pages of exited threads are read at the end");
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	configure_from_env();
@@ -925,7 +925,7 @@ __attribute__((constructor)) static void tpoint_init(void)
 		pthread_mutex_unlock(&session_mutex);
 	}
 	/* TPOINT_EVENTS alone: the events that registered already record into memory. */
-	session_keep_enabled();
+	tp_session_keep_enabled();
 	atexit(at_exit);
-	control_start();
+	tp_control_start();
 }

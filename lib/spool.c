@@ -53,7 +53,7 @@ static struct spool {
 	bool live;         /* spool partly filled pages too, every LIVE_PERIOD */
 	pack_fn packer;    /* packs pages that stay put (SPOOL_PAGE_PACKED), or NULL */
 	bool snapshot;     /* a copy: records that fail to reach it are still in the pool */
-	bool reader;       /* spool_start_reader(): copies, never takes a page */
+	bool reader;       /* tp_spool_start_reader(): copies, never takes a page */
 	uint64_t last_live;
 	/* The drain thread, idle in overwrite mode: the mode changed, or stop. Waited on and
 	 * signalled under io; zeroed, as after a fork, it is a default one, made anew. */
@@ -88,7 +88,7 @@ static void room_hold(void)
 		if (posix_fallocate(fd, 0, SPOOL_ROOM))
 			close(fd);
 		else
-			ownfd_adopt(&sp.room, fd); /* none on failure */
+			tp_ownfd_adopt(&sp.room, fd); /* none on failure */
 	}
 	free(name);
 }
@@ -96,7 +96,7 @@ static void room_hold(void)
 /* The file has no name left: closing it frees its room (if the program did not close it). */
 static void room_give_back(void)
 {
-	ownfd_close(&sp.room);
+	tp_ownfd_close(&sp.room);
 }
 
 /*
@@ -134,13 +134,13 @@ static bool spool_file_ours(void)
 {
 	int old = sp.file.fd, err;
 
-	if (ownfd_intact(&sp.file))
+	if (tp_ownfd_intact(&sp.file))
 		return true;
 	if (old < 0) {
 		sp.error = EBADF; /* lost before, and said so then */
 		return false;
 	}
-	err = ownfd_reopen(&sp.file, sp.path, sp.file_end);
+	err = tp_ownfd_reopen(&sp.file, sp.path, sp.file_end);
 	if (!err) {
 		tp_warn("spool %s: the program closed descriptor %d; writing on through %d", sp.path,
 			old, sp.file.fd);
@@ -215,13 +215,13 @@ static void flush_buf(void)
 		 * as do those of every write after the first that failed. The room cut off is
 		 * what a last, small chunk of counts needs (sync_locked()).
 		 */
-		if (sp.file_end != start && ownfd_intact(&sp.file) &&
+		if (sp.file_end != start && tp_ownfd_intact(&sp.file) &&
 		    ftruncate(sp.file.fd, start) == 0 && lseek(sp.file.fd, start, SEEK_SET) == start)
 			sp.file_end = start;
 		if (!sp.snapshot) /* a snapshot's records are still in the pool */
 			for (uint32_t i = 0; i < sp.nrecords; i++)
-				writer_count_unrecorded(sp.records[i].iov_base,
-							sp.records[i].iov_len);
+				tp_writer_count_unrecorded(sp.records[i].iov_base,
+							   sp.records[i].iov_len);
 	}
 	sp.used = sp.seg_start = 0;
 	sp.niov = 0;
@@ -233,7 +233,7 @@ static void flush_buf(void)
 	 * (reserve_take() in writer.c). Two writers interleave their pages in the full queue.
 	 */
 	sort_indices(sp.to_free, nfree);
-	pool_put_free_run(sp.pool, sp.to_free, nfree);
+	tp_pool_put_free_run(sp.pool, sp.to_free, nfree);
 	sp.nto_free = 0;
 }
 
@@ -266,7 +266,7 @@ static void *chunk_begin(uint32_t type, uint32_t size)
 
 static void put_clock_sample(void)
 {
-	struct clock_sample cs = clock_sample_now();
+	struct clock_sample cs = tp_clock_sample_now();
 	uint64_t *p = chunk_begin(SPOOL_CLOCK, 16);
 
 	if (p) {
@@ -362,9 +362,9 @@ static void note_tid(uint32_t tid)
 
 static void put_new_events(void)
 {
-	registry_lock();
-	for (uint32_t i = sp.events_written; i < registry_count(); i++) {
-		struct event_slot *s = registry_slot(i);
+	tp_registry_lock();
+	for (uint32_t i = sp.events_written; i < tp_registry_count(); i++) {
+		struct event_slot *s = tp_registry_slot(i);
 		size_t ls = strlen(s->system) + 1, ln = strlen(s->name) + 1;
 		size_t lc = strlen(s->condition) + 1, lf = strlen(s->format) + 1;
 		char *p = chunk_begin(SPOOL_EVENT, (uint32_t)(4 + ls + ln + lc + lf));
@@ -380,7 +380,7 @@ static void put_new_events(void)
 		memcpy(p + ls + ln + lc, s->format, lf);
 		sp.events_written = i + 1;
 	}
-	registry_unlock();
+	tp_registry_unlock();
 }
 
 /*
@@ -391,7 +391,7 @@ static void put_new_events(void)
  * salvage adds from its pool. The caller holds the session's mutex, under which spools
  * start and stop.
  */
-void spool_put_events(void)
+void tp_spool_put_events(void)
 {
 	uint32_t before;
 
@@ -413,13 +413,13 @@ static struct tpoint_event_stats *stats_base;
 static int nstats_base;
 static uint64_t too_big_base[TPOINT_MAX_EVENTS];
 
-void spool_mark_stats(void)
+void tp_spool_mark_stats(void)
 {
 	int n = tpoint_stats(NULL, 0);
 	struct tpoint_event_stats *st = n > 0 ? calloc((size_t)n, sizeof(*st)) : NULL;
 
 	for (uint32_t i = 0; i < TPOINT_MAX_EVENTS; i++)
-		too_big_base[i] = writer_too_big(i);
+		too_big_base[i] = tp_writer_too_big(i);
 	free(stats_base);
 	stats_base = st;
 	nstats_base = st ? tpoint_stats(st, n) : 0;
@@ -438,17 +438,17 @@ static void put_notes(uint32_t n)
 
 	if (!note)
 		return;
-	registry_lock();
+	tp_registry_lock();
 	for (uint32_t i = 0; i < n && i < TPOINT_MAX_EVENTS; i++) {
-		struct event_slot *s = registry_slot(i);
+		struct event_slot *s = tp_registry_slot(i);
 		bool refused = s && s->broken && s->record;
-		uint64_t big = writer_too_big(i) - too_big_base[i];
+		uint64_t big = tp_writer_too_big(i) - too_big_base[i];
 
 		if (refused || big)
 			note[k++] = (struct spool_note){ (uint16_t)(TPOINT_FIRST_ID + i),
 							 refused ? SPOOL_NOTE_REFUSED : 0, 0, big };
 	}
-	registry_unlock();
+	tp_registry_unlock();
 	out = k ? chunk_begin(SPOOL_NOTES, k * (uint32_t)sizeof(*out)) : NULL;
 	if (out)
 		memcpy(out, note, k * sizeof(*out));
@@ -506,7 +506,7 @@ static struct spool_records *packed_chunk(const char *bytes, uint32_t len, uint3
 	if (!hdr)
 		return NULL;
 	c = (struct spool_chunk *)(void *)hdr - 1;
-	*lag = pack_lag(bytes, len);
+	*lag = tp_pack_lag(bytes, len);
 	packed = sp.packer((const uint8_t *)bytes, len, *lag, (uint8_t *)(hdr + 1));
 	if (packed >= len) {
 		sp.used = (size_t)((char *)c - sp.buf);
@@ -604,7 +604,7 @@ static void emit_records(const char *page, struct page_meta *m, uint64_t gen,
 	if (partial && stable) {
 		if (!claim_records(m, gen, from, commit))
 			return;
-		*clock_out = page_clock_after(data + from, (uint32_t)(commit - from), clock);
+		*clock_out = tp_page_clock_after(data + from, (uint32_t)(commit - from), clock);
 	}
 	hdr = page_chunk(data + from, (uint32_t)(commit - from), stable, &lag);
 	if (!hdr)
@@ -620,8 +620,8 @@ static void emit_records(const char *page, struct page_meta *m, uint64_t gen,
 			sp.used = (size_t)((char *)hdr - sizeof(struct spool_chunk) - sp.buf);
 			return;
 		}
-		*clock_out = page_clock_after((const char *)(hdr + 1), (uint32_t)(commit - from),
-					      clock);
+		*clock_out = tp_page_clock_after((const char *)(hdr + 1), (uint32_t)(commit - from),
+						 clock);
 	}
 	/* Where the records are until the write: in the page, or in the copy after hdr. */
 	sp.records[sp.nrecords++] = (struct iovec){
@@ -638,7 +638,7 @@ static void drain_page(uint32_t idx, bool final)
 {
 	struct pool *p = sp.pool;
 	struct page_meta *m = &p->meta[idx];
-	const char *page = pool_page(p, idx);
+	const char *page = tp_pool_page(p, idx);
 	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
 	/* Where an earlier pass stopped in this use of the page: what our claims reached. */
 	uint64_t spooled = __atomic_load_n(&m->spooled, __ATOMIC_RELAXED);
@@ -649,7 +649,7 @@ static void drain_page(uint32_t idx, bool final)
 	 * A page the drain took stays put until its records are in the file; so does a page
 	 * still being written in discard or block mode (its writer only appends). In overwrite
 	 * mode a writer may take a full page back at any time: its bytes are copied. The mode
-	 * cannot change before the flush: spool_set_mode() waits for sp.io, and whoever holds
+	 * cannot change before the flush: tp_spool_set_mode() waits for sp.io, and whoever holds
 	 * sp.io flushes what it took of pages being written before letting go.
 	 */
 	emit_records(page, m, gen, off, clock, &clock, !final,
@@ -681,12 +681,12 @@ static void drain_page(uint32_t idx, bool final)
  */
 static unsigned drain_full(bool all)
 {
-	uint32_t max = all ? UINT32_MAX : pool_full_estimate(sp.pool);
+	uint32_t max = all ? UINT32_MAX : tp_pool_full_estimate(sp.pool);
 	uint32_t idx[DRAIN_TAKE], k;
 	unsigned n = 0;
 
 	while (n < max &&
-	       (k = pool_take_full_run(sp.pool, idx, max - n < DRAIN_TAKE ? max - n : DRAIN_TAKE))) {
+	       (k = tp_pool_take_full_run(sp.pool, idx, max - n < DRAIN_TAKE ? max - n : DRAIN_TAKE))) {
 		for (uint32_t i = 0; i < k; i++)
 			drain_page(idx[i], true);
 		n += k;
@@ -769,16 +769,16 @@ static void *drain_thread(void *arg)
 		 */
 		if (sp.nto_free && (!n || sp.nto_free >= sp.pool->npages / 8))
 			flush_buf();
-		if (sp.live && mono_now() - sp.last_live > 50000000u) {
+		if (sp.live && tp_mono_now() - sp.last_live > 50000000u) {
 			/* A live reader wants records within 100 ms, full pages or not. */
-			struct clock_sample begun = clock_sample_now();
+			struct clock_sample begun = tp_clock_sample_now();
 
 			drain_partial(true);
 			put_synced(begun.clock);
 			flush_buf();
-			sp.last_live = mono_now();
+			sp.last_live = tp_mono_now();
 		}
-		if (mono_now() - sp.last_clock_sample > 100000000u) {
+		if (tp_mono_now() - sp.last_clock_sample > 100000000u) {
 			put_clock_sample();
 			flush_buf();
 		}
@@ -787,8 +787,8 @@ static void *drain_thread(void *arg)
 			/*
 			 * Overwrite mode: the pages stay in the pool, and nothing is due before the
 			 * next clock sample. Wait for it, or for a change of mode or a stop
-			 * (spool_set_mode(), spool_stop()): looking every millisecond would take
-			 * the CPU from a writer a thousand times a second for nothing.
+			 * (tp_spool_set_mode(), tp_spool_stop()): looking every millisecond would
+			 * take the CPU from a writer a thousand times a second for nothing.
 			 */
 			uint64_t due = sp.last_clock_sample + 100000000u;
 			struct timespec until = { (time_t)(due / 1000000000u),
@@ -844,7 +844,7 @@ static pack_fn spool_packer(void)
 		tp_err("TPOINT_SPOOL_PACK='%s': expected 0 or 1; packing where the CPU can", v);
 	if (v && !strcmp(v, "0"))
 		return NULL;
-	return pack_encoder();
+	return tp_pack_encoder();
 }
 
 /* The file, its header, the first clock sample and the formats: all but the thread. */
@@ -873,9 +873,9 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	}
 	/* A regular file (or a FIFO read already), not through a link, never waiting. */
 	char why[512];
-	int fd = output_open(path, OUTPUT_TRUNCATE | OUTPUT_FIFO, why, sizeof(why)), err;
+	int fd = tp_output_open(path, OUTPUT_TRUNCATE | OUTPUT_FIFO, why, sizeof(why)), err;
 
-	if (fd < 0 || (err = ownfd_adopt(&sp.file, fd)) < 0) {
+	if (fd < 0 || (err = tp_ownfd_adopt(&sp.file, fd)) < 0) {
 		err = fd < 0 ? fd : err;
 		if (fd < 0)
 			tp_err("spool: %s", why);
@@ -904,7 +904,7 @@ static int spool_open(struct pool *p, const char *path, bool live)
 	flush_buf();
 	if (sp.error) {
 		err = -sp.error;
-		ownfd_close(&sp.file);
+		tp_ownfd_close(&sp.file);
 		unlink(path);
 		spool_free_state();
 		return err;
@@ -922,7 +922,7 @@ static int start(struct pool *p, const char *path, bool live, bool reader)
 		return err;
 	sp.reader = reader;
 	pthread_mutex_lock(&sp.io);
-	if (!sp.wake_ready) { /* on the clock that mono_now() reads */
+	if (!sp.wake_ready) { /* on the clock that tp_mono_now() reads */
 		pthread_condattr_init(&attr);
 		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 		pthread_cond_init(&sp.wake, &attr);
@@ -936,7 +936,7 @@ static int start(struct pool *p, const char *path, bool live, bool reader)
 	err = -pthread_create(&sp.thread, NULL, drain_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		ownfd_close(&sp.file);
+		tp_ownfd_close(&sp.file);
 		unlink(path);
 		spool_free_state();
 		return err;
@@ -949,12 +949,12 @@ static int start(struct pool *p, const char *path, bool live, bool reader)
 	return 0;
 }
 
-int spool_start(struct pool *p, const char *path, bool live)
+int tp_spool_start(struct pool *p, const char *path, bool live)
 {
 	return start(p, path, live, false);
 }
 
-int spool_start_reader(struct pool *p, const char *path)
+int tp_spool_start_reader(struct pool *p, const char *path)
 {
 	return start(p, path, true, true);
 }
@@ -988,7 +988,7 @@ static void put_closing_chunks(bool final)
 /* The end of a spool: its error, if any, or close()'s. */
 static void spool_close(int *err)
 {
-	if (ownfd_intact(&sp.file) && close(sp.file.fd) < 0 && !*err)
+	if (tp_ownfd_intact(&sp.file) && close(sp.file.fd) < 0 && !*err)
 		*err = -errno;
 	sp.file.fd = -1;
 }
@@ -1004,7 +1004,7 @@ static void sync_locked(bool final)
 	put_closing_chunks(final);
 }
 
-int spool_sync(void)
+int tp_spool_sync(void)
 {
 	int err;
 
@@ -1017,7 +1017,7 @@ int spool_sync(void)
 	return err;
 }
 
-int spool_stop(void)
+int tp_spool_stop(void)
 {
 	int err;
 
@@ -1048,7 +1048,7 @@ int spool_stop(void)
  * with the one read before the copy: a page that a writer took in between (overwrite mode)
  * is left out, as its old contents are gone anyway.
  */
-int spool_snapshot(struct pool *p, const char *path)
+int tp_spool_snapshot(struct pool *p, const char *path)
 {
 	char *copy = malloc(TPOINT_PAGE_SIZE);
 	int err;
@@ -1076,7 +1076,7 @@ int spool_snapshot(struct pool *p, const char *path)
 		if (state != PAGE_FULL && state != PAGE_WRITING)
 			continue;
 		memcpy(&m, &p->meta[i], sizeof(m));
-		memcpy(copy, pool_page(p, i), TPOINT_PAGE_SIZE);
+		memcpy(copy, tp_pool_page(p, i), TPOINT_PAGE_SIZE);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&p->meta[i].gen, __ATOMIC_RELAXED) != gen)
 			continue;
@@ -1094,7 +1094,7 @@ int spool_snapshot(struct pool *p, const char *path)
 	return err;
 }
 
-void spool_set_mode(struct pool *p, enum tpoint_mode mode)
+void tp_spool_set_mode(struct pool *p, enum tpoint_mode mode)
 {
 	/* Under sp.io: see drain_page(), which decides per page whether to copy it. */
 	pthread_mutex_lock(&sp.io);
@@ -1103,7 +1103,7 @@ void spool_set_mode(struct pool *p, enum tpoint_mode mode)
 	pthread_mutex_unlock(&sp.io);
 }
 
-void spool_set_live(bool live)
+void tp_spool_set_live(bool live)
 {
 	pthread_mutex_lock(&sp.io);
 	sp.live = live;
@@ -1111,17 +1111,17 @@ void spool_set_live(bool live)
 	pthread_mutex_unlock(&sp.io);
 }
 
-const char *spool_path(void)
+const char *tp_spool_path(void)
 {
 	return sp.path;
 }
 
-void spool_after_fork(void)
+void tp_spool_after_fork(void)
 {
 	/* The parent's drain thread and file are not the child's. */
-	ownfd_close(&sp.file);
+	tp_ownfd_close(&sp.file);
 	spool_free_state();
-	free(stats_base); /* the child counts from zero (writer_after_fork()) */
+	free(stats_base); /* the child counts from zero (tp_writer_after_fork()) */
 	stats_base = NULL;
 	nstats_base = 0;
 	memset(&sp, 0, sizeof(sp));

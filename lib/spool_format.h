@@ -75,13 +75,13 @@ struct spool_records {
  * that is not a tpoint record). Returns the bytes written to out. In lib/page.c; the salvage
  * of a killed process writes its SPOOL_RECORDS chunks with it.
  */
-__attribute__((visibility("hidden"))) size_t page_decode(const char *data, uint32_t from,
-							 uint32_t commit, uint64_t *clock,
-							 char *out, uint32_t *stopped);
+__attribute__((visibility("hidden"))) size_t tp_page_decode(const char *data, uint32_t from,
+							    uint32_t commit, uint64_t *clock,
+							    char *out, uint32_t *stopped);
 
 /* The running clock after `len` bytes of a page's records, from its value before them. */
-__attribute__((visibility("hidden"))) uint64_t page_clock_after(const char *bytes, uint32_t len,
-								uint64_t clock);
+__attribute__((visibility("hidden"))) uint64_t tp_page_clock_after(const char *bytes, uint32_t len,
+								   uint64_t clock);
 
 struct spool_record {
 	uint64_t clock;
@@ -103,15 +103,15 @@ struct spool_iter {
 	int raw;
 	bool damaged;   /* the chunk's header or packing is not right: no records */
 };
-__attribute__((visibility("hidden"))) void spool_iter_init(struct spool_iter *it, uint32_t type,
-							   const char *body, uint32_t size,
-							   char *unpacked);
+__attribute__((visibility("hidden"))) void tp_spool_iter_init(struct spool_iter *it, uint32_t type,
+							      const char *body, uint32_t size,
+							      char *unpacked);
 /*
  * The next record: its clock, payload (at most TPOINT_MAX_PAYLOAD bytes, a multiple of 8) and
  * size; 0 at the end, or where the bytes are not ours: then p < end, or damaged, says so.
  */
-__attribute__((visibility("hidden"))) int spool_iter_next(struct spool_iter *it, uint64_t *clock,
-							  const char **data, uint32_t *size);
+__attribute__((visibility("hidden"))) int tp_spool_iter_next(struct spool_iter *it, uint64_t *clock,
+							     const char **data, uint32_t *size);
 
 /* An event the runtime refused, or whose records were too big for a page. */
 #define SPOOL_NOTE_REFUSED 1u /* its print format cannot be rendered: it stays off */

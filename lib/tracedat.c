@@ -650,9 +650,9 @@ struct out_file {
  */
 static bool out_file_ours(struct out_file *f)
 {
-	if (ownfd_intact(&f->file))
+	if (tp_ownfd_intact(&f->file))
 		return true;
-	if (f->file.fd >= 0 && ownfd_reopen(&f->file, f->path, (off_t)f->done) == 0)
+	if (f->file.fd >= 0 && tp_ownfd_reopen(&f->file, f->path, (off_t)f->done) == 0)
 		return true;
 	f->file.fd = -1; /* not ours: forgotten, never closed */
 	f->error = EBADF;
@@ -763,8 +763,8 @@ static void count_filtered(struct writer_state *w)
 		uint32_t size;
 		uint16_t id;
 
-		spool_iter_init(&it, ch->type, (const char *)ch->hdr, ch->size, unpacked);
-		while (spool_iter_next(&it, &clock, &data, &size)) {
+		tp_spool_iter_init(&it, ch->type, (const char *)ch->hdr, ch->size, unpacked);
+		while (tp_spool_iter_next(&it, &clock, &data, &size)) {
 			struct out_event *e;
 
 			memcpy(&id, data, 2);
@@ -1036,14 +1036,14 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 		uint64_t clock;
 
 		if (!c->started) {
-			spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size,
-					c->unpacked);
+			tp_spool_iter_init(&c->it, ch->type, (const char *)ch->hdr, ch->size,
+					   c->unpacked);
 			c->started = true;
 			/* Added: a record left out (tracedat_select) passes its marks on. */
 			c->lost_before += ch->hdr->lost_before;
 			c->gap_before |= ch->gap_before;
 		}
-		if (spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
+		if (tp_spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
 			c->ns = to_ns(&w->in[ch->spool], clock);
 			return true;
 		}
@@ -1221,15 +1221,15 @@ static int mark_gaps(struct writer_state *w)
 	return 0;
 }
 
-int tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
-			 struct tracedat_result *res, char *err, size_t errlen)
+int tp_tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
+			    struct tracedat_result *res, char *err, size_t errlen)
 {
-	return tracedat_from_spools_select(out_path, spools, nspools, NULL, res, err, errlen);
+	return tp_tracedat_from_spools_select(out_path, spools, nspools, NULL, res, err, errlen);
 }
 
-int tracedat_from_spools_select(const char *out_path, const char *const *spools, int nspools,
-				const struct tracedat_select *sel, struct tracedat_result *res,
-				char *err, size_t errlen)
+int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools, int nspools,
+				   const struct tracedat_select *sel, struct tracedat_result *res,
+				   char *err, size_t errlen)
 {
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel };
 	struct out_file f = { .file = OWNED_FD_NONE };
@@ -1241,7 +1241,7 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 	if (errlen)
 		err[0] = 0;
 	/* Only a regular file is replaced: not a device node, a FIFO, a link (ownfile.c). */
-	ret = output_check(out_path, err, errlen);
+	ret = tp_output_check(out_path, err, errlen);
 	if (ret)
 		return ret;
 	w.in = calloc((size_t)(nspools > 0 ? nspools : 1), sizeof(*w.in));
@@ -1275,14 +1275,14 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 		ret = fail(&w, -ENOMEM, "out of memory");
 		goto out;
 	}
-	fd = output_create_tmp(out_path, tmp, tmplen);
+	fd = tp_output_create_tmp(out_path, tmp, tmplen);
 	if (fd < 0) {
 		free(tmp);
 		tmp = NULL; /* not ours to remove */
 		ret = fail(&w, fd, "%s: %s", out_path, strerror(-fd));
 		goto out;
 	}
-	ret = ownfd_adopt(&f.file, fd);
+	ret = tp_ownfd_adopt(&f.file, fd);
 	if (ret) {
 		ret = fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 		goto out;
@@ -1334,7 +1334,7 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 		goto out;
 	}
 	/* Once more: what was a file when we began may have become something else. */
-	ret = output_check(out_path, err, errlen);
+	ret = tp_output_check(out_path, err, errlen);
 	if (ret)
 		goto out;
 	if (rename(tmp, out_path) < 0) {
@@ -1380,7 +1380,7 @@ int tracedat_from_spools_select(const char *out_path, const char *const *spools,
 	if (counted > res->lost)
 		res->lost = counted;
 out:
-	ownfd_close(&f.file);
+	tp_ownfd_close(&f.file);
 	if (ret && tmp)
 		unlink(tmp);
 	free(f.buf);
@@ -1397,7 +1397,7 @@ out:
 		free(w.events[i].system);
 		free(w.events[i].name);
 		free(w.events[i].condition);
-		filter_free(w.events[i].filter);
+		tp_filter_free(w.events[i].filter);
 	}
 	free(w.events);
 	free(w.by_id);
@@ -1415,7 +1415,7 @@ out:
  * records in one CPU's 4.8 GB it printed 6.6 M). The file is right; say so, and what reads
  * it all.
  */
-const char *tracedat_size_warning(const struct tracedat_result *res, char *buf, size_t len)
+const char *tp_tracedat_size_warning(const struct tracedat_result *res, char *buf, size_t len)
 {
 	if (res->big_cpu_bytes < (1ull << 31))
 		return NULL;
@@ -1426,7 +1426,7 @@ const char *tracedat_size_warning(const struct tracedat_result *res, char *buf, 
 	return buf;
 }
 
-void tracedat_result_free(struct tracedat_result *res)
+void tp_tracedat_result_free(struct tracedat_result *res)
 {
 	for (size_t i = 0; i < res->nev; i++) {
 		free(res->ev[i].system);

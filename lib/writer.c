@@ -30,7 +30,7 @@ static bool thread_key_ok;
 /* Counters of threads that have exited, so that totals survive them. */
 static struct tpoint_counters exited[TPOINT_MAX_EVENTS];
 
-struct thread_rec *thread_list_head(void)
+struct thread_rec *tp_thread_list_head(void)
 {
 	return __atomic_load_n(&thread_head, __ATOMIC_ACQUIRE);
 }
@@ -77,7 +77,7 @@ static struct thread_rec *thread_rec_new(void)
 
 static struct thread_rec *thread_rec_reuse(void)
 {
-	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+	for (struct thread_rec *r = tp_thread_list_head(); r; r = r->next) {
 		uint32_t expect = THREAD_FREE;
 
 		if (__atomic_load_n(&r->state, __ATOMIC_RELAXED) == THREAD_FREE &&
@@ -143,14 +143,14 @@ static void count_overwritten(struct pool *pool, uint32_t idx);
 static void reserve_return(struct pool *pool, struct page_reserve *r)
 {
 	if (pool && r->epoch == pool->epoch && r->next < r->count)
-		pool_put_free_run(pool, r->pages + r->next, r->count - r->next);
+		tp_pool_put_free_run(pool, r->pages + r->next, r->count - r->next);
 	r->next = r->count = 0;
 }
 
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
 	/* A page that cannot be queued is never drained: its records count as lost. */
-	if (s->data && !pool_put_full(pool, s->page))
+	if (s->data && !tp_pool_put_full(pool, s->page))
 		count_overwritten(pool, s->page);
 	s->data = NULL;
 	s->off = s->end = 0;
@@ -161,7 +161,7 @@ static void retire_page(struct pool *pool, struct tpoint_stream *s)
 static void hand_in(struct pool *pool, struct page_reserve *r)
 {
 	if (pool && r->epoch == pool->epoch && r->nfull) {
-		uint32_t queued = pool_put_full_run(pool, r->full, r->nfull);
+		uint32_t queued = tp_pool_put_full_run(pool, r->full, r->nfull);
 
 		for (uint32_t i = queued; i < r->nfull; i++)
 			count_overwritten(pool, r->full[i]);
@@ -209,7 +209,7 @@ static void thread_exit(void *arg)
 	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 	uint32_t live = THREAD_LIVE;
 
-	/* Wait out a writer_detach_all() that is writing to our TLS right now. */
+	/* Wait out a tp_writer_detach_all() that is writing to our TLS right now. */
 	while (!__atomic_compare_exchange_n(&rec->state, &live, THREAD_EXITING, false,
 					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		live = THREAD_LIVE;
@@ -231,7 +231,7 @@ static void thread_exit(void *arg)
 		__atomic_fetch_add(&exited[i].filtered, c->filtered, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&exited[i].recorded, c->recorded, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&exited[i].lost, c->lost, __ATOMIC_RELAXED);
-		/* Stores, not memset(): counters_sum() may be reading them. */
+		/* Stores, not memset(): tp_counters_sum() may be reading them. */
 		__atomic_store_n(&c->cond_skipped, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->filtered, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->recorded, 0, __ATOMIC_RELAXED);
@@ -244,9 +244,9 @@ static void thread_exit(void *arg)
 	__atomic_store_n(&rec->state, THREAD_FREE, __ATOMIC_RELEASE);
 }
 
-void writer_detach_all(void)
+void tp_writer_detach_all(void)
 {
-	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+	for (struct thread_rec *r = tp_thread_list_head(); r; r = r->next) {
 		uint32_t live = THREAD_LIVE;
 
 		if (!__atomic_compare_exchange_n(&r->state, &live, THREAD_POKED, false,
@@ -263,7 +263,7 @@ void writer_detach_all(void)
 	}
 }
 
-int writer_init(void)
+int tp_writer_init(void)
 {
 	int err = pthread_key_create(&thread_key, thread_exit);
 
@@ -271,7 +271,7 @@ int writer_init(void)
 	return -err;
 }
 
-void counters_sum(uint32_t index, struct tpoint_counters *out)
+void tp_counters_sum(uint32_t index, struct tpoint_counters *out)
 {
 	out->cond_skipped = __atomic_load_n(&exited[index].cond_skipped, __ATOMIC_RELAXED);
 	out->filtered = __atomic_load_n(&exited[index].filtered, __ATOMIC_RELAXED);
@@ -279,7 +279,7 @@ void counters_sum(uint32_t index, struct tpoint_counters *out)
 	out->lost = __atomic_load_n(&exited[index].lost, __ATOMIC_RELAXED);
 	/* Sums modulo 2^64: an overwriting thread moves another's records from recorded to
 	 * lost, so one thread's "recorded" may wrap below zero; the total does not. */
-	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+	for (struct thread_rec *r = tp_thread_list_head(); r; r = r->next) {
 		const struct tpoint_counters *c = &r->counters[index];
 
 		out->cond_skipped += __atomic_load_n(&c->cond_skipped, __ATOMIC_RELAXED);
@@ -289,12 +289,12 @@ void counters_sum(uint32_t index, struct tpoint_counters *out)
 	}
 }
 
-void writer_after_fork(void)
+void tp_writer_after_fork(void)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 
 	/* Only the forking thread exists in the child; it counts and writes anew. */
-	for (struct thread_rec *r = thread_list_head(); r; r = r->next) {
+	for (struct thread_rec *r = tp_thread_list_head(); r; r = r->next) {
 		memset(r->counters, 0, TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters));
 		memset(r->stream_epoch, 0, sizeof(r->stream_epoch));
 		memset(r->reserve, 0, sizeof(r->reserve)); /* the parent's pages */
@@ -314,7 +314,7 @@ void writer_after_fork(void)
 	}
 }
 
-void writer_count_lost_index(uint32_t index, uint64_t n)
+void tp_writer_count_lost_index(uint32_t index, uint64_t n)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 
@@ -339,7 +339,7 @@ static void count_unrecorded_index(uint32_t index)
  */
 static uint64_t too_big[TPOINT_MAX_EVENTS];
 
-uint64_t writer_too_big(uint32_t index)
+uint64_t tp_writer_too_big(uint32_t index)
 {
 	return index < TPOINT_MAX_EVENTS ? __atomic_load_n(&too_big[index], __ATOMIC_RELAXED) : 0;
 }
@@ -347,7 +347,7 @@ uint64_t writer_too_big(uint32_t index)
 /* The one caller is the hit's size check (stages/4_hit.h): a record over TPOINT_MAX_PAYLOAD. */
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
-	writer_count_lost_index(ev->index, 1);
+	tp_writer_count_lost_index(ev->index, 1);
 	if (ev->index < TPOINT_MAX_EVENTS &&
 	    __atomic_fetch_add(&too_big[ev->index], 1, __ATOMIC_RELAXED) == 0)
 		tp_debug("event %s:%s: a record larger than %u bytes (TPOINT_MAX_PAYLOAD, a page "
@@ -406,7 +406,7 @@ static uint32_t current_cpu(uint32_t key)
  */
 static void count_overwritten(struct pool *pool, uint32_t idx)
 {
-	const char *page = pool_page(pool, idx);
+	const char *page = tp_pool_page(pool, idx);
 	struct page_meta *m = &pool->meta[idx];
 	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
 	uint64_t old = __atomic_exchange_n(&m->spooled, (gen + 1) << 32, __ATOMIC_ACQ_REL);
@@ -415,10 +415,10 @@ static void count_overwritten(struct pool *pool, uint32_t idx)
 	uint64_t off = (uint32_t)(old >> 32) == (uint32_t)gen ? (uint32_t)old : 0;
 
 	if (off < commit)
-		writer_count_unrecorded(page + TPOINT_PAGE_HEADER + off, commit - off);
+		tp_writer_count_unrecorded(page + TPOINT_PAGE_HEADER + off, commit - off);
 }
 
-HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
+HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len)
 {
 	for (uint64_t off = 0; off + 8 <= len;) {
 		uint32_t w = *(const uint32_t *)(const void *)(records + off);
@@ -443,13 +443,13 @@ HIDDEN void writer_count_unrecorded(const char *records, uint64_t len)
  * that neither a snapshot nor a salvage of the pool takes them for pages with records; a
  * new generation makes a snapshot that is copying one right now drop its copy, as
  * take_page() does. The oldest, so it waits for a producer preempted inside its push
- * (pool_take_oldest_full_run()) rather than drop events while older pages are kept. One
+ * (tp_pool_take_oldest_full_run()) rather than drop events while older pages are kept. One
  * page at a time, two writers paid two trips to the shared queues a page: 21-23 ns an event
  * where one writer took 15-18, in a throwaway driver wrapping a 256 MiB pool.
  */
 static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
 {
-	uint32_t n = pool_take_oldest_full_run(pool, pages, want);
+	uint32_t n = tp_pool_take_oldest_full_run(pool, pages, want);
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct page_meta *m = &pool->meta[pages[i]];
@@ -493,10 +493,10 @@ static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t cpu
 	hand_in(pool, r);
 	r->epoch = pool->epoch;
 	r->next = r->count = 0;
-	if (pool_free_estimate(pool) > pool->npages / 2 ||
+	if (tp_pool_free_estimate(pool) > pool->npages / 2 ||
 	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		want = pool->npages / 64 < max ? pool->npages / 64 + 1 : max;
-	r->count = pool_take_free_run(pool, cpu, r->pages, want);
+	r->count = tp_pool_take_free_run(pool, cpu, r->pages, want);
 	if (!r->count && __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		r->count = take_back_run(pool, r->pages, want);
 	if (!r->count)
@@ -539,9 +539,9 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	/* Relaxed: tpoint_set_mode() may switch a running recording's pool. */
 	if (!reserve_take(pool, &rec->reserve[level], cpu, &idx) &&
 	    (__atomic_load_n(&pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_BLOCK ||
-	     !pool_wait_free(pool, cpu, &idx)))
+	     !tp_pool_wait_free(pool, cpu, &idx)))
 		return false;
-	page = pool_page(pool, idx);
+	page = tp_pool_page(pool, idx);
 	m = &pool->meta[idx];
 	/*
 	 * A new generation before the page changes: a snapshot that copies pages compares the
@@ -666,7 +666,7 @@ static __attribute__((noinline)) int reject_checked(struct tpoint_event *ev,
 						    const struct filter *f, const void *rec,
 						    uint32_t size)
 {
-	if (filter_match_checked(f, rec, size))
+	if (tp_filter_match_checked(f, rec, size))
 		return 0;
 	return take_back(ev, rec);
 }

@@ -399,7 +399,7 @@ static const char *verdicts(const struct filter *f, char out[5])
 		int m = filter_match(f, recs[i], rec_sizes[i]);
 
 		/* The inline loop and the checked one must agree: 'X' when they do not. */
-		out[i] = m == filter_match_checked(f, recs[i], rec_sizes[i]) ? '0' + m : 'X';
+		out[i] = m == tp_filter_match_checked(f, recs[i], rec_sizes[i]) ? '0' + m : 'X';
 	}
 	out[4] = 0;
 	return out;
@@ -410,8 +410,8 @@ static void test_matches(void)
 	for (size_t i = 0; i < sizeof(match_cases) / sizeof(match_cases[0]); i++) {
 		struct filter *f = NULL, *g = NULL;
 		char err[256], got[5], again[5];
-		int rc = filter_compile(match_cases[i].expr, EVENT, fields, NFIELDS, &f, err,
-					sizeof(err));
+		int rc = tp_filter_compile(match_cases[i].expr, EVENT, fields, NFIELDS, &f, err,
+					   sizeof(err));
 
 		if (rc) {
 			check(0, "compile '%s': %s", vis(match_cases[i].expr), err);
@@ -421,13 +421,14 @@ static void test_matches(void)
 		check(!strcmp(got, match_cases[i].want), "'%s' on r0..r3: %s (want %s)",
 		      vis(match_cases[i].expr), got, match_cases[i].want);
 		/* The canonical text must compile to the same filter. */
-		rc = filter_compile(filter_text(f), EVENT, fields, NFIELDS, &g, err, sizeof(err));
-		check(!rc && !strcmp(filter_text(g), filter_text(f)) &&
+		rc = tp_filter_compile(tp_filter_text(f), EVENT, fields, NFIELDS, &g, err,
+				       sizeof(err));
+		check(!rc && !strcmp(tp_filter_text(g), tp_filter_text(f)) &&
 			      !strcmp(verdicts(g, again), got),
 		      "'%s' round-trips through its text '%s'", vis(match_cases[i].expr),
-		      filter_text(f));
-		filter_free(f);
-		filter_free(g);
+		      tp_filter_text(f));
+		tp_filter_free(f);
+		tp_filter_free(g);
 	}
 }
 
@@ -513,7 +514,7 @@ static void sweep_fields(const struct filter_field *fl, size_t nfl, uint32_t rec
 				else
 					snprintf(expr, sizeof(expr), "%s %s %" PRIu64, x->name,
 						 num_ops[op], k);
-				if (filter_compile(expr, EVENT, fl, nfl, &f, err, sizeof(err))) {
+				if (tp_filter_compile(expr, EVENT, fl, nfl, &f, err, sizeof(err))) {
 					check(0, "sweep: compile '%s': %s", expr, err);
 					continue;
 				}
@@ -530,7 +531,7 @@ static void sweep_fields(const struct filter_field *fl, size_t nfl, uint32_t rec
 					memcpy(rec + x->offset, &v, x->size);
 					want = num_expect(op, x->is_signed, v, k);
 					got = filter_match(f, rec, recsize);
-					slow = filter_match_checked(f, rec, recsize);
+					slow = tp_filter_match_checked(f, rec, recsize);
 					cases++;
 					if (got == want && slow == want)
 						continue;
@@ -539,7 +540,7 @@ static void sweep_fields(const struct filter_field *fl, size_t nfl, uint32_t rec
 							 "'%s' with %s = 0x%" PRIx64 ": %d/%d, want %d",
 							 expr, x->name, v, got, slow, want);
 				}
-				filter_free(f);
+				tp_filter_free(f);
 			}
 		}
 		check(!bad, "%s: %lu operator, constant and value cases agree with C%s%s", x->name,
@@ -567,7 +568,7 @@ static void test_globs(void)
 		sp.path = glob_cases[i].str;
 		size = make_rec(&sp, &rec);
 		snprintf(expr, sizeof(expr), "path ~ \"%s\"", glob_cases[i].pattern);
-		rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+		rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 		if (rc) {
 			check(0, "compile '%s': %s", expr, err);
 		} else {
@@ -576,7 +577,7 @@ static void test_globs(void)
 			check(got == glob_cases[i].want, "'%s' ~ '%s': %d", glob_cases[i].str,
 			      glob_cases[i].pattern, got);
 		}
-		filter_free(f);
+		tp_filter_free(f);
 		free(rec);
 	}
 }
@@ -586,13 +587,13 @@ static void test_texts(void)
 	for (size_t i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
 		struct filter *f = NULL;
 		char err[256];
-		int rc = filter_compile(text_cases[i].expr, EVENT, fields, NFIELDS, &f, err,
-					sizeof(err));
+		int rc = tp_filter_compile(text_cases[i].expr, EVENT, fields, NFIELDS, &f, err,
+					   sizeof(err));
 
-		check(!rc && !strcmp(filter_text(f), text_cases[i].text), "text of '%s': '%s'",
-		      text_cases[i].expr, rc ? err : filter_text(f));
+		check(!rc && !strcmp(tp_filter_text(f), text_cases[i].text), "text of '%s': '%s'",
+		      text_cases[i].expr, rc ? err : tp_filter_text(f));
 		if (!rc)
-			filter_free(f);
+			tp_filter_free(f);
 	}
 }
 
@@ -604,13 +605,13 @@ static void expect_error(const char *expr, const char *event, const struct filte
 	int rc;
 
 	memset(err, 'X', sizeof(err));
-	rc = filter_compile(expr, event, fl, n, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, event, fl, n, &f, err, sizeof(err));
 	check(rc == -EINVAL && !f && !strcmp(err, msg), "'%.60s%s' fails: %s", vis(expr),
 	      strlen(expr) > 60 ? "..." : "", rc ? err : "(compiled)");
 	if (rc != -EINVAL || strcmp(err, msg))
 		printf("    want: %s\n", msg);
 	if (!rc)
-		filter_free(f);
+		tp_filter_free(f);
 }
 
 static void test_errors(void)
@@ -644,14 +645,14 @@ static void test_errors(void)
 		     "field 'arr' has a layout filters cannot read (kind 1, size 0)");
 
 	/* A short buffer gets a cut message, still terminated; none at all is fine too. */
-	rc = filter_compile("u8 == 12x", EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile("u8 == 12x", EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	check(rc == -EINVAL && !strcmp(err, "'12x' is not a "), "short err buffer: '%s'", err);
-	rc = filter_compile("nope == 1", EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile("nope == 1", EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	check(rc == -EINVAL && strlen(err) == sizeof(err) - 1, "short buffer, field list: '%s'",
 	      err);
-	rc = filter_compile("u8 == 12x", EVENT, fields, NFIELDS, &f, NULL, 0);
+	rc = tp_filter_compile("u8 == 12x", EVENT, fields, NFIELDS, &f, NULL, 0);
 	check(rc == -EINVAL && !f, "no err buffer: %d", rc);
-	rc = filter_compile(NULL, EVENT, fields, NFIELDS, &f, NULL, 0);
+	rc = tp_filter_compile(NULL, EVENT, fields, NFIELDS, &f, NULL, 0);
 	check(rc == -EINVAL && !f, "NULL expression: %d", rc);
 }
 
@@ -671,13 +672,13 @@ static void test_limits(void)
 		for (int i = 0; i < depth; i++)
 			expr[n++] = ')';
 		expr[n] = 0;
-		rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+		rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 		if (depth == 64) {
 			check(!rc && !strcmp(verdicts(f, got), "1000") &&
-				      !strcmp(filter_text(f), "u8 == 3"),
+				      !strcmp(tp_filter_text(f), "u8 == 3"),
 			      "64 parentheses deep: %s", rc ? err : got);
 			if (!rc)
-				filter_free(f);
+				tp_filter_free(f);
 		} else {
 			check(rc == -EINVAL &&
 				      !strcmp(err, "nesting too deep at column 65: at most 64 "
@@ -691,17 +692,18 @@ static void test_limits(void)
 	 */
 	memset(expr, '!', 64);
 	strcpy(expr + 64, "u8 == 3");
-	rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	check(!rc && !strcmp(verdicts(f, got), "1000"), "64 '!': %s", rc ? err : got);
 	if (!rc) {
 		struct filter *g;
 
-		rc = filter_compile(filter_text(f), EVENT, fields, NFIELDS, &g, err, sizeof(err));
-		check(!rc && !strcmp(filter_text(g), filter_text(f)), "64 '!' round-trip: %s",
-		      rc ? err : filter_text(g));
+		rc = tp_filter_compile(tp_filter_text(f), EVENT, fields, NFIELDS, &g, err,
+				       sizeof(err));
+		check(!rc && !strcmp(tp_filter_text(g), tp_filter_text(f)), "64 '!' round-trip: %s",
+		      rc ? err : tp_filter_text(g));
 		if (!rc)
-			filter_free(g);
-		filter_free(f);
+			tp_filter_free(g);
+		tp_filter_free(f);
 	}
 	for (int depth = 64; depth <= 65; depth++) {
 		n = 0;
@@ -711,12 +713,12 @@ static void test_limits(void)
 		for (int i = 0; i < depth; i++)
 			expr[n++] = ')';
 		expr[n] = 0;
-		rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+		rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 		if (depth == 64) {
 			check(!rc && !strcmp(verdicts(f, got), "1000"), "64 '!(' deep: %s",
 			      rc ? err : got);
 			if (!rc)
-				filter_free(f);
+				tp_filter_free(f);
 		} else {
 			check(rc == -EINVAL &&
 				      !strcmp(err, "nesting too deep at column 129: at most 64 "
@@ -726,7 +728,7 @@ static void test_limits(void)
 	}
 	memset(expr, '!', 65);
 	strcpy(expr + 65, "u8 == 3");
-	rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	check(rc == -EINVAL && !strcmp(err, "nesting too deep at column 65: at most 64 levels "
 					    "of '(' and '!'"),
 	      "65 '!': %s", err);
@@ -735,13 +737,13 @@ static void test_limits(void)
 	memset(expr, ' ', FILTER_MAX_LEN + 1);
 	memcpy(expr, "u8 == 3", 7);
 	expr[FILTER_MAX_LEN] = 0;
-	rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	check(!rc, "%d bytes compile: %s", FILTER_MAX_LEN, rc ? err : "ok");
 	if (!rc)
-		filter_free(f);
+		tp_filter_free(f);
 	expr[FILTER_MAX_LEN] = ' ';
 	expr[FILTER_MAX_LEN + 1] = 0;
-	rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	check(rc == -EINVAL && !strcmp(err, "filter expression longer than 4096 bytes"),
 	      "%d bytes: %s", FILTER_MAX_LEN + 1, err);
 
@@ -752,11 +754,11 @@ static void test_limits(void)
 			n += sprintf(expr + n, "%su8 == %d", n ? (and ? "&&" : "||") : "",
 				     and ? 3 : (int)(n % 200) + 5);
 		n += sprintf(expr + n, and ? "&&s8<0" : "||u8==3");
-		rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+		rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 		check(!rc && !strcmp(verdicts(f, got), "1000"), "%zu-byte %s chain: %s", n,
 		      and ? "&&" : "||", rc ? err : got);
 		if (!rc)
-			filter_free(f);
+			tp_filter_free(f);
 	}
 
 	/* A long pattern of many '*' against a long string stays correct. */
@@ -764,7 +766,7 @@ static void test_limits(void)
 	for (int i = 0; i < 300; i++)
 		n += sprintf(expr + n, "*a");
 	n += sprintf(expr + n, "*b\"");
-	rc = filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 	if (!rc) {
 		struct recspec sp = specs[0];
 		char *s = malloc(4001);
@@ -784,7 +786,7 @@ static void test_limits(void)
 		free(rec);
 		free(s);
 		check(m1 == 0 && m2 == 1, "300 stars over 4000 bytes: %d %d", m1, m2);
-		filter_free(f);
+		tp_filter_free(f);
 	} else {
 		check(0, "300 stars: %s", err);
 	}
@@ -824,11 +826,11 @@ static void test_damaged(void)
 		r.path = locs[i].loc;
 		memcpy(rec, &r, sizeof(r));
 		memcpy(rec + sizeof(r), "abc", 3);
-		rc = filter_compile(locs[i].expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+		rc = tp_filter_compile(locs[i].expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 		check(!rc && filter_match(f, rec, size) == locs[i].want,
 		      "data_loc 0x%08x, '%s': %d", locs[i].loc, locs[i].expr, locs[i].want);
 		if (!rc)
-			filter_free(f);
+			tp_filter_free(f);
 		free(rec);
 	}
 
@@ -859,11 +861,11 @@ static void test_damaged(void)
 		int rc;
 
 		memcpy(rec, recs[0], cuts[i].size);
-		rc = filter_compile(cuts[i].expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
+		rc = tp_filter_compile(cuts[i].expr, EVENT, fields, NFIELDS, &f, err, sizeof(err));
 		check(!rc && filter_match(f, rec, cuts[i].size) == cuts[i].want,
 		      "record cut to %u bytes, '%s': %d", cuts[i].size, cuts[i].expr, cuts[i].want);
 		if (!rc)
-			filter_free(f);
+			tp_filter_free(f);
 		free(rec);
 	}
 }
@@ -883,8 +885,8 @@ static void test_signal(void)
 	struct sigaction sa;
 	struct filter *f;
 	char err[256];
-	int rc = filter_compile("comm ~ \"kworker/*\" && u8 & 1", EVENT, fields, NFIELDS, &f,
-				err, sizeof(err));
+	int rc = tp_filter_compile("comm ~ \"kworker/*\" && u8 & 1", EVENT, fields, NFIELDS, &f,
+				   err, sizeof(err));
 
 	if (rc) {
 		check(0, "compile for the signal test: %s", err);
@@ -898,7 +900,7 @@ static void test_signal(void)
 	raise(SIGUSR1);
 	check(sig_result == 1, "match inside a signal handler: %d", (int)sig_result);
 	signal(SIGUSR1, SIG_DFL);
-	filter_free(f);
+	tp_filter_free(f);
 }
 
 int main(void)

@@ -104,7 +104,7 @@ static int decode_each(const uint8_t *p, size_t size, uint32_t n, uint32_t lag,
 		int rc;
 
 		memset(back, 0xa5, sizeof(back));
-		rc = pack_decode_with(expanders[e], p, size, n, lag, back);
+		rc = tp_pack_decode_with(expanders[e], p, size, n, lag, back);
 		good += want ? rc == 0 && !memcmp(back, want, n) : rc < 0;
 	}
 	return good;
@@ -137,16 +137,16 @@ int main(void)
 	int fails = 0, cases = 0;
 	size_t psize, total_in = 0, total_out = 0;
 
-	expanders[nexp++] = pack_expand_portable;
-	packers[npack++] = pack_portable;
+	expanders[nexp++] = tp_pack_expand_portable;
+	packers[npack++] = tp_pack_portable;
 #ifdef PACK_ARCH
-	if (pack_arch_expander())
-		expanders[nexp++] = pack_arch_expander();
-	if (pack_arch_encoder())
-		packers[npack++] = pack_arch_encoder();
+	if (tp_pack_arch_expander())
+		expanders[nexp++] = tp_pack_arch_expander();
+	if (tp_pack_arch_encoder())
+		packers[npack++] = tp_pack_arch_encoder();
 #endif
-	CHECK(pack_encoder() == packers[npack - 1], "pack_encoder() picks the machine's packer "
-	      "where it has one, else the portable one");
+	CHECK(tp_pack_encoder() == packers[npack - 1],
+	      "tp_pack_encoder() picks the machine's packer where it has one, else the portable one");
 	tu_note("packers and expanders: the portable ones%s", nexp > 1 || npack > 1 ?
 		" and the machine's" : " (this machine has none of its own)");
 	for (uint32_t n = 0; n <= MAXN && fails < 5; n += n < 400 ? 8 : 488) {
@@ -160,9 +160,9 @@ int main(void)
 	}
 	for (int r = 0; r < 200 && fails < 5; r++) {
 		page_like(in, MAXN);
-		fails += one(MAXN, pack_lag((const char *)in, MAXN), "a page");
+		fails += one(MAXN, tp_pack_lag((const char *)in, MAXN), "a page");
 		total_in += MAXN;
-		total_out += ref_pack(in, MAXN, pack_lag((const char *)in, MAXN), ref);
+		total_out += ref_pack(in, MAXN, tp_pack_lag((const char *)in, MAXN), ref);
 		cases++;
 	}
 	CHECK(fails == 0, "%d cases agree and unpack", cases);
@@ -170,11 +170,11 @@ int main(void)
 
 	/* The lag: the first record's length, else 8. */
 	page_like(in, MAXN);
-	CHECK(pack_lag((const char *)in, MAXN) == 40 || pack_lag((const char *)in, MAXN) == 72,
-	      "lag of records: %u", pack_lag((const char *)in, MAXN));
-	CHECK(pack_lag((const char *)in, 4) == 8, "lag of too few bytes: 8");
+	CHECK(tp_pack_lag((const char *)in, MAXN) == 40 || tp_pack_lag((const char *)in, MAXN) == 72,
+	      "lag of records: %u", tp_pack_lag((const char *)in, MAXN));
+	CHECK(tp_pack_lag((const char *)in, 4) == 8, "lag of too few bytes: 8");
 	memset(in, 0xff, 8);
-	CHECK(pack_lag((const char *)in, MAXN) == 8, "lag of a record of no sane length: 8");
+	CHECK(tp_pack_lag((const char *)in, MAXN) == 8, "lag of a record of no sane length: 8");
 
 	/* Damaged: every cut, a stray bit, bytes left over, no lag. */
 	page_like(in, 1000);
@@ -221,7 +221,7 @@ int main(void)
 	CHECK(decode_each(ref, psize, 996, 40, NULL) == nexp, "a length of no whole words: "
 	      "refused");
 	CHECK(decode_each(ref, psize, 1000, 40, in) == nexp, "the undamaged packing unpacks");
-	CHECK(pack_decode(ref, psize, 1000, 40, back) == 0 && !memcmp(back, in, 1000),
-	      "and pack_decode() picks an expander that unpacks it");
+	CHECK(tp_pack_decode(ref, psize, 1000, 40, back) == 0 && !memcmp(back, in, 1000),
+	      "and tp_pack_decode() picks an expander that unpacks it");
 	return tu_finish();
 }

@@ -8,7 +8,7 @@
  * one run of the 64 KiB overwrite case in 170; 20318 records dropped in that one).
  *
  * The preempted producer is made here, deterministically: the test claims a cell itself (the
- * tail's CAS, as mpmc_push_run() does it) and fills it later. pool_take_oldest_full_run(),
+ * tail's CAS, as mpmc_push_run() does it) and fills it later. tp_pool_take_oldest_full_run(),
  * what a writer of overwrite mode takes back pages with, must wait for the cell, not report
  * an empty queue: alone, it gives up after its bound (10 ms) and no sooner; with the cell
  * filled by another thread meanwhile, it returns that page, and the queue's order is kept.
@@ -63,26 +63,26 @@ int main(void)
 	pthread_t th;
 	uint64_t t0, waited;
 
-	REQUIRE(pool_make(&pool, 16 * TPOINT_PAGE_SIZE, TPOINT_MODE_OVERWRITE, false) == 0,
+	REQUIRE(tp_pool_make(&pool, 16 * TPOINT_PAGE_SIZE, TPOINT_MODE_OVERWRITE, false) == 0,
 		"a pool of 16 pages");
-	while (n < 16 && pool_take_free(&pool, 0, &pages[n]))
+	while (n < 16 && tp_pool_take_free(&pool, 0, &pages[n]))
 		n++;
 	REQUIRE(n == 16, "all 16 pages taken, got %u", n);
 
 	/* Full: pages 0-3 queued; a producer claims the next cell with page 4 and stalls;
 	 * pages 5-7 are queued behind it. */
-	REQUIRE(pool_put_full_run(&pool, pages, 4) == 4, "pages 0-3 queued");
+	REQUIRE(tp_pool_put_full_run(&pool, pages, 4) == 4, "pages 0-3 queued");
 	claimed = claim_cell(pool.full_q);
 	stalled_page = pages[4];
-	REQUIRE(pool_put_full_run(&pool, pages + 5, 3) == 3, "pages 5-7 queued");
+	REQUIRE(tp_pool_put_full_run(&pool, pages + 5, 3) == 3, "pages 5-7 queued");
 
 	/* The oldest four are taken back; the stalled cell is now at the head. */
-	CHECK(pool_take_oldest_full_run(&pool, got, 8) == 4 && got[0] == pages[0] &&
+	CHECK(tp_pool_take_oldest_full_run(&pool, got, 8) == 4 && got[0] == pages[0] &&
 	      got[3] == pages[3], "the four pages before the stalled cell, in order");
 
 	/* Nobody fills the cell: a writer waits its bound, then goes without a page. */
 	t0 = tu_mono_ns();
-	n = pool_take_oldest_full_run(&pool, got, 1);
+	n = tp_pool_take_oldest_full_run(&pool, got, 1);
 	waited = tu_mono_ns() - t0;
 	CHECK(n == 0, "no page while the head cell stays unfilled, got %u", n);
 	CHECK(waited >= 5000000, "waited %.3f ms for the stalled producer before giving up "
@@ -93,13 +93,13 @@ int main(void)
 	REQUIRE(pthread_create(&th, NULL, producer_resumes, NULL) == 0, "pthread_create");
 	n = 0;
 	for (int tries = 0; tries < 100 && !n; tries++) /* each try waits 10 ms at most */
-		n = pool_take_oldest_full_run(&pool, got, 1);
+		n = tp_pool_take_oldest_full_run(&pool, got, 1);
 	pthread_join(th, NULL);
 	CHECK(n == 1 && got[0] == stalled_page, "the stalled producer's page (%u) once it is "
 	      "filled, got %u pages, the first %u", stalled_page, n, n ? got[0] : 0);
-	CHECK(pool_take_oldest_full_run(&pool, got, 8) == 3 && got[0] == pages[5] &&
+	CHECK(tp_pool_take_oldest_full_run(&pool, got, 8) == 3 && got[0] == pages[5] &&
 	      got[2] == pages[7], "then the three queued behind it, in order");
-	CHECK(pool_take_oldest_full_run(&pool, got, 8) == 0, "nothing from an empty queue");
-	pool_destroy(&pool);
+	CHECK(tp_pool_take_oldest_full_run(&pool, got, 8) == 0, "nothing from an empty queue");
+	tp_pool_destroy(&pool);
 	return tu_finish();
 }

@@ -31,7 +31,7 @@
 /*
  * LeakSanitizer (make check SANITIZE=1) reads its built-in suppressions from this hook in
  * the executable. Only what the library leaks on purpose, as its comments say:
- *	pool_create		a stopped recording's pool stays mapped, since a preempted writer
+ *	tp_pool_create		a stopped recording's pool stays mapped, since a preempted writer
  *				may still store into its page (lib/session.c, stop_locked)
  *	start_locked		the same pool's struct and queues; a forked child drops its copy of
  *				the parent's (lib/session.c, fork_child)
@@ -49,7 +49,7 @@ __attribute__((used, visibility("default"))) const char *__lsan_default_suppress
 	/* Kept on purpose (see session.c stop_locked, registry.c probes and filters): a thread
 	 * may still be writing to a stopped recording's pool, walking an old probe set or
 	 * evaluating a replaced filter. */
-	return "leak:pool_create\n"
+	return "leak:tp_pool_create\n"
 	       "leak:start_locked\n"
 	       "leak:tpoint_probe_register\n"
 	       "leak:tpoint_probe_unregister\n"

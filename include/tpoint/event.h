@@ -252,7 +252,7 @@ static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev
 
 /*
  * One more in a counter of this thread's. Only its thread writes a counter, while others
- * read it (counters_sum()): a relaxed load and store, not a read-modify-write, so that the
+ * read it (tp_counters_sum()): a relaxed load and store, not a read-modify-write, so that the
  * readers' atomic loads race with nothing. clang makes them the one `addq $1, mem` of a
  * plain ++ on x86-64, and ldr/add/str on arm64 as for ++. gcc (12) makes them three
  * instructions on x86-64, no longer inlines tpoint_count_recorded(), and kept as one add in

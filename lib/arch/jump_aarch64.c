@@ -13,8 +13,8 @@
 #define INSN_NOP 0xd503201fu
 #define INSN_B 0x14000000u
 
-void jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
-		    bool on)
+void tp_jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
+		       bool on)
 {
 	uint32_t insn = INSN_NOP;
 
@@ -23,7 +23,7 @@ void jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint
 	memcpy(out, &insn, sizeof(insn));
 }
 
-int jump_arch_init(char *why, size_t len)
+int tp_jump_arch_init(char *why, size_t len)
 {
 	(void)why;
 	(void)len;
@@ -31,17 +31,17 @@ int jump_arch_init(char *why, size_t len)
 }
 
 /* No trap: B and NOP replace each other in one store. */
-uint64_t jump_arch_traps(void)
+uint64_t tp_jump_arch_traps(void)
 {
 	return 0;
 }
 
-void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
+void tp_jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t insn;
 
-		jump_arch_insn((uint8_t *)&insn, p[i].site, p[i].target, p[i].on);
+		tp_jump_arch_insn((uint8_t *)&insn, p[i].site, p[i].target, p[i].on);
 		__atomic_store_n((uint32_t *)(void *)p[i].site, insn, __ATOMIC_RELAXED);
 		__builtin___clear_cache((char *)p[i].site, (char *)p[i].site + JUMP_INSN_SIZE);
 	}

@@ -43,8 +43,8 @@ static struct sigaction prev_action;
 static uint64_t traps;
 static void on_sigtrap(int sig, siginfo_t *si, void *ctx);
 
-void jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
-		    bool on)
+void tp_jump_arch_insn(uint8_t out[JUMP_INSN_SIZE], const uint8_t *site, const uint8_t *target,
+		       bool on)
 {
 	if (!on) {
 		memcpy(out, nop5, sizeof(nop5));
@@ -78,7 +78,7 @@ fail:
 	return -errno;
 }
 
-int jump_arch_init(char *why, size_t len)
+int tp_jump_arch_init(char *why, size_t len)
 {
 	return install_handler(why, len);
 }
@@ -102,7 +102,7 @@ int jump_arch_init(char *why, size_t len)
 #define code_store(p, v, order) __atomic_store_n(p, v, order)
 #endif
 
-void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
+void tp_jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 {
 	uint8_t insn[JUMP_ARCH_BATCH][JUMP_INSN_SIZE];
 	char why[128];
@@ -117,7 +117,7 @@ void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 
 		__atomic_store_n(&recent_next, slot + 1, __ATOMIC_RELAXED);
 
-		jump_arch_insn(insn[i], p[i].site, p[i].target, p[i].on);
+		tp_jump_arch_insn(insn[i], p[i].site, p[i].target, p[i].on);
 		__atomic_store_n(&r->site, NULL, __ATOMIC_RELEASE);
 		/* Atomic: a handler may read an entry that is being reused (1024 patches on). */
 		__atomic_store_n(&r->resume, p[i].on ? p[i].target : p[i].site + JUMP_INSN_SIZE,
@@ -135,7 +135,7 @@ void jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void))
 	sync();
 }
 
-uint64_t jump_arch_traps(void)
+uint64_t tp_jump_arch_traps(void)
 {
 	return __atomic_load_n(&traps, __ATOMIC_RELAXED);
 }

@@ -91,12 +91,12 @@ static int has_avx512_packing(void)
 	       __builtin_cpu_supports("bmi2");
 }
 
-pack_fn pack_arch_encoder(void)
+pack_fn tp_pack_arch_encoder(void)
 {
 	return has_avx512_packing() ? pack_avx512 : NULL;
 }
 
-pack_expand_fn pack_arch_expander(void)
+pack_expand_fn tp_pack_arch_expander(void)
 {
 	return has_avx512_packing() ? expand_avx512 : NULL;
 }

@@ -84,12 +84,12 @@ static void fail(const char *what, const char *expr)
 	abort();
 }
 
-/* filter_match(), checked against filter_match_checked(): the two loops must agree. */
+/* filter_match(), checked against tp_filter_match_checked(): the two loops must agree. */
 static int match(const struct filter *f, const void *rec, uint32_t size, const char *expr)
 {
 	int m = filter_match(f, rec, size);
 
-	if (m != filter_match_checked(f, rec, size))
+	if (m != tp_filter_match_checked(f, rec, size))
 		fail("the inline and the checked loops disagree", expr);
 	return m;
 }
@@ -127,14 +127,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	memset(err, 'X', sizeof(err));
-	rc = filter_compile(expr, "fuzz:rec", fields, NFIELDS, &f, err, sizeof(err));
+	rc = tp_filter_compile(expr, "fuzz:rec", fields, NFIELDS, &f, err, sizeof(err));
 	if (rc) {
 		if ((rc != -EINVAL && rc != -ENOMEM) || f)
 			fail("bad error return", expr);
 		if (!memchr(err, 0, sizeof(err)) || !err[0] || strchr(err, '\n'))
 			fail("error message empty, unterminated or not one line", expr);
 	} else {
-		const char *text = filter_text(f);
+		const char *text = tp_filter_text(f);
 		int m_rec = rec ? match(f, rec, rsize, expr) : 0;
 		int m_fix = match(f, fixed_rec, sizeof(fixed_rec), expr);
 		uint32_t cut = (uint32_t)(elen % sizeof(fixed_rec)); /* a truncated record */
@@ -143,11 +143,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((m_rec | m_fix | m_cut) & ~1)
 			fail("verdict not 0 or 1", expr);
 		if (strlen(text) <= FILTER_MAX_LEN) {
-			rc = filter_compile(text, "fuzz:rec", fields, NFIELDS, &g, err,
-					    sizeof(err));
+			rc = tp_filter_compile(text, "fuzz:rec", fields, NFIELDS, &g, err,
+					       sizeof(err));
 			if (rc)
 				fail(err, expr);
-			if (strcmp(filter_text(g), text))
+			if (strcmp(tp_filter_text(g), text))
 				fail("canonical text changed when compiled again", expr);
 			if ((rec && match(g, rec, rsize, expr) != m_rec) ||
 			    match(g, fixed_rec, sizeof(fixed_rec), expr) != m_fix ||
@@ -155,8 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fail("canonical text matches differently", expr);
 		}
 	}
-	filter_free(f);
-	filter_free(g);
+	tp_filter_free(f);
+	tp_filter_free(g);
 	free(rec);
 	free(expr);
 	return 0;

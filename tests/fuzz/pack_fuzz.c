@@ -30,15 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	pack_expand_fn expanders[2] = { pack_expand_portable, NULL };
-	pack_fn packers[2] = { pack_portable, NULL };
+	pack_expand_fn expanders[2] = { tp_pack_expand_portable, NULL };
+	pack_fn packers[2] = { tp_pack_portable, NULL };
 	size_t rsize[2] = { 0, 0 };
 	uint16_t n16, lag16;
 	int verdict = 0;
 
 #ifdef PACK_ARCH
-	expanders[1] = pack_arch_expander();
-	packers[1] = pack_arch_encoder();
+	expanders[1] = tp_pack_arch_expander();
+	packers[1] = tp_pack_arch_encoder();
 #endif
 	if (size < 4)
 		return 0;
@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(packed, data + 4, psize);
 	for (int e = 0; e < 2 && expanders[e]; e++) {
 		uint8_t *to = e ? again : out;
-		int rc = pack_decode_with(expanders[e], packed, psize, n, lag, to);
+		int rc = tp_pack_decode_with(expanders[e], packed, psize, n, lag, to);
 
 		if (e && (rc != verdict || (rc == 0 && memcmp(out, again, n))))
 			abort(); /* the expanders disagree */
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (int k = 0; verdict == 0 && k < 2 && packers[k]; k++) {
 		rsize[k] = packers[k](out, n, lag, repacked[k]);
-		if (rsize[k] > psize || pack_decode(repacked[k], rsize[k], n, lag, again) < 0 ||
+		if (rsize[k] > psize || tp_pack_decode(repacked[k], rsize[k], n, lag, again) < 0 ||
 		    memcmp(out, again, n))
 			abort(); /* the packer does not give back what it was given */
 		if (k && (rsize[k] != rsize[0] || memcmp(repacked[k], repacked[0], rsize[0])))

@@ -2,7 +2,7 @@
 /*
  * spool_fuzz - libFuzzer harness for the spool reader: `tpoint record --assemble` turning
  * spools found on disk into a trace.dat (lib/tracedat.c, read_spool() and
- * tracedat_from_spools(), with the page decoding of lib/page.c and lib/pack.c behind it).
+ * tp_tracedat_from_spools(), with the page decoding of lib/page.c and lib/pack.c behind it).
  * Built by tests/fuzz/run.sh with the tool's library files.
  *
  * An input is one spool file as a traced program writes it, or several laid end to end:
@@ -186,15 +186,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char err[512];
 		int rc;
 
-		rc = pass ? tracedat_from_spools_select(out_path, paths, n, &sel, &res, err,
+		rc = pass ? tp_tracedat_from_spools_select(out_path, paths, n, &sel, &res, err,
 							  sizeof(err))
-			  : tracedat_from_spools(out_path, paths, n, &res, err, sizeof(err));
+			  : tp_tracedat_from_spools(out_path, paths, n, &res, err, sizeof(err));
 		if (rc == 0) {
 			check_output();
-			tracedat_result_free(&res);
+			tp_tracedat_result_free(&res);
 		} else if (rc != -ENOMEM) {
 			/* Damage is said and skipped: only memory ends the whole file. */
-			fprintf(stderr, "tracedat_from_spools: %d: %s\n", rc, err);
+			fprintf(stderr, "tp_tracedat_from_spools: %d: %s\n", rc, err);
 			abort();
 		}
 	}

@@ -193,7 +193,7 @@ int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 	ctl_close(&a->conn);
 	if (ret >= 0)
 		return 0;
-	if (!pid_gone(a->pid))
+	if (!tp_pid_gone(a->pid))
 		return ret; /* alive, and said no */
 	/* Gone. If it exited, its spool is complete and salvage finds nothing more. */
 	if (a->pool_fd < 0) {
@@ -202,8 +202,8 @@ int attach_finish(struct attach *a, bool *salvaged, char *err, size_t errlen)
 		return 0;
 	}
 	*salvaged = true;
-	return spool_salvage_fd(a->spool_fd, a->spool, a->pool_fd, a->pool_len, a->npages,
-				a->meta_off, &added, err, errlen);
+	return tp_spool_salvage_fd(a->spool_fd, a->spool, a->pool_fd, a->pool_len, a->npages,
+				   a->meta_off, &added, err, errlen);
 }
 
 void attach_cleanup(struct attach *a)

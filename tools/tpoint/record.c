@@ -372,7 +372,7 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	}
 	char warn[512];
 
-	if (tracedat_size_warning(res, warn, sizeof(warn)))
+	if (tp_tracedat_size_warning(res, warn, sizeof(warn)))
 		fprintf(stderr, "tpoint record: %s: %s\n", out, warn);
 }
 
@@ -393,7 +393,7 @@ static void pools_sweep(struct pools *ps, bool take)
 {
 	struct collected c;
 
-	while (take && ps->fd >= 0 && collect_next(ps->fd, &c) == 1) {
+	while (take && ps->fd >= 0 && tp_collect_next(ps->fd, &c) == 1) {
 		struct collected *v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
 
 		if (!v) {
@@ -408,14 +408,14 @@ static void pools_sweep(struct pools *ps, bool take)
 		char *base = NULL, *spool = NULL, err[512];
 		uint64_t added = 0;
 
-		if (!pid_gone(c->pid)) {
+		if (!tp_pid_gone(c->pid)) {
 			i++;
 			continue;
 		}
 		if (asprintf(&base, "%s/%d.spool", ps->dir, (int)c->pid) >= 0 &&
-		    (spool = handover_spool_name(base, c->gen)) && access(spool, F_OK) == 0 &&
-		    spool_salvage_memfd(spool, c->memfd, c->npages, c->meta_off, &added, err,
-					sizeof(err)) < 0)
+		    (spool = tp_handover_spool_name(base, c->gen)) && access(spool, F_OK) == 0 &&
+		    tp_spool_salvage_memfd(spool, c->memfd, c->npages, c->meta_off, &added, err,
+					   sizeof(err)) < 0)
 			fprintf(stderr, "tpoint record: process %d: %s\n", (int)c->pid, err);
 		ps->added += added;
 		free(spool);
@@ -517,14 +517,14 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 			"read from its buffer\n", (int)pid);
 	const char *spools[1] = { a.spool_ref }; /* what we opened, not its name */
 
-	if (tracedat_from_spools_select(out, spools, 1, &keep, &res, err, sizeof(err)) < 0) {
+	if (tp_tracedat_from_spools_select(out, spools, 1, &keep, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
 	}
 	tool_error_lines("record", "damaged: ", res.damage);
 	print_summary(out, &res, 1);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
-	tracedat_result_free(&res);
+	tp_tracedat_result_free(&res);
 out:
 	attach_cleanup(&a);
 	return ret;
@@ -549,8 +549,8 @@ static int record_assemble(const char *dir, const char *out)
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
 	}
-	if (tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
-				 sizeof(err)) < 0) {
+	if (tp_tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
+				    sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
@@ -567,7 +567,7 @@ static int record_assemble(const char *dir, const char *out)
 			unlink(spools[i]);
 		rmdir(dir);
 	}
-	tracedat_result_free(&res);
+	tp_tracedat_result_free(&res);
 	free_spools(spools, nspools);
 	return ret;
 }
@@ -645,7 +645,7 @@ int cmd_record(int argc, char **argv)
 	 * The file is written beside the output and renamed over it: that would replace a
 	 * device node (as root, /dev/null for everyone) or a link. Refused before anything runs.
 	 */
-	if (output_check(out, err, sizeof(err)) < 0) {
+	if (tp_output_check(out, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
@@ -669,8 +669,8 @@ int cmd_record(int argc, char **argv)
 	if (buffer) {
 		char why[256];
 
-		/* The library caps it (pool_size_fit()); this says so where the user looks. */
-		if (pool_size_fit(bytes, why, sizeof(why)) < bytes)
+		/* The library caps it (tp_pool_size_fit()); this says so where the user looks. */
+		if (tp_pool_size_fit(bytes, why, sizeof(why)) < bytes)
 			fprintf(stderr, "tpoint record: note: -b %s: %s; each process gets what it "
 				"can have (TPOINT_DEBUG=1 shows it)\n", buffer, why);
 	}
@@ -708,7 +708,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	struct pools ps = { .fd = -1, .dir = dirbuf };
-	int send_fd = collect_make(&ps.fd, false);
+	int send_fd = tp_collect_make(&ps.fd, false);
 
 	if (send_fd < 0)
 		fprintf(stderr, "tpoint record: note: no channel for the processes' buffers (%s): "
@@ -768,8 +768,8 @@ int cmd_record(int argc, char **argv)
 			   "(run it with TPOINT_DEBUG=1 to see why)", argv[optind]);
 		goto out;
 	}
-	if (tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
-				 sizeof(err)) < 0) {
+	if (tp_tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
+				    sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
@@ -822,7 +822,7 @@ int cmd_record(int argc, char **argv)
 			WEXITSTATUS(status));
 		ret = WEXITSTATUS(status);
 	}
-	tracedat_result_free(&res);
+	tp_tracedat_result_free(&res);
 out:
 	free_spools(spools, nspools);
 	if (!keep_dir)

@@ -176,7 +176,7 @@ static int compile(const char *expr, const char *system, const char *name, const
 		return -EINVAL;
 	}
 	snprintf(full, sizeof(full), "%s:%s", system, name);
-	ret = filter_compile(expr, full, fl.f, fl.n, f, err, errlen);
+	ret = tp_filter_compile(expr, full, fl.f, fl.n, f, err, errlen);
 	fields_free(&fl);
 	return ret;
 }
@@ -202,7 +202,7 @@ bool sel_event(const struct selection *s, const char *system, const char *name,
 			all = true;
 			continue;
 		}
-		filter_free(one);
+		tp_filter_free(one);
 		/* Selected by more than one -e: a record of any of them is kept. */
 		if (asprintf(&joined, "%s%s(%s)", expr ? expr : "", expr ? " || " : "",
 			     g->filter) < 0) {
@@ -289,7 +289,7 @@ static int check_group(const struct sel_group *g, const char *verb, const struct
 					 ev[i].system, ev[i].name);
 			} else if (compile(g->filter, ev[i].system, ev[i].name, fmt, &f, err,
 					   sizeof(err)) == 0) {
-				filter_free(f);
+				tp_filter_free(f);
 				ok += pass == 0;
 				continue;
 			}

@@ -42,7 +42,7 @@ const char *sel_globs(const struct selection *s);
 int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn, pid_t pid);
 /*
  * One event, by its tracefs format text: false when the selection leaves it out; else *f is
- * the filter its records must pass (NULL: all of them), the caller's to filter_free().
+ * the filter its records must pass (NULL: all of them), the caller's to tp_filter_free().
  */
 bool sel_event(const struct selection *s, const char *system, const char *name,
 	       const char *format, struct filter **f);

@@ -58,7 +58,7 @@ int cmd_snapshot(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* Only a regular file is replaced by the one written (lib/ownfile.c). */
-	if (output_check(out, err, sizeof(err)) < 0) {
+	if (tp_output_check(out, err, sizeof(err)) < 0) {
 		tool_error("snapshot", "%s", err);
 		return EXIT_FAIL;
 	}
@@ -82,17 +82,17 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	snprintf(ref, sizeof(ref), "/proc/self/fd/%d", fd);
 
-	if (tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
+	if (tp_tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
 		tool_error("snapshot", "%s", err);
 		goto out;
 	}
 	tool_error_lines("snapshot", "damaged: ", res.damage);
 	fprintf(stderr, "tpoint snapshot: %s: %llu events of process %d\n", out,
 		(unsigned long long)res.events, (int)pid);
-	if (tracedat_size_warning(&res, err, sizeof(err)))
+	if (tp_tracedat_size_warning(&res, err, sizeof(err)))
 		fprintf(stderr, "tpoint snapshot: %s: %s\n", out, err);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
-	tracedat_result_free(&res);
+	tp_tracedat_result_free(&res);
 out:
 	if (fd >= 0)
 		close(fd);

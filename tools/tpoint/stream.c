@@ -303,8 +303,8 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 		tool_error(VERB, "out of memory: the records of a page are left out");
 		return;
 	}
-	spool_iter_init(&it, type, body, size, unpacked);
-	while (spool_iter_next(&it, &clock, &data, &len)) {
+	tp_spool_iter_init(&it, type, body, size, unpacked);
+	while (tp_spool_iter_next(&it, &clock, &data, &len)) {
 		uint16_t id;
 
 		memcpy(&id, data, 2);
@@ -540,7 +540,7 @@ static int pump(struct streamer *st)
 	}
 	/* Taken after the read: every record read is older, so its time is interpolated. */
 	if (st->own_samples)
-		add_sample(st, clock_sample_now());
+		add_sample(st, tp_clock_sample_now());
 	if (!st->have_header) {
 		const struct spool_file_header *h = (const void *)st->buf;
 
@@ -559,7 +559,7 @@ static int pump(struct streamer *st)
 		st->have_header = true;
 		at = sizeof(*h);
 		if (st->own_samples)
-			add_sample(st, clock_sample_now());
+			add_sample(st, tp_clock_sample_now());
 	}
 	st->npend = 0;
 	while (at + sizeof(struct spool_chunk) <= st->len) {
@@ -769,7 +769,7 @@ out:
 		tep_free(st.tep);
 	}
 	for (size_t i = 0; st.notes && i < 0x10000; i++)
-		filter_free(st.notes[i].filter);
+		tp_filter_free(st.notes[i].filter);
 	free(st.notes);
 	for (size_t i = 0; i < st.nheld; i++)
 		free((char *)st.held[i].data);
