@@ -393,14 +393,15 @@ static void put_new_events(void)
  */
 void tp_spool_put_events(void)
 {
-	uint32_t before;
-
 	if (!sp.path)
 		return;
 	pthread_mutex_lock(&sp.io);
-	before = sp.events_written;
 	put_new_events();
-	if (sp.events_written != before && !sp.snapshot)
+	/*
+	 * Whatever the buffer holds goes out: the drain thread may have put the definitions
+	 * there itself, a pass before, to be written with its next batch.
+	 */
+	if (sp.used && !sp.snapshot)
 		flush_buf();
 	pthread_mutex_unlock(&sp.io);
 }
