@@ -21,6 +21,8 @@ WARN := -Wall -Wextra -Werror
 ifeq ($(SANITIZE),1)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 O := build-san
+# ASan makes the stress and report tests 3-5 times slower (stress_test: 3 min alone here).
+export TPOINT_TEST_TIMEOUT ?= 600
 endif
 # ThreadSanitizer (make check-tsan): clang's. gcc's refuses the seqlock's fences
 # (-Werror=tsan: it cannot model atomic_thread_fence; nor can clang's, which says nothing:

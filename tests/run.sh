@@ -3,6 +3,7 @@
 # ends with one line "N passed, N failed, N skipped". Exit status 77 means skipped (the
 # test names the missing tool or privilege on its last output line). Each test gets
 # $TPOINT (the tool), $O (the build directory) and $TPOINT_TEST_TMP (its own scratch dir).
+# A test that runs longer than $TPOINT_TEST_TIMEOUT seconds (300) fails.
 pass=0 fail=0 skip=0 failed=""
 top=$(pwd)
 for t in "$@"; do
@@ -16,7 +17,7 @@ for t in "$@"; do
 	*.sh) cmd="sh $path" ;;
 	*) cmd="$path" ;;
 	esac
-	out=$(cd "$tmp" && TPOINT_TEST_TMP=$tmp timeout 300 $cmd 2>&1)
+	out=$(cd "$tmp" && TPOINT_TEST_TMP=$tmp timeout "${TPOINT_TEST_TIMEOUT:-300}" $cmd 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1))
