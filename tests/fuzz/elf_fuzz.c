@@ -22,25 +22,7 @@
 
 #include "tpoint.h"
 
-const char *tool_name = "tpoint";
-
-void tool_error(const char *verb, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	(void)verb;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-}
-
-void tool_error_lines(const char *verb, const char *prefix, const char *lines)
-{
-	(void)verb;
-	(void)prefix;
-	(void)lines;
-}
+#include "tool_stubs.h"
 
 static int elf_fd;
 static char elf_path[32];

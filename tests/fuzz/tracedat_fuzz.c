@@ -26,25 +26,7 @@
 #include "tpoint.h"
 #include "tracedat_read.h"
 
-const char *tool_name = "tpoint";
-
-void tool_error(const char *verb, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	(void)verb;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-}
-
-void tool_error_lines(const char *verb, const char *prefix, const char *lines)
-{
-	(void)verb;
-	(void)prefix;
-	(void)lines;
-}
+#include "tool_stubs.h"
 
 /*
  * libtraceevent 1.7.1 leaks what it allocated for a format it fails to parse (and the guard
