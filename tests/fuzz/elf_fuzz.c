@@ -32,15 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
 	(void)argc;
 	(void)argv;
-	elf_fd = memfd_create("elf", MFD_CLOEXEC);
-	if (elf_fd < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0)
-		abort();
-	close(null);
-	snprintf(elf_path, sizeof(elf_path), "/proc/self/fd/%d", elf_fd);
+	elf_fd = fuzz_input_file("elf", elf_path, sizeof(elf_path));
 	return 0;
 }
 

@@ -7,8 +7,12 @@
 #ifndef TPOINT_FUZZ_TOOL_STUBS_H
 #define TPOINT_FUZZ_TOOL_STUBS_H
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 const char *tool_name = "tpoint";
 
@@ -28,6 +32,22 @@ void tool_error_lines(const char *verb, const char *prefix, const char *lines)
 	(void)verb;
 	(void)prefix;
 	(void)lines;
+}
+
+/*
+ * The file each input is written to, a memfd named by `path` (/proc/self/fd/N) as a user
+ * would name a file; the tool's output goes to /dev/null. Its descriptor.
+ */
+static int fuzz_input_file(const char *name, char *path, size_t len)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0)
+		abort();
+	close(null);
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
 }
 
 #endif

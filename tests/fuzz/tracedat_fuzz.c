@@ -46,15 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
 	(void)argc;
 	(void)argv;
-	dat_fd = memfd_create("trace.dat", MFD_CLOEXEC);
-	if (dat_fd < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0)
-		abort();
-	close(null);
-	snprintf(dat_path, sizeof(dat_path), "/proc/self/fd/%d", dat_fd);
+	dat_fd = fuzz_input_file("trace.dat", dat_path, sizeof(dat_path));
 	return 0;
 }
 
