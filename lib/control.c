@@ -59,6 +59,7 @@ static struct {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct client clients[MAX_CLIENTS];
 	pthread_t thread;
+	int thread_begun; /* tp_thread_begun() */
 	bool started;
 	int attached; /* client slot that owns an attached recording, or -1 */
 } ctl = { .listen_fd = -1, .attached = -1 };
@@ -644,6 +645,7 @@ static int drop_late(int64_t now)
 static void *control_thread(void *arg)
 {
 	(void)arg;
+	tp_thread_begun(&ctl.thread_begun);
 	for (;;) {
 		struct pollfd pfd[MAX_CLIENTS + 1];
 		int map[MAX_CLIENTS + 1], n = 0, wait;
@@ -706,6 +708,7 @@ void tp_control_start(void)
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ctl.thread_begun = 0;
 	err = pthread_create(&ctl.thread, NULL, control_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
@@ -721,6 +724,12 @@ void tp_control_start(void)
 		atexit(control_at_exit);
 	ctl.started = true;
 	tp_debug("control: listening on %s", ctl.path);
+}
+
+void tp_control_fork_prepare(void)
+{
+	if (ctl.started)
+		tp_thread_wait_begun(&ctl.thread_begun);
 }
 
 void tp_control_after_fork(void)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <tpoint/tpoint.h>
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -260,6 +261,7 @@ HIDDEN int tp_spool_snapshot(struct pool *p, const char *path);
 HIDDEN const char *tp_spool_path(void);
 HIDDEN void tp_spool_set_live(bool live);
 HIDDEN void tp_spool_set_mode(struct pool *p, enum tpoint_mode mode);
+HIDDEN void tp_spool_fork_prepare(void);
 HIDDEN void tp_spool_after_fork(void);
 /* A recording begins: the counts its spools carry are from here on. */
 /* Newly registered events' definitions, into the spool now (session mutex held). */
@@ -376,6 +378,25 @@ HIDDEN int tp_session_snapshot(const char *dir, char *path, size_t pathlen);
 
 /* ---- control.c ---- */
 HIDDEN void tp_control_start(void);
+HIDDEN void tp_control_fork_prepare(void);
 HIDDEN void tp_control_after_fork(void);
+
+/*
+ * The library's own threads say they have begun, as their first statement, and fork()
+ * waits for that (the *_fork_prepare() above): a thread still starting may be inside the
+ * allocator (ASan's thread start-up allocates; glibc's takes no lock there), and a child
+ * forked at that moment inherits the allocator's lock held, for ever. Bounded: a thread
+ * that has not begun after a second is not waited for.
+ */
+static inline void tp_thread_begun(int *begun)
+{
+	__atomic_store_n(begun, 1, __ATOMIC_RELEASE);
+}
+
+static inline void tp_thread_wait_begun(const int *begun)
+{
+	for (int i = 0; i < 10000 && !__atomic_load_n(begun, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+}
 
 #endif

@@ -837,6 +837,8 @@ static void fork_prepare(void)
 	pthread_mutex_lock(&session_mutex);
 	/* No fork in the middle of a patch: the child would inherit a half-written site. */
 	tp_jump_fork_prepare();
+	tp_spool_fork_prepare();
+	tp_control_fork_prepare();
 }
 
 static void fork_parent(void)

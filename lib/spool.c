@@ -25,6 +25,7 @@ static struct spool {
 	pthread_mutex_t io; /* one writer of the file at a time: the thread, flush or stop */
 	pthread_t thread;
 	bool thread_running;
+	int thread_begun; /* tp_thread_begun() */
 	bool stop;
 	struct owned_fd file; /* the spool: checked before each write (ownfile.c) */
 	char *path;           /* from / on: a daemon changes directory (session.c) */
@@ -748,6 +749,7 @@ static void *drain_thread(void *arg)
 	unsigned drained = 0; /* pages, since the last sleep */
 
 	(void)arg;
+	tp_thread_begun(&sp.thread_begun);
 	for (;;) {
 		unsigned n = 0;
 
@@ -934,6 +936,7 @@ static int start(struct pool *p, const char *path, bool live, bool reader)
 	/* The drain thread takes no signal of the program's: they are meant for its threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	sp.thread_begun = 0;
 	err = -pthread_create(&sp.thread, NULL, drain_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
@@ -1115,6 +1118,12 @@ void tp_spool_set_live(bool live)
 const char *tp_spool_path(void)
 {
 	return sp.path;
+}
+
+void tp_spool_fork_prepare(void)
+{
+	if (sp.thread_running)
+		tp_thread_wait_begun(&sp.thread_begun);
 }
 
 void tp_spool_after_fork(void)

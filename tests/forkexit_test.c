@@ -6,6 +6,10 @@
  *		(no atexit, so its recording is never completed by itself), waits, emits N more
  *	exec	the program emits N events, then execl()s itself in place, and the new image
  *		emits N more
+ *	chain	a process forks at once, its child at once, and so on CHAIN deep: each fork
+ *		comes while the library's threads, just made by the constructor or by the fork
+ *		handler, are still starting, when an ASan build's child once inherited the
+ *		allocator's lock held and hung for ever
  * Every event must be in the files, counted exactly per emitter by trace-cmd report, and no
  * spool may be left behind.
  */
@@ -17,8 +21,33 @@
 #include <trace/events/tpt_life.h>
 
 #define N 3000
+/* An ASan process takes most of a second to fork and end (its shadow maps): fewer links. */
+#ifdef __SANITIZE_ADDRESS__
+#define CHAIN 16
+#else
+#define CHAIN 40
+#endif
 
 enum { WHO_PARENT = 1, WHO_CHILD = 2, WHO_BEFORE = 3, WHO_AFTER = 4 };
+
+/*
+ * The status of a link of the chain, or 99 if it and the links after it have not ended
+ * within 5 s a link (a link takes 20 ms, under ASan 0.8 s): then it is killed, so that a
+ * hang is a failure, not a test that never ends.
+ */
+static int wait_link(pid_t child, int links)
+{
+	int st;
+
+	for (long ms = 0; ms < 5000L * links; ms += 10) {
+		if (waitpid(child, &st, WNOHANG) == child)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+		usleep(10000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	return 99;
+}
 
 static int helper(const char *self, const char *what)
 {
@@ -44,6 +73,27 @@ static int helper(const char *self, const char *what)
 			trace_life_emit(WHO_PARENT, i);
 		printf("child=%d status=%d\n", (int)child, st);
 		return 0;
+	}
+	if (!strcmp(what, "chain")) {
+		int depth = 0, end;
+
+		for (;;) {
+			pid_t child;
+
+			trace_life_emit(WHO_CHILD, depth);
+			if (depth == CHAIN)
+				_exit(0);
+			child = fork();
+			if (child == 0) {
+				depth++;
+				continue;
+			}
+			end = wait_link(child, CHAIN - depth);
+			if (depth > 0)
+				_exit(end);
+			printf("chain=%d\n", end);
+			return 0;
+		}
 	}
 	if (!strcmp(what, "exec")) {
 		for (int i = 0; i < N; i++)
@@ -195,6 +245,27 @@ static void check_exec(const char *self, const char *tool, bool embedded)
 	remove_files();
 }
 
+static void check_chain(const char *self, const char *tool)
+{
+	char line[256] = "";
+	int end = -1, st, files = 0;
+	DIR *d;
+	struct dirent *e;
+
+	st = run(self, tool, "chain", true, line, sizeof(line));
+	CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "chain: exit status %d", st);
+	CHECK(sscanf(line, "chain=%d", &end) == 1 && end == 0,
+	      "chain: %d forks, each at once, all ended (99: one hung): '%s'", CHAIN, line);
+	d = opendir(".");
+	while (d && (e = readdir(d)))
+		files += !strncmp(e->d_name, "rec.dat", 7);
+	if (d)
+		closedir(d);
+	CHECK(files == CHAIN + 1, "chain: a file for each of the %d processes (%d)", CHAIN + 1,
+	      files);
+	remove_files();
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -215,5 +286,6 @@ int main(int argc, char **argv)
 	check_fork(self, tool, false);
 	check_exec(self, tool, true);
 	check_exec(self, tool, false);
+	check_chain(self, tool);
 	return tu_finish();
 }
