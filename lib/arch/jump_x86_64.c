@@ -118,8 +118,13 @@ void tp_jump_arch_patch(const struct jump_patch *p, size_t n, void (*sync)(void)
 		__atomic_store_n(&recent_next, slot + 1, __ATOMIC_RELAXED);
 
 		tp_jump_arch_insn(insn[i], p[i].site, p[i].target, p[i].on);
-		__atomic_store_n(&r->site, NULL, __ATOMIC_RELEASE);
-		/* Atomic: a handler may read an entry that is being reused (1024 patches on). */
+		/*
+		 * A seqlock of one entry, against a handler that read the old site and has yet
+		 * to read the resume (on_sigtrap()): the site is cleared before the new resume
+		 * is written, and set again after it.
+		 */
+		__atomic_store_n(&r->site, NULL, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 		__atomic_store_n(&r->resume, p[i].on ? p[i].target : p[i].site + JUMP_INSN_SIZE,
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&r->site, p[i].site, __ATOMIC_RELEASE);
@@ -158,18 +163,45 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ctx)
 	ucontext_t *uc = ctx;
 	uint8_t *at = (uint8_t *)uc->uc_mcontext.gregs[REG_RIP] - 1;
 	unsigned newest = __atomic_load_n(&recent_next, __ATOMIC_RELAXED) - 1;
+	uint8_t now;
 
+	/* An INT3 executed: the kernel's SIGTRAP. One sent by kill() or raise() is not ours. */
+	if (si->si_code != SI_KERNEL) {
+		chain(sig, si, ctx);
+		return;
+	}
 	/* Newest first: the entry of the patch still in progress at this site, if any. */
 	for (unsigned k = 0; k < RECENT; k++) {
 		const struct recent_site *r = &recent[(newest - k) % RECENT];
+		const uint8_t *resume;
 
 		if (__atomic_load_n(&r->site, __ATOMIC_ACQUIRE) != at)
 			continue;
+		resume = __atomic_load_n(&r->resume, __ATOMIC_RELAXED);
+		/*
+		 * The entry may have been reused for another site since its site was read (a
+		 * thread delayed here while a thousand patches went by): then the resume is
+		 * that site's, and the site reads otherwise now. A reuse for this same site
+		 * leaves a resume of this site's, which is as good.
+		 */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->site, __ATOMIC_RELAXED) != at)
+			continue;
 		if (*(volatile uint8_t *)at == INSN_INT3)
-			uc->uc_mcontext.gregs[REG_RIP] =
-				(greg_t)__atomic_load_n(&r->resume, __ATOMIC_RELAXED);
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)resume;
 		else
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)at; /* complete now: run it */
+		__atomic_fetch_add(&traps, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/*
+	 * No entry names it, and it is no INT3 now but a site's first byte: a thread that
+	 * trapped at a site and was delayed until its entry was reused. The patch is complete:
+	 * run the instruction.
+	 */
+	now = *(volatile uint8_t *)at;
+	if (now == INSN_JMP || now == nop5[0]) {
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)at;
 		__atomic_fetch_add(&traps, 1, __ATOMIC_RELAXED);
 		return;
 	}
