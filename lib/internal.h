@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 #include <tpoint/tpoint.h>
@@ -380,6 +381,17 @@ HIDDEN int tp_session_snapshot(const char *dir, char *path, size_t pathlen);
 HIDDEN void tp_control_start(void);
 HIDDEN void tp_control_fork_prepare(void);
 HIDDEN void tp_control_after_fork(void);
+
+/*
+ * A public out-struct into a caller's copy of `size` bytes (tpoint_stats_sized()): what both
+ * know, then zeroes for fields the caller's newer header has and this library does not.
+ */
+static inline void tp_copy_sized(void *dst, size_t size, const void *src, size_t have)
+{
+	memcpy(dst, src, size < have ? size : have);
+	if (size > have)
+		memset((char *)dst + have, 0, size - have);
+}
 
 /*
  * The library's own threads say they have begun, as their first statement, and fork()

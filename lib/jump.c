@@ -373,21 +373,35 @@ void tp_jump_event_changed(struct tpoint_event *ev)
 	pthread_mutex_unlock(&jump_mutex);
 }
 
-TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out)
+/* As EVENT_STATS_V1_SIZE (registry.c): the first version's size. */
+#define JUMP_STATS_V1_SIZE 184
+_Static_assert(sizeof(struct tpoint_jump_stats) >= JUMP_STATS_V1_SIZE,
+	       "the struct only grows at its end");
+
+TPOINT_EXPORT int tpoint_jump_stats_sized(struct tpoint_jump_stats *out, size_t size)
 {
-	if (!out)
+	struct tpoint_jump_stats st;
+
+	if (!out || size < JUMP_STATS_V1_SIZE)
 		return -EINVAL;
+	memset(&st, 0, sizeof(st));
 	pthread_mutex_lock(&jump_mutex);
-	memset(out, 0, sizeof(*out));
-	out->sites = nsites;
+	st.sites = nsites;
 	for (size_t i = 0; i < nsites; i++)
-		out->checked += sites[i].stuck;
-	snprintf(out->reason, sizeof(out->reason), "%s", refusal);
+		st.checked += sites[i].stuck;
+	snprintf(st.reason, sizeof(st.reason), "%s", refusal);
 #ifdef JUMP_INSN_SIZE
-	out->traps = tp_jump_arch_traps();
+	st.traps = tp_jump_arch_traps();
 #endif
 	pthread_mutex_unlock(&jump_mutex);
+	tp_copy_sized(out, size, &st, sizeof(st));
 	return 0;
+}
+
+/* Programs built against the first version. */
+TPOINT_EXPORT int(tpoint_jump_stats)(struct tpoint_jump_stats *out)
+{
+	return tpoint_jump_stats_sized(out, JUMP_STATS_V1_SIZE);
 }
 
 void tp_jump_fork_prepare(void)

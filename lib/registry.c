@@ -857,31 +857,45 @@ void tp_registry_after_fork(void)
 	}
 }
 
-TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max)
+/*
+ * The size of the struct as the first version declared it (x86-64, arm64): the least a
+ * caller may ask for, and what callers of the first version's tpoint_stats() have.
+ */
+#define EVENT_STATS_V1_SIZE 184
+_Static_assert(sizeof(struct tpoint_event_stats) >= EVENT_STATS_V1_SIZE,
+	       "the struct only grows at its end");
+
+TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, size_t size)
 {
 	int n;
 
-	if (max < 0 || (max > 0 && !out))
+	if (max < 0 || (max > 0 && !out) || size < EVENT_STATS_V1_SIZE)
 		return -EINVAL;
 	tp_registry_lock();
 	n = (int)nslots;
 	for (int i = 0; i < n && i < max; i++) {
 		struct tpoint_counters c;
-		struct tpoint_event_stats *st = &out[i];
+		struct tpoint_event_stats st = { .enabled = slots[i].record };
 
 		tp_counters_sum((uint32_t)i, &c);
-		memcpy(st->system, slots[i].system, sizeof(st->system));
-		memcpy(st->name, slots[i].name, sizeof(st->name));
-		st->condition = slots[i].condition;
-		st->cond_skipped = c.cond_skipped;
-		st->filtered = c.filtered;
-		st->lost = c.lost;
-		st->recorded = c.recorded;
-		st->hits = st->cond_skipped + st->filtered + st->recorded + st->lost;
-		st->enabled = slots[i].record;
+		memcpy(st.system, slots[i].system, sizeof(st.system));
+		memcpy(st.name, slots[i].name, sizeof(st.name));
+		st.condition = slots[i].condition;
+		st.cond_skipped = c.cond_skipped;
+		st.filtered = c.filtered;
+		st.lost = c.lost;
+		st.recorded = c.recorded;
+		st.hits = st.cond_skipped + st.filtered + st.recorded + st.lost;
+		tp_copy_sized((char *)out + (size_t)i * size, size, &st, sizeof(st));
 	}
 	tp_registry_unlock();
 	return n;
+}
+
+/* Programs built against the first version: its struct is this one. */
+TPOINT_EXPORT int(tpoint_stats)(struct tpoint_event_stats *out, int max)
+{
+	return tpoint_stats_sized(out, max, EVENT_STATS_V1_SIZE);
 }
 
 TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(void), void *data)

@@ -115,9 +115,17 @@ struct tpoint_event_stats {
 
 /*
  * Fill up to `max` entries (the registered events, in id order); returns how many events
- * exist, which may be more than max.
+ * exist, which may be more than max, or -EINVAL.
+ *
+ * tpoint_stats() passes the size of the struct as this header declares it, so that the struct
+ * can grow at its end in a later version without breaking programs built before: a newer
+ * library fills only the fields the program knows, an older one zeroes those it does not.
+ * The function of the first version, tpoint_stats(), stays for programs built against it.
  */
-TPOINT_EXPORT int tpoint_stats(struct tpoint_event_stats *out, int max);
+TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, size_t size);
+#define tpoint_stats(out, max) \
+	tpoint_stats_sized((out), (max), sizeof(struct tpoint_event_stats))
+TPOINT_EXPORT int(tpoint_stats)(struct tpoint_event_stats *out, int max);
 
 /*
  * The jump-label sites (code compiled with -DTPOINT_JUMP_LABEL) of the loaded objects. A
@@ -131,7 +139,10 @@ struct tpoint_jump_stats {
 	uint64_t traps;   /* x86-64: threads that met a site mid-patch and were moved on */
 	char reason[160]; /* why patching was refused, "" if it never was */
 };
-TPOINT_EXPORT int tpoint_jump_stats(struct tpoint_jump_stats *out);
+/* Sized as tpoint_stats() is: the struct may grow at its end. */
+TPOINT_EXPORT int tpoint_jump_stats_sized(struct tpoint_jump_stats *out, size_t size);
+#define tpoint_jump_stats(out) tpoint_jump_stats_sized((out), sizeof(struct tpoint_jump_stats))
+TPOINT_EXPORT int(tpoint_jump_stats)(struct tpoint_jump_stats *out);
 
 /*
  * A message, formatted as printf() does, recorded as the library's own event tpoint:print
