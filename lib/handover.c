@@ -97,13 +97,13 @@ void tp_handover_publish(struct pool *p, int gen)
 	if (fcntl(p->memfd.fd, F_SETFD, 0) == 0) {
 		snprintf(buf, sizeof(buf), "%d:%d:%llu:%u:%zu:%d", (int)getpid(), p->memfd.fd,
 			 (unsigned long long)st.st_ino, p->npages,
-			 (size_t)((char *)p->meta - p->base), gen);
+			 tp_pool_meta_offset(p), gen);
 		setenv("TPOINT_POOL", buf, 1);
 	}
 	/* _exit: the collector keeps the pool until this process is gone. */
 	if (!v || sscanf(v, "%d:%llu", &fd, &ino) != 2 || !fd_is(fd, ino))
 		return;
-	struct collect_msg m = { gen, p->npages, (uint64_t)((char *)p->meta - p->base) };
+	struct collect_msg m = { gen, p->npages, tp_pool_meta_offset(p) };
 	struct iovec iov = { &m, sizeof(m) };
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];

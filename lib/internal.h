@@ -142,6 +142,26 @@ struct page_meta {
 };
 enum { PAGE_FREE = 0, PAGE_WRITING = 1, PAGE_FULL = 2 };
 
+/*
+ * The head of the pool's page metadata, after its pages in the memfd. Another process reads
+ * the metadata (tpoint record -p salvages the pages of a process that died; the image after
+ * an exec adopts the pool), possibly one of another tpoint version: it checks this header
+ * before it trusts anything after it (tp_spool_salvage_fd()). The struct page_meta array
+ * begins header_size bytes after it.
+ */
+struct pool_meta_header {
+	char magic[8];        /* POOL_META_MAGIC */
+	uint32_t version;     /* POOL_META_VERSION: the layout of struct page_meta */
+	uint32_t header_size; /* POOL_META_HEADER_SIZE */
+	uint32_t meta_size;   /* sizeof(struct page_meta) */
+	uint32_t npages;
+	uint32_t page_size;   /* TPOINT_PAGE_SIZE */
+	uint32_t reserved;
+};
+#define POOL_META_MAGIC "tpmeta\n"
+#define POOL_META_VERSION 1u
+#define POOL_META_HEADER_SIZE 64u
+
 /* Regions of a pool with a free queue each: one per CPU, up to this many (pool.c). */
 #define POOL_MAX_REGIONS 16u
 
@@ -161,8 +181,15 @@ struct pool {
 	bool stalled;   /* block mode: a writer waited in vain; nobody waits until a page is freed */
 };
 HIDDEN int tp_pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
+/* Where the page metadata (its struct pool_meta_header) begins in the memfd. */
+static inline size_t tp_pool_meta_offset(const struct pool *p)
+{
+	return (size_t)p->npages * TPOINT_PAGE_SIZE;
+}
 /* The same; populate: fault the whole pool in now (tp_pool_create() does), else as it fills. */
 HIDDEN int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
+/* Where the page metadata (its struct pool_meta_header) begins in the memfd. */
+HIDDEN size_t tp_pool_meta_offset(const struct pool *p);
 /*
  * What of `want` bytes of pool this machine can give (poolsize.c): `want`, or less, with
  * the reason in why; below 64 KiB it cannot give one at all.

@@ -195,6 +195,9 @@ static uint32_t region_of(const struct pool *p, uint32_t index)
 	return r < p->nregions ? r : p->nregions - 1;
 }
 
+_Static_assert(sizeof(struct pool_meta_header) <= POOL_META_HEADER_SIZE &&
+	       POOL_META_HEADER_SIZE % 8 == 0, "the page metadata follows the header, aligned");
+
 int tp_pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode)
 {
 	return tp_pool_make(p, bytes, mode, true);
@@ -210,8 +213,8 @@ int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool popul
 	p->memfd = OWNED_FD_NONE;
 	if (npages < 16)
 		return -EINVAL;
-	meta_bytes = ((size_t)npages * sizeof(struct page_meta) + TPOINT_PAGE_SIZE - 1) &
-		     ~(size_t)(TPOINT_PAGE_SIZE - 1);
+	meta_bytes = (POOL_META_HEADER_SIZE + (size_t)npages * sizeof(struct page_meta) +
+		      TPOINT_PAGE_SIZE - 1) & ~(size_t)(TPOINT_PAGE_SIZE - 1);
 	total = (size_t)npages * TPOINT_PAGE_SIZE + meta_bytes;
 
 	fd = memfd_create("tpoint-pool", MFD_CLOEXEC);
@@ -250,7 +253,15 @@ int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool popul
 			((volatile char *)p->base)[off] = 0;
 	}
 	p->npages = npages;
-	p->meta = (struct page_meta *)(void *)(p->base + (size_t)npages * TPOINT_PAGE_SIZE);
+	{
+		struct pool_meta_header h = { POOL_META_MAGIC, POOL_META_VERSION,
+					      POOL_META_HEADER_SIZE, sizeof(struct page_meta),
+					      npages, TPOINT_PAGE_SIZE, 0 };
+
+		memcpy(p->base + tp_pool_meta_offset(p), &h, sizeof(h));
+	}
+	p->meta = (struct page_meta *)(void *)(p->base + tp_pool_meta_offset(p) +
+					       POOL_META_HEADER_SIZE);
 	p->mode = mode;
 	{
 		static uint64_t epochs;

@@ -63,6 +63,35 @@ static int append(int fd, uint64_t *at, uint32_t type, const void *a, size_t ale
 	return 0;
 }
 
+/* The pool's metadata is of the layout we read, for as many pages as we were told. */
+static int check_meta_header(int pool_fd, uint64_t pool_len, uint32_t npages, uint64_t meta_off,
+			     const char *name, char *err, size_t errlen)
+{
+	struct pool_meta_header h;
+
+	if (meta_off > pool_len || pool_len - meta_off < POOL_META_HEADER_SIZE ||
+	    !read_at(pool_fd, &h, sizeof(h), meta_off) ||
+	    memcmp(h.magic, POOL_META_MAGIC, sizeof(h.magic))) {
+		snprintf(err, errlen, "%s: its pool's memory holds no tpoint page metadata", name);
+		return -EINVAL;
+	}
+	if (h.version != POOL_META_VERSION || h.header_size != POOL_META_HEADER_SIZE ||
+	    h.meta_size != sizeof(struct page_meta) || h.page_size != TPOINT_PAGE_SIZE) {
+		snprintf(err, errlen, "%s: its pool's page metadata is version %u (%u-byte "
+			 "entries, %u-byte pages), this tpoint reads version %u: the pages are "
+			 "not salvaged", name, h.version, h.meta_size, h.page_size,
+			 POOL_META_VERSION);
+		return -EPROTO;
+	}
+	if (h.npages != npages || (uint64_t)npages * sizeof(struct page_meta) >
+					  pool_len - meta_off - POOL_META_HEADER_SIZE) {
+		snprintf(err, errlen, "%s: its pool's metadata is for %u pages, not %u", name,
+			 h.npages, npages);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * Both files were written by the process, so both are input to check, not to trust: the
  * spool is walked with every chunk size checked against the file, the pool read with
@@ -79,6 +108,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 	char *out = NULL, *scratch = NULL, *page = NULL;
 	char magic[sizeof(SPOOL_MAGIC)];
 	struct stat st;
+	bool said = false; /* err holds the reason already */
 	int ret = 0;
 
 	*added = 0;
@@ -131,6 +161,13 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (pool_fd >= 0) {
+		ret = check_meta_header(pool_fd, pool_len, npages, meta_off, name, err, errlen);
+		said = ret != 0;
+		if (ret)
+			goto out;
+		meta_off += POOL_META_HEADER_SIZE;
+	}
 	for (uint32_t i = 0; pool_fd >= 0 && meta_off <= pool_len && i < npages; i++) {
 		struct page_meta m;
 		uint64_t meta_at = meta_off + (uint64_t)i * sizeof(m);
@@ -181,7 +218,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 
 	ret = append(spool_fd, &good, SPOOL_CLOCK, &cs, sizeof(cs), NULL, 0);
 out:
-	if (ret < 0)
+	if (ret < 0 && !said)
 		snprintf(err, errlen, "salvaging %s: %s", name, strerror(-ret));
 	free(out);
 	free(scratch);

@@ -441,7 +441,7 @@ int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode 
 	/* Only ours: a number the program reused would hand the client the program's file. */
 	*memfd = tp_ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
 	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
-		 (size_t)((char *)rec.pool->meta - rec.pool->base));
+		 tp_pool_meta_offset(rec.pool));
 	pthread_mutex_unlock(&session_mutex);
 	return n;
 }
