@@ -89,8 +89,13 @@ echo "ok: bad pids, no tpoint, nothing matched; the target runs on"
 # A forked child gets its own socket; TPOINT_CONTROL=0 has none; closed descriptors heal.
 start 20 1000 fork
 parent=$P
-sleep 0.5
-n=$("$TPOINT" ps | grep -c " ctltarget ")
+# The child makes its socket when it is forked: on a loaded machine, under ASan, that may
+# take a while, so wait for it (10 s at most) rather than a fixed time.
+for i in $(seq 100); do
+	n=$("$TPOINT" ps 2>/dev/null | grep -c " ctltarget ")
+	[ "$n" -ge 3 ] && break
+	sleep 0.1
+done
 [ "$n" -ge 3 ] || { "$TPOINT" ps; fail "the forked child is not in ps"; }
 TPOINT_CONTROL=0 "$B/tests/ctltarget" 20 >quiet.out 2>&1 &
 q=$!; pids="$pids $q"
