@@ -240,8 +240,8 @@ int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool popul
 	/*
 	 * Fault the pool in now rather than in the writers' hot path: a first touch of a shmem
 	 * page costs a microsecond or more (allocate, zero, map), spread over the hundred-odd
-	 * records the page holds. Measured (bench/peers emit, 20 M events into a 1 GiB pool):
-	 * 46-54 ns an event without this, 13-15 ns with it. It also tells now, not with a
+	 * records the page holds: without this, an event cost three to four times as much
+	 * (docs/PERFORMANCE.md, "Measurements behind the design"). It also tells now, not with a
 	 * SIGBUS in a writer, that the memory is not there. Kernels before 5.14 lack
 	 * MADV_POPULATE_WRITE: touch each page instead. A pool kept in memory only (events
 	 * enabled, nothing recording to a file) is faulted in as it fills, and may never be.

@@ -107,10 +107,8 @@ static void room_give_back(void)
  * CPU packs fast, they are packed into sp.buf, a fifth to a quarter of their size). The
  * pages go back to the pool only once their records are in the file (a process killed in
  * between keeps them salvageable), so this much of the pool is held back at worst: 256 KiB
- * is 1/32 of the default pool. Measured on tmpfs: 800 MB from pool-like pages cost 22 ns of
- * CPU per 40-byte event copied into one buffer and write(), 16 ns with writev() from the
- * pages; in bench/peers' full-speed run, the drain's user time fell from 11-24 % of its CPU
- * to 0-6 %, the rest being the kernel's write.
+ * is 1/32 of the default pool. writev() from the pages cost the drain about a quarter less
+ * CPU than a copy and write() (docs/PERFORMANCE.md, "Measurements behind the design").
  */
 #define SPOOL_BUF (256u << 10)
 #define SPOOL_IOV 1024u /* IOV_MAX on Linux; also the most page parts one write takes */
