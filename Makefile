@@ -106,8 +106,8 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
-# Hostile peers of the control channel: fake listeners and stuck clients.
-$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h | $(O)/tests
+# Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.
+$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $<
 
 # Damages spools for tests/assemble.sh.
