@@ -78,6 +78,9 @@ struct spool_records {
 	uint64_t clock;       /* SPOOL_PAGE*: the page's running clock at start_off */
 };
 
+/* The most bytes a SPOOL_PAGE(_PACKED) chunk unpacks to: a page's data area, rounded up. */
+#define SPOOL_UNPACKED_MAX 4096u
+
 struct spool_record {
 	uint64_t clock;
 	uint32_t size; /* payload bytes (common header included), a multiple of 8 */

@@ -99,7 +99,6 @@ HIDDEN const char *tp_spool_chunk_name(uint32_t type);
  * chunk is unpacked into `unpacked` (SPOOL_UNPACKED_MAX bytes, the caller's), where the
  * records' payloads then are: they stay valid until it is reused.
  */
-#define SPOOL_UNPACKED_MAX 4096u /* a page's data area, rounded up */
 struct spool_iter {
 	const char *p, *end;
 	uint64_t clock; /* SPOOL_PAGE*: the running clock */
