@@ -39,15 +39,15 @@ TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
-	   lib/pack.c lib/page.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
-	   lib/handover.c lib/session.c lib/spool.c lib/tracedat.c \
+	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
+	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool.c lib/spool_read.c lib/tracedat.c \
 	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
 	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
-TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/page.o $(O)/lib/clock.o \
-		$(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
+TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
+		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
 		$(O)/lib/filter.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
@@ -106,8 +106,8 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
-# Hostile peers of the control channel: fake listeners and stuck clients.
-$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h | $(O)/tests
+# Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.
+$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $<
 
 # Damages spools for tests/assemble.sh.

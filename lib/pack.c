@@ -2,6 +2,7 @@
 /* The portable half of spool-page packing (pack.h): the lag, packing and unpacking. */
 #include <string.h>
 #include "pack.h"
+#include "ringbuf.h"
 
 uint32_t tp_pack_lag(const char *bytes, uint32_t len)
 {
@@ -10,8 +11,7 @@ uint32_t tp_pack_lag(const char *bytes, uint32_t len)
 	if (len < 8)
 		return 8;
 	memcpy(w, bytes, 8);
-	/* type_len 0: an explicit length (record + 4) follows the header word. */
-	lag = (w[0] & 31u) == 0 ? w[1] + 4u : 8u;
+	lag = tp_rb_record_len(w[0], w[1]);
 	return lag >= 8 && lag <= TPOINT_PAGE_DATA && !(lag & 7u) ? lag : 8u;
 }
 

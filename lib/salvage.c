@@ -20,7 +20,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
-#include "spool_format.h"
+#include "ringbuf.h"
+#include "spool_read.h"
 
 struct seen {
 	uint32_t tid;
@@ -106,9 +107,11 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 	size_t nseen = 0, cap = 0;
 	uint64_t good = sizeof(struct spool_file_header), size;
 	char *out = NULL, *scratch = NULL, *page = NULL;
-	char magic[sizeof(SPOOL_MAGIC)];
+	struct spool_file_header h;
+	char why[128];
 	struct stat st;
 	bool said = false; /* err holds the reason already */
+	size_t at;
 	int ret = 0;
 
 	*added = 0;
@@ -116,25 +119,30 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		snprintf(err, errlen, "%s: the process died before its spool began", name);
 		return -ENOENT;
 	}
-	if (!read_at(spool_fd, magic, sizeof(magic), 0) || memcmp(magic, SPOOL_MAGIC, sizeof(magic))) {
-		snprintf(err, errlen, "%s: not a spool", name);
+	if (!read_at(spool_fd, &h, sizeof(h), 0))
+		snprintf(why, sizeof(why), "its header cannot be read");
+	else if (!tp_spool_header_check(&h, sizeof(h), &at, why, sizeof(why)))
+		why[0] = 0;
+	if (why[0]) {
+		snprintf(err, errlen, "%s: %s", name, why);
 		return -EINVAL;
 	}
 	size = (uint64_t)st.st_size;
-	/* What the spool holds, up to its last whole chunk. */
+	/* What the spool holds, up to its last whole chunk (the walk of spool_read.c's). */
 	while (good + sizeof(struct spool_chunk) <= size) {
 		struct spool_chunk c;
 		struct spool_records r;
-		uint64_t padded;
+		uint64_t span;
 
 		if (!read_at(spool_fd, &c, sizeof(c), good))
 			break;
-		padded = ((uint64_t)c.size + 7) & ~(uint64_t)7;
-		if (padded > size - good - sizeof(c))
+		span = tp_spool_chunk_span(&c, size - good);
+		if (!span)
 			break;
 		if ((c.type == SPOOL_RECORDS || c.type == SPOOL_PAGE ||
 		     c.type == SPOOL_PAGE_PACKED) &&
-		    c.size >= sizeof(r) && read_at(spool_fd, &r, sizeof(r), good + sizeof(c))) {
+		    c.size >= sizeof(r) && read_at(spool_fd, &r, sizeof(r), good + sizeof(c)) &&
+		    !tp_spool_records_check(c.type, &r, c.size, why, sizeof(why))) {
 			if (nseen == cap) {
 				size_t ncap = cap ? 2 * cap : 256;
 				struct seen *n = realloc(seen, ncap * sizeof(*n));
@@ -148,7 +156,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 			}
 			seen[nseen++] = (struct seen){ r.tid, r.seq, r.gen, r.end_off };
 		}
-		good += sizeof(c) + padded;
+		good += span;
 	}
 	if (ftruncate(spool_fd, (off_t)good) < 0) {
 		ret = -errno;

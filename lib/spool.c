@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "pack.h"
+#include "ringbuf.h"
 #include "spool_format.h"
 
 static struct spool {

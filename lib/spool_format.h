@@ -8,6 +8,8 @@
  *	chunks		struct spool_chunk + payload, padded to 8 bytes
  *
  * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
+ * SPOOL_PAGE chunks hold ring-buffer records (lib/ringbuf.h, lib/tracedat_format.h).
+ * Read by lib/spool_read.h, the one reader: the file writer, `tpoint stream` and the salvage.
  * Version 3: the drain writes pages' bytes as they are (SPOOL_PAGE) instead of decoding them.
  * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.
  * Version 5: packed a word at a time, with a length for each instead of a bit for each byte;
@@ -49,6 +51,15 @@ enum spool_chunk_type {
 			    * last one counts */
 };
 
+/*
+ * What a reader takes (lib/spool_read.c): a chunk whose size runs past the bytes there are
+ * hides everything after it; a whole chunk whose payload is not what its type says is
+ * skipped, and so is one of an unknown type. An event chunk's id is at least TPOINT_FIRST_ID
+ * and its texts printable ASCII (the format also tabs and newlines, and a "format:" line);
+ * a thread name chunk has a NUL after the tid; clock and synced chunks are 16 and 8 bytes;
+ * counts and notes whole structs; a chunk of records has its header, a CPU below 4096, and a
+ * SPOOL_PAGE's start_off..end_off is as long as its bytes.
+ */
 struct spool_chunk {
 	uint32_t type;
 	uint32_t size; /* payload bytes, without this header and without the padding */
@@ -67,51 +78,14 @@ struct spool_records {
 	uint64_t clock;       /* SPOOL_PAGE*: the page's running clock at start_off */
 };
 
-/*
- * Decode the events of one ring-buffer page (its data area), bytes `from` up to `commit`, into
- * spool records at `out` (room for 2 * (commit - from) bytes is enough: a page record of
- * 8 + n bytes becomes 16 + n). *clock is the running clock at `from` and is advanced; the
- * offset where decoding stopped goes to *stopped (commit, unless the page holds something
- * that is not a tpoint record). Returns the bytes written to out. In lib/page.c; the salvage
- * of a killed process writes its SPOOL_RECORDS chunks with it.
- */
-__attribute__((visibility("hidden"))) size_t tp_page_decode(const char *data, uint32_t from,
-							    uint32_t commit, uint64_t *clock,
-							    char *out, uint32_t *stopped);
-
-/* The running clock after `len` bytes of a page's records, from its value before them. */
-__attribute__((visibility("hidden"))) uint64_t tp_page_clock_after(const char *bytes, uint32_t len,
-								   uint64_t clock);
+/* The most bytes a SPOOL_PAGE(_PACKED) chunk unpacks to: a page's data area, rounded up. */
+#define SPOOL_UNPACKED_MAX 4096u
 
 struct spool_record {
 	uint64_t clock;
 	uint32_t size; /* payload bytes (common header included), a multiple of 8 */
 	uint32_t reserved;
 };
-
-/*
- * The records of a SPOOL_RECORDS or a SPOOL_PAGE(_PACKED) chunk, one at a time: the drain
- * writes a page's bytes as they are or packed (cheapest for it), the salvage of a killed
- * process writes decoded records (SPOOL_RECORDS); readers take them all alike. A packed
- * chunk is unpacked into `unpacked` (SPOOL_UNPACKED_MAX bytes, the caller's), where the
- * records' payloads then are: they stay valid until it is reused. In lib/page.c.
- */
-#define SPOOL_UNPACKED_MAX 4096u /* a page's data area, rounded up */
-struct spool_iter {
-	const char *p, *end;
-	uint64_t clock; /* SPOOL_PAGE*: the running clock */
-	int raw;
-	bool damaged;   /* the chunk's header or packing is not right: no records */
-};
-__attribute__((visibility("hidden"))) void tp_spool_iter_init(struct spool_iter *it, uint32_t type,
-							      const char *body, uint32_t size,
-							      char *unpacked);
-/*
- * The next record: its clock, payload (at most TPOINT_MAX_PAYLOAD bytes, a multiple of 8) and
- * size; 0 at the end, or where the bytes are not ours: then p < end, or damaged, says so.
- */
-__attribute__((visibility("hidden"))) int tp_spool_iter_next(struct spool_iter *it, uint64_t *clock,
-							     const char **data, uint32_t *size);
 
 /* An event the runtime refused, or whose records were too big for a page. */
 #define SPOOL_NOTE_REFUSED 1u /* its print format cannot be rendered: it stays off */

@@ -22,13 +22,9 @@
 #include <unistd.h>
 #include "filter.h"
 #include "internal.h"
-#include "spool_format.h"
-
-#define OPTION_TRACECLOCK 4
-/* tpoint's per-event counters; trace-cmd skips options it does not know. */
-#define OPTION_TPOINT_STATS 0x7470
-/* What the counters do not say: "system:name\ttoo_big\trefused(0|1)\n"..., then a NUL. */
-#define OPTION_TPOINT_NOTES 0x7471
+#include "ringbuf.h"
+#include "spool_read.h"
+#include "tracedat_format.h"
 
 struct out_event {
 	char *system, *name, *condition;
@@ -58,9 +54,7 @@ struct spool_in {
 	uint64_t unknown_ids; /* records whose event id no SPOOL_EVENT chunk names: dropped */
 	size_t unknown_off;   /* the chunk of the first of them */
 	uint16_t unknown_id;
-	struct clock_sample *samples;
-	size_t nsamples;
-	bool identity_clock;
+	struct spool_clock clock; /* its raw clock to CLOCK_MONOTONIC ns */
 	uint16_t *idmap; /* spool id - TPOINT_FIRST_ID -> output id */
 	size_t nidmap;
 };
@@ -156,48 +150,10 @@ static int fail(struct writer_state *w, int err, const char *fmt, ...)
 	return err;
 }
 
-static int cmp_sample(const void *a, const void *b)
+/* Raw clock -> CLOCK_MONOTONIC ns, as every reader of a spool converts it (spool_read.h). */
+static uint64_t to_ns(struct spool_in *s, uint64_t c)
 {
-	const struct clock_sample *x = a, *y = b;
-
-	return x->clock < y->clock ? -1 : x->clock > y->clock;
-}
-
-/* Raw clock -> CLOCK_MONOTONIC ns: piecewise linear through the samples. */
-static uint64_t to_ns(const struct spool_in *s, uint64_t c)
-{
-	const struct clock_sample *a, *b;
-	size_t lo = 0, hi;
-
-	if (s->identity_clock || s->nsamples == 0)
-		return c;
-	if (s->nsamples == 1)
-		return s->samples[0].mono + (c - s->samples[0].clock); /* nothing better known */
-	hi = s->nsamples - 1;
-	if (c <= s->samples[0].clock) {
-		a = &s->samples[0];
-		b = &s->samples[hi];
-	} else if (c >= s->samples[hi].clock) {
-		a = &s->samples[0];
-		b = &s->samples[hi];
-	} else {
-		while (hi - lo > 1) {
-			size_t mid = (lo + hi) / 2;
-
-			if (s->samples[mid].clock <= c)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		a = &s->samples[lo];
-		b = &s->samples[hi];
-	}
-	if (b->clock == a->clock)
-		return a->mono;
-	__int128 num = (__int128)((int64_t)(c - a->clock)) * (__int128)(b->mono - a->mono);
-	__int128 ns = (__int128)a->mono + num / (__int128)(b->clock - a->clock);
-
-	return ns < 0 ? 0 : (uint64_t)ns;
+	return tp_spool_clock_ns(&s->clock, c);
 }
 
 static struct out_event *find_event(struct writer_state *w, const char *sys, const char *name)
@@ -236,54 +192,14 @@ static void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
 	snprintf(w->comms[i].comm, sizeof(w->comms[i].comm), "%s", comm);
 }
 
-/* The NUL-terminated string at *p, or NULL if it runs past end. */
-static const char *next_string(const char **p, const char *end)
+/* An event a spool names (checked by the reader): 0, or -ENOMEM. */
+static int map_event(struct writer_state *w, struct spool_in *s, const struct spool_event_def *d)
 {
-	const char *s = *p;
-	const char *nul = s && s < end ? memchr(s, 0, (size_t)(end - s)) : NULL;
-
-	*p = nul ? nul + 1 : NULL;
-	return nul ? s : NULL;
-}
-
-/*
- * Only printable ASCII (and, where allowed, tabs and newlines) goes into the file: the names
- * and conditions become lines of its options and formats, and libtraceevent takes any other
- * byte of a format text as its end (the reader of `tpoint report` refuses such a file).
- */
-static bool plain_text(const char *s, bool layout)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch < 0x20 || ch > 0x7e) && !(layout && (ch == '\t' || ch == '\n')))
-			return false;
-	}
-	return true;
-}
-
-static int map_event(struct writer_state *w, struct spool_in *s, const char *p, uint32_t size)
-{
-	uint16_t id;
-	const char *sys, *name, *cond, *fmt, *body, *end = p + size;
+	uint16_t id = d->id;
+	const char *sys = d->system, *name = d->name, *cond = d->condition, *fmt = d->format;
+	const char *body = strstr(fmt, "format:");
 	struct out_event *e;
 
-	if (size < 8)
-		return 1;
-	memcpy(&id, p, 2);
-	p += 4;
-	sys = next_string(&p, end);
-	name = next_string(&p, end);
-	cond = next_string(&p, end);
-	fmt = next_string(&p, end);
-	if (!sys || !name || !cond || !fmt || id < TPOINT_FIRST_ID)
-		return 1; /* damaged: the caller says so */
-	if (!plain_text(sys, false) || !plain_text(name, false) || !plain_text(cond, false) ||
-	    !plain_text(fmt, true))
-		return 1;
-	body = strstr(fmt, "format:");
-	if (!body)
-		return 1;
 	e = find_event(w, sys, name);
 	if (!e) {
 		struct out_event *n = realloc(w->events, (w->nevents + 1) * sizeof(*n));
@@ -345,17 +261,6 @@ struct stream_key {
 	uint32_t spool, tid, level;
 };
 
-static const char *chunk_name(uint32_t type)
-{
-	static const char *const names[] = {
-		[SPOOL_EVENT] = "event", [SPOOL_COMM] = "thread name", [SPOOL_CLOCK] = "clock",
-		[SPOOL_RECORDS] = "records", [SPOOL_STATS] = "counts", [SPOOL_END] = "end",
-		[SPOOL_PAGE] = "page", [SPOOL_PAGE_PACKED] = "packed page",
-	};
-
-	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "unknown";
-}
-
 /*
  * A spool that another user owns (root's tpoint record -p lends the spool to the traced
  * process's user) is copied, not mapped: its owner could truncate it while it is read, and a
@@ -400,7 +305,6 @@ static char *read_copy(int fd, size_t *len)
 static int read_spool(struct writer_state *w, uint32_t si)
 {
 	struct spool_in *s = &w->in[si];
-	const struct spool_file_header *h;
 	struct stat st;
 	/*
 	 * Not a FIFO's writer to wait for, nor a link to follow out of the directory; but a
@@ -409,13 +313,14 @@ static int read_spool(struct writer_state *w, uint32_t si)
 	 */
 	bool own_fd = !strncmp(s->path, "/proc/self/fd/", 14);
 	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (own_fd ? 0 : O_NOFOLLOW));
-	const char *p, *end;
 	struct stream_key *keys = NULL;
-	size_t nkeys = 0;
+	size_t nkeys = 0, at;
 	uint32_t order = 0;
 	const char *last_stats = NULL, *last_notes = NULL;
-	uint32_t last_stats_size = 0, last_notes_size = 0;
-	bool ended = false;
+	size_t last_stats_count = 0, last_notes_count = 0;
+	bool ended = false, walking = true;
+	struct spool_walk walk;
+	char why[256];
 
 	if (fd < 0) {
 		damaged(w, s, 0, "cannot open: %s", strerror(errno));
@@ -426,10 +331,10 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		damaged(w, s, 0, "not a regular file");
 		return 0;
 	}
-	if (st.st_size < (off_t)sizeof(*h)) {
+	if (st.st_size < (off_t)sizeof(struct spool_file_header)) {
 		close(fd);
 		damaged(w, s, 0, "%lld bytes, too short for a spool's header (%zu bytes)",
-			(long long)st.st_size, sizeof(*h));
+			(long long)st.st_size, sizeof(struct spool_file_header));
 		return 0;
 	}
 	s->len = (size_t)st.st_size;
@@ -441,94 +346,52 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		damaged(w, s, 0, "cannot map: %s", strerror(errno));
 		return 0;
 	}
-	h = (const struct spool_file_header *)(void *)s->map;
-	if (memcmp(h->magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC))) {
-		damaged(w, s, 0, "not a tpoint spool (no \"%s\" magic)", SPOOL_MAGIC);
+	if (tp_spool_header_check(s->map, s->len, &at, why, sizeof(why))) {
+		damaged(w, s, at, "%s", why);
 		return 0;
 	}
-	if (h->version != SPOOL_VERSION) {
-		damaged(w, s, 8, "spool version %u, expected %u", h->version, SPOOL_VERSION);
-		return 0;
-	}
-	s->identity_clock = !strncmp(h->clock_name, "mono", sizeof(h->clock_name));
+	tp_spool_clock_init(&s->clock, (const struct spool_file_header *)(void *)s->map, 0);
 
-	p = s->map + sizeof(*h);
-	end = s->map + s->len;
-	while (p < end) {
-		const struct spool_chunk *c = (const struct spool_chunk *)(const void *)p;
-		const char *body = p + sizeof(*c);
-		size_t off = (size_t)(p - s->map), padded;
+	walk = (struct spool_walk){ s->map, s->len, sizeof(struct spool_file_header) };
+	while (walking) {
+		struct spool_item c;
 
-		if ((size_t)(end - p) < sizeof(*c)) {
-			damaged(w, s, off, "%zu bytes after the last chunk, too few for a chunk",
-				(size_t)(end - p));
-			break;
-		}
-		padded = ((size_t)c->size + 7u) & ~(size_t)7u;
-		if (padded > (size_t)(end - body)) {
+		switch (tp_spool_next(&walk, &c, why, sizeof(why))) {
+		case SPOOL_STEP_END:
+			walking = false;
+			continue;
+		case SPOOL_STEP_CUT:
 			/* Nothing after it can be found: the rest of the file is not read. */
-			damaged(w, s, off, "%s chunk (type %u) of %u bytes, but the file has %zu "
-				"left: the last %zu bytes are not read", chunk_name(c->type), c->type,
-				c->size, (size_t)(end - body), (size_t)(end - p));
+			damaged(w, s, c.off, "%s", why);
+			walking = false;
+			continue;
+		case SPOOL_STEP_BAD:
+			damaged(w, s, c.off, "%s", why);
+			continue;
+		case SPOOL_STEP_CHUNK:
 			break;
 		}
-		p = body + padded;
-		switch (c->type) {
-		case SPOOL_EVENT: {
-			int r = map_event(w, s, body, c->size);
-
-			if (r < 0)
-				return fail(w, -ENOMEM, "out of memory");
-			if (r)
-				damaged(w, s, off, "event chunk of %u bytes: not an id and four strings "
-					"of printable text (system, name, condition, format)", c->size);
+		switch (c.type) {
+		case SPOOL_EVENT:
+			if (map_event(w, s, &c.event) < 0)
+				goto nomem;
 			break;
-		}
 		case SPOOL_COMM:
-			if (c->size > 4 && memchr(body + 4, 0, c->size - 4)) {
-				uint32_t tid;
-
-				memcpy(&tid, body, 4);
-				add_cmdline(w, tid, body + 4);
-			} else {
-				damaged(w, s, off, "thread name chunk of %u bytes: no thread id and "
-					"name", c->size);
-			}
+			add_cmdline(w, c.comm.tid, c.comm.name);
 			break;
 		case SPOOL_CLOCK:
-			if (c->size == 16) {
-				struct clock_sample *n = realloc(s->samples,
-								 (s->nsamples + 1) * sizeof(*n));
-				if (!n)
-					return fail(w, -ENOMEM, "out of memory");
-				s->samples = n;
-				memcpy(&s->samples[s->nsamples++], body, 16);
-			} else {
-				damaged(w, s, off, "clock chunk of %u bytes, expected 16", c->size);
-			}
+			if (tp_spool_clock_add(&s->clock, c.clock) < 0)
+				goto nomem;
 			break;
-		case SPOOL_STATS:
-			if (c->size % sizeof(struct spool_stat)) {
-				damaged(w, s, off, "counts chunk of %u bytes, not a multiple of %zu",
-					c->size, sizeof(struct spool_stat));
-				break;
-			}
-			/* Each is a complete snapshot: the last one counts. */
-			last_stats = body;
-			last_stats_size = c->size;
+		case SPOOL_STATS: /* each is a complete snapshot: the last one counts */
+			last_stats = c.body;
+			last_stats_count = c.count;
 			break;
 		case SPOOL_NOTES:
-			if (c->size % sizeof(struct spool_note)) {
-				damaged(w, s, off, "notes chunk of %u bytes, not a multiple of %zu",
-					c->size, sizeof(struct spool_note));
-				break;
-			}
-			last_notes = body;
-			last_notes_size = c->size;
+			last_notes = c.body;
+			last_notes_count = c.count;
 			break;
 		case SPOOL_SYNCED: /* for a live reader (tools/tpoint/stream.c) */
-			if (c->size != 8)
-				damaged(w, s, off, "synced chunk of %u bytes, expected 8", c->size);
 			break;
 		case SPOOL_END:
 			ended = true;
@@ -536,69 +399,44 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		case SPOOL_RECORDS:
 		case SPOOL_PAGE:
 		case SPOOL_PAGE_PACKED: {
-			const struct spool_records *r = (const void *)body;
+			const struct spool_records *r = c.records;
 			struct stream_chunk *n;
 			size_t k;
 
-			if (c->size < sizeof(*r)) {
-				damaged(w, s, off, "%s chunk of %u bytes, shorter than its header "
-					"(%zu)", chunk_name(c->type), c->size, sizeof(*r));
-				break;
-			}
-			if (r->cpu >= 4096) {
-				damaged(w, s, off, "%s chunk of CPU %u (at most 4095)",
-					chunk_name(c->type), r->cpu);
-				break;
-			}
-			if (c->type == SPOOL_PAGE &&
-			    (r->end_off < r->start_off ||
-			     r->end_off - r->start_off != c->size - sizeof(*r))) {
-				damaged(w, s, off, "page chunk of %u bytes says it holds bytes "
-					"%u..%u of a page", c->size, r->start_off, r->end_off);
-				break;
-			}
 			for (k = 0; k < nkeys; k++)
 				if (keys[k].tid == r->tid && keys[k].level == r->level)
 					break;
 			if (k == nkeys) {
 				struct stream_key *nk = realloc(keys, (nkeys + 1) * sizeof(*nk));
 
-				if (!nk) {
-					free(keys);
-					return fail(w, -ENOMEM, "out of memory");
-				}
+				if (!nk)
+					goto nomem;
 				keys = nk;
 				keys[nkeys++] = (struct stream_key){ si, r->tid, r->level };
 			}
 			n = realloc(w->chunks, (w->nchunks + 1) * sizeof(*n));
-			if (!n) {
-				free(keys);
-				return fail(w, -ENOMEM, "out of memory");
-			}
+			if (!n)
+				goto nomem;
 			w->chunks = n;
 			n[w->nchunks++] = (struct stream_chunk){
-				r, c->type, c->size, si,
+				r, c.type, c.size, si,
 				(uint32_t)(si << 20) + (uint32_t)k, order++, false
 			};
 			if (r->cpu + 1 > w->ncpus)
 				w->ncpus = r->cpu + 1;
 			break;
 		}
-		default:
-			damaged(w, s, off, "chunk of unknown type %u (%u bytes)", c->type, c->size);
-			break;
 		}
 	}
 	free(keys);
 	if (!ended)
-		unfinished(w, s, (size_t)(p - s->map), "no end mark: the process was killed, "
+		unfinished(w, s, walk.off, "no end mark: the process was killed, "
 			   "or the file was cut short");
-	for (size_t i = 0; last_stats && i + sizeof(struct spool_stat) <= last_stats_size;
-	     i += sizeof(struct spool_stat)) {
+	for (size_t i = 0; i < last_stats_count; i++) {
 		struct spool_stat stat;
 		struct out_event *e;
 
-		memcpy(&stat, last_stats + i, sizeof(stat));
+		memcpy(&stat, last_stats + i * sizeof(stat), sizeof(stat));
 		e = event_by_out_id(w, out_id(s, stat.id));
 		if (e) { /* summed over the processes of the recording */
 			e->stat.cond_skipped += stat.cond_skipped;
@@ -607,21 +445,21 @@ static int read_spool(struct writer_state *w, uint32_t si)
 			e->stat.lost += stat.lost;
 		}
 	}
-	for (size_t i = 0; last_notes && i + sizeof(struct spool_note) <= last_notes_size;
-	     i += sizeof(struct spool_note)) {
+	for (size_t i = 0; i < last_notes_count; i++) {
 		struct spool_note note;
 		struct out_event *e;
 
-		memcpy(&note, last_notes + i, sizeof(note));
+		memcpy(&note, last_notes + i * sizeof(note), sizeof(note));
 		e = event_by_out_id(w, out_id(s, note.id));
 		if (e) {
 			e->too_big += note.too_big;
 			e->refused |= (note.flags & SPOOL_NOTE_REFUSED) != 0;
 		}
 	}
-	if (s->nsamples > 1) /* qsort() wants a base even for nothing to sort */
-		qsort(s->samples, s->nsamples, sizeof(*s->samples), cmp_sample);
 	return 0;
+nomem:
+	free(keys);
+	return fail(w, -ENOMEM, "out of memory");
 }
 
 /* ---- writing ---- */
@@ -718,16 +556,19 @@ static const char header_page[] =
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
+#define TD_STR(x) #x
+#define TD_XSTR(x) TD_STR(x)
+/* What the kernel's tracefs header_event says, with the constants of tracedat_format.h. */
 static const char header_event[] =
 	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
+	"\ttype_len    :    " TD_XSTR(TPOINT_TYPE_LEN_BITS) " bits\n"
+	"\ttime_delta  :   " TD_XSTR(TPOINT_DELTA_BITS) " bits\n"
 	"\tarray       :   32 bits\n"
 	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
+	"\tpadding     : type == " TD_XSTR(RB_TYPE_PADDING) "\n"
+	"\ttime_extend : type == " TD_XSTR(RB_TYPE_TIME_EXTEND) "\n"
+	"\ttime_stamp : type == " TD_XSTR(RB_TYPE_TIME_STAMP) "\n"
+	"\tdata max type_len  == " TD_XSTR(RB_TYPE_DATA_MAX) "\n";
 
 /* Output id -> event, for the selection's judgement of each record; again after a sort. */
 static void build_by_id(struct writer_state *w)
@@ -790,10 +631,8 @@ static int cmp_event(const void *a, const void *b)
 
 static void write_metadata(struct writer_state *w, struct out_file *f)
 {
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-	out_write(f, magic, sizeof(magic));
-	out_str0(f, "6");
+	out_write(f, TD_MAGIC, TD_MAGIC_LEN);
+	out_str0(f, TD_VERSION);
 	out_write(f, "\0", 1);                          /* little endian */
 	out_write(f, &(char){ (char)sizeof(long) }, 1); /* long size */
 	out_u32(f, TPOINT_PAGE_SIZE);
@@ -855,7 +694,7 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 	out_u32(f, w->ncpus);
 
 	out_write(f, "options  ", 10);
-	out_u16(f, OPTION_TRACECLOCK);
+	out_u16(f, TD_OPT_TRACECLOCK);
 	out_u32(f, sizeof("[mono]"));
 	out_write(f, "[mono]", sizeof("[mono]"));
 
@@ -884,7 +723,7 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 						(unsigned long long)st->lost, e->condition);
 		}
 		stats[len] = 0;
-		out_u16(f, OPTION_TPOINT_STATS);
+		out_u16(f, TD_OPT_TPOINT_STATS);
 		out_u32(f, (uint32_t)len + 1);
 		out_write(f, stats, len + 1);
 		/* The notes, in the same buffer (they are shorter), if any event has one. */
@@ -898,7 +737,7 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 							(unsigned long long)e->too_big, e->refused);
 		}
 		if (len) {
-			out_u16(f, OPTION_TPOINT_NOTES);
+			out_u16(f, TD_OPT_TPOINT_NOTES);
 			out_u32(f, (uint32_t)len + 1);
 			out_write(f, stats, len + 1);
 		}
@@ -926,11 +765,11 @@ static void page_close(struct page_out *po)
 	if (!po->open)
 		return;
 	if (po->lost) {
-		/* RB_MISSED_EVENTS | RB_MISSED_STORED, and the count right after the data. */
-		commit |= (1ull << 31) | (1ull << 30);
+		/* The count goes right after the data. */
+		commit |= RB_MISSED_EVENTS | RB_MISSED_STORED;
 		memcpy(po->page + TPOINT_PAGE_HEADER + po->used, &po->lost, 8);
 	} else if (po->lost_unknown) {
-		commit |= 1ull << 31; /* RB_MISSED_EVENTS alone: "[EVENTS DROPPED]" */
+		commit |= RB_MISSED_EVENTS; /* alone: "[EVENTS DROPPED]" */
 	}
 	memcpy(po->page + 8, &commit, 8);
 	out_write(po->f, po->page, TPOINT_PAGE_SIZE);
@@ -950,7 +789,7 @@ static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint
 	if (ns < po->last_ns)
 		ns = po->last_ns; /* a clock sample's rounding must not run time backwards */
 	delta = po->open ? ns - po->last_ns : 0;
-	if (delta >> TPOINT_DELTA_BITS)
+	if (tp_rb_delta_too_wide(delta))
 		need += 8;
 	if (po->open && po->used + need > TPOINT_PAGE_DATA_END)
 		page_close(po);
@@ -965,18 +804,18 @@ static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint
 	po->lost_unknown |= lost_unknown;
 	char *d = po->page + TPOINT_PAGE_HEADER + po->used;
 
-	if (delta >> TPOINT_DELTA_BITS) {
-		uint32_t ext[2] = { (uint32_t)((delta & ((1u << TPOINT_DELTA_BITS) - 1)) << 5) | 30u,
-				    (uint32_t)(delta >> TPOINT_DELTA_BITS) };
+	if (tp_rb_delta_too_wide(delta)) {
+		uint32_t ext[2];
 
+		tp_rb_time_extend(delta, ext);
 		memcpy(d, ext, 8);
 		d += 8;
 		po->used += 8;
 		delta = 0;
 	}
-	uint32_t hdr[2] = { (uint32_t)(delta << 5), size + 4 };
+	uint64_t hdr = tpoint_record_header(delta, 8 + size);
 
-	memcpy(d, hdr, 8);
+	memcpy(d, &hdr, 8);
 	memcpy(d + 8, payload, size);
 	memcpy(d + 8, &id, 2); /* the file's id for this event */
 	po->used += 8 + size;
@@ -1009,8 +848,7 @@ static void chunk_read_to_end(struct writer_state *w, const struct stream_chunk 
 			      const struct spool_iter *it)
 {
 	const struct spool_in *s = &w->in[ch->spool];
-	const char *type = ch->type == SPOOL_RECORDS ? "records" :
-			   ch->type == SPOOL_PAGE ? "page" : "packed page";
+	const char *type = tp_spool_chunk_name(ch->type);
 
 	if (it->damaged)
 		damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes (bytes %u..%u of a page): "
@@ -1389,7 +1227,7 @@ out:
 	for (int i = 0; i < w.nin; i++) {
 		if (w.in[i].map)
 			munmap(w.in[i].map, w.in[i].len);
-		free(w.in[i].samples);
+		tp_spool_clock_free(&w.in[i].clock);
 		free(w.in[i].idmap);
 	}
 	free(w.in);

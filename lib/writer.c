@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "filter.h"
 #include "internal.h"
+#include "ringbuf.h"
 
 TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
 
@@ -422,18 +423,15 @@ HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len)
 {
 	for (uint64_t off = 0; off + 8 <= len;) {
 		uint32_t w = *(const uint32_t *)(const void *)(records + off);
-		uint32_t type_len = w & 31;
+		uint32_t array = *(const uint32_t *)(const void *)(records + off + 4);
 
-		if (type_len == 0) {
-			uint32_t rlen = *(const uint32_t *)(const void *)(records + off + 4);
+		if (tp_rb_type_len(w) == 0) { /* a record; else a time extend, the only other kind */
 			uint16_t id = *(const uint16_t *)(const void *)(records + off + 8);
 
 			if (id >= TPOINT_FIRST_ID)
 				count_unrecorded_index(id - TPOINT_FIRST_ID);
-			off += 4 + rlen;
-		} else {
-			off += 8; /* a time extend: tpoint writes no other kind */
 		}
+		off += tp_rb_record_len(w, array);
 	}
 }
 
@@ -607,12 +605,9 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 		retire_or_hold(pool, &rec->reserve[level], s);
 
 	delta = now - s->last;
-	if (s->data && (delta >> TPOINT_DELTA_BITS) && s->off + 8 + total <= s->end) {
+	if (s->data && tp_rb_delta_too_wide(delta) && s->off + 8 + total <= s->end) {
 		/* A long pause: a time-extend record carries the high bits of the delta. */
-		uint32_t *ext = (uint32_t *)(void *)(s->data + s->off);
-
-		ext[0] = (uint32_t)((delta & ((1u << TPOINT_DELTA_BITS) - 1)) << 5) | 30u;
-		ext[1] = (uint32_t)(delta >> TPOINT_DELTA_BITS);
+		tp_rb_time_extend(delta, (uint32_t *)(void *)(s->data + s->off));
 		s->off += 8;
 		s->last = now;
 	}
@@ -629,7 +624,7 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 
 	s->off = off + total;
 	s->last = now;
-	hdr[0] = (delta << 5) | ((uint64_t)(total - 4) << 32);
+	hdr[0] = tpoint_record_header(delta, total);
 	hdr[1] = t->pid_word | ev->id;
 	return hdr + 1;
 
@@ -653,7 +648,7 @@ static inline __attribute__((always_inline)) int take_back(struct tpoint_event *
 	struct tpoint_stream *s = t->top - 1;
 	const uint32_t *hdr = (const uint32_t *)rec - 2;
 
-	s->last -= hdr[0] >> 5;
+	s->last -= tp_rb_delta(hdr[0]);
 	s->off = (uint32_t)((const char *)hdr - s->data);
 	tpoint_barrier();
 	t->top = s;

@@ -59,7 +59,10 @@ struct tpoint_counters {
 /*
  * Ring-buffer pages use the kernel's layout: u64 timestamp, u64 commit (exact bytes of event
  * data), then the events. Every record here uses the 8-byte header form (type_len 0 and an
- * explicit length), so records and their payloads stay 8-byte aligned.
+ * explicit length), so records and their payloads stay 8-byte aligned. A record's first u32
+ * holds type_len in its low TPOINT_TYPE_LEN_BITS bits and the time delta in the
+ * TPOINT_DELTA_BITS above; the rest of the encoding (time extends, decoding) is the
+ * library's (lib/ringbuf.h, lib/tracedat_format.h).
  */
 #define TPOINT_PAGE_SIZE 4096u
 #define TPOINT_PAGE_HEADER 16u
@@ -68,6 +71,7 @@ struct tpoint_counters {
 #define TPOINT_PAGE_DATA_END (TPOINT_PAGE_DATA - 8u)
 #define TPOINT_RECORD_HEADER 8u
 #define TPOINT_MAX_PAYLOAD (TPOINT_PAGE_DATA_END - TPOINT_RECORD_HEADER)
+#define TPOINT_TYPE_LEN_BITS 5
 #define TPOINT_DELTA_BITS 27
 #define TPOINT_DELTA_MAX ((1ull << TPOINT_DELTA_BITS) - 1)
 
@@ -149,6 +153,15 @@ static inline uint32_t tpoint_record_total(uint32_t payload)
 }
 
 /*
+ * The header of a data record of `total` bytes (header included), `delta` clock ticks after
+ * the record before it: type_len 0, the delta, and the length + 4 in the second u32.
+ */
+static inline uint64_t tpoint_record_header(uint64_t delta, uint32_t total)
+{
+	return (delta << TPOINT_TYPE_LEN_BITS) | ((uint64_t)(total - 4) << 32);
+}
+
+/*
  * The fast path: reserve a record of `payload` bytes (common header included) in this
  * thread's current page and write its ring-buffer header and common header. Returns the
  * payload, to be filled and then published with tpoint_commit_pending(); or NULL, having
@@ -203,7 +216,7 @@ static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 	rec = (uint64_t *)(void *)(data + off);
 	s->off = off + total;
 	s->last = now;
-	rec[0] = (delta << 5) | ((uint64_t)(total - 4) << 32); /* type_len 0, length + 4 */
+	rec[0] = tpoint_record_header(delta, total);
 	rec[1] = t->pid_word | ev->id; /* common_type, flags 0, preempt_count 0, pid */
 	pending->commit = (uint64_t *)(void *)(data - 8);
 	pending->end = off + total;

@@ -94,7 +94,7 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
 	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
 	# lib/tracedat.c itself (its mappings become heap copies).
-	spool) fuzz spool "$L/format.c" "$L/page.c" "$L/clock.c" "$L/pack.c" \
+	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$T/tracedat_read.c" ;;
 	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$L/format.c" ;;

@@ -16,7 +16,6 @@
 #include "attach.h"
 #include "control_proto.h"
 #include "internal.h"
-#include "spool_format.h"
 #include "tpoint.h"
 
 /* The effective uid and gid of a process: whose files it makes, whose socket it has. */

@@ -33,7 +33,7 @@
 #include "filter.h"
 #include "internal.h"
 #include "select.h"
-#include "spool_format.h"
+#include "spool_read.h"
 #include "tep_guard.h"
 #include "tpoint.h"
 
@@ -102,10 +102,8 @@ struct streamer {
 	size_t len, cap;
 	uint64_t read_off; /* bytes of the file read so far */
 	bool have_header;
-	bool identity_clock; /* the records' clock is CLOCK_MONOTONIC ns already */
 	bool own_samples;    /* the process's clock is ours too: sample it ourselves */
-	struct clock_sample *samples;
-	size_t nsamples;
+	struct spool_clock clock; /* the records' raw clock to CLOCK_MONOTONIC ns */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
 	struct ev_note *notes; /* by event id */
@@ -138,100 +136,35 @@ static void on_stop(int sig)
 /* ---- the crash guard: libtraceevent trusts what it parses (see report.c) ---- */
 
 
-/* ---- time: the records' raw clock to CLOCK_MONOTONIC ns ---- */
+/* ---- time: the records' raw clock to CLOCK_MONOTONIC ns (spool_read.h) ---- */
 
 static void add_sample(struct streamer *st, struct clock_sample cs)
 {
-	size_t i = st->nsamples;
-
-	if (st->nsamples == MAX_SAMPLES) {
-		/* Keep the first (the long baseline for anything older) and the newer half. */
-		memmove(st->samples + 1, st->samples + 1 + MAX_SAMPLES / 2,
-			(MAX_SAMPLES - 1 - MAX_SAMPLES / 2) * sizeof(*st->samples));
-		st->nsamples -= MAX_SAMPLES / 2;
-		i = st->nsamples;
-	}
-	/* Samples come nearly in order: ours and the process's interleave. */
-	while (i > 0 && st->samples[i - 1].clock > cs.clock)
-		i--;
-	if (i > 0 && st->samples[i - 1].clock == cs.clock)
-		return;
-	memmove(st->samples + i + 1, st->samples + i, (st->nsamples - i) * sizeof(*st->samples));
-	st->samples[i] = cs;
-	st->nsamples++;
+	if (tp_spool_clock_add(&st->clock, cs) < 0)
+		tool_error(VERB, "out of memory: a clock sample is left out");
 }
 
-/*
- * Straight lines between the samples around the value; past either end, the line through
- * the first and the last, the longest baseline there is.
- */
-static uint64_t clock_to_ns(const struct streamer *st, uint64_t c)
+static uint64_t clock_to_ns(struct streamer *st, uint64_t c)
 {
-	const struct clock_sample *lo, *hi;
-	size_t n = st->nsamples;
-
-	if (st->identity_clock || !n)
-		return c;
-	if (n == 1)
-		return st->samples[0].mono; /* no rate known yet: the best guess is "then" */
-	lo = &st->samples[0];
-	hi = &st->samples[n - 1];
-	if (c > lo->clock && c < hi->clock) {
-		size_t a = 0, b = n - 1;
-
-		while (b - a > 1) {
-			size_t m = a + (b - a) / 2;
-
-			if (st->samples[m].clock <= c)
-				a = m;
-			else
-				b = m;
-		}
-		lo = &st->samples[a];
-		hi = &st->samples[b];
-	}
-	if (hi->clock == lo->clock)
-		return lo->mono;
-	__int128 ns = (__int128)lo->mono + (__int128)((int64_t)(c - lo->clock)) *
-					      (__int128)((int64_t)(hi->mono - lo->mono)) /
-					      (__int128)(hi->clock - lo->clock);
-
-	return ns < 0 ? 0 : (uint64_t)ns;
+	return tp_spool_clock_ns(&st->clock, c);
 }
 
 /* ---- the spool's chunks ---- */
 
-/* The NUL-terminated string at *p, or NULL if it runs past end. */
-static const char *take_string(const char **p, const char *end)
+/* An event the spool names (checked by the reader). */
+static void add_event(struct streamer *st, const struct spool_event_def *d)
 {
-	const char *s = *p, *nul = s && s < end ? memchr(s, 0, (size_t)(end - s)) : NULL;
-
-	*p = nul ? nul + 1 : NULL;
-	return nul ? s : NULL;
-}
-
-static void add_event(struct streamer *st, const char *p, uint32_t size)
-{
-	const char *end = p + size, *sys, *name, *cond, *fmt, *body;
+	const char *sys = d->system, *name = d->name, *fmt = d->format, *body;
 	enum tep_errno err = 0;
-	uint16_t id;
+	uint16_t id = d->id;
 	char *text;
 	int len, sig;
 
-	if (size < 8)
-		return;
-	memcpy(&id, p, 2);
-	p += 4;
-	sys = take_string(&p, end);
-	name = take_string(&p, end);
-	cond = take_string(&p, end);
-	fmt = take_string(&p, end);
-	(void)cond;
-	if (fmt && sys && name && !st->notes[id].known) {
+	if (!st->notes[id].known) {
 		st->notes[id].known = true;
 		st->notes[id].shown = sel_event(st->sel, sys, name, fmt, &st->notes[id].filter);
 	}
-	if (!fmt || !(body = strstr(fmt, "format:")) || tep_find_event(st->tep, id))
+	if (!(body = strstr(fmt, "format:")) || tep_find_event(st->tep, id))
 		return;
 	/* The header trace.dat gives libtraceevent: the id is the one the records carry. */
 	len = asprintf(&text, "name: %s\nID: %u\n%s", name, id, body);
@@ -488,7 +421,7 @@ static void unhold(struct streamer *st, struct pending *out)
  * Up to where lines may go out: every record older is in, as the process said
  * (SPOOL_SYNCED), or waited for long enough; everything at the end.
  */
-static uint64_t print_horizon(const struct streamer *st)
+static uint64_t print_horizon(struct streamer *st)
 {
 	struct timespec now;
 	uint64_t horizon = 0, mono;
@@ -510,7 +443,9 @@ static uint64_t print_horizon(const struct streamer *st)
  */
 static int pump(struct streamer *st)
 {
+	struct spool_walk walk;
 	size_t at = 0;
+	char why[256];
 
 	for (;;) {
 		ssize_t n;
@@ -546,14 +481,13 @@ static int pump(struct streamer *st)
 
 		if (st->len < sizeof(*h))
 			return 0;
-		if (memcmp(h->magic, SPOOL_MAGIC, sizeof(SPOOL_MAGIC)) ||
-		    h->version != SPOOL_VERSION) {
-			tool_error(VERB, "%s: not a tpoint spool of this version", st->a.spool);
+		if (tp_spool_header_check(h, st->len, &at, why, sizeof(why))) {
+			tool_error(VERB, "%s: offset %zu: %s", st->a.spool, at, why);
 			return -1;
 		}
-		st->identity_clock = !strncmp(h->clock_name, "mono", sizeof(h->clock_name));
+		tp_spool_clock_init(&st->clock, h, MAX_SAMPLES);
 		/* The same hardware clock as ours (the TSC is the machine's, not the process's). */
-		st->own_samples = !st->identity_clock &&
+		st->own_samples = !st->clock.identity &&
 				  !strncmp(h->clock_name, TPOINT_ARCH_CLOCK_NAME,
 					   sizeof(h->clock_name));
 		st->have_header = true;
@@ -562,57 +496,47 @@ static int pump(struct streamer *st)
 			add_sample(st, tp_clock_sample_now());
 	}
 	st->npend = 0;
-	while (at + sizeof(struct spool_chunk) <= st->len) {
-		const struct spool_chunk *c = (const void *)(st->buf + at);
-		const char *body = st->buf + at + sizeof(*c);
-		size_t padded = ((size_t)c->size + 7) & ~(size_t)7;
+	/*
+	 * The whole chunks; a chunk still being written stays for the next time. What the
+	 * process wrote wrong is passed over, as the file writer does (it says so there).
+	 */
+	walk = (struct spool_walk){ st->buf, st->len, at };
+	for (;;) {
+		struct spool_item c;
+		enum spool_step step = tp_spool_next(&walk, &c, why, sizeof(why));
 
-		if (padded > st->len - at - sizeof(*c))
-			break; /* still being written */
-		at += sizeof(*c) + padded;
-		switch (c->type) {
+		if (step == SPOOL_STEP_END || step == SPOOL_STEP_CUT)
+			break;
+		if (step == SPOOL_STEP_BAD)
+			continue;
+		switch (c.type) {
 		case SPOOL_EVENT:
-			add_event(st, body, c->size);
+			add_event(st, &c.event);
 			break;
 		case SPOOL_COMM:
-			if (c->size > 4 && memchr(body + 4, 0, c->size - 4)) {
-				uint32_t tid;
-
-				memcpy(&tid, body, 4);
-				/* A thread renamed since: the newer name wins, as in record. */
-				tep_override_comm(st->tep, body + 4, (int)tid);
-			}
+			/* A thread renamed since: the newer name wins, as in record. */
+			tep_override_comm(st->tep, c.comm.name, (int)c.comm.tid);
 			break;
 		case SPOOL_CLOCK:
-			if (c->size == 16 && !st->identity_clock) {
-				struct clock_sample cs;
-
-				memcpy(&cs, body, sizeof(cs));
-				add_sample(st, cs);
-			}
+			add_sample(st, c.clock);
 			break;
 		case SPOOL_RECORDS:
 		case SPOOL_PAGE:
 		case SPOOL_PAGE_PACKED:
-			if (c->size >= sizeof(struct spool_records))
-				add_records(st, c->type, body, c->size);
+			add_records(st, c.type, c.body, c.size);
 			break;
 		case SPOOL_END:
 			st->ended = true;
 			break;
 		case SPOOL_SYNCED:
-			if (c->size == 8) {
-				uint64_t clock;
-
-				memcpy(&clock, body, 8);
-				if (clock > st->synced)
-					st->synced = clock;
-			}
+			if (c.synced > st->synced)
+				st->synced = c.synced;
 			break;
 		default:
 			break;
 		}
 	}
+	at = walk.off;
 	/*
 	 * Every clock sample of the batch is in: now the times; then the records join those
 	 * held, and the lines go out up to where no older record can come.
@@ -663,8 +587,7 @@ static int setup_tep(struct streamer *st)
 {
 	st->tep = tep_alloc();
 	st->notes = calloc(0x10000, sizeof(*st->notes));
-	st->samples = calloc(MAX_SAMPLES, sizeof(*st->samples));
-	if (!st->tep || !st->notes || !st->samples)
+	if (!st->tep || !st->notes)
 		return -1;
 	/* The plugins trace-cmd loads, so that a line is the one trace-cmd would print. */
 	st->plugins = tep_load_plugins(st->tep);
@@ -779,7 +702,7 @@ out:
 	for (size_t i = 0; i < st.unpacked_cap; i++)
 		free(st.unpacked[i]);
 	free(st.unpacked);
-	free(st.samples);
+	tp_spool_clock_free(&st.clock);
 	free(st.scratch);
 	return ret;
 }

@@ -28,16 +28,9 @@
 
 #include "tracedat_read.h"
 
-#define TD_MAGIC "\x17\x08\x44"
-#define TS_SHIFT 27
+#define TS_SHIFT TPOINT_DELTA_BITS
 #define TS_DELTA_MASK ((1u << TS_SHIFT) - 1)
 #define TS_MSB (0xf8ULL << 56) /* kbuffer keeps these bits of the page time on a time stamp */
-#define COMMIT_MASK ((1u << 27) - 1)
-#define RB_MISSED_EVENTS (1ULL << 31)
-#define RB_MISSED_STORED (1ULL << 30)
-#define TYPE_PADDING 29
-#define TYPE_TIME_EXTEND 30
-#define TYPE_TIME_STAMP 31
 
 /* Smallest page that holds a page header and an event; largest the commit field can count. */
 #define PAGE_SIZE_MIN 64u
@@ -951,16 +944,16 @@ static const char *decode_event(const struct tracedat *td, const unsigned char *
 		ev->type_len = word >> TS_SHIFT;
 		ev->delta = word & TS_DELTA_MASK;
 	} else {
-		ev->type_len = word & 0x1f;
-		ev->delta = word >> 5;
+		ev->type_len = word & RB_TYPE_LEN_MASK;
+		ev->delta = word >> TPOINT_TYPE_LEN_BITS;
 	}
-	if (ev->type_len == 0 || ev->type_len >= TYPE_PADDING) {
+	if (ev->type_len == 0 || ev->type_len >= RB_TYPE_PADDING) {
 		if ((uint64_t)off + 8 > commit)
 			return "the event's length word runs past the commit";
 		array0 = tracedat_u32(td, data + off + 4);
 	}
 	switch (ev->type_len) {
-	case TYPE_PADDING:
+	case RB_TYPE_PADDING:
 		/* the length counts from array[0] itself, so it covers at least array[0] */
 		if (array0 < 4)
 			return "padding shorter than its own length word";
@@ -969,11 +962,11 @@ static const char *decode_event(const struct tracedat *td, const unsigned char *
 			return "padding runs past the commit";
 		ev->next = (uint32_t)end;
 		return NULL;
-	case TYPE_TIME_EXTEND:
+	case RB_TYPE_TIME_EXTEND:
 		ev->delta += (uint64_t)array0 << TS_SHIFT;
 		ev->next = off + 8;
 		return NULL;
-	case TYPE_TIME_STAMP:
+	case RB_TYPE_TIME_STAMP:
 		ev->delta |= (uint64_t)array0 << TS_SHIFT;
 		ev->next = off + 8;
 		return NULL;
@@ -999,7 +992,7 @@ static const char *decode_event(const struct tracedat *td, const unsigned char *
 
 static void apply_time(struct raw_event *ev, uint64_t *ts)
 {
-	if (ev->type_len == TYPE_TIME_STAMP)
+	if (ev->type_len == RB_TYPE_TIME_STAMP)
 		*ts = ev->delta | (*ts & TS_MSB);
 	else
 		*ts += ev->delta;
@@ -1012,7 +1005,7 @@ static const char *page_header(const struct tracedat *td, const unsigned char *p
 	uint64_t word = read_long(td, page + 8);
 	uint32_t room = td->page_size - td->page_header;
 
-	*commit = (uint32_t)(word & COMMIT_MASK);
+	*commit = (uint32_t)(word & RB_COMMIT_MASK);
 	*missed = 0;
 	if (*commit > room) {
 		snprintf(why, whylen, "commit %" PRIu32 " exceeds the page (%" PRIu32
@@ -1066,7 +1059,7 @@ static int check_pages(struct rd *r, size_t bi, uint32_t cpu)
 				bad = why;
 				goto bad_page;
 			}
-			if (ev.type_len < TYPE_PADDING)
+			if (ev.type_len < RB_TYPE_PADDING)
 				c->nr_events++;
 			off = ev.next;
 		}
@@ -1142,15 +1135,15 @@ static int parse(struct rd *r)
 	if (td->size < 3 || memcmp(td->data, TD_MAGIC, 3))
 		return fail(r, "not a trace-cmd file (bad magic)");
 	r->off = 3;
-	if (td->size < 10 || memcmp(td->data + 3, "tracing", 7))
+	if (td->size < TD_MAGIC_LEN || memcmp(td->data, TD_MAGIC, TD_MAGIC_LEN))
 		return fail(r, "not a trace-cmd file (no \"tracing\" after the magic)");
-	r->off = 10;
+	r->off = TD_MAGIC_LEN;
 	if (get_string(r, &version, 15, "the version string"))
 		return -1;
 	if (!strcmp(version, "7"))
 		return fail(r, "trace.dat version 7 is not supported; convert with "
 			       "'trace-cmd convert --file-version 6'");
-	if (strcmp(version, "6"))
+	if (strcmp(version, TD_VERSION))
 		return fail(r, "trace.dat version '%.15s' is not supported (tpoint reads version 6)",
 			    version);
 	if (need(r, 6, "the endianness byte, long-size byte and page size"))
@@ -1442,7 +1435,7 @@ int tracedat_next_event(struct td_cursor *c, struct td_event *ev)
 		}
 		apply_time(&raw, &c->ts);
 		c->off = raw.next;
-		if (raw.type_len >= TYPE_PADDING)
+		if (raw.type_len >= RB_TYPE_PADDING)
 			continue;
 		ev->ts = c->ts;
 		ev->data = data + raw.payload;

@@ -27,18 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Option ids of trace-cmd's options block that the reader interprets. */
-#define TD_OPT_DATE 1
-#define TD_OPT_BUFFER 3
-#define TD_OPT_TRACECLOCK 4
-#define TD_OPT_OFFSET 7
-#define TD_OPT_CPUCOUNT 8
-#define TD_OPT_TIME_SHIFT 13
-#define TD_OPT_TSC2NSEC 14
-/* tpoint's per-event counters: text, "system:name\thits\t...\tcondition\n" lines. */
-#define TD_OPT_TPOINT_STATS 0x7470
-#define TD_OPT_TPOINT_NOTES 0x7471 /* "system:name\ttoo_big\trefused\n"..., a NUL */
+/* The option ids (TD_OPT_*) and the ring-buffer constants, the file writer's too. */
+#include "tracedat_format.h"
 
 /* A run of bytes inside the file; not NUL-terminated. */
 struct td_text {
