@@ -181,15 +181,13 @@ struct pool {
 	bool stalled;   /* block mode: a writer waited in vain; nobody waits until a page is freed */
 };
 HIDDEN int tp_pool_create(struct pool *p, size_t bytes, enum tpoint_mode mode);
+/* The same; populate: fault the whole pool in now (tp_pool_create() does), else as it fills. */
+HIDDEN int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
 /* Where the page metadata (its struct pool_meta_header) begins in the memfd. */
 static inline size_t tp_pool_meta_offset(const struct pool *p)
 {
 	return (size_t)p->npages * TPOINT_PAGE_SIZE;
 }
-/* The same; populate: fault the whole pool in now (tp_pool_create() does), else as it fills. */
-HIDDEN int tp_pool_make(struct pool *p, size_t bytes, enum tpoint_mode mode, bool populate);
-/* Where the page metadata (its struct pool_meta_header) begins in the memfd. */
-HIDDEN size_t tp_pool_meta_offset(const struct pool *p);
 /*
  * What of `want` bytes of pool this machine can give (poolsize.c): `want`, or less, with
  * the reason in why; below 64 KiB it cannot give one at all.
