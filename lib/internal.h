@@ -100,6 +100,13 @@ struct event_slot {
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
 HIDDEN void tp_registry_lock(void);
+/*
+ * The reg()/unreg() calls of TRACE_EVENT_FN events switched since the last run. Called with
+ * no library lock held, by every entry point that may switch an event (the C API, probes,
+ * module (un)registration, the control thread after each request): the function may take
+ * any of them.
+ */
+HIDDEN void tp_registry_run_fn_calls(void);
 HIDDEN void tp_registry_unlock(void);
 HIDDEN uint32_t tp_registry_count(void);
 HIDDEN struct event_slot *tp_registry_slot(uint32_t index); /* under the lock */

@@ -49,17 +49,15 @@ void tp_registry_lock(void)
 	pthread_mutex_lock(&reg_mutex);
 }
 
-/*
- * Whoever switched a TRACE_EVENT_FN event on or off calls its reg() or unreg() here, once
- * the lock is released: the function may trace, enable events or register probes, which
- * take this lock.
- */
 void tp_registry_unlock(void)
 {
-	bool calls = fn_calls_pending;
-
 	pthread_mutex_unlock(&reg_mutex);
-	if (calls)
+}
+
+/* Whoever switched a TRACE_EVENT_FN event on or off calls its reg() or unreg() here. */
+void tp_registry_run_fn_calls(void)
+{
+	if (__atomic_load_n(&fn_calls_pending, __ATOMIC_RELAXED))
 		run_fn_calls();
 }
 
@@ -739,6 +737,7 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 	tp_registry_unlock();
 	/* TPOINT_EVENTS names events before they register: they record from here on. */
 	tp_session_keep_enabled();
+	tp_registry_run_fn_calls();
 }
 
 TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
@@ -761,6 +760,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 		ev->registered = 0;
 	}
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 }
 
 static int check_pattern(const char *p, size_t n)
@@ -876,6 +876,7 @@ TPOINT_EXPORT int tpoint_enable(const char *list)
 	tp_registry_unlock();
 	if (ret > 0)
 		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
+	tp_registry_run_fn_calls();
 	return ret;
 }
 
@@ -886,6 +887,7 @@ TPOINT_EXPORT int tpoint_disable(const char *list)
 	tp_registry_lock();
 	ret = add_patterns(list, false, false);
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 	return ret;
 }
 
@@ -1061,6 +1063,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	 * is done. Registration is rare; this costs a few bytes per change.
 	 */
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 	return 0;
 }
 
@@ -1100,6 +1103,10 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (!set)
 		set_enable_word(ev, ev->enabled & ~TPOINT_ENABLED_PROBES);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
+	/* The last probe of a TRACE_EVENT_FN event may have been its last user. */
+	if (ev->unreg)
+		fn_calls_pending = true;
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 	return 0;
 }
