@@ -106,14 +106,6 @@ static inline void tpoint_printk_args(const char *fmt, ...)
 	(void)fmt;
 }
 
-/* __print_hex's buffer is a pointer or an array. */
-static inline const char *tpoint_print_hex_check(const void *buf, size_t len)
-{
-	(void)buf;
-	(void)len;
-	return "";
-}
-
 /* __print_array's first argument is a pointer or an array, its element size 1, 2, 4 or 8. */
 static inline const char *tpoint_print_array_check(const void *array, size_t count, int el_size)
 {
