@@ -460,6 +460,8 @@ static int serve_message(int i)
 	}
 	c->greeted = true;
 	ret = handle(c->fd, i, &c->hdr, c->payload);
+	/* A TRACE_EVENT_FN event the request switched: its reg/unreg, with no lock held. */
+	tp_registry_run_fn_calls();
 	free(c->payload);
 	c->payload = NULL;
 	c->got = 0;
@@ -541,6 +543,7 @@ static void client_gone(int slot)
 		return;
 	ctl.attached = -1;
 	tp_session_detach(false);
+	tp_registry_run_fn_calls();
 	tp_debug("control: the recording client went away; its events are off again");
 }
 

@@ -50,7 +50,7 @@ static bool class_ok(const struct tpoint_meta_class *c)
 
 	for (uint32_t i = 0; i < c->nfields; i++) {
 		if (!has_nul(f[i].type, sizeof(f[i].type)) ||
-		    !has_nul(f[i].name, sizeof(f[i].name)) || f[i].kind > TPOINT_FIELD_DYNAMIC)
+		    !has_nul(f[i].name, sizeof(f[i].name)) || f[i].kind > TPOINT_FIELD_KIND_MAX)
 			return false;
 	}
 	return has_nul(tpoint_meta_class_print(c), room);
@@ -410,6 +410,16 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 		case TPOINT_FIELD_DYNAMIC:
 			sb_printf(&b, "__data_loc %s[] %s", f[i].type, f[i].name);
 			break;
+		case TPOINT_FIELD_REL_DYNAMIC:
+			sb_printf(&b, "__rel_loc %s[] %s", f[i].type, f[i].name);
+			break;
+		/* The kernel's spelling of a cpumask, which libtraceevent knows as one. */
+		case TPOINT_FIELD_CPUMASK:
+			sb_printf(&b, "__data_loc %s %s", f[i].type, f[i].name);
+			break;
+		case TPOINT_FIELD_REL_CPUMASK:
+			sb_printf(&b, "__rel_loc %s %s", f[i].type, f[i].name);
+			break;
 		default:
 			sb_printf(&b, "%s %s", f[i].type, f[i].name);
 			break;
@@ -456,9 +466,10 @@ static const char *const known_functions[] = {
 	"__get_dynamic_array",
 	"__get_dynamic_array_len",
 	"__get_rel_dynamic_array",
-	"__get_rel_dynamic_array_len",
 	"__get_bitmask",
 	"__get_cpumask",
+	"__get_rel_bitmask",
+	"__get_rel_cpumask",
 	"__get_sockaddr",
 	"sizeof",
 	"__builtin_expect",
@@ -648,6 +659,10 @@ int tpoint_print_fmt_check(const char *print_fmt, char *why, size_t whylen)
 					prev = TOK_OTHER;
 					continue;
 				}
+				if (word_is(w, n, "__get_rel_dynamic_array_len"))
+					return reject(why, whylen,
+						      "__get_rel_dynamic_array_len(): libtraceevent "
+						      "1.7.1 crashes evaluating it");
 				for (i = 0; i < sizeof(known_functions) / sizeof(known_functions[0]); i++)
 					if (word_is(w, n, known_functions[i]))
 						break;

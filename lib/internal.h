@@ -89,9 +89,24 @@ struct event_slot {
 	bool client;             /* an attached client records it too (tp_registry_set_client()) */
 	bool broken;             /* print format libtraceevent cannot render: never enabled */
 	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
+	bool refusal_said;       /* the refusal was said on stderr, once */
+	/* TRACE_EVENT_FN: copies of the descriptor's reg/unreg, and where they stand. */
+	int (*reg)(void);
+	void (*unreg)(void);
+	bool fn_on;              /* reg() succeeded and unreg() has not run since */
+	bool fn_busy;            /* a thread runs reg() or unreg() now, without the lock */
+	bool fn_failed;          /* reg() failed; not called again until the event is off */
+	int fn_error;            /* what the last failed reg() returned, 0 if none */
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
 HIDDEN void tp_registry_lock(void);
+/*
+ * The reg()/unreg() calls of TRACE_EVENT_FN events switched since the last run. Called with
+ * no library lock held, by every entry point that may switch an event (the C API, probes,
+ * module (un)registration, the control thread after each request): the function may take
+ * any of them.
+ */
+HIDDEN void tp_registry_run_fn_calls(void);
 HIDDEN void tp_registry_unlock(void);
 HIDDEN uint32_t tp_registry_count(void);
 HIDDEN struct event_slot *tp_registry_slot(uint32_t index); /* under the lock */

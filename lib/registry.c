@@ -39,6 +39,10 @@ struct pattern {
 static struct pattern *patterns;
 static size_t npatterns, patterns_cap;
 static char *client_globs; /* tp_registry_set_client(): comma-separated, or NULL */
+/* A TRACE_EVENT_FN event waits for its reg() or unreg() (run_fn_calls()). */
+static bool fn_calls_pending;
+
+static void run_fn_calls(void);
 
 void tp_registry_lock(void)
 {
@@ -48,6 +52,13 @@ void tp_registry_lock(void)
 void tp_registry_unlock(void)
 {
 	pthread_mutex_unlock(&reg_mutex);
+}
+
+/* Whoever switched a TRACE_EVENT_FN event on or off calls its reg() or unreg() here. */
+void tp_registry_run_fn_calls(void)
+{
+	if (__atomic_load_n(&fn_calls_pending, __ATOMIC_RELAXED))
+		run_fn_calls();
 }
 
 uint32_t tp_registry_count(void)
@@ -66,12 +77,43 @@ struct event_slot *tp_registry_slot_by_id(uint16_t id)
 }
 
 /*
+ * Under the lock: is the slot's event selected (by a pattern, a client or a probe)? Its
+ * reg()/unreg() follow this, not the enable word, which a recording's start and stop also
+ * switch: the kernel calls them as an event gains its first user and loses its last.
+ */
+static bool slot_wants_on(const struct event_slot *s)
+{
+	return s->ev && (((s->record || s->client) && !s->broken) ||
+			 __atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED));
+}
+
+/*
  * The one writer of an event's enable word, under the registry lock. The event's jump-label
  * sites follow it, after it: a site that is late either way only sends a hit to the test of
  * the word. Relaxed is enough: a call site that sees the word late misses a hit or two.
  */
 static void set_enable_word(struct tpoint_event *ev, uint32_t word)
 {
+	/*
+	 * A TRACE_EVENT_FN event goes on only once its reg() succeeded, and its unreg() runs
+	 * once it is off; both later, outside the lock (run_fn_calls()), which then applies
+	 * the slot again.
+	 */
+	if ((ev->reg || ev->unreg) && ev->registered && ev->index < nslots &&
+	    slots[ev->index].ev == ev) {
+		struct event_slot *s = &slots[ev->index];
+
+		if (word && !s->fn_on) {
+			if (!s->fn_failed)
+				fn_calls_pending = true;
+			word = 0;
+		}
+		if (!slot_wants_on(s)) {
+			s->fn_failed = false;
+			if (s->fn_on)
+				fn_calls_pending = true;
+		}
+	}
 	if (__atomic_load_n(&ev->enabled, __ATOMIC_RELAXED) == word)
 		return;
 	__atomic_store_n(&ev->enabled, word, __ATOMIC_RELAXED);
@@ -84,6 +126,12 @@ static void slot_apply(struct event_slot *s)
 
 	if (!s->ev)
 		return;
+	/* Selected but refused: said once, even without TPOINT_DEBUG, never silently off. */
+	if ((s->record || s->client) && s->broken && !s->refusal_said) {
+		s->refusal_said = true;
+		tp_notice("event %s:%s is selected but stays off: %s", s->system, s->name,
+			  s->refused ? s->refused : "refused");
+	}
 	if ((s->record || s->client) && recording && !s->broken) {
 		want |= TPOINT_ENABLED_RECORD;
 		/* Only a recording event asks its filter: the bit alone would send hits of an
@@ -94,6 +142,67 @@ static void slot_apply(struct event_slot *s)
 	if (__atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED))
 		want |= TPOINT_ENABLED_PROBES;
 	set_enable_word(s->ev, want);
+}
+
+/*
+ * The reg() or unreg() calls that set_enable_word() left for later, made without the lock by
+ * the thread that switched the event. One thread calls one event's function at a time
+ * (fn_busy); a switch meanwhile is caught up when the call returns, as the slot is applied
+ * again. Not on any hot path: only enabling and disabling come here.
+ */
+static void run_fn_calls(void)
+{
+	for (;;) {
+		struct event_slot *s = NULL;
+		int (*reg)(void) = NULL;
+		void (*unreg)(void) = NULL;
+		bool want = false;
+		uint32_t i;
+		int ret = 0;
+
+		pthread_mutex_lock(&reg_mutex);
+		fn_calls_pending = false;
+		for (i = 0; i < nslots; i++) {
+			struct event_slot *c = &slots[i];
+
+			if ((!c->reg && !c->unreg) || c->fn_busy)
+				continue;
+			want = slot_wants_on(c);
+			if ((want && !c->fn_on && !c->fn_failed) || (!want && c->fn_on)) {
+				s = c;
+				break;
+			}
+		}
+		if (!s) {
+			pthread_mutex_unlock(&reg_mutex);
+			return;
+		}
+		s->fn_busy = true;
+		reg = s->reg;
+		unreg = s->unreg;
+		pthread_mutex_unlock(&reg_mutex);
+
+		if (want && reg)
+			ret = reg();
+		else if (!want && unreg)
+			unreg();
+
+		pthread_mutex_lock(&reg_mutex);
+		s = &slots[i]; /* the table may have grown meanwhile */
+		s->fn_busy = false;
+		if (want && ret) {
+			s->fn_failed = true;
+			s->fn_error = ret;
+			tp_notice("event %s:%s stays off: its reg function returned %d", s->system,
+				  s->name, ret);
+		} else {
+			s->fn_on = want;
+			if (want)
+				s->fn_error = 0;
+		}
+		slot_apply(s);
+		pthread_mutex_unlock(&reg_mutex);
+	}
 }
 
 static bool glob_matches(const char *glob, const char *system, const char *name)
@@ -434,11 +543,18 @@ void tp_registry_describe(char **buf, size_t *len)
 	if (!*buf)
 		return;
 	tp_registry_lock();
-	for (uint32_t i = 0; i < nslots; i++)
+	for (uint32_t i = 0; i < nslots; i++) {
+		char fn_why[64] = "";
+
+		if (slots[i].fn_failed)
+			snprintf(fn_why, sizeof(fn_why), "reg function returned %d",
+				 slots[i].fn_error);
 		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\t%s\n", slots[i].id,
 			 slots[i].system, slots[i].name, slots[i].record, slots[i].condition,
 			 slot_filter_text(&slots[i]),
-			 slots[i].broken ? (slots[i].refused ? slots[i].refused : "refused") : "");
+			 slots[i].broken ? (slots[i].refused ? slots[i].refused : "refused")
+					 : fn_why);
+	}
 	tp_registry_unlock();
 }
 
@@ -520,6 +636,7 @@ static void register_event(struct tpoint_event *ev)
 	struct event_slot *s;
 	char why[256];
 	const char *print;
+	char *subst;
 	uint32_t index;
 
 	if (ev->abi != TPOINT_ABI) {
@@ -555,18 +672,25 @@ static void register_event(struct tpoint_event *ev)
 		print = tpoint_meta_event_print(m);
 		if (!*print)
 			print = tpoint_meta_class_print(c);
-		if (tpoint_print_fmt_check(print, why, sizeof(why)) < 0) {
+		/* Checked as the reader gets it: TRACE_DEFINE_ENUM/SIZEOF names replaced. */
+		subst = tpoint_print_fmt_subst(print, m->system, enums, nenums);
+		if (!subst || tpoint_print_fmt_check(subst, why, sizeof(why)) < 0) {
+			if (!subst)
+				snprintf(why, sizeof(why), "out of memory");
 			s->broken = true;
 			s->refused = strdup(why);
 			tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
 			       m->system, m->name, why);
 		}
+		free(subst);
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
 	} else {
 		index = (uint32_t)(s - slots);
 	}
 	s->ev = ev;
+	s->reg = ev->reg;
+	s->unreg = ev->unreg;
 	ev->id = s->id;
 	ev->index = index;
 	ev->registered = 1;
@@ -613,6 +737,7 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 	tp_registry_unlock();
 	/* TPOINT_EVENTS names events before they register: they record from here on. */
 	tp_session_keep_enabled();
+	tp_registry_run_fn_calls();
 }
 
 TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
@@ -626,11 +751,16 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 		if (!ev || !ev->registered)
 			continue;
 		set_enable_word(ev, 0);
-		if (ev->index < nslots && slots[ev->index].ev == ev)
+		if (ev->index < nslots && slots[ev->index].ev == ev) {
 			slots[ev->index].ev = NULL;
+			/* Its unreg() runs as the lock is released, before the object goes. */
+			if (slots[ev->index].fn_on)
+				fn_calls_pending = true;
+		}
 		ev->registered = 0;
 	}
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 }
 
 static int check_pattern(const char *p, size_t n)
@@ -746,6 +876,7 @@ TPOINT_EXPORT int tpoint_enable(const char *list)
 	tp_registry_unlock();
 	if (ret > 0)
 		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
+	tp_registry_run_fn_calls();
 	return ret;
 }
 
@@ -756,6 +887,7 @@ TPOINT_EXPORT int tpoint_disable(const char *list)
 	tp_registry_lock();
 	ret = add_patterns(list, false, false);
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 	return ret;
 }
 
@@ -931,6 +1063,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	 * is done. Registration is rare; this costs a few bytes per change.
 	 */
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 	return 0;
 }
 
@@ -970,6 +1103,10 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (!set)
 		set_enable_word(ev, ev->enabled & ~TPOINT_ENABLED_PROBES);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
+	/* The last probe of a TRACE_EVENT_FN event may have been its last user. */
+	if (ev->unreg)
+		fn_calls_pending = true;
 	tp_registry_unlock();
+	tp_registry_run_fn_calls();
 	return 0;
 }

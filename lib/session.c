@@ -611,6 +611,7 @@ static void configure_from_env(void)
 	if (v && tp_registry_enable_patterns(v, true, true) == -EINVAL)
 		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
 		       v);
+	tp_registry_run_fn_calls();
 	v = getenv("TPOINT_FILTER");
 	if (v)
 		filters_from_env(v);

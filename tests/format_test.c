@@ -439,8 +439,8 @@ static void test_corrupt(void)
 	memset(((struct tpoint_meta_field *)(c + 1))[1].type, 'x', TPOINT_NAME_MAX);
 	expect_corrupt(__LINE__, "field type without NUL", used);
 	FRESH_CLASS();
-	((struct tpoint_meta_field *)(c + 1))[1].kind = 3;
-	expect_corrupt(__LINE__, "field kind 3", used);
+	((struct tpoint_meta_field *)(c + 1))[1].kind = TPOINT_FIELD_KIND_MAX + 1;
+	expect_corrupt(__LINE__, "field kind past the last", used);
 	FRESH_CLASS();
 	memset((char *)(c + 1) + 4 * sizeof(struct tpoint_meta_field), 'x',
 	       c->hdr.size - sizeof(*c) - 4 * sizeof(struct tpoint_meta_field));

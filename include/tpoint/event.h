@@ -9,7 +9,8 @@
  * contract changes also takes a new _vN name, so that such an object does not even load.
  * (ABI 2: filtered events are flagged by TPOINT_ENABLED_FILTER, not found by a test of
  * .filter on every hit. ABI 3: struct tpoint_tls points at the stream to claim instead of
- * counting levels, and a commit counts its record without testing for the counters.)
+ * counting levels, and a commit counts its record without testing for the counters. ABI 4:
+ * the descriptor ends with TRACE_EVENT_FN's reg and unreg.)
  *
  * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
  * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
@@ -28,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TPOINT_ABI 3
+#define TPOINT_ABI 4
 #define TPOINT_EXPORT __attribute__((visibility("default")))
 
 /* Bits of tpoint_event.enabled. */
@@ -46,6 +47,10 @@ struct tpoint_event {
 	void *filter;     /* the compiled filter, or NULL; TPOINT_ENABLED_FILTER says to look */
 	const struct tpoint_meta_class *class_meta;
 	const struct tpoint_meta_event *meta;
+	/* TRACE_EVENT_FN: called by the registry, outside its lock, as the event goes on (a
+	 * non-zero return keeps it off) and after it went off; NULL for other events. */
+	int (*reg)(void);
+	void (*unreg)(void);
 };
 
 /* Per-thread, per-event counts; a thread only ever writes its own. */

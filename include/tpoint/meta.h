@@ -39,8 +39,14 @@ enum tpoint_meta_kind {
 enum tpoint_field_kind {
 	TPOINT_FIELD_PLAIN = 0,   /* __field, __field_struct: "type name" */
 	TPOINT_FIELD_ARRAY = 1,   /* __array: "type name[len]" */
-	TPOINT_FIELD_DYNAMIC = 2, /* __dynamic_array, __string: "__data_loc type[] name" */
+	TPOINT_FIELD_DYNAMIC = 2, /* __dynamic_array, __string, __bitmask, ...:
+				   * "__data_loc type[] name" */
+	TPOINT_FIELD_REL_DYNAMIC = 3, /* __rel_dynamic_array, __rel_string, ...:
+				       * "__rel_loc type[] name" */
+	TPOINT_FIELD_CPUMASK = 4,     /* __cpumask: "__data_loc cpumask_t name" */
+	TPOINT_FIELD_REL_CPUMASK = 5, /* __rel_cpumask: "__rel_loc cpumask_t name" */
 };
+#define TPOINT_FIELD_KIND_MAX TPOINT_FIELD_REL_CPUMASK
 
 struct tpoint_meta_hdr {
 	/* aligned(8): records are 8-byte multiples on i386 too, where u64 is 4-aligned. */

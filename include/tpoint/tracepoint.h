@@ -51,6 +51,8 @@ typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
 #endif
+/* struct cpumask and the other kernel notions the field macros use. */
+#include <tpoint/kernel.h>
 
 #define TPOINT_STR_(...) #__VA_ARGS__
 #define TPOINT_STR(...) TPOINT_STR_(__VA_ARGS__)
@@ -64,6 +66,9 @@ typedef int64_t s64;
 #define TP_PROTO(...) __VA_ARGS__
 #define TP_ARGS(...) __VA_ARGS__
 #define TP_CONDITION(...) __VA_ARGS__
+/* perf's annotations of TP_PROTO arguments: plain values here. */
+#define __perf_count(c) (c)
+#define __perf_task(t) (t)
 
 /*
  * The event's descriptor, defined by the file that sets CREATE_TRACE_POINTS. Its name says
@@ -143,6 +148,13 @@ typedef int64_t s64;
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+/* reg() runs before the event goes on (non-zero keeps it off), unreg() after it went off. */
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)                             \
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)                 \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)      \
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 
 #endif /* TRACE_EVENT */

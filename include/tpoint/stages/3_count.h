@@ -10,6 +10,18 @@
 #define __array(type, item, len) +1
 #define __dynamic_array(type, item, len) +1
 #define __string(item, src) +1
+#define __string_len(item, src, len) +1
+#define __vstring(item, fmt, ap) +1
+#define __bitmask(item, nr_bits) +1
+#define __cpumask(item) +1
+#define __sockaddr(item, len) +1
+#define __field_struct_ext(type, item, filter_type) +1
+#define __rel_dynamic_array(type, item, len) +1
+#define __rel_string(item, src) +1
+#define __rel_string_len(item, src, len) +1
+#define __rel_bitmask(item, nr_bits) +1
+#define __rel_cpumask(item) +1
+#define __rel_sockaddr(item, len) +1
 
 #define TP_STRUCT__entry(...) __VA_ARGS__
 

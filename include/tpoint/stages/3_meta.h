@@ -51,6 +51,20 @@
 #define __dynamic_array(type, item, len)                                                      \
 	TPOINT_META_FIELD(type, item, TPOINT_FIELD_DYNAMIC, 4, 4, TPOINT_IS_SIGNED(type), 0)
 #define __string(item, src) __dynamic_array(char, item, -1)
+#define __string_len(item, src, len) __dynamic_array(char, item, -1)
+#define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
+#define __bitmask(item, nr_bits) __dynamic_array(unsigned long, item, -1)
+#define __cpumask(item) TPOINT_META_FIELD(cpumask_t, item, TPOINT_FIELD_CPUMASK, 4, 4, 0, 0)
+#define __sockaddr(item, len) __dynamic_array(u8, item, len)
+#define __field_struct_ext(type, item, filter_type) __field_struct(type, item)
+#define __rel_dynamic_array(type, item, len)                                                  \
+	TPOINT_META_FIELD(type, item, TPOINT_FIELD_REL_DYNAMIC, 4, 4, TPOINT_IS_SIGNED(type), 0)
+#define __rel_string(item, src) __rel_dynamic_array(char, item, -1)
+#define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
+#define __rel_bitmask(item, nr_bits) __rel_dynamic_array(unsigned long, item, -1)
+#define __rel_cpumask(item)                                                                   \
+	TPOINT_META_FIELD(cpumask_t, item, TPOINT_FIELD_REL_CPUMASK, 4, 4, 0, 0)
+#define __rel_sockaddr(item, len) __rel_dynamic_array(u8, item, len)
 
 #define TP_STRUCT__entry(...) __VA_ARGS__
 #undef TP_CONDITION
@@ -61,6 +75,19 @@
  * its value and so loses a \" or \n in it. Adjacent literals stay adjacent; the reader
  * joins them. */
 #define TP_printk(...) TPOINT_STR(__VA_ARGS__)
+/*
+ * The helpers stay as text for the reader to evaluate, except these, which the kernel also
+ * rewrites in its format text (and __print_dynamic_array, which it keeps): the u64 forms are the plain ones (libtraceevent computes in
+ * 64 bits on every host), and the nanosecond splits are arithmetic.
+ */
+#define __print_flags_u64(...) __print_flags(__VA_ARGS__)
+#define __print_symbolic_u64(...) __print_symbolic(__VA_ARGS__)
+/* libtraceevent 1.7.1 does not know __print_dynamic_array: its kernel definition, in text. */
+#define __print_dynamic_array(array, el_size)                                                 \
+	__print_array(__get_dynamic_array(array), __get_dynamic_array_len(array) / (el_size),  \
+		      (el_size))
+#define __print_ns_to_secs(val) (val) / 1000000000UL
+#define __print_ns_without_secs(val) (val) % 1000000000UL
 
 #define TPOINT_SYSTEM_STR TPOINT_STR(TRACE_SYSTEM)
 
@@ -103,6 +130,15 @@
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
 			    PARAMS(print));                                                    \
 	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)                             \
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)                 \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
+		    PARAMS(print))
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)      \
+	TRACE_EVENT_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond), PARAMS(tstruct), \
+			      PARAMS(assign), PARAMS(print))
 
 #define TRACE_DEFINE_ENUM(a)                                                                 \
 	static const struct tpoint_meta_enum TPOINT_CAT(__tpoint_meta_enum_, a)                \

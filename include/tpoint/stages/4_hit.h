@@ -37,9 +37,21 @@
 #define __field(type, item)
 #define __field_ext(type, item, filter_type)
 #define __field_struct(type, item)
+#define __field_struct_ext(type, item, filter_type)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len) __entry->__data_loc_##item = __data_offsets.item;
 #define __string(item, src) __dynamic_array(char, item, -1)
+#define __string_len(item, src, len) __dynamic_array(char, item, -1)
+#define __vstring(item, fmt, ap) __dynamic_array(char, item, -1)
+#define __bitmask(item, nr_bits) __dynamic_array(unsigned long, item, -1)
+#define __cpumask(item) __dynamic_array(unsigned long, item, -1)
+#define __sockaddr(item, len) __dynamic_array(u8, item, len)
+#define __rel_dynamic_array(type, item, len) __entry->__rel_loc_##item = __data_offsets.item;
+#define __rel_string(item, src) __rel_dynamic_array(char, item, -1)
+#define __rel_string_len(item, src, len) __rel_dynamic_array(char, item, -1)
+#define __rel_bitmask(item, nr_bits) __rel_dynamic_array(unsigned long, item, -1)
+#define __rel_cpumask(item) __rel_dynamic_array(unsigned long, item, -1)
+#define __rel_sockaddr(item, len) __rel_dynamic_array(u8, item, len)
 
 #define TP_STRUCT__entry(...) __VA_ARGS__
 #define TP_fast_assign(...) __VA_ARGS__
@@ -48,16 +60,64 @@
 	((void *)((char *)__entry + (__entry->__data_loc_##field & 0xffff)))
 #define __get_dynamic_array_len(field) ((__entry->__data_loc_##field >> 16) & 0xffff)
 #define __get_str(field) ((char *)__get_dynamic_array(field))
+/* A __rel_loc word counts from its own end. */
+#define __get_rel_dynamic_array(field)                                                        \
+	((void *)((char *)&__entry->__rel_loc_##field + sizeof(uint32_t) +                      \
+		  (__entry->__rel_loc_##field & 0xffff)))
+#define __get_rel_dynamic_array_len(field) ((__entry->__rel_loc_##field >> 16) & 0xffff)
+#define __get_rel_str(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_bitmask(field) ((char *)__get_dynamic_array(field))
+#define __get_cpumask(field) ((char *)__get_dynamic_array(field))
+#define __get_rel_bitmask(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_rel_cpumask(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_sockaddr(field) ((struct sockaddr *)__get_dynamic_array(field))
+#define __get_rel_sockaddr(field) ((struct sockaddr *)__get_rel_dynamic_array(field))
 /*
  * Both forms, __assign_str(dst) and __assign_str(dst, src), copy the source measured when the
  * record was sized, as the kernel's one-argument form does: the string cannot overflow its
  * room if it changed in between. One variadic parameter, not (dst, ...): ISO C before C23
- * wants an argument for the "..." of the one-argument form.
+ * wants an argument for the "..." of the one-argument form. A __string's source brings its
+ * NUL; a __string_len's gets one (dst##_len_ has 2 elements then, a constant).
  */
 #define __assign_str(...) TPOINT_ASSIGN_STR_(TPOINT_FIRST_ARG(__VA_ARGS__))
 #define TPOINT_ASSIGN_STR_(dst) TPOINT_ASSIGN_STR(dst) /* expands dst before it is pasted */
 #define TPOINT_ASSIGN_STR(dst)                                                                \
-	memcpy(__get_str(dst), __data_offsets.dst##_ptr_, __get_dynamic_array_len(dst))
+	TPOINT_COPY_STR(__get_str(dst), __get_dynamic_array_len(dst), dst)
+#define TPOINT_COPY_STR(to, len, dst)                                                         \
+	do {                                                                                   \
+		if (sizeof(__data_offsets.dst##_len_) == 1)                                    \
+			memcpy(to, __data_offsets.dst##_ptr_, len);                            \
+		else                                                                           \
+			tpoint_copy_str_nul(to, len, __data_offsets.dst##_ptr_);               \
+	} while (0)
+/* The kernel's 6.x forms with a source and a length: the same copy. */
+#define __assign_str_len(...) __assign_str(__VA_ARGS__)
+#define __assign_rel_str(...) TPOINT_ASSIGN_REL_STR_(TPOINT_FIRST_ARG(__VA_ARGS__))
+#define __assign_rel_str_len(...) __assign_rel_str(__VA_ARGS__)
+#define TPOINT_ASSIGN_REL_STR_(dst) TPOINT_ASSIGN_REL_STR(dst)
+#define TPOINT_ASSIGN_REL_STR(dst)                                                            \
+	TPOINT_COPY_STR(__get_rel_str(dst), __get_rel_dynamic_array_len(dst), dst)
+/* vsnprintf again, into the room measured: the same text, or its first part. */
+#define __assign_vstr(dst, fmt, va)                                                           \
+	tpoint_vstr_copy(__get_str(dst), __get_dynamic_array_len(dst), (fmt), (va))
+/* At most the field's room: an nr_bits larger than the field's does not overflow it. */
+#define __assign_bitmask(dst, src, nr_bits)                                                   \
+	tpoint_copy_min(__get_dynamic_array(dst), __get_dynamic_array_len(dst), (src),         \
+			TPOINT_BITMASK_BYTES(nr_bits))
+#define __assign_cpumask(dst, src)                                                            \
+	tpoint_copy_min(__get_dynamic_array(dst), __get_dynamic_array_len(dst), (src),         \
+			TPOINT_BITMASK_BYTES(nr_cpumask_bits))
+#define __assign_rel_bitmask(dst, src, nr_bits)                                               \
+	tpoint_copy_min(__get_rel_dynamic_array(dst), __get_rel_dynamic_array_len(dst), (src), \
+			TPOINT_BITMASK_BYTES(nr_bits))
+#define __assign_rel_cpumask(dst, src)                                                        \
+	tpoint_copy_min(__get_rel_dynamic_array(dst), __get_rel_dynamic_array_len(dst), (src), \
+			TPOINT_BITMASK_BYTES(nr_cpumask_bits))
+#define __assign_sockaddr(dst, src, len)                                                      \
+	tpoint_copy_min(__get_dynamic_array(dst), __get_dynamic_array_len(dst), (src), (len))
+#define __assign_rel_sockaddr(dst, src, len)                                                  \
+	tpoint_copy_min(__get_rel_dynamic_array(dst), __get_rel_dynamic_array_len(dst), (src), \
+			(len))
 
 /*
  * Size, reserve through `reserve`, fill and publish one record of class `name`; `filter`
@@ -93,7 +153,38 @@
  * through the out-of-line one that asks it; the slow path asks it too, as a filter set
  * while a hit is under way may find it there.
  */
+/*
+ * TP_printk's arguments compiled in a function that is never called, as the kernel compiles
+ * them: a field that does not exist, or a helper used wrongly, is a compiler error that names
+ * it, not a format that fails when the trace is read.
+ */
+#define TPOINT_CHECK_PRINT(name, class_name, print)                                          \
+	static __attribute__((unused)) void __tpoint_check_print_##name(                       \
+		const struct tpoint_raw_##class_name *__entry)                                 \
+	{                                                                                      \
+		print;                                                                         \
+	}
+#define TP_printk(...) tpoint_printk_args(__VA_ARGS__)
+#define __print_flags(flag, delim, ...) ((void)(flag), (const char *)(delim))
+#define __print_symbolic(value, ...) ((void)(value), "")
+#define __print_flags_u64(flag, delim, ...) ((void)(flag), (const char *)(delim))
+#define __print_symbolic_u64(value, ...) ((void)(value), "")
+/* Any object's bytes, a struct's too (tpoint always allowed it). */
+#define __print_hex(buf, buf_len) ((void)sizeof(buf), (void)(buf_len), "")
+#define __print_hex_str(buf, buf_len) ((void)sizeof(buf), (void)(buf_len), "")
+#define __print_hex_dump(prefix_str, prefix_type, rowsize, groupsize, buf, len, ascii)         \
+	((void)(prefix_str), (void)(prefix_type), (void)(rowsize), (void)(groupsize),           \
+	 (void)(ascii), (void)sizeof(buf), (void)(len), "")
+#define __print_array(array, count, el_size)                                                  \
+	tpoint_print_array_check((array), (count), TPOINT_PRINT_ARRAY_EL_SIZE(el_size))
+#define __print_dynamic_array(array, el_size)                                                 \
+	__print_array(__get_dynamic_array(array), __get_dynamic_array_len(array) / (el_size),  \
+		      el_size)
+#define __print_ns_to_secs(value) ((uint64_t)(value) / 1000000000u)
+#define __print_ns_without_secs(value) ((uint32_t)((uint64_t)(value) % 1000000000u))
+
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
+	TPOINT_CHECK_PRINT(name, name, print)                                                  \
 	static __attribute__((noinline, cold)) void __tpoint_emit_slow_##name(                 \
 		struct tpoint_event *__ev, proto)                                              \
 	{                                                                                      \
@@ -120,9 +211,11 @@
 	TPOINT_DECL_END
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
+	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), NULL, NULL)
+#define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg)                   \
 	struct tpoint_event TPOINT_EVENT_SYM(name) = {                                         \
 		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, &__tpoint_meta_class_##template.h,          \
-		&__tpoint_meta_event_##name.h                                                  \
+		&__tpoint_meta_event_##name.h, reg, unreg                                      \
 	};                                                                                     \
 	static struct tpoint_event *const __tpoint_ptr_##name                                  \
 		__attribute__((section("tpoint_events"), used)) = &TPOINT_EVENT_SYM(name);     \
@@ -169,6 +262,7 @@
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)                            \
 	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)                               \
+	TPOINT_CHECK_PRINT(name, template, print)                                              \
 	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
@@ -178,5 +272,15 @@
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
 			    PARAMS(print));                                                    \
 	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)                             \
+	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), 1, reg, unreg)
+#define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)                 \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
+			    PARAMS(print));                                                    \
+	DEFINE_EVENT_FN(name, name, PARAMS(proto), PARAMS(args), reg, unreg)
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)      \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
+			    PARAMS(print));                                                    \
+	TPOINT_DEFINE_HIT_FN(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond), reg, unreg)
 #define TRACE_DEFINE_ENUM(a) TPOINT_DECL_END
 #define TRACE_DEFINE_SIZEOF(a) TPOINT_DECL_END

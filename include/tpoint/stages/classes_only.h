@@ -13,5 +13,12 @@
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
 	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
 		    PARAMS(print))
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg) TPOINT_DECL_END
+#define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)                 \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
+		    PARAMS(print))
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)      \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign),       \
+		    PARAMS(print))
 #define TRACE_DEFINE_ENUM(a) TPOINT_DECL_END
 #define TRACE_DEFINE_SIZEOF(a) TPOINT_DECL_END

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint/kernel.h - what the field macros of the kernel's trace headers need in userspace.
+ * Included by <tpoint/tracepoint.h>.
+ *
+ * The mappings (README, "The kernel's vocabulary"):
+ *
+ *	struct cpumask, cpumask_t   a bitmap of TPOINT_NR_CPUMASK_BITS (1024) CPUs in unsigned
+ *	                            longs: glibc's cpu_set_t has the same layout, so
+ *	                            tpoint_cpumask(&set) passes one where a cpumask is wanted
+ *	cpumask_bits(mask)          its unsigned long words
+ *	nr_cpumask_bits             the CPUs this machine may have (sysconf(_SC_NPROCESSORS_CONF),
+ *	num_possible_cpus()         read once): the bits a __cpumask records, as the kernel
+ *	                            records nr_cpu_ids bits. Define nr_cpumask_bits before
+ *	                            including a trace header to record another number.
+ *	BITS_PER_LONG, BITS_PER_BYTE
+ *
+ * The macros are defined only where the program has not defined them, and nothing of this list
+ * with TPOINT_NO_KERNEL_TYPES. The rest are helpers of the stages (tpoint_*, TPOINT_*).
+ */
+#ifndef TPOINT_KERNEL_H
+#define TPOINT_KERNEL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The kernel's TRACE_EVENT_STR_MAX: the longest __vstring, its NUL included. */
+#define TPOINT_EVENT_STR_MAX 512
+#define TPOINT_NR_CPUMASK_BITS 1024
+#define TPOINT_BITS_PER_LONG (8 * (int)sizeof(unsigned long))
+/* Bitmaps are recorded in whole unsigned longs, as the kernel records them. */
+#define TPOINT_BITS_TO_LONGS(nr_bits)                                                          \
+	(((size_t)(nr_bits) + (size_t)TPOINT_BITS_PER_LONG - 1) / (size_t)TPOINT_BITS_PER_LONG)
+#define TPOINT_BITMASK_BYTES(nr_bits) (TPOINT_BITS_TO_LONGS(nr_bits) * sizeof(unsigned long))
+
+
+/* The CPUs this machine may have, 1 to TPOINT_NR_CPUMASK_BITS; one sysconf() per object. */
+static inline unsigned int tpoint_nr_cpu_ids(void)
+{
+	static unsigned int n;
+	unsigned int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+
+	if (!v) {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+
+		v = c < 1 ? 1u : c > TPOINT_NR_CPUMASK_BITS ? TPOINT_NR_CPUMASK_BITS : (unsigned)c;
+		__atomic_store_n(&n, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+/*
+ * The record's dynamic part lies past the struct that describes its fixed part; the empty asm
+ * hides the struct from the compiler's object-size reasoning (-Wstringop-overflow) and costs
+ * no instruction.
+ */
+#define TPOINT_LAUNDER(p) __asm__("" : "+r"(p))
+
+/* The bytes vsnprintf makes of fmt and *ap with the NUL, at most TPOINT_EVENT_STR_MAX. */
+static inline uint32_t tpoint_vstr_len(const char *fmt, va_list *ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, *ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return 1;
+	return n + 1 > TPOINT_EVENT_STR_MAX ? TPOINT_EVENT_STR_MAX : (uint32_t)n + 1;
+}
+
+static inline void tpoint_vstr_copy(char *to, uint32_t room, const char *fmt, va_list *ap)
+{
+	va_list cp;
+
+	TPOINT_LAUNDER(to);
+	va_copy(cp, *ap);
+	if (vsnprintf(to, room, fmt, cp) < 0)
+		to[0] = 0;
+	va_end(cp);
+}
+
+/* Copy want bytes of src into a field of room bytes, and no more than room. */
+static inline void tpoint_copy_min(void *to, uint32_t room, const void *src, size_t want)
+{
+	TPOINT_LAUNDER(to);
+	memcpy(to, src, want < room ? want : room);
+}
+
+/* A __string_len's copy: len - 1 bytes of src and a NUL. */
+static inline void tpoint_copy_str_nul(char *to, uint32_t len, const char *src)
+{
+	TPOINT_LAUNDER(to);
+	memcpy(to, src, len - 1);
+	to[len - 1] = 0;
+}
+
+/* Never called: TP_printk's arguments are compiled as its arguments, so that a field that
+ * does not exist is a compiler error that names it. */
+static inline void tpoint_printk_args(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* __print_array's first argument is a pointer or an array, its element size 1, 2, 4 or 8. */
+static inline const char *tpoint_print_array_check(const void *array, size_t count, int el_size)
+{
+	(void)array;
+	(void)count;
+	(void)el_size;
+	return "";
+}
+#ifdef __cplusplus
+template <unsigned long N> struct tpoint_print_array_el_size_must_be_1_2_4_or_8;
+template <> struct tpoint_print_array_el_size_must_be_1_2_4_or_8<1> { enum { v = 1 }; };
+template <> struct tpoint_print_array_el_size_must_be_1_2_4_or_8<2> { enum { v = 2 }; };
+template <> struct tpoint_print_array_el_size_must_be_1_2_4_or_8<4> { enum { v = 4 }; };
+template <> struct tpoint_print_array_el_size_must_be_1_2_4_or_8<8> { enum { v = 8 }; };
+#define TPOINT_PRINT_ARRAY_EL_SIZE(el_size)                                                    \
+	((int)tpoint_print_array_el_size_must_be_1_2_4_or_8<(unsigned long)(el_size)>::v)
+#else
+#define TPOINT_PRINT_ARRAY_EL_SIZE(el_size)                                                    \
+	((int)sizeof(struct {                                                                  \
+		int __print_array_el_size_must_be_1_2_4_or_8 : ((el_size) == 1 ||              \
+			(el_size) == 2 || (el_size) == 4 || (el_size) == 8) ? 1 : -1;           \
+	}) * 0 + (int)(el_size))
+#endif
+
+#ifndef TPOINT_NO_KERNEL_TYPES
+struct cpumask {
+	unsigned long bits[TPOINT_NR_CPUMASK_BITS / (8 * sizeof(unsigned long))];
+};
+typedef struct cpumask cpumask_t;
+#ifndef cpumask_bits
+#define cpumask_bits(maskp) ((maskp)->bits)
+#endif
+#ifndef nr_cpumask_bits
+#define nr_cpumask_bits tpoint_nr_cpu_ids()
+#endif
+#ifndef num_possible_cpus
+#define num_possible_cpus() tpoint_nr_cpu_ids()
+#endif
+#ifndef BITS_PER_LONG
+#define BITS_PER_LONG TPOINT_BITS_PER_LONG
+#endif
+#ifndef BITS_PER_BYTE
+#define BITS_PER_BYTE 8
+#endif
+#endif /* TPOINT_NO_KERNEL_TYPES */
+
+/* A cpu_set_t where a cpumask is wanted: the same bits in the same words. */
+#define tpoint_cpumask(setp) ((const struct cpumask *)(const void *)(setp))
+
+#endif /* TPOINT_KERNEL_H */
