@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 #include "attach.h"
 #include "control_proto.h"
 #include "filter.h"
+#include "glob.h"
 #include "internal.h"
 #include "select.h"
 #include "tpoint.h"
@@ -216,7 +216,7 @@ static int check_before_start(const char *cmd, const char *events)
 			bool m;
 
 			*colon = 0;
-			m = sel_glob_matches(g, k.name[i], colon + 1);
+			m = glob_selects(g, k.name[i], colon + 1);
 			*colon = ':';
 			if (!m)
 				continue;
@@ -605,8 +605,10 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (sel_add_events(&sel, "record", optarg) < 0)
-				return EXIT_FAIL;
+			switch (sel_add_events(&sel, "record", optarg)) {
+			case -2: return EXIT_USAGE;
+			case -1: return EXIT_FAIL;
+			}
 			events = sel_globs(&sel); /* every -e, for a command too */
 			break;
 		case 'o': out = optarg; break;
@@ -794,7 +796,7 @@ int cmd_record(int argc, char **argv)
 		bool any = false;
 
 		for (size_t i = 0; i < res.nev && !any; i++)
-			any = sel_glob_matches(g, res.ev[i].system, res.ev[i].name);
+			any = glob_selects(g, res.ev[i].system, res.ev[i].name);
 		if (!any) {
 			tool_error("record", "'%s' matches no event of %s", g, argv[optind]);
 			ret = EXIT_FAIL;

@@ -743,9 +743,9 @@ int cmd_stream(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'e':
-			if (sel_add_events(&sel, VERB, optarg) < 0) {
+			if ((ret = sel_add_events(&sel, VERB, optarg)) < 0) {
 				sel_free(&sel);
-				return EXIT_FAIL;
+				return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
 			}
 			events = sel_globs(&sel);
 			break;
