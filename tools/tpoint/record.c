@@ -303,29 +303,6 @@ static void free_spools(char **spools, size_t nspools)
 	free(spools);
 }
 
-/* "8M", "65536", "512K": bytes, at least 64 KiB. */
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	unsigned shift = 0;
-
-	if (end == s)
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (~0ull >> (shift + 1)) || (v << shift) < (64u << 10))
-		return -1;
-	*out = (size_t)(v << shift);
-	return 0;
-}
-
 /* What was recorded: the events in the file, and each event's counters. */
 static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
 {
@@ -664,8 +641,8 @@ int cmd_record(int argc, char **argv)
 	}
 	size_t bytes = 0;
 
-	if (buffer && parse_size(buffer, &bytes) < 0) {
-		tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
+	if (buffer && tp_pool_size_parse(buffer, &bytes) < 0) {
+		tool_error("record", "-b '%s': expected " TP_POOL_SIZE_EXPECTED, buffer);
 		return EXIT_USAGE;
 	}
 	if (buffer) {
