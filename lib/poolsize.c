@@ -9,10 +9,14 @@
  * the pool's queues and the drain's tables take a few percent more.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include "internal.h"
@@ -109,4 +113,34 @@ size_t tp_pool_size_fit(size_t want, char *why, size_t whylen)
 	snprintf(why, whylen, "a pool of %zu MiB is more than this machine can give (%s is "
 		 "%llu MiB)", want >> 20, limit, cap >> 20);
 	return (size_t)cap;
+}
+
+int tp_pool_size_parse(const char *s, size_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	/* strtoull() alone would take blanks, a sign and "0x" */
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'G': case 'g': shift = 30; break;
+	default: break;
+	}
+	if (shift) {
+		end++;
+		if (!strcasecmp(end, "B") || !strcasecmp(end, "iB"))
+			end += strlen(end);
+	}
+	if (*end || v > (SIZE_MAX >> shift) || (v << shift) < TP_POOL_MIN_BYTES)
+		return -EINVAL;
+	*out = (size_t)(v << shift);
+	return 0;
 }

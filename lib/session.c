@@ -8,7 +8,6 @@
  * runs on untraced.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,7 +18,7 @@
 #include "internal.h"
 
 #define DEFAULT_POOL_BYTES (8u << 20)
-#define MIN_POOL_BYTES (64u << 10)
+#define MIN_POOL_BYTES TP_POOL_MIN_BYTES
 
 static pthread_mutex_t session_mutex = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes = DEFAULT_POOL_BYTES;
@@ -503,33 +502,6 @@ int tp_session_snapshot(const char *dir, char *path, size_t pathlen)
 
 /* ---- configuration from the environment ---- */
 
-/* "8M", "65536", "1g", "512KiB": bytes. -EINVAL for anything else. */
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (shift && (!strcasecmp(end, "iB") || !strcasecmp(end, "B")))
-		end += strlen(end);
-	if (*end || v > (~0ull >> shift))
-		return -EINVAL;
-	*out = (size_t)(v << shift);
-	return 0;
-}
-
 /* The next `c` of s outside quoted strings (the filter syntax has no escapes), or NULL. */
 static char *find_unquoted(char *s, char c)
 {
@@ -589,9 +561,9 @@ static void configure_from_env(void)
 
 	v = getenv("TPOINT_BUFFER_SIZE");
 	if (v) {
-		if (parse_size(v, &size) < 0 || size < MIN_POOL_BYTES)
-			tp_err("TPOINT_BUFFER_SIZE='%s': expected a size of at least 64K, like 8M "
-			       "(bytes, with K, M or G); using %zuM", v, pool_bytes >> 20);
+		if (tp_pool_size_parse(v, &size) < 0)
+			tp_err("TPOINT_BUFFER_SIZE='%s': expected " TP_POOL_SIZE_EXPECTED "; using "
+			       "%zuM", v, pool_bytes >> 20);
 		else
 			pool_bytes = size;
 	}

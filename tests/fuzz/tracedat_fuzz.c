@@ -2,7 +2,7 @@
 /*
  * tracedat_fuzz - libFuzzer harness for the trace.dat reader of `tpoint report`
  * (tools/tpoint/tracedat_read.c) and the report behind it (tools/tpoint/report.c: the
- * counters' options, the records handed to libtraceevent under tools/tpoint/tep_guard.c).
+ * counters' options; render.c: the records handed to libtraceevent under tep_guard.c).
  * Built by tests/fuzz/run.sh, linked with libtraceevent.
  *
  * An input is a file `tpoint report` is given: anything. It is first validated from a heap

@@ -5,48 +5,14 @@
  * process compiles the expression for each and answers with what is wrong.
  */
 #define _GNU_SOURCE
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
 #include "control_proto.h"
+#include "glob.h"
 #include "tpoint.h"
-
-/* Does one glob select "system:name"? The library's rules (registry.c). */
-static bool glob_selects(const char *g, const char *full)
-{
-	const char *colon = strchr(full, ':'), *gcolon = strchr(g, ':');
-
-	if (!colon)
-		return false;
-	if (gcolon) {
-		char *gsys = strndup(g, (size_t)(gcolon - g)), *sys = strndup(full, (size_t)(colon - full));
-		bool m = gsys && sys && !fnmatch(gsys, sys, 0) && !fnmatch(gcolon + 1, colon + 1, 0);
-
-		free(gsys);
-		free(sys);
-		return m;
-	}
-	char *sys = strndup(full, (size_t)(colon - full));
-	bool m = (sys && !fnmatch(g, sys, 0)) || !fnmatch(g, colon + 1, 0);
-
-	free(sys);
-	return m;
-}
-
-static bool selects(const char *events, const char *full)
-{
-	char *list = strdup(events), *save = NULL;
-	bool hit = false;
-
-	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g && !hit;
-	     g = strtok_r(NULL, ",", &save))
-		hit = glob_selects(g, full);
-	free(list);
-	return hit;
-}
 
 /*
  * Set (expr) or clear ("") the filter of every event of the process that `events` selects.
@@ -80,7 +46,7 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 			known_len += (size_t)sprintf(known + known_len, "%s%s", known_len ? ", " : "",
 						     name);
 		}
-		if (!selects(events, name) || asprintf(&req, "%s\t%s", name, expr) < 0)
+		if (!globs_select_event(events, name) || asprintf(&req, "%s\t%s", name, expr) < 0)
 			continue;
 		if (ctl_request(conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
 			if (one)
@@ -159,6 +125,8 @@ int cmd_filter(int argc, char **argv)
 		tool_error("filter", "tabs are not allowed in an event name or expression");
 		return EXIT_USAGE;
 	}
+	if (globs_check("filter", argv[optind]) < 0)
+		return EXIT_USAGE;
 	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0) {
 		tool_error("filter", "%s", err);
 		return EXIT_FAIL;

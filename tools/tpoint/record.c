@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 #include "attach.h"
 #include "control_proto.h"
 #include "filter.h"
+#include "glob.h"
 #include "internal.h"
 #include "select.h"
 #include "tpoint.h"
@@ -216,7 +216,7 @@ static int check_before_start(const char *cmd, const char *events)
 			bool m;
 
 			*colon = 0;
-			m = sel_glob_matches(g, k.name[i], colon + 1);
+			m = glob_selects(g, k.name[i], colon + 1);
 			*colon = ':';
 			if (!m)
 				continue;
@@ -301,29 +301,6 @@ static void free_spools(char **spools, size_t nspools)
 	for (size_t i = 0; i < nspools; i++)
 		free(spools[i]);
 	free(spools);
-}
-
-/* "8M", "65536", "512K": bytes, at least 64 KiB. */
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	unsigned shift = 0;
-
-	if (end == s)
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (~0ull >> (shift + 1)) || (v << shift) < (64u << 10))
-		return -1;
-	*out = (size_t)(v << shift);
-	return 0;
 }
 
 /* What was recorded: the events in the file, and each event's counters. */
@@ -605,8 +582,10 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (sel_add_events(&sel, "record", optarg) < 0)
-				return EXIT_FAIL;
+			switch (sel_add_events(&sel, "record", optarg)) {
+			case -2: return EXIT_USAGE;
+			case -1: return EXIT_FAIL;
+			}
 			events = sel_globs(&sel); /* every -e, for a command too */
 			break;
 		case 'o': out = optarg; break;
@@ -662,8 +641,8 @@ int cmd_record(int argc, char **argv)
 	}
 	size_t bytes = 0;
 
-	if (buffer && parse_size(buffer, &bytes) < 0) {
-		tool_error("record", "-b '%s': expected a size of at least 64K, like 8M", buffer);
+	if (buffer && tp_pool_size_parse(buffer, &bytes) < 0) {
+		tool_error("record", "-b '%s': expected " TP_POOL_SIZE_EXPECTED, buffer);
 		return EXIT_USAGE;
 	}
 	if (buffer) {
@@ -794,7 +773,7 @@ int cmd_record(int argc, char **argv)
 		bool any = false;
 
 		for (size_t i = 0; i < res.nev && !any; i++)
-			any = sel_glob_matches(g, res.ev[i].system, res.ev[i].name);
+			any = glob_selects(g, res.ev[i].system, res.ev[i].name);
 		if (!any) {
 			tool_error("record", "'%s' matches no event of %s", g, argv[optind]);
 			ret = EXIT_FAIL;

@@ -2,21 +2,24 @@
 /* See select.h. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "control_proto.h"
 #include "filter.h"
+#include "glob.h"
 #include "internal.h"
 #include "select.h"
 #include "tpoint.h"
 
 int sel_add_events(struct selection *s, const char *verb, const char *globs)
 {
-	struct sel_group *g = realloc(s->group, (s->ngroups + 1) * sizeof(*g));
+	struct sel_group *g;
 	char *all;
 
+	if (globs_check(verb, globs) < 0)
+		return -2;
+	g = realloc(s->group, (s->ngroups + 1) * sizeof(*g));
 	if (!g) {
 		tool_error(verb, "out of memory");
 		return -1;
@@ -60,30 +63,9 @@ void sel_free(struct selection *s)
 	memset(s, 0, sizeof(*s));
 }
 
-bool sel_glob_matches(const char *glob, const char *system, const char *name)
-{
-	const char *colon = strchr(glob, ':');
-
-	if (colon) {
-		char *sys = strndup(glob, (size_t)(colon - glob));
-		bool m = sys && !fnmatch(sys, system, 0) && !fnmatch(colon + 1, name, 0);
-
-		free(sys);
-		return m;
-	}
-	return !fnmatch(glob, system, 0) || !fnmatch(glob, name, 0);
-}
-
 static bool group_selects(const struct sel_group *g, const char *system, const char *name)
 {
-	char *list = strdup(g->globs), *save = NULL;
-	bool hit = false;
-
-	for (char *p = list ? strtok_r(list, ",", &save) : NULL; p && !hit;
-	     p = strtok_r(NULL, ",", &save))
-		hit = sel_glob_matches(p, system, name);
-	free(list);
-	return hit;
+	return globs_select(g->globs, system, name);
 }
 
 /* The fields of a tracefs format text, as the library gives them to its filters. */

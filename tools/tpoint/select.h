@@ -28,7 +28,7 @@ struct selection {
 	char *globs; /* every group's, comma-joined: what the process is asked to record */
 };
 
-/* -e GLOBS: 0, or -1 out of memory (said). */
+/* -e GLOBS: 0, -1 out of memory, -2 not a glob list (glob.h); said. */
 int sel_add_events(struct selection *s, const char *verb, const char *globs);
 /* -f EXPR for the -e before it: 0, or -1 when there is none (said; a usage error). */
 int sel_add_filter(struct selection *s, const char *verb, const char *expr);
@@ -47,7 +47,5 @@ int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn
 bool sel_event(const struct selection *s, const char *system, const char *name,
 	       const char *format, struct filter **f);
 void sel_free(struct selection *s);
-/* One glob of an -e list against an event "system:name", by the library's rules (registry.c). */
-bool sel_glob_matches(const char *glob, const char *system, const char *name);
 
 #endif

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 #include "control_client.h"
 #include "control_proto.h"
+#include "glob.h"
 #include "tpoint.h"
 
 struct row {
@@ -29,29 +29,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static bool matches(const char *globs, const char *event)
-{
-	char *list, *save = NULL;
-	bool any = false;
-
-	if (!globs)
-		return true;
-	list = strdup(globs);
-	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g && !any;
-	     g = strtok_r(NULL, ",", &save)) {
-		const char *colon = strchr(event, ':');
-
-		if (strchr(g, ':'))
-			any = !fnmatch(g, event, 0);
-		else
-			any = !fnmatch(g, event, 0) || (colon && !fnmatch(g, colon + 1, 0)) ||
-			      (colon && !strncmp(g, event, (size_t)(colon - event)) &&
-			       strlen(g) == (size_t)(colon - event));
-	}
-	free(list);
-	return any;
 }
 
 /* Parse the STATS text; returns the number of rows, -1 when malformed. */
@@ -69,7 +46,7 @@ static int parse(char *text, const char *globs, struct row **rows)
 			f[k++] = t;
 		if (k < 6)
 			return -1;
-		if (!matches(globs, f[0]))
+		if (globs && !globs_select_event(globs, f[0]))
 			continue;
 		struct row *r = realloc(*rows, (size_t)(n + 1) * sizeof(**rows));
 
@@ -266,6 +243,8 @@ int cmd_stat(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'e':
+			if (globs_check("stat", optarg) < 0)
+				return EXIT_USAGE;
 			globs = optarg;
 			break;
 		case 'i':

@@ -17,7 +17,6 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +25,14 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <trace-seq.h>
 
 #include "attach.h"
 #include "control_proto.h"
 #include "filter.h"
 #include "internal.h"
 #include "select.h"
+#include "render.h"
 #include "spool_read.h"
-#include "tep_guard.h"
 #include "tpoint.h"
 
 #define VERB "stream"
@@ -86,9 +84,8 @@ struct pending {
 	uint32_t size;
 };
 
+/* What the selection says of an event id; how it renders is the renderer's (render.h). */
 struct ev_note {
-	bool crashed; /* libtraceevent trapped on it: never hand it over again */
-	bool said;    /* a problem with it was reported */
 	bool known;   /* its format came: `shown` and `filter` are set */
 	bool shown;   /* the selection has it */
 	struct filter *filter; /* what its records must pass to be shown, or NULL */
@@ -104,8 +101,7 @@ struct streamer {
 	bool have_header;
 	bool own_samples;    /* the process's clock is ours too: sample it ourselves */
 	struct spool_clock clock; /* the records' raw clock to CLOCK_MONOTONIC ns */
-	struct tep_handle *tep;
-	struct tep_plugin_list *plugins;
+	struct renderer rd;    /* libtraceevent, shared with report */
 	struct ev_note *notes; /* by event id */
 	struct pending *pend;
 	size_t npend, pend_cap;
@@ -118,8 +114,6 @@ struct streamer {
 	/* Packed chunks' records, unpacked: SPOOL_UNPACKED_MAX bytes each, reused by batches. */
 	char **unpacked;
 	size_t nunpacked, unpacked_cap;
-	unsigned char *scratch;
-	size_t scratch_size;
 	bool ended;    /* the spool says the recording ended */
 	bool write_failed;
 	int write_errno;
@@ -132,9 +126,6 @@ static void on_stop(int sig)
 	(void)sig;
 	stop_requested = 1;
 }
-
-/* ---- the crash guard: libtraceevent trusts what it parses (see report.c) ---- */
-
 
 /* ---- time: the records' raw clock to CLOCK_MONOTONIC ns (spool_read.h) ---- */
 
@@ -155,36 +146,26 @@ static uint64_t clock_to_ns(struct streamer *st, uint64_t c)
 static void add_event(struct streamer *st, const struct spool_event_def *d)
 {
 	const char *sys = d->system, *name = d->name, *fmt = d->format, *body;
-	enum tep_errno err = 0;
 	uint16_t id = d->id;
 	char *text;
-	int len, sig;
+	int len;
 
 	if (!st->notes[id].known) {
 		st->notes[id].known = true;
 		st->notes[id].shown = sel_event(st->sel, sys, name, fmt, &st->notes[id].filter);
 	}
-	if (!(body = strstr(fmt, "format:")) || tep_find_event(st->tep, id))
+	if (!(body = strstr(fmt, "format:")) || st->rd.events[id].label)
 		return;
-	/* The header trace.dat gives libtraceevent: the id is the one the records carry. */
+	/*
+	 * The text trace.dat gives libtraceevent: the id is the one the records carry. The
+	 * renderer checks and parses it as report does; what is wrong with it is said with
+	 * the first record of the event that is shown.
+	 */
 	len = asprintf(&text, "name: %s\nID: %u\n%s", name, id, body);
-	if (len < 0)
-		return;
-	sig = guarded_parse(st->tep, text, (size_t)len, sys, &err);
-	if (sig) {
-		st->notes[id].crashed = true;
-		st->notes[id].said = true;
-		tool_error(VERB, "event %s:%s: libtraceevent stopped with signal %d while parsing "
-			   "its format; its records print as [FAILED TO PRINT]", sys, name, sig);
-	} else if (err) {
-		char why[160] = "";
-
-		tep_strerror(st->tep, err, why, sizeof(why));
-		st->notes[id].said = true;
-		tool_error(VERB, "event %s:%s: libtraceevent cannot parse its format: %s", sys,
-			   name, why);
-	}
-	free(text);
+	if (len < 0 || render_add_format(&st->rd, id, sys, name, text, (size_t)len) < 0)
+		tool_error(VERB, "out of memory: the format of %s:%s is left out", sys, name);
+	if (len >= 0)
+		free(text);
 }
 
 static struct pending *new_pending(struct streamer *st)
@@ -263,95 +244,23 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 	}
 }
 
-/* Says a problem with an event once; the lines go on. */
-static void note_once(struct streamer *st, int id, struct tep_event *ev, const char *what)
-{
-	if (st->notes[id].said)
-		return;
-	st->notes[id].said = true;
-	if (ev)
-		tool_error(VERB, "event %s:%s: %s", ev->system, ev->name, what);
-	else
-		tool_error(VERB, "records with event id %d: %s", id, what);
-}
-
-/* One line, laid out as trace-cmd report lays it out (report.c, show_record()). */
+/* One line, or only the lost-events line, as trace-cmd report lays them out. */
 static void print_pending(struct streamer *st, const struct pending *pd)
 {
 	struct tep_record rec;
-	struct tep_event *ev;
-	struct trace_seq s;
-	const char *bad = NULL;
-	char why[200];
-	size_t need, nlen;
-	int id;
 
-	if (pd->lost)
-		printf("CPU:%u [%llu EVENTS DROPPED]\n", pd->cpu, (unsigned long long)pd->lost);
-	if (!pd->data)
+	if (!pd->data) {
+		if (pd->lost)
+			render_dropped((int)pd->cpu, (unsigned long long)pd->lost);
 		return;
-	/* libtraceevent gets a copy with a zeroed tail: a string without its NUL ends there. */
-	need = (size_t)pd->size + TPOINT_PAGE_SIZE;
-	if (need > st->scratch_size) {
-		unsigned char *n = realloc(st->scratch, need);
-
-		if (!n)
-			return;
-		st->scratch = n;
-		st->scratch_size = need;
 	}
-	memcpy(st->scratch, pd->data, pd->size);
-	memset(st->scratch + pd->size, 0, st->scratch_size - pd->size);
 	memset(&rec, 0, sizeof(rec));
 	rec.ts = pd->ns;
 	rec.size = (int)pd->size;
-	rec.data = st->scratch;
+	rec.data = (void *)pd->data;
 	rec.cpu = (int)pd->cpu;
-	id = (int)tep_read_number(st->tep, rec.data, 2);
-	ev = tep_find_event_by_record(st->tep, &rec);
-	if (!ev)
-		note_once(st, id, NULL, "no format; they print as [UNKNOWN EVENT]");
-	else if ((bad = guard_check_fields(st->tep, ev, &rec, why, sizeof(why))))
-		note_once(st, id, ev, "a corrupt record; such records print as [CORRUPT RECORD]");
-
-	trace_seq_init(&s);
-	tep_print_event(st->tep, &s, &rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID,
-			TEP_PRINT_CPU);
-	tep_print_event(st->tep, &s, &rec, " %6.1000d:", TEP_PRINT_TIME);
-	nlen = strlen(ev ? ev->name : "(NULL)");
-	trace_seq_printf(&s, " %s: %*s", ev ? ev->name : "(NULL)", nlen < 20 ? (int)(20 - nlen) : 0,
-			 "");
-	if (bad) {
-		trace_seq_puts(&s, "[CORRUPT RECORD]");
-	} else if (!ev) {
-		tep_print_event(st->tep, &s, &rec, "%s", TEP_PRINT_INFO);
-	} else if (st->notes[id].crashed) {
-		trace_seq_puts(&s, "[FAILED TO PRINT]");
-	} else {
-		struct trace_seq info;
-		int sig;
-
-		trace_seq_init(&info);
-		sig = guarded_info(st->tep, &info, &rec);
-		if (sig) {
-			/* After a bad access the seq may be broken: leave it (report.c says why). */
-			if (sig == SIGFPE)
-				trace_seq_destroy(&info);
-			st->notes[id].crashed = true;
-			note_once(st, id, ev, "libtraceevent stopped with a signal while printing it; "
-				  "its records print as [FAILED TO PRINT]");
-			trace_seq_puts(&s, "[FAILED TO PRINT]");
-		} else {
-			trace_seq_terminate(&info);
-			trace_seq_puts(&s, info.buffer);
-			trace_seq_destroy(&info);
-		}
-	}
-	trace_seq_terminate(&s);
-	if (s.len && s.buffer[s.len - 1] == '\n')
-		s.buffer[--s.len] = 0;
-	puts(s.buffer);
-	trace_seq_destroy(&s);
+	rec.missed_events = (long long)pd->lost;
+	render_record(&st->rd, &rec, NULL, 0);
 }
 
 static bool pending_before(const struct pending *a, const struct pending *b)
@@ -515,7 +424,7 @@ static int pump(struct streamer *st)
 			break;
 		case SPOOL_COMM:
 			/* A thread renamed since: the newer name wins, as in record. */
-			tep_override_comm(st->tep, c.comm.name, (int)c.comm.tid);
+			tep_override_comm(st->rd.tep, c.comm.name, (int)c.comm.tid);
 			break;
 		case SPOOL_CLOCK:
 			add_sample(st, c.clock);
@@ -585,18 +494,12 @@ static bool process_gone(const struct streamer *st)
 
 static int setup_tep(struct streamer *st)
 {
-	st->tep = tep_alloc();
 	st->notes = calloc(0x10000, sizeof(*st->notes));
-	if (!st->tep || !st->notes)
+	if (!st->notes)
 		return -1;
-	/* The plugins trace-cmd loads, so that a line is the one trace-cmd would print. */
-	st->plugins = tep_load_plugins(st->tep);
-	tep_set_file_bigendian(st->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-						 TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(st->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-						  TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(st->tep, (int)sizeof(long));
-	return 0;
+	/* The process is on this machine: its byte order and long size are ours. */
+	return render_init(&st->rd, VERB, NULL, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+			   (int)sizeof(long), TPOINT_PAGE_SIZE);
 }
 
 static int stream_pid(pid_t pid, const struct selection *sel)
@@ -653,7 +556,6 @@ static int stream_pid(pid_t pid, const struct selection *sel)
 		attach_finish(&st.a, &salvaged, err, sizeof(err));
 		goto out;
 	}
-	guard_install();
 	ret = EXIT_OK;
 	while (!stop_requested && !st.write_failed) {
 		struct timespec ts = { 0, POLL_NS };
@@ -677,7 +579,6 @@ static int stream_pid(pid_t pid, const struct selection *sel)
 	if (salvaged && !st.ended)
 		fprintf(stderr, "tpoint stream: process %d is gone; its last events were read "
 			"from its buffer\n", (int)pid);
-	guard_remove();
 	if (st.write_failed && st.write_errno != EPIPE) {
 		tool_error(VERB, "writing: %s", strerror(st.write_errno));
 		ret = EXIT_FAIL;
@@ -686,11 +587,7 @@ out:
 	if (st.fd >= 0)
 		close(st.fd);
 	attach_cleanup(&st.a);
-	if (st.tep) {
-		if (st.plugins)
-			tep_unload_plugins(st.plugins, st.tep);
-		tep_free(st.tep);
-	}
+	render_free(&st.rd);
 	for (size_t i = 0; st.notes && i < 0x10000; i++)
 		tp_filter_free(st.notes[i].filter);
 	free(st.notes);
@@ -703,7 +600,6 @@ out:
 		free(st.unpacked[i]);
 	free(st.unpacked);
 	tp_spool_clock_free(&st.clock);
-	free(st.scratch);
 	return ret;
 }
 
@@ -770,9 +666,9 @@ int cmd_stream(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'e':
-			if (sel_add_events(&sel, VERB, optarg) < 0) {
+			if ((ret = sel_add_events(&sel, VERB, optarg)) < 0) {
 				sel_free(&sel);
-				return EXIT_FAIL;
+				return ret == -2 ? EXIT_USAGE : EXIT_FAIL;
 			}
 			events = sel_globs(&sel);
 			break;
