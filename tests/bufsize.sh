@@ -26,6 +26,7 @@ pool_of() {
 
 # The library: TPOINT_BUFFER_SIZE=$1 in the environment. Prints the pool's size or "refused".
 by_library() {
+	rm -f lib.out # not the last run's lines: the shell empties it once the target started
 	TPOINT_DEBUG=1 TPOINT_BUFFER_SIZE=$1 TPOINT_EVENTS=tpt_ctl:ctl_tick \
 		"$B/tests/ctltarget" 60 10000 >lib.out 2>&1 &
 	t=$!

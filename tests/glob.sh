@@ -37,6 +37,9 @@ by_stat() {
 # Six lines of stream -e: ctl_tick and ctl_odd alternate in the process, so six lines hold
 # every one of them the glob selects, and none it does not.
 by_stream() {
+	# The last glob's lines must not be taken for these: the shell truncates s.out only
+	# once the stream has started.
+	rm -f s.out
 	"$TPOINT" stream -p "$P" -e "$1" >s.out 2>err.txt &
 	s=$!
 	if ! wait_lines s.out 6 ': ' 20; then
