@@ -17,15 +17,15 @@
  *
  * "First" is in memory order: a little-endian word's low bytes. Four bits a word cost less
  * than a mask of the non-zero bytes (a bit a byte, spool version 4), for the same bytes
- * where a changed value's zeros are its high bytes: the drain wrote 7.0 bytes for the
- * benchmark's 40-byte event against 9.5 (docs/DECISIONS.md, "Spool version 5").
+ * where a changed value's zeros are its high bytes (docs/PERFORMANCE.md, "Measurements
+ * behind the design").
  *
  * Both directions have a portable form, a word at a time, and a faster one where the CPU
  * can move a block's bytes together in one instruction (x86-64: AVX-512 VBMI2 and CD,
  * lib/arch/pack_x86_64.c). The portable packer costs about five times the vector one, and
  * still less than writing pages as they are: without packing, a full-speed writer into tmpfs
- * lost up to half of its events, and the drain spent 11-41 ns of CPU an event, nearly all in
- * the kernel, writing 40 bytes of it (docs/DECISIONS.md, "Spool version 5").
+ * lost events, the drain's CPU going nearly all to the kernel's write (docs/PERFORMANCE.md,
+ * "Measurements behind the design").
  */
 #ifndef TPOINT_PACK_H
 #define TPOINT_PACK_H

@@ -441,9 +441,9 @@ HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len)
  * that neither a snapshot nor a salvage of the pool takes them for pages with records; a
  * new generation makes a snapshot that is copying one right now drop its copy, as
  * take_page() does. The oldest, so it waits for a producer preempted inside its push
- * (tp_pool_take_oldest_full_run()) rather than drop events while older pages are kept. One
- * page at a time, two writers paid two trips to the shared queues a page: 21-23 ns an event
- * where one writer took 15-18, in a throwaway driver wrapping a 256 MiB pool.
+ * (tp_pool_take_oldest_full_run()) rather than drop events while older pages are kept. A
+ * run, not a page at a time: two writers paid two trips to the shared queues a page
+ * (docs/PERFORMANCE.md, "Measurements behind the design").
  */
 static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
 {
@@ -470,12 +470,9 @@ static uint32_t take_back_run(struct pool *pool, uint32_t *pages, uint32_t want)
  * A run is why: pages taken in a run are neighbours in memory (the drain returns them in
  * ascending order, and so the pool starts), and a writer that moves on to the page next to
  * its last one writes at the speed of memory. Jumping to a page anywhere in the pool costs
- * a TLB miss and the hardware prefetcher's lead: measured with a loop storing 40-byte
- * records (rdtsc, release store) into 4 KiB pages of a memfd, 9.7 ns a record in page order,
- * 10.5-10.8 in runs of 8 pages, 13.2 in random order. A run is also one trip to a shared
- * queue for many pages, a trip two writers pay for: over the floor at the same thread
- * count, two threads cost 1.28x where one cost 1.11x with runs of 16, 1.19x against 1.10x
- * with runs of 64 (medians of 30 rounds; docs/DECISIONS.md has the other sets). A used-up
+ * a TLB miss and the hardware prefetcher's lead. A run is also one trip to a shared queue
+ * for many pages, a trip two writers pay for; 64 is where the second writer's cost stopped
+ * falling (docs/PERFORMANCE.md, "Measurements behind the design"). A used-up
  * run's full pages, if the stream held them back (retire_or_hold()), are handed in first.
  * Per level, so that a signal handler never touches the reserve of the code it interrupted.
  */
