@@ -728,7 +728,7 @@ static void put_synced(uint64_t clock)
  * wake-up costs the drain's CPU, and passes over fewer pages cost it more per event. So the
  * sleep adapts: halved when the pages found since the last one were more than a quarter of
  * the pool, doubled (up to a millisecond) when they were less than a sixteenth. The
- * figures: docs/DECISIONS.md, "The drain's sleep".
+ * figures: docs/PERFORMANCE.md, "The drain's sleep".
  */
 #define DRAIN_NAP_MIN_NS 50000L
 #define DRAIN_NAP_MAX_NS 1000000L
