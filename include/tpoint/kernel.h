@@ -91,12 +91,20 @@ static inline void tpoint_copy_min(void *to, uint32_t room, const void *src, siz
 	memcpy(to, src, want < room ? want : room);
 }
 
-/* A __string_len's copy: len - 1 bytes of src and a NUL. */
+/*
+ * A __string_len's copy: len - 1 bytes of src and a NUL. The kernel copies len - 1 bytes
+ * whatever src holds; a program that gives a length past its string's end would have it
+ * read past the string (a crash at a page's end, garbage in the record): the copy stops at
+ * the string's NUL instead and zeroes the rest, which prints the same.
+ */
 static inline void tpoint_copy_str_nul(char *to, uint32_t len, const char *src)
 {
+	const char *nul = (const char *)memchr(src, 0, len - 1); /* strnlen is not ISO C */
+	size_t n = nul ? (size_t)(nul - src) : len - 1;
+
 	TPOINT_LAUNDER(to);
-	memcpy(to, src, len - 1);
-	to[len - 1] = 0;
+	memcpy(to, src, n);
+	memset(to + n, 0, len - n);
 }
 
 /* Never called: TP_printk's arguments are compiled as its arguments, so that a field that
