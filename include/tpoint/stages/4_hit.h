@@ -169,12 +169,16 @@
 #define __print_symbolic(value, ...) ((void)(value), "")
 #define __print_flags_u64(flag, delim, ...) ((void)(flag), (const char *)(delim))
 #define __print_symbolic_u64(value, ...) ((void)(value), "")
-/* Any object's bytes, a struct's too (tpoint always allowed it). */
-#define __print_hex(buf, buf_len) ((void)sizeof(buf), (void)(buf_len), "")
-#define __print_hex_str(buf, buf_len) ((void)sizeof(buf), (void)(buf_len), "")
+/*
+ * Any object's bytes, a struct's too (tpoint always allowed it), or an expression (buf + 1):
+ * cast to void, never evaluated (the function is never called), so that clang does not
+ * warn of sizeof on a decayed array.
+ */
+#define __print_hex(buf, buf_len) ((void)(buf), (void)(buf_len), "")
+#define __print_hex_str(buf, buf_len) ((void)(buf), (void)(buf_len), "")
 #define __print_hex_dump(prefix_str, prefix_type, rowsize, groupsize, buf, len, ascii)         \
 	((void)(prefix_str), (void)(prefix_type), (void)(rowsize), (void)(groupsize),           \
-	 (void)(ascii), (void)sizeof(buf), (void)(len), "")
+	 (void)(ascii), (void)(buf), (void)(len), "")
 #define __print_array(array, count, el_size)                                                  \
 	tpoint_print_array_check((array), (count), TPOINT_PRINT_ARRAY_EL_SIZE(el_size))
 #define __print_dynamic_array(array, el_size)                                                 \
