@@ -69,10 +69,10 @@ static int send_reply(int fd, const char *text, uint32_t announce)
 	return len && send(fd, text, len, MSG_NOSIGNAL) != (ssize_t)len ? -1 : 0;
 }
 
-static int listen_fake(const char *mode, const char *dir)
+/* A control socket where the tool looks for this pid's: DIR/PID.sock, listening. */
+static int listen_at(const char *dir)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	char text[256];
 	int lfd;
 
 	mkdir(dir, 0700);
@@ -80,8 +80,19 @@ static int listen_fake(const char *mode, const char *dir)
 	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 8) < 0) {
 		perror(a.sun_path);
-		return 1;
+		return -1;
 	}
+	return lfd;
+}
+
+static int listen_fake(const char *mode, const char *dir)
+{
+	char text[256];
+	int lfd;
+
+	lfd = listen_at(dir);
+	if (lfd < 0)
+		return 1;
 	if (!strcmp(mode, "pid1"))
 		snprintf(text, sizeof(text), "1\tsystemd\t3\t0\tnone\n");
 	else if (!strcmp(mode, "escape"))
@@ -234,16 +245,11 @@ static void serve_spool(int fd, const char *copydir)
 
 static int spool_fake(const char *dir, const char *copydir)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int lfd;
 
-	mkdir(dir, 0700);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s/%d.sock", dir, (int)getpid());
-	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 8) < 0) {
-		perror(a.sun_path);
+	lfd = listen_at(dir);
+	if (lfd < 0)
 		return 1;
-	}
 	ready();
 	for (;;) {
 		int fd = accept(lfd, NULL, NULL);
