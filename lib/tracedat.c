@@ -63,7 +63,15 @@ struct writer_state {
 	struct spool_in *in;
 	int nin;
 	struct out_event *events;
-	size_t nevents;
+	size_t nevents, events_cap;
+	/*
+	 * While the spools' events are mapped (map_event()): an open-addressing index of events
+	 * by system and name, and the output ids taken. A spool may name up to the whole id space:
+	 * a scan of the events for each would make reading it quadratic.
+	 */
+	uint32_t *name_index; /* event index + 1, or 0 for an empty slot */
+	size_t name_index_size; /* a power of two, at least twice nevents */
+	uint64_t ids_taken[(UINT16_MAX + 1) / 64];
 	struct stream_chunk *chunks;
 	size_t nchunks;
 	struct comm { uint32_t tid; char comm[64]; } *comms;
@@ -156,20 +164,61 @@ static uint64_t to_ns(struct spool_in *s, uint64_t c)
 	return tp_spool_clock_ns(&s->clock, c);
 }
 
-static struct out_event *find_event(struct writer_state *w, const char *sys, const char *name)
+/* The output file's event ids: TPOINT_FIRST_ID and up, one an event. */
+#define OUT_IDS_MAX ((size_t)UINT16_MAX + 1 - TPOINT_FIRST_ID)
+
+static size_t name_hash(const char *sys, const char *name)
 {
-	for (size_t i = 0; i < w->nevents; i++)
-		if (!strcmp(w->events[i].system, sys) && !strcmp(w->events[i].name, name))
-			return &w->events[i];
-	return NULL;
+	size_t h = 14695981039346656037ull; /* FNV-1a over "sys\0name" */
+
+	for (const char *p = sys;; p++) {
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		if (!*p)
+			break;
+	}
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
 }
 
-static bool id_taken(struct writer_state *w, uint16_t id)
+/* The index slot of that system and name: the event's, or the empty one it would take. */
+static uint32_t *name_slot(struct writer_state *w, const char *sys, const char *name)
 {
+	size_t mask = w->name_index_size - 1, i = name_hash(sys, name) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		uint32_t *slot = &w->name_index[i];
+		const struct out_event *e = *slot ? &w->events[*slot - 1] : NULL;
+
+		if (!e || (!strcmp(e->system, sys) && !strcmp(e->name, name)))
+			return slot;
+	}
+}
+
+/* Room for one more event in the index: 0, or -ENOMEM. */
+static int name_index_grow(struct writer_state *w)
+{
+	size_t size = w->name_index_size ? w->name_index_size : 64;
+
+	if (2 * (w->nevents + 1) <= w->name_index_size)
+		return 0;
+	while (2 * (w->nevents + 1) > size)
+		size *= 2;
+	uint32_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	free(w->name_index);
+	w->name_index = index;
+	w->name_index_size = size;
 	for (size_t i = 0; i < w->nevents; i++)
-		if (w->events[i].id == id)
-			return true;
-	return false;
+		*name_slot(w, w->events[i].system, w->events[i].name) = (uint32_t)i + 1;
+	return 0;
+}
+
+static bool id_taken(const struct writer_state *w, uint16_t id)
+{
+	return w->ids_taken[id / 64] >> (id % 64) & 1;
 }
 
 /* A thread's latest name wins: trace-cmd shows either of two lines for one pid. */
@@ -192,21 +241,35 @@ static void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
 	snprintf(w->comms[i].comm, sizeof(w->comms[i].comm), "%s", comm);
 }
 
-/* An event a spool names (checked by the reader): 0, or -ENOMEM. */
+/*
+ * An event a spool names (checked by the reader): 0, -ENOMEM, or -ENOSPC when the spools
+ * name more distinct events than the file has ids for.
+ */
 static int map_event(struct writer_state *w, struct spool_in *s, const struct spool_event_def *d)
 {
 	uint16_t id = d->id;
 	const char *sys = d->system, *name = d->name, *cond = d->condition, *fmt = d->format;
 	const char *body = strstr(fmt, "format:");
 	struct out_event *e;
+	uint32_t *named;
 
-	e = find_event(w, sys, name);
-	if (!e) {
-		struct out_event *n = realloc(w->events, (w->nevents + 1) * sizeof(*n));
+	if (name_index_grow(w) < 0)
+		return -ENOMEM;
+	named = name_slot(w, sys, name);
+	if (*named) {
+		e = &w->events[*named - 1];
+	} else {
+		if (w->nevents == OUT_IDS_MAX)
+			return -ENOSPC;
+		if (w->nevents == w->events_cap) {
+			size_t cap = w->events_cap ? 2 * w->events_cap : 64;
+			struct out_event *n = realloc(w->events, cap * sizeof(*n));
 
-		if (!n)
-			return -ENOMEM;
-		w->events = n;
+			if (!n)
+				return -ENOMEM;
+			w->events = n;
+			w->events_cap = cap;
+		}
 		e = &w->events[w->nevents];
 		memset(e, 0, sizeof(*e));
 		e->system = strdup(sys);
@@ -217,12 +280,15 @@ static int map_event(struct writer_state *w, struct spool_in *s, const struct sp
 			return -ENOMEM;
 		if (w->sel)
 			e->dropped = !w->sel->event(w->sel->ctx, sys, name, fmt, &e->filter);
+		/* The spool's own id if it is free, else the next free one (there is one). */
 		uint16_t out = id;
 
 		while (id_taken(w, out))
-			out++;
+			out = out == UINT16_MAX ? (uint16_t)TPOINT_FIRST_ID : (uint16_t)(out + 1);
+		w->ids_taken[out / 64] |= 1ull << (out % 64);
 		e->id = out;
 		w->nevents++;
+		*named = (uint32_t)w->nevents;
 	}
 	size_t slot = (size_t)(id - TPOINT_FIRST_ID);
 
@@ -373,8 +439,15 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		}
 		switch (c.type) {
 		case SPOOL_EVENT:
-			if (map_event(w, s, &c.event) < 0)
+			switch (map_event(w, s, &c.event)) {
+			case -ENOMEM:
 				goto nomem;
+			case -ENOSPC: /* its records are then of an event no chunk names */
+				damaged(w, s, c.off, "event %s:%s: the file has no id left for it "
+					"(%zu distinct events at most)", c.event.system, c.event.name,
+					OUT_IDS_MAX);
+				break;
+			}
 			break;
 		case SPOOL_COMM:
 			add_cmdline(w, c.comm.tid, c.comm.name);
@@ -1238,6 +1311,7 @@ out:
 		tp_filter_free(w.events[i].filter);
 	}
 	free(w.events);
+	free(w.name_index);
 	free(w.by_id);
 	free(w.chunks);
 	free(w.comms);

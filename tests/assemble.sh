@@ -117,6 +117,17 @@ grep -q "event chunk of [0-9]* bytes: not an id and four strings of printable te
 	{ cat nonascii.rep; fail "nonascii: tpoint report refuses what --assemble wrote"; }
 echo "ok: a format text that is not ASCII: exit 1, offset named, the event left out, the file readable"
 
+# More distinct events than a file has ids (0x7000 to 0xffff): each one past them is named,
+# and the spool is read to its end (the search for a free id went round without end before).
+damage manyevents packed <<EOF
+"$MUT" "\$spool" manyevents 36900
+EOF
+[ "$rc" = 1 ] || { tail -3 manyevents.err; fail "manyevents: exit $rc, expected 1"; }
+grep -q "offset [0-9]*: event tpoint:many3686[0-9]: the file has no id left for it (36864 distinct" \
+	manyevents.err || { tail -3 manyevents.err; fail "manyevents: what"; }
+rm -f manyevents.dat
+echo "ok: 36900 events more in a spool: exit 1, those past the file's ids named"
+
 # Not a spool at all, and a FIFO in the spool's place: named, never waited on.
 damage notspool packed <<EOF
 echo 'not a spool' >"\$spool" && echo 0

@@ -9,6 +9,8 @@
  *   spoolmut FILE rechdr N          the Nth page as it is: its second record's header damaged
  *   spoolmut FILE random SEED       one random mutation: a bit, a word set to an extreme,
  *                                   a cut, a copied run; in a chunk's header half the time
+ *   spoolmut FILE manyevents N      N event chunks after the first, copies of it named
+ *                                   many0 .. manyN-1
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -72,13 +74,66 @@ static void put32(size_t off, uint32_t v)
 		memcpy(buf + off, &v, 4);
 }
 
+/*
+ * N copies of the first event chunk after it, each under a name of its own: the file
+ * rewritten whole. Returns the offset of the first copy.
+ */
+static size_t many_events(int fd, long n)
+{
+	static size_t off[1 << 16];
+	size_t nc = chunks(off, sizeof(off) / sizeof(off[0])), at = 0;
+	struct spool_chunk c;
+
+	for (size_t i = 0; i < nc && !at; i++) {
+		memcpy(&c, buf + off[i], sizeof(c));
+		if (c.type == SPOOL_EVENT)
+			at = off[i];
+	}
+	if (!at)
+		die("no event chunk");
+	/* u16 id, u16 0, then system, name, condition and format, each ending in a NUL. */
+	const char *body = buf + at + sizeof(c), *sys = body + 4, *name = sys + strlen(sys) + 1;
+	const char *rest = name + strlen(name) + 1; /* condition and format */
+	size_t rest_len = strlen(rest) + 1, next = at + sizeof(c) + ((c.size + 7) & ~7u);
+
+	rest_len += strlen(rest + rest_len) + 1;
+	if (pwrite(fd, buf, next, 0) != (ssize_t)next)
+		die("cannot write the file");
+	size_t pos = next;
+
+	for (long i = 0; i < n; i++) {
+		char chunk[8192], newname[32];
+		size_t sl = strlen(sys) + 1, nl, size;
+
+		nl = (size_t)snprintf(newname, sizeof(newname), "many%ld", i) + 1;
+		size = 4 + sl + nl + rest_len;
+		if (sizeof(c) + size + 8 > sizeof(chunk))
+			die("the event chunk is too big to copy");
+		memset(chunk, 0, sizeof(chunk));
+		c.type = SPOOL_EVENT;
+		c.size = (uint32_t)size;
+		memcpy(chunk, &c, sizeof(c));
+		memcpy(chunk + sizeof(c), body, 4);
+		memcpy(chunk + sizeof(c) + 4, sys, sl);
+		memcpy(chunk + sizeof(c) + 4 + sl, newname, nl);
+		memcpy(chunk + sizeof(c) + 4 + sl + nl, rest, rest_len);
+		size = sizeof(c) + ((size + 7) & ~(size_t)7);
+		if (pwrite(fd, chunk, size, (off_t)pos) != (ssize_t)size)
+			die("cannot write the file");
+		pos += size;
+	}
+	if (pwrite(fd, buf + next, len - next, (off_t)pos) != (ssize_t)(len - next))
+		die("cannot write the file");
+	return next;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
 	int fd;
 
 	if (argc < 3)
-		die("usage: spoolmut FILE list|hugesize N|packedhdr N|rechdr N|random SEED");
+		die("usage: spoolmut FILE list|hugesize N|packedhdr N|rechdr N|random SEED|manyevents N");
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die("cannot open the file");
@@ -102,7 +157,10 @@ int main(int argc, char **argv)
 		die("a number is missing");
 	long arg = atol(argv[3]);
 
-	if (!strcmp(argv[2], "hugesize")) {
+	if (!strcmp(argv[2], "manyevents")) {
+		printf("%zu\n", many_events(fd, arg));
+		return 0; /* written whole: not the buffer back over it */
+	} else if (!strcmp(argv[2], "hugesize")) {
 		size_t off = records_chunk(arg, 0);
 
 		put32(off + 4, 0xfffffff0u);
