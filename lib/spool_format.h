@@ -14,6 +14,8 @@
  * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.
  * Version 5: packed a word at a time, with a length for each instead of a bit for each byte;
  * on every CPU, in plain C where it has no vector packer (the same bytes either way).
+ * A new chunk type needs no new version (SPOOL_SYNCED, SPOOL_NOTES came within 5): a reader
+ * skips a type it does not know. A changed layout of a known one does.
  */
 #ifndef TPOINT_SPOOL_FORMAT_H
 #define TPOINT_SPOOL_FORMAT_H
