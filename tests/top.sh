@@ -36,7 +36,7 @@ start() {
 	pids="$pids $!"
 	for i in $(seq 50); do
 		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$dir/target.out" 2>/dev/null | head -n 1)
-		[ -n "$P" ] && return 0
+		[ -n "$P" ] && pids="$pids $P" && return 0
 		sleep 0.1
 	done
 	fail "toptarget did not start: $(cat "$dir/target.out")"

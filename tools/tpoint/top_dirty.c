@@ -504,13 +504,39 @@ static bool bdi_dev(const char *name, dev_t *dev)
 	return true;
 }
 
+/*
+ * The name of a thread that ended before top saw it in /proc: the kernel keeps the names of
+ * recent tracing tasks in saved_cmdlines ("PID COMM" lines), read once a refresh if needed.
+ */
+static void saved_comm(struct dirty_view *d, char **cmdlines, struct dirty_row *r)
+{
+	char key[24];
+
+	if (!*cmdlines)
+		*cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	if (!*cmdlines)
+		return;
+	(void)d;
+	snprintf(key, sizeof(key), "%d ", (int)r->tid);
+	for (const char *l = *cmdlines; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, strlen(key))) {
+			snprintf(r->comm, sizeof(r->comm), "%.*s", (int)strcspn(l + strlen(key), "\n"),
+				 l + strlen(key));
+			return;
+		}
+}
+
 int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 {
+	char *cmdlines = NULL;
+
 	paths_next_round();
 	for (int i = 0; i < d->nrows; i++) {
 		struct dirty_row *r = &d->rows[i];
 		dev_t dev = 0;
 
+		if (r->comm[0] == '?' && !r->comm[1] && r->idle == 0)
+			saved_comm(d, &cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
 		/* Looked for while the file is being dirtied: then the process likely has it. */
@@ -523,6 +549,7 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 		}
 		r->events_before = r->events;
 	}
+	free(cmdlines);
 	*rows = d->rows;
 	return d->nrows;
 }
