@@ -63,9 +63,25 @@ struct dirty_view {
 
 /* ---- the instance ---- */
 
+/*
+ * libtracefs 1.6's tracefs_tracing_dir() finds the directory anew (leaking the last answer)
+ * whenever the caller cannot read it: asked once.
+ */
+static const char *tracing_dir(void)
+{
+	static const char *dir;
+	static bool asked;
+
+	if (!asked) {
+		dir = tracefs_tracing_dir();
+		asked = true;
+	}
+	return dir;
+}
+
 static struct tracefs_instance *inst_create(char *name, size_t len, char *why, size_t wlen)
 {
-	const char *dir = tracefs_tracing_dir();
+	const char *dir = tracing_dir();
 	struct tracefs_instance *inst;
 
 	if (!dir) {
@@ -73,6 +89,17 @@ static struct tracefs_instance *inst_create(char *name, size_t len, char *why, s
 		return NULL;
 	}
 	snprintf(name, len, INSTANCE_PREFIX "%d", (int)getpid());
+	/* Asked first: libtracefs 1.6 leaks what it allocated when the mkdir is refused. */
+	char instances[PATH_MAX];
+
+	snprintf(instances, sizeof(instances), "%s/instances", dir);
+	if (access(instances, W_OK | X_OK) < 0) {
+		int e = errno;
+
+		snprintf(why, wlen, "%scannot create the tracefs instance %s/%s: %s",
+			 geteuid() ? "needs root: " : "", instances, name, strerror(e));
+		return NULL;
+	}
 	inst = tracefs_instance_create(name);
 	if (!inst) {
 		int e = errno;
@@ -92,7 +119,7 @@ static void inst_remove(struct tracefs_instance *inst)
 
 void dirty_remove_stale(void)
 {
-	const char *dir = tracefs_tracing_dir();
+	const char *dir = tracing_dir();
 	char path[PATH_MAX], comm[64];
 	struct dirent *de;
 	DIR *d;
