@@ -37,6 +37,11 @@ BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
+# tpoint top: the kernel's writeback events through a tracefs instance, its screen with ncurses.
+# Their flags only for top's files: ncursesw's -D_XOPEN_SOURCE=600 would hide POSIX.1-2008
+# from the others.
+TOP_CFLAGS = $(shell pkg-config --cflags libtracefs ncursesw 2>/dev/null)
+TOP_LIBS = $(shell pkg-config --libs libtracefs ncursesw 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
 	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
@@ -79,10 +84,11 @@ $(STLIB): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 $(O)/tools/tpoint/%.o: tools/tpoint/%.c $(wildcard tools/tpoint/*.h lib/*.h include/tpoint/*.h) $(DEPS_OK) | $(O)/tools/tpoint
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itools/tpoint $(TRACEEVENT_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itools/tpoint $(TRACEEVENT_CFLAGS) $(TOOL_EXTRA_CFLAGS) -c $< -o $@
+$(O)/tools/tpoint/top%.o: TOOL_EXTRA_CFLAGS = $(TOP_CFLAGS)
 
 $(TOOL): $(TOOL_OBJ) $(TOOL_LIB_OBJ)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TRACEEVENT_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TRACEEVENT_LIBS) $(TOP_LIBS)
 
 # Programs with tracepoints link the shared library and find it beside them.
 INSTR_LDFLAGS = -L$(O) -ltpoint -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN'
@@ -101,9 +107,14 @@ TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
 TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
-TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget
+TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget \
+		$(O)/tests/toptarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Dirties files and hits an event at known rates, for tests/top.sh.
+$(O)/tests/toptarget: tests/toptarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # An event libtraceevent cannot print safely, for tests/render.sh.

@@ -8,6 +8,7 @@
 #      --block, and paced at LTTng-UST's rate) and into an LTTng-UST session, all to tmpfs:
 #      events/s and the fraction lost
 #   4. scale: SCALE_THREADS threads, resident memory (scale.c)
+#   5. tpoint top at about 100,000 dirty events/s: its CPU, its own writes' rank (top.sh)
 #
 # It starts its own lttng-sessiond (a private LTTNG_HOME in a temporary directory) and stops
 # it, by its pid, when it ends. As root, that daemon and every program that uses LTTng-UST
@@ -294,10 +295,16 @@ echo "== scale: $SCALE_THREADS threads =="
 scale_part() { "$B/scale" "$SCALE_THREADS" | tee "$tmp/scale.out"; }
 in_part scale_part
 
+# ---- 5. tpoint top ----
+echo
+echo "== tpoint top: a program rewriting small files, ~100,000 dirty events/s =="
+top_part() { O="$O" sh ./top.sh | tee "$tmp/top.out"; }
+in_part top_part
+
 # ---- the summary, and the line it ends with ----
 echo
 echo "== targets =="
-grep -h '^target:' "$tmp/peers.out" "$tmp/tput.out" "$tmp/scale.out" 2>/dev/null
+grep -h '^target:' "$tmp/peers.out" "$tmp/tput.out" "$tmp/scale.out" "$tmp/top.out" 2>/dev/null
 stop_sessiond
 line=$(grep '^tpoint vs LTTng-UST' "$tmp/peers.out")
 echo "${line:-tpoint vs LTTng-UST (enabled, 1 thread): not measured}"

@@ -42,6 +42,7 @@ static const struct verb {
 	{ "filter", cmd_filter, "set or clear an event filter in a running process" },
 	{ "stream", cmd_stream, "print the events of a running process as they happen" },
 	{ "snapshot", cmd_snapshot, "write what a running process's buffers hold now" },
+	{ "top", cmd_top, "who dirties which file, and the rates of every process's events" },
 };
 
 static void usage(FILE *f)

@@ -15,56 +15,11 @@
 #include <string.h>
 #include "control_client.h"
 #include "control_proto.h"
+#include "escape.h"
 #include "tpoint.h"
 
 #define PS_TIMEOUT_MS 2000
 #define PS_MAX_REPLY 4096
-
-/* Length of the valid UTF-8 sequence at s for a printable code point (>= U+00A0), or 0. */
-static size_t utf8_printable(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	unsigned cp;
-
-	if (!n || s[0] >= 0xf5)
-		return 0;
-	cp = s[0] & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* s as it may be printed: control bytes, C1 controls and bad UTF-8 as \xHH, '\' as \\. */
-static const char *escaped(const char *s, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t o = 0;
-
-	while (*p && o + 5 < len) {
-		size_t n = *p >= 0x80 ? utf8_printable(p) : 0;
-
-		if (n) {
-			memcpy(out + o, p, n);
-			o += n;
-			p += n;
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p++);
-		} else if (*p == '\\') {
-			out[o++] = '\\';
-			out[o++] = *p++;
-		} else {
-			out[o++] = (char)*p++;
-		}
-	}
-	out[o] = 0;
-	return out;
-}
 
 static const char *number_or_what(const char *s)
 {
@@ -79,12 +34,12 @@ static void show(pid_t pid, void *arg)
 
 	ret = ctl_connect_timed(pid, PS_TIMEOUT_MS, PS_MAX_REPLY, &c, err, sizeof(err));
 	ctl_proc_comm(pid, comm, sizeof(comm));
-	escaped(comm, ecomm, sizeof(ecomm));
+	text_escaped(comm, ecomm, sizeof(ecomm));
 	if (ret < 0) {
 		/* Gone, or not ours to see: nothing to say. A process that would not answer: say. */
 		if (ret != -ENOENT && ret != -ECONNREFUSED && ret != -ESRCH && ret != -EACCES)
 			fprintf(stderr, "tpoint ps: process %d (%s) did not answer: %s\n", (int)pid,
-				ecomm, escaped(err, erec, sizeof(erec)));
+				ecomm, text_escaped(err, erec, sizeof(erec)));
 		return;
 	}
 	for (char *t = strtok_r(c.hello, "\t", &save); t && i < 5; t = strtok_r(NULL, "\t", &save))
@@ -92,7 +47,7 @@ static void show(pid_t pid, void *arg)
 	if (!(*n)++)
 		printf("%7s  %-16s %6s %7s  %s\n", "PID", "COMMAND", "EVENTS", "ENABLED", "RECORDING");
 	printf("%7d  %-16s %6s %7s  %s\n", (int)pid, ecomm, number_or_what(f[2]),
-	       number_or_what(f[3]), f[4] ? escaped(f[4], erec, sizeof(erec)) : "?");
+	       number_or_what(f[3]), f[4] ? text_escaped(f[4], erec, sizeof(erec)) : "?");
 	ctl_close(&c);
 }
 

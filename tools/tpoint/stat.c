@@ -15,13 +15,8 @@
 #include "control_client.h"
 #include "control_proto.h"
 #include "glob.h"
+#include "stat_rows.h"
 #include "tpoint.h"
-
-struct row {
-	char event[160];
-	unsigned long long v[5]; /* hits, cond_skipped, filtered, recorded, lost */
-	char condition[1024];
-};
 
 static volatile sig_atomic_t stop;
 
@@ -29,37 +24,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-/* Parse the STATS text; returns the number of rows, -1 when malformed. */
-static int parse(char *text, const char *globs, struct row **rows)
-{
-	int n = 0;
-	char *save = NULL;
-
-	*rows = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[7], *fs = NULL;
-		int k = 0;
-
-		for (char *t = strtok_r(line, "\t", &fs); t && k < 7; t = strtok_r(NULL, "\t", &fs))
-			f[k++] = t;
-		if (k < 6)
-			return -1;
-		if (globs && !globs_select_event(globs, f[0]))
-			continue;
-		struct row *r = realloc(*rows, (size_t)(n + 1) * sizeof(**rows));
-
-		if (!r)
-			return -1;
-		*rows = r;
-		r = &r[n++];
-		snprintf(r->event, sizeof(r->event), "%s", f[0]);
-		for (int i = 0; i < 5; i++)
-			r->v[i] = strtoull(f[1 + i], NULL, 10);
-		snprintf(r->condition, sizeof(r->condition), "%s", k == 7 ? f[6] : "");
-	}
-	return n;
 }
 
 /*
@@ -112,20 +76,6 @@ static const char *refused_why(const char *refused, const char *event, char *buf
 
 static const char *refused; /* of the process being shown */
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static double clock_secs(clockid_t id)
 {
 	struct timespec ts;
@@ -139,13 +89,10 @@ static double clock_secs(clockid_t id)
  * from the first sample to this one, for --interval. A JSON object carries when it was taken
  * ("time", Unix seconds) and, with --interval, where in the run ("interval", as perf stat -j).
  */
-static void print_rows(const struct row *r, int n, const struct row *prev, int nprev,
+static void print_rows(const struct stat_row *r, int n, const struct stat_row *prev, int nprev,
 		       double secs, double since, bool json)
 {
 	double now = clock_secs(CLOCK_REALTIME);
-
-	static const char *const key[5] = { "hits", "condition_skipped", "filtered", "recorded",
-					    "lost" };
 
 	if (!json)
 		printf("%-40s %12s %12s %12s %12s %12s  %s\n", "EVENT",
@@ -154,26 +101,23 @@ static void print_rows(const struct row *r, int n, const struct row *prev, int n
 		       prev ? "LOST/s" : "LOST", "CONDITION");
 	for (int i = 0; i < n; i++) {
 		double v[5];
-		const struct row *p = NULL;
+		const struct stat_row *p = prev ? stat_rows_find(prev, nprev, r[i].event) : NULL;
 
-		for (int j = 0; prev && j < nprev; j++)
-			if (!strcmp(prev[j].event, r[i].event))
-				p = &prev[j];
 		for (int k = 0; k < 5; k++)
 			v[k] = prev ? (double)(r[i].v[k] - (p ? p->v[k] : 0)) / secs
 				    : (double)r[i].v[k];
 		if (json) {
 			printf("{\"event\": ");
-			json_str(r[i].event);
+			json_print_str(r[i].event);
 			printf(", \"condition\": ");
-			json_str(r[i].condition);
+			json_print_str(r[i].condition);
 			for (int k = 0; k < 5; k++)
-				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", key[k], v[k]);
+				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", stat_keys[k], v[k]);
 			char why[512];
 
 			if (refused_why(refused, r[i].event, why, sizeof(why))) {
 				printf(", \"refused\": ");
-				json_str(why);
+				json_print_str(why);
 			}
 			printf(", \"time\": %.6f", now);
 			if (prev)
@@ -231,7 +175,7 @@ int cmd_stat(int argc, char **argv)
 	pid_t pid = 0;
 	struct ctl_conn conn;
 	char err[512] = "", *text, *end;
-	struct row *rows = NULL, *prev = NULL;
+	struct stat_row *rows = NULL, *prev = NULL;
 	int c, n, nprev = 0, ret = EXIT_OK;
 
 	optind = 1;
@@ -296,7 +240,7 @@ int cmd_stat(int argc, char **argv)
 			}
 			break; /* the process ended: the last interval was printed */
 		}
-		n = parse(text, globs, &rows);
+		n = stat_rows_parse(text, globs, &rows);
 		free(text);
 		if (n < 0) {
 			tool_error("stat", "process %d sent malformed statistics", (int)pid);

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint top [-d SECONDS] [-n COUNT] [--json] [-p PID]... [--dirty | --events]: the PowerTOP
+ * view, live. Who dirties which file (the kernel's writeback event, root only: top_dirty.c),
+ * and the rates of every instrumented process's events (its control socket: top_events.c).
+ * On a terminal an ncurses screen with keys; otherwise plain text, or one JSON object per
+ * refresh.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curses.h>
+#include "control_client.h"
+#include "escape.h"
+#include "stat_rows.h"
+#include "top_dirty.h"
+#include "top_events.h"
+#include "tpoint.h"
+
+#define MAX_PIDS 64
+#define DRAIN_MS 100 /* the kernel's buffers are read this often, whatever -d is */
+#define IDLE_REFRESHES 10 /* a file not dirtied for this many refreshes leaves the view */
+
+enum sort_key { SORT_RATE, SORT_TOTAL, SORT_PID, SORT_NAME };
+
+struct top {
+	double delay;
+	long count;
+	bool json, curses, want_dirty, want_events;
+	pid_t pids[MAX_PIDS];
+	int npids;
+	enum sort_key sort;
+
+	struct dirty_view *dirty;
+	char dirty_why[512];
+	struct events_view *events;
+	struct dirty_row *drows;
+	int ndrows;
+	struct events_row *erows;
+	int nerows;
+	double secs; /* the last refresh's span */
+
+	int line; /* the next screen line (curses) */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now_secs(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One line of the text view, to stdout or to the screen. */
+static void out(struct top *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(struct top *t, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!t->curses) {
+		puts(line);
+		return;
+	}
+	if (t->line < LINES)
+		mvaddnstr(t->line, 0, line, COLS);
+	t->line++;
+}
+
+/* ---- sorting ---- */
+
+static enum sort_key sort_by;
+static const struct dirty_row *sort_rows;
+
+static int cmp_num(double a, double b)
+{
+	return a > b ? -1 : a < b;
+}
+
+/* Processes (their summed rows) and then rows, both by the key; ties by pid. */
+struct proc_sum {
+	pid_t pid;
+	const char *comm;
+	double rate;
+	unsigned long long events;
+	int files, first;
+};
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc_sum *x = a, *y = b;
+	int c = 0;
+
+	if (sort_by == SORT_RATE)
+		c = cmp_num(x->rate, y->rate);
+	else if (sort_by == SORT_TOTAL)
+		c = cmp_num((double)x->events, (double)y->events);
+	else if (sort_by == SORT_NAME)
+		c = strcmp(x->comm, y->comm);
+	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_drow(const void *a, const void *b)
+{
+	const struct dirty_row *x = &sort_rows[*(const int *)a], *y = &sort_rows[*(const int *)b];
+	int c = 0;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	if (sort_by == SORT_RATE)
+		c = cmp_num(x->rate, y->rate);
+	else if (sort_by == SORT_TOTAL)
+		c = cmp_num((double)x->events, (double)y->events);
+	else if (sort_by == SORT_NAME)
+		c = strcmp(x->path ? x->path : "~", y->path ? y->path : "~");
+	if (!c)
+		c = (x->tid > y->tid) - (x->tid < y->tid);
+	return c ? c : (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static int cmp_erow(const void *a, const void *b)
+{
+	const struct events_row *x = a, *y = b;
+	int c = 0;
+
+	if (sort_by == SORT_RATE)
+		c = cmp_num(x->rate[STAT_HITS], y->rate[STAT_HITS]);
+	else if (sort_by == SORT_TOTAL)
+		c = cmp_num((double)x->now->v[STAT_HITS], (double)y->now->v[STAT_HITS]);
+	else if (sort_by == SORT_NAME)
+		c = strcmp(x->now->event, y->now->event);
+	if (!c)
+		c = (x->pid > y->pid) - (x->pid < y->pid);
+	return c ? c : strcmp(x->now->event, y->now->event);
+}
+
+/*
+ * The dirty rows to show, in order: index[] into t->drows, grouped by process (procs[],
+ * sorted by the key, each naming its first row in index[]). Returns the number of processes.
+ */
+static int order_dirty(struct top *t, int *index, int *nindex, struct proc_sum *procs)
+{
+	int n = 0, np = 0;
+
+	for (int i = 0; i < t->ndrows; i++)
+		if (t->drows[i].shown && t->drows[i].idle < IDLE_REFRESHES)
+			index[n++] = i;
+	sort_by = t->sort;
+	sort_rows = t->drows;
+	qsort(index, (size_t)n, sizeof(*index), cmp_drow);
+	for (int i = 0; i < n; i++) {
+		const struct dirty_row *r = &t->drows[index[i]];
+
+		if (!np || procs[np - 1].pid != r->pid)
+			procs[np++] = (struct proc_sum){ .pid = r->pid, .comm = r->comm, .first = i };
+		procs[np - 1].rate += r->rate;
+		procs[np - 1].events += r->events;
+		procs[np - 1].files++;
+		if (r->pid == r->tid)
+			procs[np - 1].comm = r->comm; /* the main thread names the process */
+	}
+	qsort(procs, (size_t)np, sizeof(*procs), cmp_proc);
+	*nindex = n;
+	return np;
+}
+
+/* ---- the text view (and the screen's) ---- */
+
+static void file_name(const struct dirty_row *r, char *buf, size_t len)
+{
+	char esc[1024];
+
+	if (r->path)
+		snprintf(buf, len, "%s", text_escaped(r->path, esc, sizeof(esc)));
+	else
+		snprintf(buf, len, "dev %s ino %llu", text_escaped(r->dev, esc, sizeof(esc)),
+			 r->ino);
+}
+
+static void show_dirty(struct top *t)
+{
+	int *index = malloc(((size_t)t->ndrows + 1) * sizeof(*index)), nindex = 0;
+	struct proc_sum *procs = malloc(((size_t)t->ndrows + 1) * sizeof(*procs));
+	char comm[80], file[1100], flags[512];
+
+	if (!t->dirty) {
+		out(t, "Dirty files: not shown: %s", t->dirty_why);
+		goto done;
+	}
+	if (!index || !procs)
+		goto done;
+	int np = order_dirty(t, index, &nindex, procs);
+
+	out(t, "Dirty files (writeback:%s, %s)%s%.0llu", dirty_event_name(t->dirty),
+	    dirty_filter(t->dirty), dirty_lost(t->dirty) ? ", lost by the kernel: " : "",
+	    dirty_lost(t->dirty));
+	out(t, "%7s %7s %-16s %9s %10s  %s", "PID", "TID", "COMM", "DIRTY/s", "TOTAL",
+	    "FILE [FLAGS]");
+	for (int p = 0; p < np; p++) {
+		out(t, "%7d %7s %-16s %9.1f %10llu  %d file%s", (int)procs[p].pid, "",
+		    text_escaped(procs[p].comm, comm, sizeof(comm)), procs[p].rate, procs[p].events,
+		    procs[p].files, procs[p].files == 1 ? "" : "s");
+		for (int i = procs[p].first; i < procs[p].first + procs[p].files; i++) {
+			const struct dirty_row *r = &t->drows[index[i]];
+
+			file_name(r, file, sizeof(file));
+			dirty_flag_names(t->dirty, r->flags, flags, sizeof(flags));
+			out(t, "%7s %7d %-16s %9.1f %10llu  %s [%s]", "", (int)r->tid,
+			    text_escaped(r->comm, comm, sizeof(comm)), r->rate, r->events, file,
+			    flags);
+		}
+	}
+done:
+	free(index);
+	free(procs);
+}
+
+static void show_events(struct top *t)
+{
+	char comm[80], event[700];
+	const char *err = events_error(t->events);
+
+	sort_by = t->sort;
+	qsort(t->erows, (size_t)t->nerows, sizeof(*t->erows), cmp_erow);
+	out(t, "Program events (control sockets)%s%s", err ? ": " : "", err ? err : "");
+	out(t, "%7s %-16s %-32s %10s %11s %10s %10s %8s", "PID", "COMM", "EVENT", "HITS/s",
+	    "COND-SKIP/s", "FILTERED/s", "RECORDED/s", "LOST/s");
+	for (int i = 0; i < t->nerows; i++) {
+		const struct events_row *r = &t->erows[i];
+
+		out(t, "%7d %-16s %-32s %10.1f %11.1f %10.1f %10.1f %8.1f", (int)r->pid,
+		    text_escaped(r->comm, comm, sizeof(comm)),
+		    text_escaped(r->now->event, event, sizeof(event)), r->rate[STAT_HITS],
+		    r->rate[STAT_COND_SKIPPED], r->rate[STAT_FILTERED], r->rate[STAT_RECORDED],
+		    r->rate[STAT_LOST]);
+	}
+}
+
+static const char *const sort_names[] = { "rate", "total", "pid", "name" };
+
+static void show_text(struct top *t)
+{
+	time_t now = time(NULL);
+	char when[32];
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	if (t->curses) {
+		erase();
+		t->line = 0;
+		out(t, "tpoint top  %s  every %g s  sorted by %s   keys: r rate  t total  p pid  "
+		    "n name  d dirty  e events  q quit", when, t->delay, sort_names[t->sort]);
+	} else {
+		out(t, "tpoint top  %s  every %g s", when, t->delay);
+	}
+	if (t->want_dirty) {
+		out(t, "%s", "");
+		show_dirty(t);
+	}
+	if (t->want_events) {
+		out(t, "%s", "");
+		show_events(t);
+	}
+	if (t->curses)
+		refresh();
+	else
+		out(t, "%s", "");
+	fflush(stdout);
+}
+
+/* ---- JSON ---- */
+
+static void show_json(struct top *t)
+{
+	char flags[512];
+	bool first = true;
+
+	printf("{\"time\": %.6f, \"interval\": %.6f, \"dirty\": [", now_secs(CLOCK_REALTIME),
+	       t->secs);
+	for (int i = 0; t->dirty && t->want_dirty && i < t->ndrows; i++) {
+		const struct dirty_row *r = &t->drows[i];
+		size_t plen = r->path ? strlen(r->path) : 0;
+
+		if (!r->shown || r->idle >= IDLE_REFRESHES)
+			continue;
+		printf("%s{\"pid\": %d, \"tid\": %d, \"comm\": ", first ? "" : ", ", (int)r->pid,
+		       (int)r->tid);
+		first = false;
+		json_print_str(r->comm);
+		printf(", \"path\": ");
+		if (r->path)
+			json_print_str(r->path);
+		else
+			printf("null");
+		printf(", \"deleted\": %s, \"dev\": ",
+		       plen > 10 && !strcmp(r->path + plen - 10, " (deleted)") ? "true" : "false");
+		json_print_str(r->dev);
+		dirty_flag_names(t->dirty, r->flags, flags, sizeof(flags));
+		printf(", \"ino\": %llu, \"events\": %llu, \"rate\": %.1f, \"flags\": ", r->ino,
+		       r->events, r->rate);
+		json_print_str(flags);
+		printf("}");
+	}
+	printf("]");
+	if (t->want_dirty && !t->dirty) {
+		printf(", \"dirty_error\": ");
+		json_print_str(t->dirty_why);
+	} else if (t->dirty) {
+		printf(", \"dirty_lost\": %llu", dirty_lost(t->dirty));
+	}
+	printf(", \"events\": [");
+	for (int i = 0; t->want_events && i < t->nerows; i++) {
+		const struct events_row *r = &t->erows[i];
+
+		printf("%s{\"pid\": %d, \"comm\": ", i ? ", " : "", (int)r->pid);
+		json_print_str(r->comm);
+		printf(", \"event\": ");
+		json_print_str(r->now->event);
+		printf(", \"condition\": ");
+		json_print_str(r->now->condition);
+		for (int k = 0; k < STAT_NCOUNTERS; k++)
+			printf(", \"%s\": %.1f", stat_keys[k], r->rate[k]);
+		printf(", \"total_hits\": %llu}", r->now->v[STAT_HITS]);
+	}
+	printf("]");
+	if (t->want_events && events_error(t->events)) {
+		printf(", \"events_error\": ");
+		json_print_str(events_error(t->events));
+	}
+	printf("}\n");
+	fflush(stdout);
+}
+
+static void show(struct top *t)
+{
+	if (t->json)
+		show_json(t);
+	else
+		show_text(t);
+}
+
+/* A key pressed on the screen; true when it asks to quit. */
+static bool key(struct top *t, int ch)
+{
+	switch (ch) {
+	case 'q': case 'Q':
+		return true;
+	case 'r': t->sort = SORT_RATE; break;
+	case 't': t->sort = SORT_TOTAL; break;
+	case 'p': t->sort = SORT_PID; break;
+	case 'n': t->sort = SORT_NAME; break;
+	case 'd':
+		t->want_dirty = !t->want_dirty || !t->want_events;
+		break;
+	case 'e':
+		t->want_events = !t->want_events || !t->want_dirty;
+		break;
+	default:
+		return false;
+	}
+	show(t);
+	return false;
+}
+
+/* Until `until` (monotonic seconds): drain the kernel's buffers, take keys. */
+static void wait_until(struct top *t, double until)
+{
+	for (double now; !stop && (now = now_secs(CLOCK_MONOTONIC)) < until;) {
+		double left = until - now;
+		int ms = left * 1000 < DRAIN_MS ? (int)(left * 1000) + 1 : DRAIN_MS;
+
+		if (t->dirty)
+			dirty_drain(t->dirty);
+		if (t->curses) {
+			timeout(ms);
+			int ch = getch();
+
+			if (ch != ERR && key(t, ch))
+				stop = 1;
+		} else {
+			struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tpoint top [-d SECONDS] [-n COUNT] [--json] [-p PID]... "
+		   "[--dirty | --events]\n");
+}
+
+static int parse_args(struct top *t, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "delay", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "dirty", no_argument, NULL, 'D' },
+		{ "events", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool only_dirty = false, only_events = false;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:n:jp:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			t->delay = strtod(optarg, &end);
+			if (end == optarg || *end || !(t->delay >= 0.1) || t->delay > 3600) {
+				tool_error("top", "-d '%s': expected seconds between refreshes, "
+					   "from 0.1 to 3600", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			t->count = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || t->count <= 0) {
+				tool_error("top", "-n '%s': expected a number of refreshes, 1 or more",
+					   optarg);
+				return -1;
+			}
+			break;
+		case 'j':
+			t->json = true;
+			break;
+		case 'p':
+			if (t->npids == MAX_PIDS) {
+				tool_error("top", "-p: at most %d processes", MAX_PIDS);
+				return -1;
+			}
+			t->pids[t->npids] = ctl_parse_pid("top", optarg);
+			if (t->pids[t->npids++] < 0)
+				return -1;
+			break;
+		case 'D':
+			only_dirty = true;
+			break;
+		case 'E':
+			only_events = true;
+			break;
+		case 'h':
+			usage(stdout);
+			printf("\nThe PowerTOP view, live. Who dirties which file (root: the kernel's "
+			       "writeback\nevent, filtered to I_DIRTY_SYNC, I_DIRTY_DATASYNC, "
+			       "I_DIRTY_PAGES), and the rates of\nthe events of every instrumented "
+			       "process (over their control sockets).\n\n"
+			       "  -d SECONDS  refresh every SECONDS (default 2)\n"
+			       "  -n COUNT    stop after COUNT refreshes\n"
+			       "  --json      one JSON object per refresh, with arrays dirty and events\n"
+			       "  -p PID      only this process (repeatable)\n"
+			       "  --dirty     only the dirty files;  --events  only the program events\n"
+			       "\nOn a terminal: r, t, p, n sort by rate, total, pid, name; d and e "
+			       "show or hide\na view; q quits.\n");
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		tool_error("top", "unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return -1;
+	}
+	if (only_dirty && only_events) {
+		tool_error("top", "--dirty and --events: give one, or neither for both views");
+		return -1;
+	}
+	t->want_dirty = !only_events;
+	t->want_events = !only_dirty;
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .delay = 2 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int ret = parse_args(&t, argc, argv);
+
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	/* Before ncurses: it leaves handlers it finds in place, and the instance must go. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (t.want_dirty) {
+		t.dirty = dirty_open(t.pids, t.npids, t.dirty_why, sizeof(t.dirty_why));
+		if (!t.dirty && !t.want_events) {
+			tool_error("top", "%s", t.dirty_why);
+			return EXIT_FAIL;
+		}
+	}
+	t.events = events_open(t.pids, t.npids);
+	if (!t.events) {
+		dirty_close(t.dirty);
+		tool_error("top", "out of memory");
+		return EXIT_FAIL;
+	}
+	if (!t.json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && getenv("TERM") &&
+	    newterm(NULL, stdout, stdin)) {
+		t.curses = true;
+		cbreak();
+		noecho();
+		curs_set(0);
+		keypad(stdscr, TRUE);
+	}
+	/* The first sample: every rate shown is over a whole refresh. */
+	double last = now_secs(CLOCK_MONOTONIC);
+
+	if (t.want_events)
+		t.nerows = events_refresh(t.events, &t.erows);
+	for (long n = 0; !stop && (!t.count || n < t.count); n++) {
+		wait_until(&t, last + t.delay);
+		if (stop)
+			break;
+		double now = now_secs(CLOCK_MONOTONIC);
+
+		t.secs = now - last;
+		last = now;
+		if (t.dirty) {
+			dirty_drain(t.dirty);
+			t.ndrows = dirty_refresh(t.dirty, t.secs, &t.drows);
+		}
+		if (t.want_events)
+			t.nerows = events_refresh(t.events, &t.erows);
+		show(&t);
+	}
+	if (t.curses)
+		endwin();
+	dirty_close(t.dirty);
+	events_close(t.events);
+	return EXIT_OK;
+}

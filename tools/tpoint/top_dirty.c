@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Who dirties which file: the kernel's own tracepoint, filtered in the kernel, read raw from
+ * the per-CPU buffers of a private instance, counted per (thread, device, inode) in a hash
+ * table. Paths are looked up once per new row (top_paths.c), never per event.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+#include "top_btf.h"
+#include "top_dirty.h"
+#include "top_paths.h"
+
+#define INSTANCE_PREFIX "tpoint-top-"
+#define MAX_ROWS (1 << 20) /* beyond: counted in `overflow`, not shown */
+
+/* The seed's condition: the three bits PowerTOP asked about. */
+static const char *const seed_flags[] = { "I_DIRTY_SYNC", "I_DIRTY_DATASYNC", "I_DIRTY_PAGES" };
+
+struct flag_name {
+	unsigned long value;
+	char name[40];
+};
+
+struct field {
+	int offset, size;
+};
+
+struct dirty_view {
+	/* The tracefs instance: these few calls are all top asks of tracefs. */
+	struct tracefs_instance *inst;
+	struct tracefs_cpu **cpu;
+	int ncpus;
+	char *page;
+	int page_size;
+	struct kbuffer *kbuf;
+
+	const char *event;
+	char filter[128];
+	int id;
+	struct field f_pid, f_name, f_ino, f_flags;
+	struct flag_name names[40];
+	int nnames;
+
+	const pid_t *pids;
+	int npids;
+	struct dirty_row *rows;
+	int nrows, cap;
+	int *slots; /* hash of (tid, dev, ino) to rows[] index + 1; 0 empty */
+	unsigned nslots;
+	unsigned long long lost, overflow;
+};
+
+/* ---- the instance ---- */
+
+/*
+ * libtracefs 1.6's tracefs_tracing_dir() finds the directory anew (leaking the last answer)
+ * whenever the caller cannot read it: asked once.
+ */
+static const char *tracing_dir(void)
+{
+	static const char *dir;
+	static bool asked;
+
+	if (!asked) {
+		dir = tracefs_tracing_dir();
+		asked = true;
+	}
+	return dir;
+}
+
+static struct tracefs_instance *inst_create(char *name, size_t len, char *why, size_t wlen)
+{
+	const char *dir = tracing_dir();
+	struct tracefs_instance *inst;
+
+	if (!dir) {
+		snprintf(why, wlen, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return NULL;
+	}
+	snprintf(name, len, INSTANCE_PREFIX "%d", (int)getpid());
+	/* Asked first: libtracefs 1.6 leaks what it allocated when the mkdir is refused. */
+	char instances[PATH_MAX];
+
+	snprintf(instances, sizeof(instances), "%s/instances", dir);
+	if (access(instances, W_OK | X_OK) < 0) {
+		int e = errno;
+
+		snprintf(why, wlen, "%scannot create the tracefs instance %s/%s: %s",
+			 geteuid() ? "needs root: " : "", instances, name, strerror(e));
+		return NULL;
+	}
+	inst = tracefs_instance_create(name);
+	if (!inst) {
+		int e = errno;
+
+		snprintf(why, wlen, "%scannot create the tracefs instance %s/instances/%s: %s",
+			 geteuid() ? "needs root: " : "", dir, name, strerror(e));
+		return NULL;
+	}
+	return inst;
+}
+
+static void inst_remove(struct tracefs_instance *inst)
+{
+	tracefs_instance_destroy(inst);
+	tracefs_instance_free(inst);
+}
+
+void dirty_remove_stale(void)
+{
+	const char *dir = tracing_dir();
+	char path[PATH_MAX], comm[64];
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+		FILE *f;
+
+		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
+			continue;
+		pid = strtol(de->d_name + strlen(INSTANCE_PREFIX), &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX)
+			continue;
+		/* Alive and a tpoint: its own. Gone, or the pid reused by another program: stale. */
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		f = fopen(path, "re");
+		comm[0] = 0;
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = 0;
+			fclose(f);
+		}
+		if (!strcmp(comm, "tpoint\n"))
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", dir, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
+/* ---- the event's format ---- */
+
+static int find_field(const char *fmt, const char *name, struct field *f)
+{
+	char key[64];
+	const char *p = fmt;
+
+	snprintf(key, sizeof(key), " %s;", name);
+	while ((p = strstr(p, "field:"))) {
+		const char *eol = strchrnul(p, '\n'), *at = strstr(p, key), *arr;
+
+		/* "char name[32];" too */
+		snprintf(key, sizeof(key), " %s[", name);
+		arr = strstr(p, key);
+		snprintf(key, sizeof(key), " %s;", name);
+		if ((at && at < eol) || (arr && arr < eol)) {
+			const char *o = strstr(p, "offset:"), *s = strstr(p, "size:");
+
+			if (o && s && o < eol && s < eol) {
+				f->offset = atoi(o + 7);
+				f->size = atoi(s + 5);
+				return f->size > 0 ? 0 : -1;
+			}
+		}
+		p = eol;
+	}
+	return -1;
+}
+
+/* A flag's value as older kernels print it: "4", "0x4", "(1 << 2)", "(1UL << 2)". */
+static bool flag_value(const char *text, unsigned long *value)
+{
+	char expr[40], *p = expr, *end;
+	unsigned long long v, shift;
+	size_t n = 0;
+
+	for (; *text && n < sizeof(expr) - 1; text++)
+		if (!isspace((unsigned char)*text) && *text != '(' && *text != ')')
+			expr[n++] = *text;
+	expr[n] = 0;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	v = strtoull(p, &end, 0);
+	end += strspn(end, "uUlL");
+	if (!strncmp(end, "<<", 2) && isdigit((unsigned char)end[2])) {
+		shift = strtoull(end + 2, &end, 0);
+		end += strspn(end, "uUlL");
+		if (shift >= 64)
+			return false;
+		v <<= shift;
+	}
+	*value = (unsigned long)v;
+	return *end == 0;
+}
+
+/*
+ * The names and values of the flags of __print_flags(REC->flags, "|", {V, "NAME"}, ...).
+ * V is a number, or (a kernel without TRACE_DEFINE_ENUM for them) an enum constant's name,
+ * then taken from the kernel's BTF.
+ */
+static int read_flag_names(struct dirty_view *d, const char *fmt, char *why, size_t len)
+{
+	const char *p = strstr(fmt, "__print_flags(REC->flags");
+	char syms[40][40];
+	const char *symp[40];
+	long long values[40];
+	int found[40], nsym = 0;
+
+	if (!p) {
+		snprintf(why, len, "%s: its format prints no flags", d->event);
+		return -1;
+	}
+	p = strchr(p, '{');
+	while (p && *p == '{' && d->nnames < 40) {
+		char sym[40], name[40];
+
+		if (sscanf(p, "{%39[^,], \"%39[^\"]\"", sym, name) != 2)
+			break;
+		struct flag_name *n = &d->names[d->nnames++];
+
+		snprintf(n->name, sizeof(n->name), "%s", name);
+		if (!flag_value(sym, &n->value)) { /* a name, not a number */
+			n->value = 0;
+			snprintf(syms[nsym], sizeof(syms[nsym]), "%s", sym);
+			symp[nsym] = syms[nsym];
+			nsym++;
+		}
+		p = strchr(p, '}');
+		p = p ? p + 1 + strspn(p + 1, ", ") : NULL;
+	}
+	if (nsym && btf_enum_values("/sys/kernel/btf/vmlinux", symp, values, found, nsym, why,
+				    len) < 0)
+		return -1;
+	for (int i = 0, s = 0; i < d->nnames && nsym; i++) {
+		if (d->names[i].value || s >= nsym)
+			continue;
+		/* the symbols were collected in the order of the names that had none */
+		if (found[s])
+			d->names[i].value = (unsigned long)values[s];
+		s++;
+	}
+	return 0;
+}
+
+/* The kernel filter: flags & (the three bits), their values from the format (or BTF). */
+static int seed_filter(struct dirty_view *d, char *why, size_t len)
+{
+	unsigned long mask = 0;
+
+	for (size_t s = 0; s < sizeof(seed_flags) / sizeof(seed_flags[0]); s++) {
+		unsigned long v = 0;
+
+		for (int i = 0; i < d->nnames; i++)
+			if (!strcmp(d->names[i].name, seed_flags[s]))
+				v = d->names[i].value;
+		if (!v) {
+			snprintf(why, len, "%s: no value for %s in its format file nor in the "
+				 "kernel's BTF", d->event, seed_flags[s]);
+			return -1;
+		}
+		mask |= v;
+	}
+	snprintf(d->filter, sizeof(d->filter), "flags & %lu", mask);
+	return 0;
+}
+
+static int set_up_event(struct dirty_view *d, char *why, size_t len)
+{
+	static const char *const events[] = { "writeback_mark_inode_dirty",
+					      "writeback_dirty_inode" };
+	char *fmt = NULL;
+
+	for (size_t i = 0; i < 2 && !fmt; i++) {
+		d->event = events[i];
+		fmt = tracefs_event_file_read(d->inst, "writeback", d->event, "format", NULL);
+	}
+	if (!fmt) {
+		snprintf(why, len, "the kernel has neither writeback:writeback_mark_inode_dirty nor "
+			 "writeback:writeback_dirty_inode");
+		return -1;
+	}
+	const char *id = strstr(fmt, "\nID: ");
+
+	d->id = id ? atoi(id + 5) : -1;
+	if (d->id < 0 || find_field(fmt, "common_pid", &d->f_pid) ||
+	    find_field(fmt, "name", &d->f_name) || find_field(fmt, "ino", &d->f_ino) ||
+	    find_field(fmt, "flags", &d->f_flags) || d->f_pid.size != 4 ||
+	    (d->f_ino.size != 4 && d->f_ino.size != 8) ||
+	    (d->f_flags.size != 4 && d->f_flags.size != 8)) {
+		snprintf(why, len, "writeback:%s: its format lacks common_pid, name, ino or flags",
+			 d->event);
+		free(fmt);
+		return -1;
+	}
+	int ret = read_flag_names(d, fmt, why, len);
+
+	free(fmt);
+	if (ret < 0 || seed_filter(d, why, len) < 0)
+		return -1;
+	if (tracefs_event_file_write(d->inst, "writeback", d->event, "filter", d->filter) < 0) {
+		snprintf(why, len, "writeback:%s: the kernel refused the filter '%s': %s",
+			 d->event, d->filter, strerror(errno));
+		return -1;
+	}
+	if (tracefs_event_enable(d->inst, "writeback", d->event) < 0) {
+		snprintf(why, len, "writeback:%s: cannot enable it: %s", d->event, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t len)
+{
+	struct dirty_view *d = calloc(1, sizeof(*d));
+	char name[64];
+
+	if (!d) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	d->pids = pids;
+	d->npids = npids;
+	dirty_remove_stale();
+	d->inst = inst_create(name, sizeof(name), why, len);
+	if (!d->inst) {
+		free(d);
+		return NULL;
+	}
+	if (set_up_event(d, why, len) < 0)
+		goto fail;
+	d->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	d->cpu = calloc((size_t)d->ncpus, sizeof(*d->cpu));
+	d->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				KBUFFER_ENDIAN_LITTLE);
+	if (!d->cpu || !d->kbuf) {
+		snprintf(why, len, "out of memory");
+		goto fail;
+	}
+	for (int c = 0; c < d->ncpus; c++) {
+		d->cpu[c] = tracefs_cpu_open(d->inst, c, true); /* NULL: an offline CPU */
+		if (d->cpu[c] && tracefs_cpu_read_size(d->cpu[c]) > d->page_size)
+			d->page_size = tracefs_cpu_read_size(d->cpu[c]);
+	}
+	d->page = d->page_size > 0 ? malloc((size_t)d->page_size) : NULL;
+	if (!d->page) {
+		snprintf(why, len, "cannot read the per-CPU buffers of the tracefs instance %s",
+			 name);
+		goto fail;
+	}
+	return d;
+fail:
+	dirty_close(d);
+	return NULL;
+}
+
+/* ---- counting ---- */
+
+static unsigned long long read_uint(const char *data, struct field f)
+{
+	if (f.size == 8) {
+		unsigned long long v;
+
+		memcpy(&v, data + f.offset, 8);
+		return v;
+	}
+	unsigned v;
+
+	memcpy(&v, data + f.offset, 4);
+	return v;
+}
+
+static unsigned hash_key(pid_t tid, const char *dev, unsigned long long ino)
+{
+	unsigned long long h = (unsigned long long)tid * 0x9e3779b97f4a7c15ull ^ ino;
+
+	for (; *dev; dev++)
+		h = (h ^ (unsigned char)*dev) * 0x100000001b3ull;
+	return (unsigned)(h ^ h >> 29);
+}
+
+static int grow_slots(struct dirty_view *d)
+{
+	unsigned n = d->nslots ? 2 * d->nslots : 1024;
+	int *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (int i = 0; i < d->nrows; i++) {
+		unsigned h = hash_key(d->rows[i].tid, d->rows[i].dev, d->rows[i].ino) & (n - 1);
+
+		while (slots[h])
+			h = (h + 1) & (n - 1);
+		slots[h] = i + 1;
+	}
+	free(d->slots);
+	d->slots = slots;
+	d->nslots = n;
+	return 0;
+}
+
+/* The thread's process and name, once, when its first row is made. */
+static void thread_identity(struct dirty_row *r)
+{
+	char file[64], line[256];
+	FILE *f;
+
+	r->pid = r->tid;
+	snprintf(r->comm, sizeof(r->comm), "?");
+	snprintf(file, sizeof(file), "/proc/%d/status", (int)r->tid);
+	f = fopen(file, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Name:\t", 6)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(r->comm, sizeof(r->comm), "%.15s", line + 6);
+		} else if (!strncmp(line, "Tgid:\t", 6)) {
+			r->pid = atoi(line + 6);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void count_event(struct dirty_view *d, const char *data, int size)
+{
+	unsigned short type;
+	char dev[32];
+	pid_t tid;
+	unsigned long long ino;
+
+	if (size < d->f_flags.offset + d->f_flags.size || size < d->f_ino.offset + d->f_ino.size ||
+	    size < d->f_name.offset + d->f_name.size)
+		return;
+	memcpy(&type, data, sizeof(type));
+	if (type != d->id)
+		return;
+	tid = (pid_t)read_uint(data, d->f_pid);
+	ino = read_uint(data, d->f_ino);
+	snprintf(dev, sizeof(dev), "%.*s", d->f_name.size, data + d->f_name.offset);
+	if (tid == 0)
+		return; /* the idle task: no process to blame */
+	if ((unsigned)d->nrows * 2 >= d->nslots && grow_slots(d) < 0)
+		return;
+	unsigned h = hash_key(tid, dev, ino) & (d->nslots - 1);
+	struct dirty_row *r = NULL;
+
+	for (; d->slots[h]; h = (h + 1) & (d->nslots - 1)) {
+		r = &d->rows[d->slots[h] - 1];
+		if (r->tid == tid && r->ino == ino && !strcmp(r->dev, dev))
+			break;
+		r = NULL;
+	}
+	if (!r) {
+		if (d->nrows >= MAX_ROWS) {
+			d->overflow++;
+			return;
+		}
+		if (d->nrows == d->cap) {
+			int cap = d->cap ? 2 * d->cap : 256;
+			struct dirty_row *grown = realloc(d->rows, (size_t)cap * sizeof(*grown));
+
+			if (!grown)
+				return;
+			d->rows = grown;
+			d->cap = cap;
+		}
+		r = &d->rows[d->nrows];
+		*r = (struct dirty_row){ .tid = tid, .ino = ino };
+		snprintf(r->dev, sizeof(r->dev), "%s", dev);
+		thread_identity(r);
+		r->shown = !d->npids;
+		for (int i = 0; i < d->npids; i++)
+			r->shown |= d->pids[i] == r->pid;
+		d->slots[h] = ++d->nrows;
+	}
+	r->events++;
+	r->flags |= (unsigned long)read_uint(data, d->f_flags);
+}
+
+void dirty_drain(struct dirty_view *d)
+{
+	for (int c = 0; c < d->ncpus; c++) {
+		/* Bounded: a CPU that fills pages as fast as they are read cannot hold top here. */
+		for (int pages = 0; d->cpu[c] && pages < 4096; pages++) {
+			unsigned long long ts;
+			int missed;
+
+			if (tracefs_cpu_read(d->cpu[c], d->page, true) <= 0)
+				break;
+			if (kbuffer_load_subbuffer(d->kbuf, d->page) < 0)
+				continue;
+			missed = kbuffer_missed_events(d->kbuf);
+			if (missed > 0)
+				d->lost += (unsigned long long)missed;
+			for (void *data = kbuffer_read_event(d->kbuf, &ts); data;
+			     data = kbuffer_next_event(d->kbuf, &ts))
+				count_event(d, data, kbuffer_event_size(d->kbuf));
+		}
+	}
+}
+
+/* "MAJ:MIN" of a bdi named so; false for bdi names that are not a device (btrfs-1, ...). */
+static bool bdi_dev(const char *name, dev_t *dev)
+{
+	unsigned maj, min;
+	char tail;
+
+	if (sscanf(name, "%u:%u%c", &maj, &min, &tail) != 2)
+		return false;
+	*dev = makedev(maj, min);
+	return true;
+}
+
+/*
+ * The name of a thread that ended before top saw it in /proc: the kernel keeps the names of
+ * recent tracing tasks in saved_cmdlines ("PID COMM" lines), read once a refresh if needed.
+ */
+static void saved_comm(struct dirty_view *d, char **cmdlines, struct dirty_row *r)
+{
+	char key[24];
+
+	if (!*cmdlines)
+		*cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	if (!*cmdlines)
+		return;
+	(void)d;
+	snprintf(key, sizeof(key), "%d ", (int)r->tid);
+	for (const char *l = *cmdlines; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, strlen(key))) {
+			snprintf(r->comm, sizeof(r->comm), "%.*s", (int)strcspn(l + strlen(key), "\n"),
+				 l + strlen(key));
+			return;
+		}
+}
+
+int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
+{
+	char *cmdlines = NULL;
+
+	paths_next_round();
+	for (int i = 0; i < d->nrows; i++) {
+		struct dirty_row *r = &d->rows[i];
+		dev_t dev = 0;
+
+		if (r->comm[0] == '?' && !r->comm[1] && r->idle == 0)
+			saved_comm(d, &cmdlines, r);
+		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
+		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
+		/* Looked for while the file is being dirtied: then the process likely has it. */
+		if (r->shown && !r->path && r->events != r->events_before) {
+			bool have = bdi_dev(r->dev, &dev);
+
+			r->path = paths_lookup(r->pid, have, dev, r->ino);
+			if (!r->path && r->tid != r->pid)
+				r->path = paths_lookup(r->tid, have, dev, r->ino);
+		}
+		r->events_before = r->events;
+	}
+	free(cmdlines);
+	*rows = d->rows;
+	return d->nrows;
+}
+
+const char *dirty_event_name(struct dirty_view *d)
+{
+	return d->event;
+}
+
+const char *dirty_filter(struct dirty_view *d)
+{
+	return d->filter;
+}
+
+unsigned long long dirty_lost(struct dirty_view *d)
+{
+	return d->lost;
+}
+
+void dirty_flag_names(struct dirty_view *d, unsigned long flags, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < d->nnames && flags; i++) {
+		if (!d->names[i].value || (flags & d->names[i].value) != d->names[i].value)
+			continue;
+		at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%s", at ? "|" : "",
+				       d->names[i].name);
+		flags &= ~d->names[i].value;
+	}
+	if (flags)
+		snprintf(out + (at < len ? at : len - 1), at < len ? len - at : 1, "%s0x%lx",
+			 at ? "|" : "", flags);
+}
+
+void dirty_close(struct dirty_view *d)
+{
+	if (!d)
+		return;
+	for (int c = 0; d->cpu && c < d->ncpus; c++)
+		if (d->cpu[c])
+			tracefs_cpu_close(d->cpu[c]);
+	free(d->cpu);
+	if (d->inst) {
+		if (d->event)
+			tracefs_event_disable(d->inst, "writeback", d->event);
+		inst_remove(d->inst);
+	}
+	if (d->kbuf)
+		kbuffer_free(d->kbuf);
+	for (int i = 0; i < d->nrows; i++)
+		free(d->rows[i].path);
+	free(d->rows);
+	free(d->slots);
+	free(d->page);
+	free(d);
+	paths_free();
+}
