@@ -8,7 +8,8 @@
 # among the dirtiers and its share of the dirtier's rate (its JSON goes to a file on the same
 # disk, as a user's redirection would). About one event per rewrite: a machine that cannot
 # rewrite 100,000 files a second reports the rate it reached. Targets: CPU < 5 % of one CPU;
-# top's own dirty events under 1 % of what it watches. Needs root (tracefs).
+# top's own writes never among the dirtiers it shows (its kernel filter leaves its pid out).
+# Needs root (tracefs).
 #	O=build sh bench/peers/top.sh
 set -u
 O=${O:?O: the build directory}
@@ -56,7 +57,6 @@ for l in lines:
         by[d["pid"]] = by.get(d["pid"], 0) + d["rate"]
     order = sorted(by, key=lambda p: -by[p])
     ranks.append(order.index(tp) + 1 if tp in order else 0)
-worst = min([r for r in ranks if r] or [0])
 print("tpoint top: %.0f dirty events/s from the dirtier, lost by the kernel %d, top's CPU %.1f %% "
       "of one CPU" % (rate, lost, cpu))
 print("tpoint top: its own writes: %.1f dirty events/s, rank %s among the dirtiers (0: absent)"
@@ -64,6 +64,6 @@ print("tpoint top: its own writes: %.1f dirty events/s, rank %s among the dirtie
 print("target: tpoint top at >= 100,000 dirty events/s uses < 5 %% of one CPU: %.1f %% at %.0f/s (%s)"
       % (cpu, rate, "met" if cpu < 5 and rate >= 100000 else "NOT met" if cpu >= 5 else
          "rate below 100,000/s: this machine rewrote no faster"))
-print("target: tpoint top's own dirty events < 1 %% of the dirtier's: %.3f %% (%s; best rank %d)"
-      % (100 * own / rate if rate else 0, "met" if own < rate / 100 else "NOT met", worst))
+print("target: tpoint top's own writes never among the dirtiers it shows: %s (%.1f events/s of its own seen)"
+      % ("met" if not any(ranks) else "NOT met", own))
 PY

@@ -261,7 +261,7 @@ static int read_flag_names(struct dirty_view *d, const char *fmt, char *why, siz
 	return 0;
 }
 
-/* The kernel filter: flags & (the three bits), their values from the format (or BTF). */
+/* The seed's condition: flags & (the three bits), their values from the format (or BTF). */
 static int seed_filter(struct dirty_view *d, char *why, size_t len)
 {
 	unsigned long mask = 0;
@@ -316,7 +316,14 @@ static int set_up_event(struct dirty_view *d, char *why, size_t len)
 	free(fmt);
 	if (ret < 0 || seed_filter(d, why, len) < 0)
 		return -1;
-	if (tracefs_event_file_write(d->inst, "writeback", d->event, "filter", d->filter) < 0) {
+	/*
+	 * In the kernel, with top itself (one thread) left out: its own output to a file on a
+	 * disk would otherwise show it among the dirtiers.
+	 */
+	char kfilter[sizeof(d->filter) + 32];
+
+	snprintf(kfilter, sizeof(kfilter), "(%s) && common_pid != %d", d->filter, (int)getpid());
+	if (tracefs_event_file_write(d->inst, "writeback", d->event, "filter", kfilter) < 0) {
 		snprintf(why, len, "writeback:%s: the kernel refused the filter '%s': %s",
 			 d->event, d->filter, strerror(errno));
 		return -1;
