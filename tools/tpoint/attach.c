@@ -16,7 +16,7 @@
 #include "attach.h"
 #include "control_proto.h"
 #include "internal.h"
-#include "tpoint.h"
+#include "tool.h"
 
 /* The effective uid and gid of a process: whose files it makes, whose socket it has. */
 static int proc_owner(pid_t pid, uid_t *uid, gid_t *gid)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include "control_client.h"
 #include "control_proto.h"
-#include "tpoint.h"
+#include "tool.h"
 
 #define PS_TIMEOUT_MS 2000
 #define PS_MAX_REPLY 4096

@@ -26,7 +26,7 @@
 #include "glob.h"
 #include "internal.h"
 #include "select.h"
-#include "tpoint.h"
+#include "tool.h"
 
 static void record_usage(FILE *f)
 {

@@ -10,7 +10,7 @@
 #include "glob.h"
 #include "internal.h"
 #include "select.h"
-#include "tpoint.h"
+#include "tool.h"
 
 int sel_add_events(struct selection *s, const char *verb, const char *globs)
 {

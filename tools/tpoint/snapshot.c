@@ -14,7 +14,7 @@
 #include "attach.h"
 #include "control_proto.h"
 #include "internal.h"
-#include "tpoint.h"
+#include "tool.h"
 
 int cmd_snapshot(int argc, char **argv)
 {

@@ -15,7 +15,7 @@
 #include "control_client.h"
 #include "control_proto.h"
 #include "glob.h"
-#include "tpoint.h"
+#include "tool.h"
 
 struct row {
 	char event[160];

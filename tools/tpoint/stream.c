@@ -33,7 +33,7 @@
 #include "select.h"
 #include "render.h"
 #include "spool_read.h"
-#include "tpoint.h"
+#include "tool.h"
 
 #define VERB "stream"
 /* How often the spool is read: the process adds to it every 50 ms in live mode. */
