@@ -294,7 +294,7 @@ HIDDEN uint64_t tp_writer_too_big(uint32_t index);
  */
 HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len);
 
-/* ---- spool.c: the drain thread and the spool file ---- */
+/* ---- drain.c, spool_out.c, spool_context.c, spool_snapshot.c: the spool file ---- */
 /* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
 HIDDEN int tp_spool_start(struct pool *p, const char *path, bool live);
 /*
