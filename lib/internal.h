@@ -77,7 +77,7 @@ struct clock_sample {
 HIDDEN struct clock_sample tp_clock_sample_now(void);
 HIDDEN uint64_t tp_mono_now(void);
 
-/* ---- registry.c ---- */
+/* ---- registry.c, patterns.c, event_filter.c, control_text.c: the events and their state ---- */
 struct event_slot {
 	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */
 	char system[TPOINT_NAME_MAX];

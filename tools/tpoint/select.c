@@ -131,7 +131,7 @@ static int parse_fields(const char *format, struct fields *out)
 		else if (!dynamic && !array && (size == 1 || size == 2 || size == 4 || size == 8))
 			x->kind = FILTER_NUM;
 		else
-			continue; /* structs and other arrays cannot be compared, as in registry.c */
+			continue; /* structs and other arrays cannot be compared, as in event_filter.c */
 		out->n++;
 	}
 	return 0;
