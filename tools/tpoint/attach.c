@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include "attach.h"
 #include "control_proto.h"
-#include "internal.h"
+#include "handover.h"
+#include "salvage.h"
 #include "tool.h"
 
 /* The effective uid and gid of a process: whose files it makes, whose socket it has. */

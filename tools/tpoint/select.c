@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tpoint/tpoint.h>
 #include "control_proto.h"
 #include "filter.h"
 #include "glob.h"
-#include "internal.h"
 #include "select.h"
 #include "tool.h"
 

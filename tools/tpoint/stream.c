@@ -25,11 +25,11 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <tpoint/tpoint.h>
 
 #include "attach.h"
 #include "control_proto.h"
 #include "filter.h"
-#include "internal.h"
 #include "select.h"
 #include "render.h"
 #include "spool_read.h"
