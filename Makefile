@@ -45,7 +45,9 @@ TOP_LIBS = $(shell pkg-config --libs libtracefs ncursesw 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
 	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
-	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool.c lib/spool_read.c lib/tracedat.c \
+	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool_read.c lib/tracedat.c \
+	   lib/drain.c lib/spool_context.c lib/spool_out.c lib/spool_snapshot.c \
+	   lib/control_text.c lib/event_filter.c lib/patterns.c lib/probes.c \
 	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
 	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)

@@ -10,8 +10,13 @@
 #include <sys/types.h>
 #include <time.h>
 #include <tpoint/tpoint.h>
-
-#define HIDDEN __attribute__((visibility("hidden")))
+#include "clock.h"
+#include "handover.h"
+#include "hidden.h"
+#include "ownfile.h"
+#include "poolsize.h"
+#include "salvage.h"
+#include "tracedat.h"
 
 /*
  * Defined in session.c, whose constructor reads TPOINT_EVENTS and TPOINT_RECORD. The
@@ -42,42 +47,7 @@ HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf
 HIDDEN void tp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 HIDDEN void tp_log_init_from_env(void);
 
-/* ---- ownfile.c: only our own descriptors, only regular files ---- */
-struct owned_fd {
-	int fd;    /* -1: none */
-	dev_t dev; /* what it was opened on: checked before each use */
-	ino_t ino;
-};
-#define OWNED_FD_NONE ((struct owned_fd){ .fd = -1 })
-/* Keep `fd`, just opened: moved to a high number, its identity noted. Closes it on error. */
-HIDDEN int tp_ownfd_adopt(struct owned_fd *o, int fd);
-/* Still the file we opened? Not when the program closed the descriptor or reused its number. */
-HIDDEN bool tp_ownfd_intact(const struct owned_fd *o);
-/* Close it if it is still ours (never the program's descriptor); forget it either way. */
-HIDDEN void tp_ownfd_close(struct owned_fd *o);
-/* Open `path` again, at `pos`, if it is still the file *o was: 0, or -errno (-ESTALE: not). */
-HIDDEN int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
-/* 0 if `path` is a regular file or does not exist; otherwise -errno, and `err` says what it is. */
-HIDDEN int tp_output_check(const char *path, char *err, size_t errlen);
-/* Open `path` for writing, created if need be: a regular file only, never blocking, never
- * through a link. A descriptor, or -errno with `err` saying why. */
-enum {
-	OUTPUT_TRUNCATE = 1, /* emptied, once known to be a regular file */
-	OUTPUT_FIFO = 2,     /* a FIFO with a reader already is taken too (a spool: ownfile.c) */
-};
-HIDDEN int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen);
-/* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
-HIDDEN int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen);
-
-/* ---- clock.c: the hot path's clock and CLOCK_MONOTONIC nanoseconds ---- */
-struct clock_sample {
-	uint64_t clock; /* tpoint_arch_clock() */
-	uint64_t mono;  /* CLOCK_MONOTONIC, ns */
-};
-HIDDEN struct clock_sample tp_clock_sample_now(void);
-HIDDEN uint64_t tp_mono_now(void);
-
-/* ---- registry.c ---- */
+/* ---- registry.c, patterns.c, event_filter.c, control_text.c: the events and their state ---- */
 struct event_slot {
 	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */
 	char system[TPOINT_NAME_MAX];
@@ -203,21 +173,6 @@ static inline size_t tp_pool_meta_offset(const struct pool *p)
 {
 	return (size_t)p->npages * TPOINT_PAGE_SIZE;
 }
-/*
- * What of `want` bytes of pool this machine can give (poolsize.c): `want`, or less, with
- * the reason in why; below 64 KiB it cannot give one at all.
- */
-HIDDEN size_t tp_pool_size_fit(size_t want, char *why, size_t whylen);
-/*
- * A pool size as the user writes it (TPOINT_BUFFER_SIZE, tpoint record -b; poolsize.c,
- * the one parser of both): digits, then nothing (bytes) or K, M or G, alone or followed by
- * B or iB, in any case, each a power of 1024; nothing else around it; at least 64 KiB.
- * 0 with *out set, or -EINVAL. TP_POOL_SIZE_EXPECTED is what the refusals say is expected.
- */
-HIDDEN int tp_pool_size_parse(const char *s, size_t *out);
-#define TP_POOL_MIN_BYTES (64u << 10)
-#define TP_POOL_SIZE_EXPECTED \
-	"a size of at least 64K, like 8M (bytes, or K, M or G: KiB, MiB, GiB, any case)"
 HIDDEN void tp_pool_destroy(struct pool *p);
 /* After a recording: give the pages' memory and the descriptor back, keep the mapping. */
 HIDDEN void tp_pool_release_memory(struct pool *p);
@@ -294,7 +249,7 @@ HIDDEN uint64_t tp_writer_too_big(uint32_t index);
  */
 HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len);
 
-/* ---- spool.c: the drain thread and the spool file ---- */
+/* ---- drain.c, spool_out.c, spool_context.c, spool_snapshot.c: the spool file ---- */
 /* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
 HIDDEN int tp_spool_start(struct pool *p, const char *path, bool live);
 /*
@@ -318,93 +273,6 @@ HIDDEN void tp_spool_after_fork(void);
 /* Newly registered events' definitions, into the spool now (session mutex held). */
 HIDDEN void tp_spool_put_events(void);
 HIDDEN void tp_spool_mark_stats(void);
-
-/* ---- salvage.c: what a process left in its pool, added to its spool ---- */
-/*
- * The records of the pool (pool_fd: npages pages, their struct page_meta at meta_off) that
- * the spool (spool_fd, called `name` in messages) lacks, appended to it after its last whole
- * chunk; *added says how many. Reads and writes only the two descriptors.
- */
-HIDDEN int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t pool_len,
-			       uint32_t npages, uint64_t meta_off, uint64_t *added, char *err,
-			       size_t errlen);
-/* The same for the spool at `path`, a regular file of ours opened without following links. */
-HIDDEN int tp_spool_salvage_memfd(const char *path, int memfd, uint32_t npages, size_t meta_off,
-				  uint64_t *added, char *err, size_t errlen);
-
-/* ---- handover.c: a pool that outlives its image (exec) or its process (_exit) ---- */
-/* The spool of generation `gen` (0: base itself; n: base with .exec<n> before .spool). */
-HIDDEN char *tp_handover_spool_name(const char *base, int gen);
-/*
- * Before an env-started recording of this pid begins: adopt the pool of the image before
- * exec, adding what it holds to its spool. The generation of the spool to record into now.
- */
-HIDDEN int tp_handover_adopt(const char *base);
-/* After it began: keep the pool across exec, and pass it to the collector, if any. */
-HIDDEN void tp_handover_publish(struct pool *p, int gen);
-/*
- * A collector: makes the socket pair and TPOINT_COLLECT; returns the sending end, the
- * receiving one in *recv_fd (keep_recv: kept across exec, for the owner's next image).
- */
-HIDDEN int tp_collect_make(int *recv_fd, bool keep_recv);
-/* The receiving end an image before this one (same pid) made, or -1. */
-HIDDEN int tp_collect_owned(void);
-struct collected {
-	pid_t pid; /* the sender, by its credentials */
-	int gen;
-	int memfd;
-	uint32_t npages;
-	size_t meta_off;
-};
-/* The next pool passed, without waiting: 1, or 0 when none is queued. */
-HIDDEN int tp_collect_next(int recv_fd, struct collected *out);
-/* Gone, or a zombie: either way it will write nothing more. */
-HIDDEN bool tp_pid_gone(pid_t pid);
-
-/* ---- tracedat.c: spool files -> trace.dat v6 ---- */
-struct tracedat_event {
-	char *system, *name, *condition;
-	uint64_t hits, cond_skipped, filtered, recorded, lost;
-	uint64_t too_big; /* of lost: records too big for a page */
-	bool refused;     /* selected, but kept off: its print format cannot be rendered */
-};
-struct tracedat_result {
-	uint64_t events; /* records written */
-	uint64_t lost;   /* lost, by the counters, or by the pages' marks if they say more */
-	uint64_t lost_marked; /* of them, those the pages mark where they happened */
-	struct tracedat_event *ev; /* every event the spools describe, with its counters */
-	size_t nev;
-	uint32_t big_cpu;        /* the CPU with the most records in the file, */
-	uint64_t big_cpu_bytes;  /* and their bytes */
-	/*
-	 * "PATH: offset N: what\n" lines, or NULL: what of the spools could not be read (the
-	 * file holds all the rest), and the spools that end without their end mark (a process
-	 * killed, or a file cut short at a chunk's end: nothing says which).
-	 */
-	char *damage, *unfinished;
-};
-HIDDEN void tp_tracedat_result_free(struct tracedat_result *res);
-/* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */
-HIDDEN const char *tp_tracedat_size_warning(const struct tracedat_result *res, char *buf,
-					    size_t len);
-HIDDEN int tp_tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
-				   struct tracedat_result *res, char *err, size_t errlen);
-/*
- * The same, with only what a consumer selected (tpoint record -p): `event` is asked once per
- * event of the spools, with its tracefs format text; false leaves it out of the file (its
- * format, counts and records), true keeps the records that pass *f (NULL: all; freed here).
- * A record left out by *f counts as filtered, no longer as recorded.
- */
-struct filter;
-struct tracedat_select {
-	void *ctx;
-	uint64_t since; /* CLOCK_MONOTONIC ns: older records are left out (what was in memory) */
-	bool (*event)(void *ctx, const char *system, const char *name, const char *format,
-		      struct filter **f);
-};
-HIDDEN int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools,
-					  int nspools, const struct tracedat_select *sel,
-					  struct tracedat_result *res, char *err, size_t errlen);
 
 /* ---- session.c ---- */
 HIDDEN bool tp_session_recording(void);

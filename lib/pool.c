@@ -114,7 +114,7 @@ static bool mpmc_push(struct mpmc_queue *q, uint32_t value)
 /*
  * Take up to `max` values from consecutive cells with one CAS of the head: those ready from
  * the head on, at least one. A writer that takes its pages this way gets a run of the
- * queue's order, so that pages pushed in ascending order (flush_buf() in spool.c) reach it
+ * queue's order, so that pages pushed in ascending order (tp_spool_flush()) reach it
  * as neighbours in memory; and two writers pay one contended CAS per run, not per page.
  */
 static uint32_t mpmc_pop_run(struct mpmc_queue *q, uint32_t *values, uint32_t max)

@@ -17,7 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "internal.h"
+#include "clock.h"
+#include "hidden.h"
 #include "spool_format.h"
 
 /*

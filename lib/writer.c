@@ -345,7 +345,7 @@ uint64_t tp_writer_too_big(uint32_t index)
 	return index < TPOINT_MAX_EVENTS ? __atomic_load_n(&too_big[index], __ATOMIC_RELAXED) : 0;
 }
 
-/* The one caller is the hit's size check (stages/4_hit.h): a record over TPOINT_MAX_PAYLOAD. */
+/* The one caller is the hit's size check (stages/6_hit.h): a record over TPOINT_MAX_PAYLOAD. */
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
 	tp_writer_count_lost_index(ev->index, 1);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # One glob language (tpoint(1): sys:name, sys:*, sys, name, globs in either part, comma
-# lists): the runtime library (TPOINT_EVENTS, tpoint enable -p: lib/registry.c) and every
+# lists): the runtime library (TPOINT_EVENTS, tpoint enable -p: lib/patterns.c) and every
 # verb of the tool that takes globs (filter, stat -e, and the selections of stream -e and
 # record -p -e: tools/tpoint/glob.c) select the same events of a running process for each
 # form. A bare glob matches the system or the name, never "sys:name" as one string.

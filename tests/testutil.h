@@ -36,9 +36,9 @@
  *	start_locked		the same pool's struct and queues; a forked child drops its copy of
  *				the parent's (lib/session.c, fork_child)
  *	tpoint_probe_*register	replaced probe sets are never freed, since a hit may still walk
- *				them (lib/registry.c)
- *	slot_apply_filter	replaced filters alike, since a hit may still be evaluating one
- *				(lib/registry.c)
+ *				them (lib/probes.c)
+ *	tp_registry_slot_apply_filter	replaced filters alike, since a hit may still be
+ *				evaluating one (lib/event_filter.c)
  */
 #ifdef __cplusplus
 extern "C"
@@ -46,14 +46,14 @@ extern "C"
 __attribute__((used, visibility("default"))) const char *__lsan_default_suppressions(void);
 __attribute__((used, visibility("default"))) const char *__lsan_default_suppressions(void)
 {
-	/* Kept on purpose (see session.c stop_locked, registry.c probes and filters): a thread
+	/* Kept on purpose (see session.c stop_locked, probes.c, event_filter.c): a thread
 	 * may still be writing to a stopped recording's pool, walking an old probe set or
 	 * evaluating a replaced filter. */
 	return "leak:tp_pool_create\n"
 	       "leak:start_locked\n"
 	       "leak:tpoint_probe_register\n"
 	       "leak:tpoint_probe_unregister\n"
-	       "leak:slot_apply_filter\n";
+	       "leak:tp_registry_slot_apply_filter\n";
 }
 
 /* Without the table of used suppressions, which would end a skipped test's output. */

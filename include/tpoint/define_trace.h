@@ -9,10 +9,10 @@
  *	1_record.h     struct tpoint_raw_<class>: the record as it lies in the buffer
  *	2_offsets.h    struct tpoint_data_offsets_<class>: where the dynamic fields go
  *	3_count.h      the number of fields of each class
- *	3_meta.h       the "tpoint_meta" section records: fields, print format, condition
- *	4_size.h       the function that measures the dynamic fields
- *	4_hit.h        the descriptors and the out-of-line hit functions
- *	5_register.h   (not a re-read) the constructor that registers this object's events
+ *	4_meta.h       the "tpoint_meta" section records: fields, print format, condition
+ *	5_size.h       the function that measures the dynamic fields
+ *	6_hit.h        the descriptors and the out-of-line hit functions
+ *	7_register.h   (not a re-read) the constructor that registers this object's events
  *
  * Where the header is found: TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h if TRACE_INCLUDE_PATH is
  * defined (looked up like "file.h"), else <trace/events/TRACE_INCLUDE_FILE.h>.
@@ -62,18 +62,18 @@
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 
 #include <tpoint/stages/0_reset.h>
-#include <tpoint/stages/3_meta.h>
+#include <tpoint/stages/4_meta.h>
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 
 #include <tpoint/stages/0_reset.h>
-#include <tpoint/stages/4_size.h>
+#include <tpoint/stages/5_size.h>
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 
 #include <tpoint/stages/0_reset.h>
-#include <tpoint/stages/4_hit.h>
+#include <tpoint/stages/6_hit.h>
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 
-#include <tpoint/stages/5_register.h>
+#include <tpoint/stages/7_register.h>
 
 #pragma GCC diagnostic pop
 

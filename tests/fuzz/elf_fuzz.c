@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tpoint.h"
+#include "tool.h"
 
 #include "tool_stubs.h"
 

@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tpoint.h"
+#include "tool.h"
 #include "tracedat_read.h"
 
 #include "tool_stubs.h"

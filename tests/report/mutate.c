@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tpoint.h"
+#include "tool.h"
 #include "tracedat_read.h"
 
 const char *tool_name = "tpoint";

@@ -15,8 +15,9 @@
 #include <unistd.h>
 #include "attach.h"
 #include "control_proto.h"
-#include "internal.h"
-#include "tpoint.h"
+#include "handover.h"
+#include "salvage.h"
+#include "tool.h"
 
 /* The effective uid and gid of a process: whose files it makes, whose socket it has. */
 static int proc_owner(pid_t pid, uid_t *uid, gid_t *gid)

@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include "control_client.h"
 #include "control_proto.h"
-#include "tpoint.h"
+#include "tool.h"
 
 #define CTL_TIMEOUT_MS 5000
 

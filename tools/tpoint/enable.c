@@ -10,7 +10,7 @@
 #include <string.h>
 #include "control_client.h"
 #include "control_proto.h"
-#include "tpoint.h"
+#include "tool.h"
 
 static int run(const char *verb, bool on, int argc, char **argv)
 {

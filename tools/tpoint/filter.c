@@ -12,7 +12,7 @@
 #include "control_client.h"
 #include "control_proto.h"
 #include "glob.h"
-#include "tpoint.h"
+#include "tool.h"
 
 /*
  * Set (expr) or clear ("") the filter of every event of the process that `events` selects.

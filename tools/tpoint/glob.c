@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "glob.h"
-#include "tpoint.h"
+#include "tool.h"
 
 /* fnmatch() of the first len bytes of glob: the globs are the user's, of any length. */
 static bool part_matches(const char *glob, size_t len, const char *s)

@@ -22,7 +22,7 @@
 
 #include "control_client.h"
 #include "control_proto.h"
-#include "tpoint.h"
+#include "tool.h"
 #include "../../lib/format.h"
 
 /* Placeholder ids for --format: the runtime numbers events from here too, in load order. */

@@ -2,7 +2,7 @@
 /* tpoint - record and read the tracepoints of C programs. */
 #include <stdio.h>
 #include <string.h>
-#include "tpoint.h"
+#include "tool.h"
 
 const char *tool_name = "tpoint";
 

@@ -16,7 +16,7 @@
 #include "control_client.h"
 #include "control_proto.h"
 #include "escape.h"
-#include "tpoint.h"
+#include "tool.h"
 
 #define PS_TIMEOUT_MS 2000
 #define PS_MAX_REPLY 4096

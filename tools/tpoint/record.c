@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,13 +21,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
+#include <tpoint/tpoint.h>
 #include "attach.h"
 #include "control_proto.h"
 #include "filter.h"
 #include "glob.h"
-#include "internal.h"
+#include "handover.h"
+#include "ownfile.h"
+#include "poolsize.h"
+#include "salvage.h"
 #include "select.h"
-#include "tpoint.h"
+#include "tool.h"
+#include "tracedat.h"
 
 static void record_usage(FILE *f)
 {

@@ -18,7 +18,7 @@
 
 #include "render.h"
 #include "tep_guard.h"
-#include "tpoint.h"
+#include "tool.h"
 #include "tracedat_read.h"
 
 #define NR_IDS 0x10000

@@ -28,7 +28,7 @@
 
 #include <tpoint/event.h>
 #include "render.h"
-#include "tpoint.h"
+#include "tool.h"
 #include "tracedat_read.h"
 
 #define VERB "report"

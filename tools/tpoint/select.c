@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tpoint/tpoint.h>
 #include "control_proto.h"
 #include "filter.h"
 #include "glob.h"
-#include "internal.h"
 #include "select.h"
-#include "tpoint.h"
+#include "tool.h"
 
 int sel_add_events(struct selection *s, const char *verb, const char *globs)
 {
@@ -131,7 +131,7 @@ static int parse_fields(const char *format, struct fields *out)
 		else if (!dynamic && !array && (size == 1 || size == 2 || size == 4 || size == 8))
 			x->kind = FILTER_NUM;
 		else
-			continue; /* structs and other arrays cannot be compared, as in registry.c */
+			continue; /* structs and other arrays cannot be compared, as in event_filter.c */
 		out->n++;
 	}
 	return 0;

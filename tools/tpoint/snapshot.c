@@ -13,8 +13,9 @@
 #include <unistd.h>
 #include "attach.h"
 #include "control_proto.h"
-#include "internal.h"
-#include "tpoint.h"
+#include "ownfile.h"
+#include "tool.h"
+#include "tracedat.h"
 
 int cmd_snapshot(int argc, char **argv)
 {

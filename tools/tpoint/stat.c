@@ -16,7 +16,7 @@
 #include "control_proto.h"
 #include "glob.h"
 #include "stat_rows.h"
-#include "tpoint.h"
+#include "tool.h"
 
 static volatile sig_atomic_t stop;
 

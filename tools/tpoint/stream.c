@@ -25,15 +25,15 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <tpoint/tpoint.h>
 
 #include "attach.h"
 #include "control_proto.h"
 #include "filter.h"
-#include "internal.h"
 #include "select.h"
 #include "render.h"
 #include "spool_read.h"
-#include "tpoint.h"
+#include "tool.h"
 
 #define VERB "stream"
 /* How often the spool is read: the process adds to it every 50 ms in live mode. */

@@ -22,7 +22,7 @@
 #include "stat_rows.h"
 #include "top_dirty.h"
 #include "top_events.h"
-#include "tpoint.h"
+#include "tool.h"
 
 #define MAX_PIDS 64
 #define DRAIN_MS 100 /* the kernel's buffers are read this often, whatever -d is */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 3a: the number of fields of each event class, which sizes stage 3's field array:
+ * Stage 3: the number of fields of each event class, which sizes stage 4's field array:
  *
  *	enum { __tpoint_nfields_foo = 0 +1 +1 };
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 5: registration. Every descriptor of this object (executable or shared library) sits
+ * Stage 7: registration. Every descriptor of this object (executable or shared library) sits
  * in the "tpoint_events" section and every meta record in "tpoint_meta"; the linker gives
  * each object its own __start_/__stop_ bounds. A constructor hands both ranges to the runtime
  * when the object is loaded (program start or dlopen), a destructor takes them back when it

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 3: the "tpoint_meta" section records (<tpoint/meta.h>), read by the runtime to build
+ * Stage 4: the "tpoint_meta" section records (<tpoint/meta.h>), read by the runtime to build
  * each event's tracefs format, and by `tpoint list FILE` without running the program. For
  *
  *	TRACE_EVENT_CONDITION(foo, ..., TP_CONDITION(x > 1),

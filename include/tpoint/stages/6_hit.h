@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 4b: the event descriptors and what runs once an event is enabled.
+ * Stage 6: the event descriptors and what runs once an event is enabled.
  *
  *	static inline void __tpoint_emit_foo(struct tpoint_event *ev, proto)	(per class)
  *	{

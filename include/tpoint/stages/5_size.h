@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 4a: per event class, a function that measures the dynamic fields before the record
+ * Stage 5: per event class, a function that measures the dynamic fields before the record
  * is reserved, and says where each one will lie:
  *
  *	static inline uint32_t __tpoint_get_offsets_foo(struct tpoint_data_offsets_foo *o, proto)

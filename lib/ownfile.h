@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* ownfile.c: only our own descriptors, only regular files. */
+#ifndef TPOINT_OWNFILE_H
+#define TPOINT_OWNFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "hidden.h"
+
+struct owned_fd {
+	int fd;    /* -1: none */
+	dev_t dev; /* what it was opened on: checked before each use */
+	ino_t ino;
+};
+#define OWNED_FD_NONE ((struct owned_fd){ .fd = -1 })
+/* Keep `fd`, just opened: moved to a high number, its identity noted. Closes it on error. */
+HIDDEN int tp_ownfd_adopt(struct owned_fd *o, int fd);
+/* Still the file we opened? Not when the program closed the descriptor or reused its number. */
+HIDDEN bool tp_ownfd_intact(const struct owned_fd *o);
+/* Close it if it is still ours (never the program's descriptor); forget it either way. */
+HIDDEN void tp_ownfd_close(struct owned_fd *o);
+/* Open `path` again, at `pos`, if it is still the file *o was: 0, or -errno (-ESTALE: not). */
+HIDDEN int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
+/* 0 if `path` is a regular file or does not exist; otherwise -errno, and `err` says what it is. */
+HIDDEN int tp_output_check(const char *path, char *err, size_t errlen);
+/* Open `path` for writing, created if need be: a regular file only, never blocking, never
+ * through a link. A descriptor, or -errno with `err` saying why. */
+enum {
+	OUTPUT_TRUNCATE = 1, /* emptied, once known to be a regular file */
+	OUTPUT_FIFO = 2,     /* a FIFO with a reader already is taken too (a spool: ownfile.c) */
+};
+HIDDEN int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen);
+/* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
+HIDDEN int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen);
+
+#endif

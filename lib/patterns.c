@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which events are selected: the patterns of tpoint_enable(), tpoint_disable() and
+ * TPOINT_EVENTS, applied in order to every event, those registered later too, each marked
+ * when it matches (for the warning about a pattern that matched nothing); and the globs of an
+ * attached client, kept apart. Everything here runs under the registry lock (registry.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "registry.h"
+
+struct pattern {
+	char *glob;
+	bool on;
+	bool from_env;
+	bool matched;
+};
+static struct pattern *patterns;
+static size_t npatterns, patterns_cap;
+static char *client_globs; /* tp_registry_set_client(): comma-separated, or NULL */
+
+static bool glob_matches(const char *glob, const char *system, const char *name)
+{
+	const char *colon = strchr(glob, ':');
+
+	if (colon) {
+		char sys[TPOINT_NAME_MAX * 2];
+		size_t n = (size_t)(colon - glob);
+
+		if (n >= sizeof(sys))
+			return false;
+		memcpy(sys, glob, n);
+		sys[n] = 0;
+		return fnmatch(sys, system, 0) == 0 && fnmatch(colon + 1, name, 0) == 0;
+	}
+	return fnmatch(glob, system, 0) == 0 || fnmatch(glob, name, 0) == 0;
+}
+
+/* The last pattern that matches decides, as when the user typed them in order. */
+void tp_registry_slot_apply_patterns(struct event_slot *s)
+{
+	for (size_t i = 0; i < npatterns; i++)
+		if (glob_matches(patterns[i].glob, s->system, s->name)) {
+			s->record = patterns[i].on;
+			patterns[i].matched = true;
+		}
+}
+
+/* Does a glob of the attached client's list select the slot's event? */
+bool tp_registry_slot_client_matches(const struct event_slot *s)
+{
+	const char *p = client_globs;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		char glob[2 * TPOINT_NAME_MAX + 2];
+
+		if (n < sizeof(glob)) {
+			memcpy(glob, p, n);
+			glob[n] = 0;
+			if (glob_matches(glob, s->system, s->name))
+				return true;
+		}
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static int check_pattern(const char *p, size_t n)
+{
+	if (n == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n')
+			return -EINVAL;
+	return 0;
+}
+
+/* Every item of a comma-separated list, before any is used: 0 or -EINVAL. */
+static int check_pattern_list(const char *list)
+{
+	const char *p = list;
+
+	for (const char *q = list;; q++)
+		if (*q == ',' || !*q) {
+			if (check_pattern(p, (size_t)(q - p)) < 0)
+				return -EINVAL;
+			if (!*q)
+				return 0;
+			p = q + 1;
+		}
+}
+
+static int add_patterns(const char *list, bool on, bool from_env)
+{
+	int matched = 0;
+	const char *p = list;
+
+	if (!list)
+		return -EINVAL;
+	/* Validate the whole list first: a bad item changes nothing. */
+	if (check_pattern_list(list) < 0)
+		return -EINVAL;
+	size_t first = npatterns;
+
+	p = list;
+	for (const char *q = list;; q++) {
+		if (*q != ',' && *q)
+			continue;
+		if (npatterns == patterns_cap) {
+			size_t cap = patterns_cap ? patterns_cap * 2 : 8;
+			struct pattern *n = realloc(patterns, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			patterns = n;
+			patterns_cap = cap;
+		}
+		char *glob = strndup(p, (size_t)(q - p));
+
+		if (!glob)
+			return -ENOMEM;
+		/*
+		 * The last matching pattern decides, so an earlier one with the same glob can
+		 * never decide again: drop it, so that a program switched on and off for
+		 * weeks keeps a list as long as its distinct globs.
+		 */
+		for (size_t k = 0; k < npatterns; k++)
+			if (!strcmp(patterns[k].glob, glob)) {
+				free(patterns[k].glob);
+				memmove(&patterns[k], &patterns[k + 1],
+					(npatterns - k - 1) * sizeof(*patterns));
+				npatterns--;
+				first -= k < first;
+				break;
+			}
+		struct pattern *pat = &patterns[npatterns];
+
+		pat->glob = glob;
+		pat->on = on;
+		pat->from_env = from_env;
+		pat->matched = false;
+		npatterns++;
+		if (!*q)
+			break;
+		p = q + 1;
+	}
+	/* Count the events these patterns name; all the patterns decide each one's state. */
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		bool hit = false;
+
+		for (size_t k = first; k < npatterns && !hit; k++)
+			hit = glob_matches(patterns[k].glob, tp_slots[i].system, tp_slots[i].name);
+		if (hit) {
+			matched++;
+			tp_registry_slot_apply_patterns(&tp_slots[i]);
+			tp_registry_slot_apply(&tp_slots[i]);
+		}
+	}
+	return matched;
+}
+
+int tp_registry_enable_patterns(const char *list, bool on, bool from_env)
+{
+	int ret;
+
+	tp_registry_lock();
+	ret = add_patterns(list, on, from_env);
+	tp_registry_unlock();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_enable(const char *list)
+{
+	int ret;
+
+	tp_registry_lock();
+	ret = add_patterns(list, true, false);
+	tp_registry_unlock();
+	if (ret > 0)
+		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
+	tp_registry_run_fn_calls();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_disable(const char *list)
+{
+	int ret;
+
+	tp_registry_lock();
+	ret = add_patterns(list, false, false);
+	tp_registry_unlock();
+	tp_registry_run_fn_calls();
+	return ret;
+}
+
+int tp_registry_set_client(const char *globs)
+{
+	char *copy = NULL;
+	int matched = 0;
+
+	if (globs) {
+		if (check_pattern_list(globs) < 0)
+			return -EINVAL;
+		copy = strdup(globs);
+		if (!copy)
+			return -ENOMEM;
+	}
+	tp_registry_lock();
+	free(client_globs);
+	client_globs = copy;
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		tp_slots[i].client = tp_registry_slot_client_matches(&tp_slots[i]);
+		matched += tp_slots[i].client;
+		tp_registry_slot_apply(&tp_slots[i]);
+	}
+	tp_registry_unlock();
+	return matched;
+}
+
+/* After a fork: a client attached to the parent is the parent's. */
+void tp_registry_forget_client(void)
+{
+	free(client_globs);
+	client_globs = NULL;
+}
+
+void tp_registry_report_unmatched(void)
+{
+	tp_registry_lock();
+	for (size_t i = 0; i < npatterns; i++)
+		if (patterns[i].from_env && !patterns[i].matched)
+			tp_warn("TPOINT_EVENTS: '%s' matches no event of this program",
+				patterns[i].glob);
+	tp_registry_unlock();
+}
+
+/*
+ * `TPOINT_RECORD=trace.dat ./app` without TPOINT_EVENTS, or with a glob that names nothing of
+ * the program, wrote a file with no events in it and said nothing: the user finds out in the
+ * report, much later. It is the one case where the library speaks unasked: a recording was
+ * asked for, it cannot hold anything, and there is no tool around to say so.
+ */
+void tp_registry_say_nothing_enabled(const char *file)
+{
+	const char *env = getenv("TPOINT_EVENTS");
+	bool any = false, refused = false;
+
+	tp_registry_lock();
+	for (uint32_t i = 0; i < tp_nslots && !any; i++) {
+		any = tp_slots[i].record && !tp_slots[i].broken;
+		refused |= tp_slots[i].record && tp_slots[i].broken;
+	}
+	tp_registry_unlock();
+	if (any)
+		return;
+	if (!env || !*env)
+		tp_notice("TPOINT_RECORD=%s: no event was enabled (TPOINT_EVENTS is not set), so the "
+		       "file holds none", file);
+	else if (refused)
+		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches only events that stay off (their "
+		       "TP_printk cannot be rendered; see `tpoint list --check`), so the file holds "
+		       "none", file, env);
+	else
+		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches no event of this program, so the "
+		       "file holds none", file, env);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* tracedat.c: spool files -> trace.dat v6. */
+#ifndef TPOINT_TRACEDAT_H
+#define TPOINT_TRACEDAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hidden.h"
+
+struct tracedat_event {
+	char *system, *name, *condition;
+	uint64_t hits, cond_skipped, filtered, recorded, lost;
+	uint64_t too_big; /* of lost: records too big for a page */
+	bool refused;     /* selected, but kept off: its print format cannot be rendered */
+};
+struct tracedat_result {
+	uint64_t events; /* records written */
+	uint64_t lost;   /* lost, by the counters, or by the pages' marks if they say more */
+	uint64_t lost_marked; /* of them, those the pages mark where they happened */
+	struct tracedat_event *ev; /* every event the spools describe, with its counters */
+	size_t nev;
+	uint32_t big_cpu;        /* the CPU with the most records in the file, */
+	uint64_t big_cpu_bytes;  /* and their bytes */
+	/*
+	 * "PATH: offset N: what\n" lines, or NULL: what of the spools could not be read (the
+	 * file holds all the rest), and the spools that end without their end mark (a process
+	 * killed, or a file cut short at a chunk's end: nothing says which).
+	 */
+	char *damage, *unfinished;
+};
+HIDDEN void tp_tracedat_result_free(struct tracedat_result *res);
+/* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */
+HIDDEN const char *tp_tracedat_size_warning(const struct tracedat_result *res, char *buf,
+					    size_t len);
+HIDDEN int tp_tracedat_from_spools(const char *out_path, const char *const *spools, int nspools,
+				   struct tracedat_result *res, char *err, size_t errlen);
+
+/*
+ * The same, with only what a consumer selected (tpoint record -p): `event` is asked once per
+ * event of the spools, with its tracefs format text; false leaves it out of the file (its
+ * format, counts and records), true keeps the records that pass *f (NULL: all; freed here).
+ * A record left out by *f counts as filtered, no longer as recorded.
+ */
+struct filter;
+struct tracedat_select {
+	void *ctx;
+	uint64_t since; /* CLOCK_MONOTONIC ns: older records are left out (what was in memory) */
+	bool (*event)(void *ctx, const char *system, const char *name, const char *format,
+		      struct filter **f);
+};
+HIDDEN int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools,
+					  int nspools, const struct tracedat_select *sel,
+					  struct tracedat_result *res, char *err, size_t errlen);
+
+#endif
