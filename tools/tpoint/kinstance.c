@@ -173,7 +173,7 @@ int kinst_remove_stale(const char *prefix)
 	char regex[128], **names;
 	int removed = 0;
 
-	snprintf(regex, sizeof(regex), "^%s-[0-9]+$", prefix);
+	snprintf(regex, sizeof(regex), "^%s-[0-9][0-9]*$", prefix);
 	names = tracefs_instances(regex);
 	for (size_t i = 0; names && names[i]; i++) {
 		long pid = strtol(names[i] + strlen(prefix) + 1, NULL, 10);
@@ -307,6 +307,23 @@ int kinst_set_pids(struct kinstance *k, const pid_t *pids, size_t n, bool follow
 	if (follow_fork && tracefs_option_enable(k->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
 		snprintf(err, errlen, "options/event-fork: %s", strerror(errno ? errno : EIO));
 		return -1;
+	}
+	return 0;
+}
+
+int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *err,
+		      size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%d", (int)tids[i]);
+		if ((i ? tracefs_instance_file_append(k->inst, "set_event_notrace_pid", v)
+		       : tracefs_instance_file_write(k->inst, "set_event_notrace_pid", v)) < 0) {
+			snprintf(err, errlen, "set_event_notrace_pid %s: %s", v,
+				 strerror(errno ? errno : EIO));
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -56,6 +56,9 @@ int kinst_enable(struct kinstance *k, const char *event, const char *filter, cha
 /* Only these processes' events, and (follow_fork) their children's. */
 int kinst_set_pids(struct kinstance *k, const pid_t *pids, size_t n, bool follow_fork,
 		   char *err, size_t errlen);
+/* Never these tasks' events (set_event_notrace_pid): the recorder's own writing. */
+int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *err,
+		      size_t errlen);
 /* The event's format file, as the kernel shows it (malloc'ed), or NULL. */
 char *kinst_format(struct kinstance *k, const char *event);
 /* Tracing on or off (tracing_on). */

@@ -778,6 +778,9 @@ int cmd_record(int argc, char **argv)
 	 * the kernel accepts; else nothing is left behind and no command is started.
 	 */
 	if (nkgroups) {
+		/* From the instance's making on, Ctrl-C and SIGTERM end the recording cleanly. */
+		signal(SIGINT, on_stop);
+		signal(SIGTERM, on_stop);
 		kr = krec_setup(kgroup, nkgroups, err, sizeof(err));
 		if (!kr) {
 			tool_error("record", "-k: %s", err);
