@@ -5,6 +5,7 @@
  * instances stay as they are.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -55,7 +56,11 @@ int kinst_check(char *err, size_t errlen)
 			 "/sys/kernel/tracing): kernel events cannot be recorded");
 		return -1;
 	}
-	if (asprintf(&inst, "%s/instances", dir) < 0) {
+	/* libtracefs 1.6 hands out its own copy of the path (trace_find_tracing_dir()). */
+	if (asprintf(&inst, "%s/instances", dir) < 0)
+		inst = NULL;
+	free((char *)dir);
+	if (!inst) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -170,23 +175,34 @@ static bool owner_gone(pid_t pid)
 
 int kinst_remove_stale(const char *prefix)
 {
-	char regex[128], **names;
+	char *dir = NULL;
+	size_t plen = strlen(prefix);
+	struct dirent *e;
 	int removed = 0;
+	DIR *d;
 
-	snprintf(regex, sizeof(regex), "^%s-[0-9][0-9]*$", prefix);
-	names = tracefs_instances(regex);
-	for (size_t i = 0; names && names[i]; i++) {
-		long pid = strtol(names[i] + strlen(prefix) + 1, NULL, 10);
+	/* The directory read here, not tracefs_instances(): libtracefs 1.6 leaks its regex. */
+	if (asprintf(&dir, "%s/instances", tracefs_tracing_dir()) < 0)
+		return 0;
+	d = opendir(dir);
+	free(dir);
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid;
 		struct tracefs_instance *in;
 
-		if (pid <= 0 || pid == getpid() || !owner_gone((pid_t)pid))
+		if (strncmp(e->d_name, prefix, plen) || e->d_name[plen] != '-')
 			continue;
-		in = tracefs_instance_alloc(NULL, names[i]);
+		pid = strtol(e->d_name + plen + 1, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || !owner_gone((pid_t)pid))
+			continue;
+		in = tracefs_instance_alloc(NULL, e->d_name);
 		if (in && tracefs_instance_destroy(in) == 0)
 			removed++;
 		tracefs_instance_free(in);
 	}
-	tracefs_list_free(names);
+	if (d)
+		closedir(d);
 	return removed;
 }
 
