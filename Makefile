@@ -35,13 +35,13 @@ O := build-tsan
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
-TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent 2>/dev/null)
-TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent 2>/dev/null)
-# tpoint top: the kernel's writeback events through a tracefs instance, its screen with ncurses.
-# Their flags only for top's files: ncursesw's -D_XOPEN_SOURCE=600 would hide POSIX.1-2008
-# from the others.
-TOP_CFLAGS = $(shell pkg-config --cflags libtracefs ncursesw 2>/dev/null)
-TOP_LIBS = $(shell pkg-config --libs libtracefs ncursesw 2>/dev/null)
+# The tool reads trace.dat with libtraceevent, and the kernel's events (record -k) with libtracefs.
+TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent libtracefs 2>/dev/null)
+TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent libtracefs 2>/dev/null) -lpthread
+# tpoint top's screen with ncurses: its flags only for top's files, since ncursesw's
+# -D_XOPEN_SOURCE=600 would hide POSIX.1-2008 from the others.
+TOP_CFLAGS = $(shell pkg-config --cflags ncursesw 2>/dev/null)
+TOP_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
 	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \

@@ -35,6 +35,7 @@ struct out_event {
 	struct filter *filter;   /* what its records must pass (tracedat_select), or NULL */
 	uint64_t too_big;        /* records too big for a page (in stat.lost too) */
 	bool refused;            /* selected, but its print format keeps it off */
+	bool kernel;             /* from tracedat_extra: no spool's event, whatever its name */
 };
 
 struct stream_chunk {
@@ -64,10 +65,11 @@ struct writer_state {
 	int nin;
 	struct out_event *events;
 	size_t nevents, events_cap;
+	size_t nspool_events; /* of them, the spools' (the rest: the kernel's, tracedat_extra) */
 	/*
-	 * While the spools' events are mapped (map_event()): an open-addressing index of events
-	 * by system and name, and the output ids taken. A spool may name up to the whole id space:
-	 * a scan of the events for each would make reading it quadratic.
+	 * While the spools' events are mapped (map_event()): an open-addressing index of the
+	 * spools' events by system and name, and the output ids taken. A spool may name up to the
+	 * whole id space: a scan of the events for each would make reading it quadratic.
 	 */
 	uint32_t *name_index; /* event index + 1, or 0 for an empty slot */
 	size_t name_index_size; /* a power of two, at least twice nevents */
@@ -80,6 +82,7 @@ struct writer_state {
 	char *err;
 	size_t errlen;
 	const struct tracedat_select *sel;
+	const struct tracedat_extra *extra;
 	struct out_event **by_id; /* with a selection: output id -> event (build_by_id()) */
 	/*
 	 * What the spools hold that cannot be read ("PATH: offset N: what\n" lines), and spools
@@ -212,7 +215,8 @@ static int name_index_grow(struct writer_state *w)
 	w->name_index = index;
 	w->name_index_size = size;
 	for (size_t i = 0; i < w->nevents; i++)
-		*name_slot(w, w->events[i].system, w->events[i].name) = (uint32_t)i + 1;
+		if (!w->events[i].kernel)
+			*name_slot(w, w->events[i].system, w->events[i].name) = (uint32_t)i + 1;
 	return 0;
 }
 
@@ -259,7 +263,7 @@ static int map_event(struct writer_state *w, struct spool_in *s, const struct sp
 	if (*named) {
 		e = &w->events[*named - 1];
 	} else {
-		if (w->nevents == OUT_IDS_MAX)
+		if (w->nspool_events == OUT_IDS_MAX)
 			return -ENOSPC;
 		if (w->nevents == w->events_cap) {
 			size_t cap = w->events_cap ? 2 * w->events_cap : 64;
@@ -288,6 +292,7 @@ static int map_event(struct writer_state *w, struct spool_in *s, const struct sp
 		w->ids_taken[out / 64] |= 1ull << (out % 64);
 		e->id = out;
 		w->nevents++;
+		w->nspool_events++;
 		*named = (uint32_t)w->nevents;
 	}
 	size_t slot = (size_t)(id - TPOINT_FIRST_ID);
@@ -326,6 +331,60 @@ static struct out_event *event_by_out_id(struct writer_state *w, uint16_t id)
 struct stream_key {
 	uint32_t spool, tid, level;
 };
+
+/* The events of tracedat_extra, with their own ids: first, so that no spool's takes them. */
+static int add_extra_events(struct writer_state *w)
+{
+	const struct tracedat_extra *x = w->extra;
+	struct out_event *n;
+
+	if (!x->nevents)
+		return 0;
+	n = realloc(w->events, (w->nevents + x->nevents) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	w->events = n;
+	w->events_cap = w->nevents + x->nevents;
+	for (size_t i = 0; i < x->nevents; i++) {
+		struct out_event *e = &w->events[w->nevents];
+
+		memset(e, 0, sizeof(*e));
+		e->system = strdup(x->events[i].system);
+		e->name = strdup(x->events[i].name);
+		e->condition = strdup("");
+		e->format_body = x->events[i].format;
+		e->id = x->events[i].id;
+		w->ids_taken[e->id / 64] |= 1ull << (e->id % 64);
+		e->stat.recorded = x->events[i].recorded;
+		e->kernel = true;
+		w->nevents++;
+		if (!e->system || !e->name || !e->condition)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The extra's "PID COMM" lines, for the pids the spools do not name. */
+static void add_extra_cmdlines(struct writer_state *w, const char *text)
+{
+	while (text && *text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+		char line[128], *sp;
+		unsigned long tid;
+		size_t i;
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, text);
+		text += len + (nl != NULL);
+		tid = strtoul(line, &sp, 10);
+		if (sp == line || *sp != ' ' || !tid || tid > UINT32_MAX)
+			continue;
+		for (i = 0; i < w->ncomms && w->comms[i].tid != tid; i++)
+			;
+		if (i == w->ncomms)
+			add_cmdline(w, (uint32_t)tid, sp + 1);
+	}
+}
 
 /*
  * A spool that another user owns (root's tpoint record -p lends the spool to the traced
@@ -816,6 +875,11 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 		}
 		free(stats);
 	}
+	if (w->extra && w->extra->stats) {
+		out_u16(f, TD_OPT_TPOINT_KERNEL);
+		out_u32(f, (uint32_t)strlen(w->extra->stats) + 1);
+		out_write(f, w->extra->stats, strlen(w->extra->stats) + 1);
+	}
 	out_u16(f, 0); /* done: in v6, no size follows */
 }
 
@@ -908,6 +972,8 @@ struct cursor {
 	uint64_t lost_before;
 	bool gap_before;
 	uint32_t tie;
+	bool extra;   /* tracedat_extra's records of CPU `cpu`, not chunks */
+	uint32_t cpu;
 };
 
 /* Where a chunk starts in its spool, for what is said about it. */
@@ -942,6 +1008,18 @@ static void chunk_read_to_end(struct writer_state *w, const struct stream_chunk 
 
 static bool cursor_load(struct writer_state *w, struct cursor *c)
 {
+	if (c->extra) {
+		struct tracedat_extra_rec r;
+
+		if (w->extra->next(w->extra->ctx, c->cpu, &r) != 1)
+			return false;
+		c->data = r.data;
+		c->size = r.size;
+		c->ns = r.ns;
+		c->lost_before += r.lost_before;
+		c->gap_before |= r.lost_unknown;
+		return true;
+	}
 	while (c->at < c->n) {
 		const struct stream_chunk *ch = c->chunks[c->at];
 		uint64_t clock;
@@ -1010,13 +1088,15 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	struct page_out *po;
 	int err = 0;
 
+	bool extra = w->extra && cpu < w->extra->ncpus;
+
 	for (size_t i = 0; i < w->nchunks; i++)
 		n += w->chunks[i].hdr->cpu == cpu;
-	if (!n)
+	if (!n && !extra)
 		return 0;
-	list = malloc(n * sizeof(*list));
-	cur = calloc(n, sizeof(*cur));
-	heap = malloc(n * sizeof(*heap));
+	list = malloc((n ? n : 1) * sizeof(*list));
+	cur = calloc(n + 1, sizeof(*cur));
+	heap = malloc((n + 1) * sizeof(*heap));
 	po = calloc(1, sizeof(*po));
 	if (!list || !cur || !heap || !po) {
 		free(list);
@@ -1047,19 +1127,34 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		ncur++;
 		i = j;
 	}
+	if (extra) {
+		cur[ncur] = (struct cursor){ .extra = true, .cpu = cpu, .tie = (uint32_t)ncur };
+		if (cursor_load(w, &cur[ncur]))
+			heap[nheap++] = &cur[ncur];
+		ncur++;
+	}
 	for (size_t i = nheap; i-- > 0;)
 		heap_down(heap, nheap, i);
 
 	po->f = f;
 	while (nheap) {
 		struct cursor *c = heap[0];
-		const struct stream_chunk *ch = c->chunks[c->at];
+		const struct stream_chunk *ch = c->extra ? NULL : c->chunks[c->at];
 		uint16_t id;
-
-		struct spool_in *s = &w->in[ch->spool];
+		struct spool_in *s = ch ? &w->in[ch->spool] : NULL;
 		uint16_t file_id;
 
 		memcpy(&id, c->data, 2);
+		if (c->extra) {
+			/* The kernel's: its ids and losses are its own (option KERNEL counts them). */
+			page_add(po, c->ns, c->data, c->size, id, c->lost_before, c->gap_before);
+			c->lost_before = 0;
+			c->gap_before = false;
+			if (!cursor_load(w, c))
+				heap[0] = heap[--nheap];
+			heap_down(heap, nheap, 0);
+			continue;
+		}
 		file_id = out_id(s, id);
 		if (!file_id) {
 			if (!s->unknown_ids++) { /* a reader could not tell what it is */
@@ -1081,7 +1176,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	page_close(po);
 	*events += po->events;
 out:
-	for (size_t i = 0; i < n; i++) /* calloc'd: cursors not made have none */
+	for (size_t i = 0; i < n + 1; i++) /* calloc'd: cursors not made have none */
 		free(cur[i].unpacked);
 	free(list);
 	free(cur);
@@ -1142,7 +1237,15 @@ int tp_tracedat_from_spools_select(const char *out_path, const char *const *spoo
 				   const struct tracedat_select *sel, struct tracedat_result *res,
 				   char *err, size_t errlen)
 {
-	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel };
+	return tp_tracedat_write(out_path, spools, nspools, sel, NULL, res, err, errlen);
+}
+
+int tp_tracedat_write(const char *out_path, const char *const *spools, int nspools,
+		      const struct tracedat_select *sel, const struct tracedat_extra *extra,
+		      struct tracedat_result *res, char *err, size_t errlen)
+{
+	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel,
+				  .extra = extra };
 	struct out_file f = { .file = OWNED_FD_NONE };
 	uint64_t table_off, *table = NULL, counted = 0;
 	char *tmp = NULL;
@@ -1159,10 +1262,16 @@ int tp_tracedat_from_spools_select(const char *out_path, const char *const *spoo
 	if (!w.in)
 		return fail(&w, -ENOMEM, "out of memory");
 	w.nin = nspools;
+	if (extra && add_extra_events(&w) < 0)
+		ret = fail(&w, -ENOMEM, "out of memory");
+	if (extra && extra->ncpus > w.ncpus)
+		w.ncpus = extra->ncpus;
 	for (int i = 0; i < nspools && !ret; i++) {
 		w.in[i].path = spools[i];
 		ret = read_spool(&w, (uint32_t)i);
 	}
+	if (!ret && extra)
+		add_extra_cmdlines(&w, extra->cmdlines);
 	if (!ret && mark_gaps(&w) < 0)
 		ret = fail(&w, -ENOMEM, "out of memory");
 	if (!ret && sel && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
@@ -1279,6 +1388,7 @@ int tp_tracedat_from_spools_select(const char *out_path, const char *const *spoo
 		d->hits = d->cond_skipped + d->filtered + d->recorded + d->lost;
 		d->too_big = e->too_big;
 		d->refused = e->refused;
+		d->kernel = e->kernel;
 		counted += d->lost;
 		res->nev++;
 	}

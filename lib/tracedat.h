@@ -13,6 +13,7 @@ struct tracedat_event {
 	uint64_t hits, cond_skipped, filtered, recorded, lost;
 	uint64_t too_big; /* of lost: records too big for a page */
 	bool refused;     /* selected, but kept off: its print format cannot be rendered */
+	bool kernel;      /* the kernel's (tracedat_extra), not a program's */
 };
 struct tracedat_result {
 	uint64_t events; /* records written */
@@ -52,5 +53,39 @@ struct tracedat_select {
 HIDDEN int tp_tracedat_from_spools_select(const char *out_path, const char *const *spools,
 					  int nspools, const struct tracedat_select *sel,
 					  struct tracedat_result *res, char *err, size_t errlen);
+/*
+ * Records from elsewhere than a spool: the kernel's (tpoint record -k, tools/tpoint/kpages.c).
+ * Its events keep their own ids (the kernel's, below TPOINT_FIRST_ID: never a program's),
+ * system and format text, and their records their CPUs; next() hands out each CPU's records
+ * in time order, and they are merged by time with the spools' records of that CPU. Their
+ * counts go into the STATS option (recorded, and no per-event loss: the kernel counts its
+ * losses per CPU, which `stats` carries as option TD_OPT_TPOINT_KERNEL).
+ */
+struct tracedat_extra_event {
+	const char *system, *name;
+	const char *format; /* the format text from "format:" on */
+	uint16_t id;
+	uint64_t recorded;  /* its records that next() hands out */
+};
+struct tracedat_extra_rec {
+	uint64_t ns;         /* CLOCK_MONOTONIC */
+	const char *data;    /* the payload, common_type first */
+	uint32_t size;       /* a multiple of 8, at most TPOINT_MAX_PAYLOAD */
+	uint64_t lost_before; /* records lost before this one, if known */
+	bool lost_unknown;   /* records lost before this one, how many is not known */
+};
+struct tracedat_extra {
+	const struct tracedat_extra_event *events;
+	size_t nevents;
+	uint32_t ncpus;
+	void *ctx;
+	/* CPU cpu's next record: 1, or 0 when it has no more. Called for each CPU in turn. */
+	int (*next)(void *ctx, uint32_t cpu, struct tracedat_extra_rec *rec);
+	const char *cmdlines; /* "PID COMM\n" lines for pids no spool names, or NULL */
+	const char *stats;    /* the text of option TD_OPT_TPOINT_KERNEL, or NULL */
+};
+HIDDEN int tp_tracedat_write(const char *out_path, const char *const *spools, int nspools,
+			     const struct tracedat_select *sel, const struct tracedat_extra *extra,
+			     struct tracedat_result *res, char *err, size_t errlen);
 
 #endif

@@ -34,6 +34,12 @@
  */
 #define TD_OPT_TPOINT_STATS 0x7470
 #define TD_OPT_TPOINT_NOTES 0x7471
+/*
+ * KERNEL: the kernel's own counts of a recording with kernel events (tpoint record -k), one
+ * line per CPU, "cpu\tentries\toverrun\tcommit_overrun\tdropped\tread\n" (per_cpu/cpuN/stats
+ * of its tracefs instance at the end), then a NUL.
+ */
+#define TD_OPT_TPOINT_KERNEL 0x7472
 
 /* ---- ring-buffer pages: u64 time stamp, u64 commit, then the records ---- */
 

@@ -301,10 +301,38 @@ echo "== tpoint top: a program rewriting small files, ~100,000 dirty events/s ==
 top_part() { O="$O" sh ./top.sh | tee "$tmp/top.out"; }
 in_part top_part
 
+# ---- 6. kernel events through record -k ----
+# A getppid() loop for 5 s with syscalls:sys_enter_getppid recorded (its own calls only, as
+# root): events/s in the file, lost as the kernel counts it (overrun, dropped), and the
+# recorder's CPU per kernel event (the run's CPU less the loop's own), at the kernel's default
+# instance buffer (buffer_size_kb, printed).
+echo
+echo "== kernel events: record -k, a system call in a loop, 5 s =="
+kernel_part() {
+	if [ "$(id -u)" != 0 ] || [ ! -d /sys/kernel/tracing/events/syscalls/sys_enter_getppid ]; then
+		echo "kernel events: not measured (needs root and syscalls:sys_enter_getppid)"
+		return 0
+	fi
+	/usr/bin/time -f 'run_cpu_s %U %S' -o "$tmp/k.time" "$O/tpoint" record \
+		-k syscalls:sys_enter_getppid --kernel-pids -o "$tmp/k.dat" -- "$B/ksyscall" 5 \
+		>"$tmp/k.out" 2>"$tmp/k.err"
+	awk '/^calls/ { calls = $2; own = $4 }
+	     /^run_cpu_s/ { run = $2 + $3 }
+	     /kernel \(instance/ { for (i = 1; i <= NF; i++) { if ($i == "KiB") kb = $(i - 1);
+		if ($i == "events,") ev = $(i - 1); if ($i == "lost") lost = $(i - 1) } }
+	     END { if (!ev) { print "kernel events: the recording failed"; exit }
+		   printf "kernel events: %.2f M events/s recorded (%d of %d calls), %d lost as the kernel counts it, recorder %.2f us CPU per event, buffer %s KiB a CPU\n",
+			ev / 5 / 1e6, ev, calls, lost, (run - own) * 1e6 / ev, kb
+		   printf "target: -k loses nothing beyond the kernel'"'"'s own overrun: %d lost (%s)\n", lost, lost == 0 ? "met" : "see the kernel'"'"'s counts" }' \
+		"$tmp/k.out" "$tmp/k.time" "$tmp/k.err" | tee "$tmp/kernel.out"
+}
+in_part kernel_part
+
 # ---- the summary, and the line it ends with ----
 echo
 echo "== targets =="
-grep -h '^target:' "$tmp/peers.out" "$tmp/tput.out" "$tmp/scale.out" "$tmp/top.out" 2>/dev/null
+grep -h '^target:' "$tmp/peers.out" "$tmp/tput.out" "$tmp/scale.out" "$tmp/top.out" \
+	"$tmp/kernel.out" 2>/dev/null
 stop_sessiond
 line=$(grep '^tpoint vs LTTng-UST' "$tmp/peers.out")
 echo "${line:-tpoint vs LTTng-UST (enabled, 1 thread): not measured}"

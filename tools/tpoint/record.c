@@ -27,6 +27,7 @@
 #include "filter.h"
 #include "glob.h"
 #include "handover.h"
+#include "krecord.h"
 #include "ownfile.h"
 #include "poolsize.h"
 #include "salvage.h"
@@ -38,9 +39,11 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite|--block]\n"
-		"                     -- CMD [ARGS...]\n"
+		"                     [-k GLOB[,GLOB...] [-f EXPR]]... [--kernel-pids] -- CMD [ARGS...]\n"
 		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...\n"
+		"                     [-k GLOB[,GLOB...] [-f EXPR]]... [--kernel-pids]\n"
 		"                     [-o FILE] [--duration S] [-b SIZE] [--overwrite|--block]\n"
+		"       tpoint record -k GLOB[,GLOB...] [-f EXPR] [-k ...]... [-o FILE] [--duration S]\n"
 		"       tpoint record --assemble DIR [-o FILE]\n"
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
@@ -53,8 +56,14 @@ static void record_usage(FILE *f)
 		"                       be completed (a full disk): record keeps them in DIR\n"
 		"  -f, --filter EXPR    with -p: keep only records for which EXPR holds (the\n"
 		"                       kernel's filter syntax), of the events of the -e before\n"
-		"                       it; on those that lack its fields it does not apply\n"
-		"      --duration S     with -p: stop after S seconds\n"
+		"                       it; on those that lack its fields it does not apply.\n"
+		"                       After a -k: the kernel's own filter on its events\n"
+		"  -k, --kernel GLOBS   kernel events too (root): sys:name, sys:* or sys, comma-\n"
+		"                       separated, may be given more than once; recorded in a\n"
+		"                       tracefs instance of our own, into the same file\n"
+		"      --kernel-pids    kernel events only of the recorded processes and the\n"
+		"                       children they start\n"
+		"      --duration S     with -p, or -k alone: stop after S seconds\n"
 		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated;\n"
 		"                       may be given more than once\n"
 		"  -o, --output FILE    where to write (default trace.dat)\n"
@@ -312,9 +321,13 @@ static void free_spools(char **spools, size_t nspools)
 /* What was recorded: the events in the file, and each event's counters. */
 static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
 {
-	fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n", out,
-		(unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
-		(unsigned long long)res->lost);
+	if (nproc)
+		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n",
+			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
+			(unsigned long long)res->lost);
+	else
+		fprintf(stderr, "tpoint record: %s: %llu events of the kernel\n", out,
+			(unsigned long long)res->events);
 	/* The same split `tpoint report --stats` prints: one truth, and where it shows. */
 	if (res->lost && res->lost_marked < res->lost)
 		fprintf(stderr, "  of the %llu lost, %llu are marked where they happened ([N EVENTS "
@@ -425,8 +438,10 @@ static bool keep_event(void *ctx, const char *system, const char *name, const ch
 
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
 static int record_pid(pid_t pid, const struct selection *sel, const char *out,
-		      double duration, const char *mode, size_t bytes)
+		      double duration, const char *mode, size_t bytes, struct krecord *kr,
+		      bool kernel_pids)
 {
+	struct tracedat_extra x;
 	struct tracedat_select keep = { (void *)sel, 0, keep_event };
 	struct timespec t0;
 	struct attach a;
@@ -450,6 +465,13 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		goto out;
 	ctl_close(&a.conn);
 	/* From here on: a process that keeps events in memory has older ones in its pool. */
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	if (kr && ((kernel_pids && krec_set_pids(kr, &pid, 1, err, sizeof(err)) < 0) ||
+		   krec_start(kr, out, err, sizeof(err)) < 0)) {
+		tool_error("record", "-k: %s", err);
+		goto out;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	keep.since = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
 	if (attach_start(&a, pid, sel_globs(sel), mode, bytes, false, err, sizeof(err)) < 0) {
@@ -459,8 +481,6 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	if (a.pool_fd < 0)
 		fprintf(stderr, "tpoint record: note: process %d closed its buffer's descriptor: "
 			"if it is killed, unspooled events are lost\n", (int)pid);
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	while (!stop_requested && (!duration || elapsed < duration)) {
 		struct timespec ts = { 0, 100000000 };
 
@@ -491,6 +511,7 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	}
 	if (tty)
 		fputc('\n', stderr);
+	krec_stop(kr);
 	if (attach_finish(&a, &salvaged, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
@@ -500,17 +521,56 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 			"read from its buffer\n", (int)pid);
 	const char *spools[1] = { a.spool_ref }; /* what we opened, not its name */
 
-	if (tp_tracedat_from_spools_select(out, spools, 1, &keep, &res, err, sizeof(err)) < 0) {
+	if (kr && krec_extra(kr, &x, err, sizeof(err)) < 0) {
+		tool_error("record", "-k: %s", err);
+		goto out;
+	}
+	if (tp_tracedat_write(out, spools, 1, &keep, kr ? &x : NULL, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
 	}
 	tool_error_lines("record", "damaged: ", res.damage);
 	print_summary(out, &res, 1);
+	if (kr)
+		krec_summary(kr);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tp_tracedat_result_free(&res);
 out:
 	attach_cleanup(&a);
 	return ret;
+}
+
+/* tpoint record -k GLOBS with neither a command nor -p: until Ctrl-C or the duration. */
+static int record_kernel(struct krecord *kr, const char *out, double duration)
+{
+	struct tracedat_extra x;
+	struct tracedat_result res;
+	double elapsed = 0;
+	char err[1024];
+
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	if (krec_start(kr, out, err, sizeof(err)) < 0) {
+		tool_error("record", "-k: %s", err);
+		return EXIT_FAIL;
+	}
+	while (!stop_requested && (!duration || elapsed < duration)) {
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		elapsed += 0.1;
+	}
+	krec_stop(kr);
+	if (krec_extra(kr, &x, err, sizeof(err)) < 0) {
+		tool_error("record", "-k: %s", err);
+		return EXIT_FAIL;
+	}
+	if (tp_tracedat_write(out, NULL, 0, NULL, &x, &res, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		return EXIT_FAIL;
+	}
+	print_summary(out, &res, 0);
+	krec_summary(kr);
+	tp_tracedat_result_free(&res);
+	return EXIT_OK;
 }
 
 /*
@@ -567,6 +627,8 @@ int cmd_record(int argc, char **argv)
 		{ "filter", required_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "assemble", required_argument, NULL, 'A' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "kernel-pids", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -583,10 +645,40 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	pid_t pid = 0;
 	char *end;
+	static struct kgroup kgroup[64]; /* static: as sel */
+	size_t nkgroups = 0;
+	bool kernel_pids = false, last_was_kernel = false;
+	struct krecord *kr = NULL;
+	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
+	struct tracedat_extra x;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:k:h", opts, NULL)) != -1) {
+		if (c == 'k') {
+			if (globs_check("record", optarg) < 0)
+				return EXIT_USAGE;
+			if (nkgroups == sizeof(kgroup) / sizeof(kgroup[0])) {
+				tool_error("record", "-k: at most %zu of them", nkgroups);
+				return EXIT_USAGE;
+			}
+			kgroup[nkgroups++] = (struct kgroup){ optarg, NULL };
+			last_was_kernel = true;
+			continue;
+		}
+		if (c == 'f' && last_was_kernel) {
+			if (kgroup[nkgroups - 1].filter) {
+				tool_error("record", "-f '%s': -k '%s' has a filter already ('%s')",
+					   optarg, kgroup[nkgroups - 1].globs,
+					   kgroup[nkgroups - 1].filter);
+				return EXIT_USAGE;
+			}
+			kgroup[nkgroups - 1].filter = optarg;
+			continue;
+		}
+		if (c == 'e')
+			last_was_kernel = false;
 		switch (c) {
+		case 'K': kernel_pids = true; break;
 		case 'e':
 			switch (sel_add_events(&sel, "record", optarg)) {
 			case -2: return EXIT_USAGE;
@@ -635,15 +727,32 @@ int cmd_record(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (assemble) {
-		if (events || pid || filter || duration || mode || buffer || optind < argc) {
+		if (events || pid || filter || duration || mode || buffer || optind < argc ||
+		    nkgroups) {
 			tool_error("record", "--assemble takes a directory and -o, nothing else");
 			return EXIT_USAGE;
 		}
 		return record_assemble(assemble, out);
 	}
-	if (!events || !*events) {
-		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'");
+	if ((!events || !*events) && (!nkgroups || pid)) {
+		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'%s",
+			   pid ? "" : ", or -k GLOB for the kernel's");
 		return EXIT_USAGE;
+	}
+	if (kernel_pids && (!nkgroups || (!pid && optind >= argc))) {
+		tool_error("record", "--kernel-pids: it keeps the kernel events (-k) of the command "
+			   "or the -p process; there is %s", nkgroups ? "neither" : "no -k");
+		return EXIT_USAGE;
+	}
+	if (nkgroups && !pid && optind >= argc && (filter || mode || buffer)) {
+		tool_error("record", "-k alone records the kernel: -f goes after a -k, and -b, "
+			   "--overwrite, --block are for a program's events");
+		return EXIT_USAGE;
+	}
+	if (duration && nkgroups && !pid && optind >= argc) {
+		/* the kernel alone, for a while */
+	} else if (nkgroups && !pid && optind >= argc) {
+		/* the kernel alone, until Ctrl-C */
 	}
 	size_t bytes = 0;
 
@@ -659,12 +768,41 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "tpoint record: note: -b %s: %s; each process gets what it "
 				"can have (TPOINT_DEBUG=1 shows it)\n", buffer, why);
 	}
-	if (pid) {
-		if (optind < argc) {
-			tool_error("record", "-p records a running process: no command with it");
-			return EXIT_USAGE;
+	if (pid && optind < argc) {
+		tool_error("record", "-p records a running process: no command with it");
+		return EXIT_USAGE;
+	}
+	if (!pid && (filter || (duration && optind < argc))) {
+		tool_error("record", "-f and --duration go with -p; for a command, set filters "
+			   "with TPOINT_FILTER");
+		return EXIT_USAGE;
+	}
+	if (!pid && optind < argc && events && check_before_start(argv[optind], events) < 0)
+		return EXIT_FAIL;
+	/*
+	 * The kernel's side, before anything runs: every -k names events, every -f after one
+	 * the kernel accepts; else nothing is left behind and no command is started.
+	 */
+	if (nkgroups) {
+		/* From the instance's making on, Ctrl-C and SIGTERM end the recording cleanly. */
+		signal(SIGINT, on_stop);
+		signal(SIGTERM, on_stop);
+		kr = krec_setup(kgroup, nkgroups, err, sizeof(err));
+		if (!kr) {
+			tool_error("record", "-k: %s", err);
+			return EXIT_FAIL;
 		}
-		return record_pid(pid, &sel, out, duration, mode ? mode : "discard", bytes);
+	}
+	if (pid) {
+		ret = record_pid(pid, &sel, out, duration, mode ? mode : "discard", bytes, kr,
+				 kernel_pids);
+		krec_free(kr);
+		return ret;
+	}
+	if (kr && optind >= argc) {
+		ret = record_kernel(kr, out, duration);
+		krec_free(kr);
+		return ret;
 	}
 	if (filter || duration) {
 		tool_error("record", "-f and --duration go with -p; for a command, set filters "
@@ -676,9 +814,6 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	if (check_before_start(argv[optind], events) < 0)
-		return EXIT_FAIL;
-
 	/* The spools live beside the output, on the same file system as the result. */
 	{
 		const char *slash = strrchr(out, '/');
@@ -688,6 +823,7 @@ int cmd_record(int argc, char **argv)
 
 		if (n <= 0 || (size_t)n >= sizeof(dirbuf) || !mkdtemp(dirbuf)) {
 			tool_error("record", "%s: cannot write there: %s", out, strerror(errno));
+			krec_free(kr);
 			return EXIT_FAIL;
 		}
 	}
@@ -699,14 +835,33 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: note: no channel for the processes' buffers (%s): "
 			"what a process ending with _exit() leaves in its buffer is lost\n",
 			strerror(-send_fd));
+	if (kr && pipe2(go, O_CLOEXEC) < 0) {
+		tool_error("record", "pipe: %s", strerror(errno));
+		remove_dir(dirbuf);
+		krec_free(kr);
+		return EXIT_FAIL;
+	}
 	child = fork();
 	if (child < 0) {
 		tool_error("record", "fork: %s", strerror(errno));
 		remove_dir(dirbuf);
+		krec_free(kr);
 		return EXIT_FAIL;
 	}
 	if (child == 0) {
-		setenv("TPOINT_EVENTS", events, 1);
+		char go_byte = 0;
+		ssize_t got;
+
+		if (kr) { /* not before the kernel records: its events from the first on */
+			close(go[1]);
+			do
+				got = read(go[0], &go_byte, 1);
+			while (got < 0 && errno == EINTR);
+			if (got != 1 || go_byte != 'g')
+				_exit(127);
+		}
+		if (events)
+			setenv("TPOINT_EVENTS", events, 1);
 		setenv("TPOINT_SPOOL_DIR", dirbuf, 1);
 		unsetenv("TPOINT_RECORD");
 		unsetenv("TPOINT_RECORD_OWNER");
@@ -721,6 +876,20 @@ int cmd_record(int argc, char **argv)
 	if (send_fd >= 0)
 		close(send_fd);
 	unsetenv("TPOINT_COLLECT");
+	if (kr) {
+		close(go[0]);
+		if ((kernel_pids && krec_set_pids(kr, &child, 1, err, sizeof(err)) < 0) ||
+		    krec_start(kr, out, err, sizeof(err)) < 0 || write(go[1], "g", 1) != 1) {
+			tool_error("record", "-k: %s; %s was not started", err, argv[optind]);
+			close(go[1]); /* the command is told not to run */
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+			remove_dir(dirbuf);
+			krec_free(kr);
+			return EXIT_FAIL;
+		}
+		close(go[1]);
+	}
 	/* Ctrl-C goes to the whole foreground group; the command decides, we wait for it. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
@@ -740,26 +909,35 @@ int cmd_record(int argc, char **argv)
 	free(ps.v);
 	if (ps.fd >= 0)
 		close(ps.fd);
+	krec_stop(kr);
 	if (ps.added)
 		fprintf(stderr, "tpoint record: %llu events that processes left in their buffers "
 			"(ended with _exit() or exec) were added from there\n", ps.added);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		remove_dir(dirbuf);
+		krec_free(kr);
 		return EXIT_FAIL;
 	}
 
-	if (collect_spools(dirbuf, &spools, &nspools) < 0) {
+	if (collect_spools(dirbuf, &spools, &nspools) < 0 && (events || !kr)) {
 		tool_error("record", "%s recorded nothing: is it linked with libtpoint? "
 			   "(run it with TPOINT_DEBUG=1 to see why)", argv[optind]);
 		goto out;
 	}
-	if (tp_tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
-				    sizeof(err)) < 0) {
+	if (kr && krec_extra(kr, &x, err, sizeof(err)) < 0) {
+		tool_error("record", "-k: %s", err);
+		goto out;
+	}
+	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools, NULL,
+			      kr ? &x : NULL, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
 			"  tpoint record --assemble %s -o FILE\n", argv[optind], dirbuf, dirbuf);
+		if (kr)
+			fprintf(stderr, "tpoint record: (the kernel's events are not kept)\n");
 		free_spools(spools, nspools);
+		krec_free(kr);
 		return EXIT_FAIL;
 	}
 
@@ -773,13 +951,13 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_FAIL;
 	}
 	/* Every glob must name something: a typo should not pass as "no events". */
-	char *list = strdup(events), *save = NULL;
+	char *list = events ? strdup(events) : NULL, *save = NULL;
 
 	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g; g = strtok_r(NULL, ",", &save)) {
 		bool any = false;
 
 		for (size_t i = 0; i < res.nev && !any; i++)
-			any = glob_selects(g, res.ev[i].system, res.ev[i].name);
+			any = !res.ev[i].kernel && glob_selects(g, res.ev[i].system, res.ev[i].name);
 		if (!any) {
 			tool_error("record", "'%s' matches no event of %s", g, argv[optind]);
 			ret = EXIT_FAIL;
@@ -793,6 +971,8 @@ int cmd_record(int argc, char **argv)
 		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
 				 ".exec");
 	print_summary(out, &res, nproc);
+	if (kr)
+		krec_summary(kr);
 	/*
 	 * The command's own failure is the exit status, as with trace-cmd record and perf
 	 * record: a script that runs `tpoint record -- make` must see make fail. The file is
@@ -812,5 +992,6 @@ out:
 	free_spools(spools, nspools);
 	if (!keep_dir)
 		remove_dir(dirbuf);
+	krec_free(kr);
 	return ret;
 }

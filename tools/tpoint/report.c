@@ -447,6 +447,37 @@ static void show_notes(struct report *r)
 	}
 }
 
+/*
+ * The kernel's own counts of a recording with kernel events (record -k): what its ring buffer
+ * lost is counted per CPU, not per event (option KERNEL, TRACEDAT-FORMAT.md).
+ */
+static void show_kernel(struct report *r)
+{
+	const struct td_option *o = tracedat_option(&r->td, TD_OPT_TPOINT_KERNEL);
+	unsigned long long v[5], sum[5] = { 0 };
+	const char *p, *end;
+	int cpu;
+
+	if (!o || !o->size || o->data[o->size - 1])
+		return;
+	printf("kernel, per CPU as its ring buffer counted:\n%5s %12s %12s %14s %12s %12s\n",
+	       "cpu", "entries", "overrun", "commit-overrun", "dropped", "read");
+	for (p = (const char *)o->data; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (sscanf(p, "%d\t%llu\t%llu\t%llu\t%llu\t%llu", &cpu, &v[0], &v[1], &v[2],
+			   &v[3], &v[4]) != 6)
+			continue;
+		printf("%5d %12llu %12llu %14llu %12llu %12llu\n", cpu, v[0], v[1], v[2], v[3],
+		       v[4]);
+		for (int k = 0; k < 5; k++)
+			sum[k] += v[k];
+	}
+	printf("kernel lost: %llu (overrun %llu, commit-overrun %llu, dropped %llu)\n",
+	       sum[1] + sum[2] + sum[3], sum[1], sum[2], sum[3]);
+}
+
 static int show_stats(struct report *r)
 {
 	const struct td_option *o = tracedat_option(&r->td, TD_OPT_TPOINT_STATS);
@@ -511,6 +542,7 @@ static int show_stats(struct report *r)
 	for (size_t i = 0; i < t.nr; i++)
 		in_file += t.rows[i].in_file;
 	show_notes(r);
+	show_kernel(r);
 	if (!in_file)
 		printf("no events in this file\n");
 	uint64_t counters = 0;

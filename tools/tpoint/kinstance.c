@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A private tracefs instance, through libtracefs (kinstance.h). The kernel's events are
+ * enabled, filtered and read in the instance only: the top-level buffer and other tools'
+ * instances stay as they are.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <unistd.h>
+#include <tracefs.h>
+#include "glob.h"
+#include "kinstance.h"
+
+struct kinstance {
+	struct tracefs_instance *inst;
+	char name[64];
+	struct tracefs_cpu **cpu; /* per CPU, or NULL (a CPU without a buffer) */
+	int ncpus;
+};
+
+/* Why tracefs refuses us, in the words a user can act on. */
+static void access_error(char *err, size_t errlen, const char *what, int e)
+{
+	char lock[256] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+
+	if (f) {
+		if (!fgets(lock, sizeof(lock), f))
+			lock[0] = 0;
+		fclose(f);
+	}
+	if (strstr(lock, "[confidentiality]"))
+		snprintf(err, errlen, "%s: %s: the kernel is locked down (confidentiality: "
+			 "/sys/kernel/security/lockdown), it refuses tracefs", what, strerror(e));
+	else if ((e == EACCES || e == EPERM) && geteuid() != 0)
+		snprintf(err, errlen, "%s: %s: kernel events need root (tracefs instances are "
+			 "root's)", what, strerror(e));
+	else
+		snprintf(err, errlen, "%s: %s", what, strerror(e));
+}
+
+int kinst_check(char *err, size_t errlen)
+{
+	const char *dir = NULL;
+	char *inst;
+
+	/* Asked before anything of libtracefs that would mount it: we only use what is there. */
+	if (tracefs_tracing_dir_is_mounted(false, &dir) != 1 || !dir) {
+		snprintf(err, errlen, "tracefs is not mounted (mount -t tracefs nodev "
+			 "/sys/kernel/tracing): kernel events cannot be recorded");
+		return -1;
+	}
+	/* libtracefs 1.6 hands out its own copy of the path (trace_find_tracing_dir()). */
+	if (asprintf(&inst, "%s/instances", dir) < 0)
+		inst = NULL;
+	free((char *)dir);
+	if (!inst) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (access(inst, W_OK)) {
+		access_error(err, errlen, inst, errno);
+		free(inst);
+		return -1;
+	}
+	free(inst);
+	return 0;
+}
+
+void kevent_list_free(struct kevent_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->name[i]);
+	free(l->name);
+	l->name = NULL;
+	l->n = 0;
+}
+
+int kevent_list_add(struct kevent_list *l, const char *event)
+{
+	char **n;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->name[i], event))
+			return 0;
+	n = realloc(l->name, (l->n + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	l->name = n;
+	n[l->n] = strdup(event);
+	if (!n[l->n])
+		return -1;
+	l->n++;
+	return 0;
+}
+
+int kinst_match(const char *globs, struct kevent_list *out, char *err, size_t errlen)
+{
+	char *avail = tracefs_instance_file_read(NULL, "available_events", NULL);
+	char *list = strdup(globs), *gsave = NULL;
+	int ret = 0;
+
+	if (!avail || !list) {
+		if (!avail)
+			access_error(err, errlen, "available_events", errno ? errno : EIO);
+		else
+			snprintf(err, errlen, "out of memory");
+		free(avail);
+		free(list);
+		return -1;
+	}
+	for (char *g = strtok_r(list, ",", &gsave); g && !ret; g = strtok_r(NULL, ",", &gsave)) {
+		bool any = false;
+		char *p = avail;
+
+		while (*p && !ret) {
+			char *nl = strchr(p, '\n'), *colon;
+
+			if (nl)
+				*nl = 0;
+			colon = strchr(p, ':');
+			if (colon) {
+				*colon = 0;
+				/* ftrace's own events (function, print) are not events to enable */
+				if (strcmp(p, "ftrace") && glob_selects(g, p, colon + 1)) {
+					*colon = ':';
+					any = true;
+					if (kevent_list_add(out, p) < 0) {
+						snprintf(err, errlen, "out of memory");
+						ret = -1;
+					}
+				}
+				*colon = ':';
+			}
+			if (!nl)
+				break;
+			*nl = '\n';
+			p = nl + 1;
+		}
+		if (!any && !ret) {
+			snprintf(err, errlen, "-k '%s' matches no kernel event (expected "
+				 "system:name, system:* or system, as in %s/available_events)", g,
+				 tracefs_tracing_dir());
+			ret = -1;
+		}
+	}
+	free(list);
+	free(avail);
+	return ret;
+}
+
+/* Is process pid gone, or another program than a tpoint tool? Then its instance is stale. */
+static bool owner_gone(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false; /* cannot tell: leave it */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return strncmp(comm, "tpoint", 6) != 0;
+}
+
+int kinst_remove_stale(const char *prefix)
+{
+	char *dir = NULL;
+	size_t plen = strlen(prefix);
+	struct dirent *e;
+	int removed = 0;
+	DIR *d;
+
+	/* The directory read here, not tracefs_instances(): libtracefs 1.6 leaks its regex. */
+	if (asprintf(&dir, "%s/instances", tracefs_tracing_dir()) < 0)
+		return 0;
+	d = opendir(dir);
+	free(dir);
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid;
+		struct tracefs_instance *in;
+
+		if (strncmp(e->d_name, prefix, plen) || e->d_name[plen] != '-')
+			continue;
+		pid = strtol(e->d_name + plen + 1, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || !owner_gone((pid_t)pid))
+			continue;
+		in = tracefs_instance_alloc(NULL, e->d_name);
+		if (in && tracefs_instance_destroy(in) == 0)
+			removed++;
+		tracefs_instance_free(in);
+	}
+	if (d)
+		closedir(d);
+	return removed;
+}
+
+struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen)
+{
+	struct kinstance *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(k->name, sizeof(k->name), "%s-%d", prefix, (int)getpid());
+	if (tracefs_instance_exists(k->name)) { /* our pid, an earlier tool's: stale */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, k->name);
+
+		if (old)
+			tracefs_instance_destroy(old);
+		tracefs_instance_free(old);
+	}
+	errno = 0;
+	k->inst = tracefs_instance_create(k->name);
+	if (!k->inst) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "tracefs instance %s", k->name);
+		access_error(err, errlen, what, errno ? errno : EIO);
+		free(k);
+		return NULL;
+	}
+	if (tracefs_trace_off(k->inst) < 0 ||
+	    tracefs_instance_file_write(k->inst, "trace_clock", "mono") < 0) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "tracefs instance %s: trace_clock mono", k->name);
+		access_error(err, errlen, what, errno ? errno : EIO);
+		kinst_remove(k);
+		return NULL;
+	}
+	return k;
+}
+
+const char *kinst_name(const struct kinstance *k)
+{
+	return k->name;
+}
+
+/* "system:name" -> its two parts in buf. */
+static int split_event(const char *event, char *buf, size_t len, char **name)
+{
+	char *colon;
+
+	snprintf(buf, len, "%s", event);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -1;
+	*colon = 0;
+	*name = colon + 1;
+	return 0;
+}
+
+/* The kernel's complaint about a filter, from the filter file it leaves it in. */
+static void filter_complaint(struct kinstance *k, const char *sys, const char *name, char *out,
+			     size_t len)
+{
+	char *text = tracefs_event_file_read(k->inst, sys, name, "filter", NULL);
+	char *why = text ? strstr(text, "parse_error:") : NULL;
+
+	if (why) {
+		why[strcspn(why, "\n")] = 0;
+		snprintf(out, len, "%s", why);
+	} else {
+		snprintf(out, len, "rejected");
+	}
+	free(text);
+}
+
+int kinst_enable(struct kinstance *k, const char *event, const char *filter, char *err,
+		 size_t errlen)
+{
+	char buf[256], *name;
+
+	if (split_event(event, buf, sizeof(buf), &name) < 0) {
+		snprintf(err, errlen, "'%s': expected system:name", event);
+		return -1;
+	}
+	if (filter && tracefs_event_file_write(k->inst, buf, name, "filter", filter) < 0) {
+		char why[256];
+
+		filter_complaint(k, buf, name, why, sizeof(why));
+		snprintf(err, errlen, "-f '%s' for kernel event %s: the kernel says: %s", filter,
+			 event, why);
+		return -1;
+	}
+	if (tracefs_event_file_write(k->inst, buf, name, "enable", "1") < 0) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "enable kernel event %s", event);
+		access_error(err, errlen, what, errno ? errno : EIO);
+		return -1;
+	}
+	return 0;
+}
+
+int kinst_set_pids(struct kinstance *k, const pid_t *pids, size_t n, bool follow_fork,
+		   char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%d", (int)pids[i]);
+		/* Appended: each write adds its pid to the list (the file's first write clears it). */
+		if ((i ? tracefs_instance_file_append(k->inst, "set_event_pid", v)
+		       : tracefs_instance_file_write(k->inst, "set_event_pid", v)) < 0) {
+			snprintf(err, errlen, "set_event_pid %s: %s", v, strerror(errno ? errno : EIO));
+			return -1;
+		}
+	}
+	if (follow_fork && tracefs_option_enable(k->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
+		snprintf(err, errlen, "options/event-fork: %s", strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *err,
+		      size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%d", (int)tids[i]);
+		if ((i ? tracefs_instance_file_append(k->inst, "set_event_notrace_pid", v)
+		       : tracefs_instance_file_write(k->inst, "set_event_notrace_pid", v)) < 0) {
+			snprintf(err, errlen, "set_event_notrace_pid %s: %s", v,
+				 strerror(errno ? errno : EIO));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+char *kinst_format(struct kinstance *k, const char *event)
+{
+	char buf[256], *name;
+
+	if (split_event(event, buf, sizeof(buf), &name) < 0)
+		return NULL;
+	return tracefs_event_file_read(k->inst, buf, name, "format", NULL);
+}
+
+int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen)
+{
+	if ((on ? tracefs_trace_on(k->inst) : tracefs_trace_off(k->inst)) < 0) {
+		snprintf(err, errlen, "%s/tracing_on: %s", k->name, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+int kinst_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}
+
+int kinst_open_cpus(struct kinstance *k, char *err, size_t errlen)
+{
+	int size = -1;
+
+	k->ncpus = kinst_cpus();
+	k->cpu = calloc((size_t)k->ncpus, sizeof(*k->cpu));
+	if (!k->cpu) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int c = 0; c < k->ncpus; c++) {
+		k->cpu[c] = tracefs_cpu_open(k->inst, c, true);
+		if (k->cpu[c] && size < 0)
+			size = tracefs_cpu_read_size(k->cpu[c]);
+	}
+	if (size <= 0)
+		snprintf(err, errlen, "%s: no CPU's trace_pipe_raw can be read: %s", k->name,
+			 strerror(errno ? errno : EIO));
+	return size;
+}
+
+int kinst_read_page(struct kinstance *k, int cpu, void *buf, bool flush)
+{
+	int n;
+
+	if (cpu >= k->ncpus || !k->cpu[cpu])
+		return 0;
+	/* Whole pages through a pipe (splice) while recording, the kernel's way to be read. */
+	n = flush ? tracefs_cpu_flush(k->cpu[cpu], buf)
+		  : tracefs_cpu_buffered_read(k->cpu[cpu], buf, true);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	return n;
+}
+
+int kinst_cpu_stats(struct kinstance *k, int cpu, struct kinst_cpu_stats *st)
+{
+	char file[64], *text;
+	static const struct { const char *key; size_t off; } keys[] = {
+		{ "entries:", offsetof(struct kinst_cpu_stats, entries) },
+		{ "overrun:", offsetof(struct kinst_cpu_stats, overrun) },
+		{ "commit overrun:", offsetof(struct kinst_cpu_stats, commit_overrun) },
+		{ "dropped events:", offsetof(struct kinst_cpu_stats, dropped) },
+		{ "read events:", offsetof(struct kinst_cpu_stats, read) },
+	};
+
+	memset(st, 0, sizeof(*st));
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	text = tracefs_instance_file_read(k->inst, file, NULL);
+	if (!text)
+		return -1;
+	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strncmp(l, keys[i].key, strlen(keys[i].key)))
+				*(uint64_t *)(void *)((char *)st + keys[i].off) =
+					strtoull(l + strlen(keys[i].key), NULL, 10);
+	free(text);
+	return 0;
+}
+
+long kinst_buffer_kb(struct kinstance *k)
+{
+	long long v;
+
+	return tracefs_instance_file_read_number(k->inst, "buffer_size_kb", &v) ? -1 : (long)v;
+}
+
+void kinst_remove(struct kinstance *k)
+{
+	if (!k)
+		return;
+	for (int c = 0; c < k->ncpus; c++)
+		if (k->cpu[c])
+			tracefs_cpu_close(k->cpu[c]);
+	free(k->cpu);
+	if (k->inst) {
+		tracefs_trace_off(k->inst);
+		tracefs_instance_destroy(k->inst);
+		tracefs_instance_free(k->inst);
+	}
+	free(k);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A private tracefs instance of the tool's own, through libtracefs: the one place the tool
+ * touches the kernel's tracing (tpoint record -k; `tpoint top` may adopt it). Nothing outside
+ * the instance changes: its events, filters, pid list, clock and buffers are its own.
+ *
+ * The instance is named PREFIX-PID (PID the tool's process id, e.g. tpoint-record-1234): a
+ * tool killed with SIGKILL leaves it behind, and the next kinst_create() with the same
+ * prefix removes every such instance whose process is gone.
+ *
+ * Every function that can fail says why in err (one line, naming the value and what was
+ * wrong: not root, tracefs not mounted, lockdown, an unknown event, the kernel's own words on
+ * a filter) and returns -1 or NULL.
+ */
+#ifndef TPOINT_KINSTANCE_H
+#define TPOINT_KINSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct kinstance;
+
+/* The kernel events a glob list selects, as "system:name" strings. */
+struct kevent_list {
+	char **name;
+	size_t n;
+};
+
+/*
+ * Can the kernel be traced here? 0, or -1 with why (tracefs not mounted, not root,
+ * lockdown). Nothing is made.
+ */
+int kinst_check(char *err, size_t errlen);
+/*
+ * The kernel events a comma-separated glob list selects (glob.h's rules), added to *out
+ * (once each). -1 when a glob matches no event, naming it.
+ */
+int kinst_match(const char *globs, struct kevent_list *out, char *err, size_t errlen);
+/* Add one "system:name" unless it is there: 0, or -1 out of memory. */
+int kevent_list_add(struct kevent_list *l, const char *event);
+void kevent_list_free(struct kevent_list *l);
+
+/*
+ * Remove the instances named PREFIX-PID whose process is gone (or is not a tpoint tool):
+ * left by a tool killed with SIGKILL. Returns how many were removed.
+ */
+int kinst_remove_stale(const char *prefix);
+/* Make PREFIX-PID, tracing off, clock mono. */
+struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen);
+const char *kinst_name(const struct kinstance *k);
+/* Enable one event ("system:name"), with the kernel's filter EXPR unless NULL. */
+int kinst_enable(struct kinstance *k, const char *event, const char *filter, char *err,
+		 size_t errlen);
+/* Only these processes' events, and (follow_fork) their children's. */
+int kinst_set_pids(struct kinstance *k, const pid_t *pids, size_t n, bool follow_fork,
+		   char *err, size_t errlen);
+/* Never these tasks' events (set_event_notrace_pid): the recorder's own writing. */
+int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *err,
+		      size_t errlen);
+/* The event's format file, as the kernel shows it (malloc'ed), or NULL. */
+char *kinst_format(struct kinstance *k, const char *event);
+/* Tracing on or off (tracing_on). */
+int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen);
+
+/* ---- the per-CPU ring buffers, read as raw pages (trace_pipe_raw) ---- */
+
+/* The CPUs the kernel has buffers for (0 .. n-1). */
+int kinst_cpus(void);
+/* Open every CPU's trace_pipe_raw; the page size read, or -1. */
+int kinst_open_cpus(struct kinstance *k, char *err, size_t errlen);
+/*
+ * One page of CPU cpu into buf (kinst_open_cpus()'s size), without waiting: its bytes, 0 when
+ * no whole page is there, -1 on an error. flush (tracing off): also the page the kernel was
+ * writing, and what the pipe of the reads before holds.
+ */
+int kinst_read_page(struct kinstance *k, int cpu, void *buf, bool flush);
+/* The CPU's counters, from per_cpu/cpuN/stats. */
+struct kinst_cpu_stats {
+	uint64_t entries, overrun, commit_overrun, dropped, read;
+};
+int kinst_cpu_stats(struct kinstance *k, int cpu, struct kinst_cpu_stats *st);
+/* Buffer size per CPU in KiB (buffer_size_kb). */
+long kinst_buffer_kb(struct kinstance *k);
+
+/* Close the readers, turn tracing off and remove the instance; frees k. */
+void kinst_remove(struct kinstance *k);
+
+#endif

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel's raw ring-buffer pages, read back record by record (kpages.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "kpages.h"
+#include "tracedat_format.h"
+
+/* The page header of a 64-bit kernel (events/header_page): u64 time stamp, u64 commit. */
+#define KPAGE_HEADER 16
+/* A time stamp keeps these bits of the running time (the kernel's, and kbuffer's, rule). */
+#define KPAGE_TS_MSB (0xf8ULL << 56)
+
+struct kcpu {
+	const char *map;
+	size_t maplen;
+	size_t len;      /* of whole pages */
+	size_t page;     /* offset of the current page */
+	uint32_t off;    /* of the next record within the page's data */
+	uint32_t commit; /* data bytes of the current page; 0: no page open */
+	uint64_t ts;     /* the running time */
+	uint64_t lost;   /* to hand on with the next record */
+	bool lost_unknown;
+};
+
+struct kpages {
+	struct kcpu *cpu;
+	int ncpus;
+	uint32_t page_size;
+	uint64_t bad, lost_marks;
+	/* A record handed out, padded to a multiple of 8 (the kernel's are of 4). */
+	char rec[TPOINT_PAGE_SIZE];
+};
+
+struct kpages *kpages_open(const char *dir, int ncpus, int page_size, char *err, size_t errlen)
+{
+	struct kpages *kp = calloc(1, sizeof(*kp));
+
+	if (!kp || !(kp->cpu = calloc((size_t)ncpus, sizeof(*kp->cpu)))) {
+		free(kp);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	kp->ncpus = ncpus;
+	kp->page_size = (uint32_t)page_size;
+	for (int c = 0; c < ncpus; c++) {
+		char path[4096];
+		struct stat st;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/kernel-cpu%d.pages", dir, c);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= page_size) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+			if (m != MAP_FAILED) {
+				kp->cpu[c].map = m;
+				kp->cpu[c].maplen = (size_t)st.st_size;
+				kp->cpu[c].len = (size_t)st.st_size / kp->page_size * kp->page_size;
+			}
+		}
+		close(fd);
+	}
+	return kp;
+}
+
+void kpages_rewind(struct kpages *kp)
+{
+	for (int c = 0; c < kp->ncpus; c++) {
+		struct kcpu *k = &kp->cpu[c];
+
+		k->page = 0;
+		k->off = k->commit = 0;
+		k->lost = 0;
+		k->lost_unknown = false;
+	}
+	kp->bad = kp->lost_marks = 0;
+}
+
+static uint32_t get32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Open the page at k->page: false when it holds nothing to read. */
+static bool page_open(struct kpages *kp, struct kcpu *k)
+{
+	const char *p = k->map + k->page;
+	uint64_t word = get64(p + 8);
+	uint32_t room = kp->page_size - KPAGE_HEADER;
+
+	k->commit = (uint32_t)(word & RB_COMMIT_MASK);
+	k->off = 0;
+	k->ts = get64(p);
+	if (k->commit > room) {
+		kp->bad++;
+		k->commit = 0;
+		return false;
+	}
+	if (word & RB_MISSED_EVENTS) {
+		kp->lost_marks++;
+		if ((word & RB_MISSED_STORED) && k->commit + 8 <= room)
+			k->lost += get64(p + KPAGE_HEADER + k->commit);
+		else
+			k->lost_unknown = true;
+	}
+	return k->commit > 0;
+}
+
+int kpages_next(void *ctx, uint32_t cpu, struct tracedat_extra_rec *rec)
+{
+	struct kpages *kp = ctx;
+	struct kcpu *k;
+
+	if (cpu >= (uint32_t)kp->ncpus)
+		return 0;
+	k = &kp->cpu[cpu];
+	for (;;) {
+		const char *data, *ev;
+		uint32_t word, type_len, array0 = 0, size, payload;
+		uint64_t delta;
+
+		if (k->off >= k->commit) { /* the next page, if any */
+			if (k->commit)
+				k->page += kp->page_size;
+			k->commit = 0;
+			while (k->page + kp->page_size <= k->len && !page_open(kp, k))
+				k->page += kp->page_size;
+			if (k->page + kp->page_size > k->len)
+				return 0;
+		}
+		data = k->map + k->page + KPAGE_HEADER;
+		ev = data + k->off;
+		if (k->off + 4 > k->commit)
+			goto bad;
+		word = get32(ev);
+		type_len = word & RB_TYPE_LEN_MASK;
+		delta = word >> TPOINT_TYPE_LEN_BITS;
+		if (type_len == 0 || type_len >= RB_TYPE_PADDING) {
+			if (k->off + 8 > k->commit)
+				goto bad;
+			array0 = get32(ev + 4);
+		}
+		switch (type_len) {
+		case RB_TYPE_PADDING:
+			if (!delta) { /* the rest of the page is padding */
+				k->off = k->commit;
+				continue;
+			}
+			if (array0 < 4 || (uint64_t)k->off + 4 + array0 > k->commit)
+				goto bad;
+			k->ts += delta;
+			k->off += 4 + array0;
+			continue;
+		case RB_TYPE_TIME_EXTEND:
+			k->ts += delta + ((uint64_t)array0 << TPOINT_DELTA_BITS);
+			k->off += 8;
+			continue;
+		case RB_TYPE_TIME_STAMP:
+			k->ts = (delta | ((uint64_t)array0 << TPOINT_DELTA_BITS)) |
+				(k->ts & KPAGE_TS_MSB);
+			k->off += 8;
+			continue;
+		case 0:
+			if (array0 < 4)
+				goto bad;
+			size = (array0 - 4 + 3) & ~3u;
+			payload = k->off + 8;
+			break;
+		default:
+			size = type_len * 4;
+			payload = k->off + 4;
+			break;
+		}
+		if ((uint64_t)payload + size > k->commit || size < 8)
+			goto bad;
+		k->ts += delta;
+		k->off = payload + size;
+		if (size > TPOINT_MAX_PAYLOAD) { /* no room in a page of the file: counted as lost */
+			k->lost++;
+			continue;
+		}
+		memcpy(kp->rec, data + payload, size);
+		memset(kp->rec + size, 0, 8);
+		rec->data = kp->rec;
+		rec->size = (size + 7) & ~7u;
+		rec->ns = k->ts;
+		rec->lost_before = k->lost;
+		rec->lost_unknown = k->lost_unknown;
+		k->lost = 0;
+		k->lost_unknown = false;
+		return 1;
+bad:
+		/* The rest of this page is not read: said in the counts, never passed on. */
+		kp->bad++;
+		k->off = k->commit;
+	}
+}
+
+void kpages_count(struct kpages *kp, uint64_t *count)
+{
+	struct tracedat_extra_rec r;
+
+	kpages_rewind(kp);
+	for (int c = 0; c < kp->ncpus; c++)
+		while (kpages_next(kp, (uint32_t)c, &r) == 1) {
+			uint16_t id;
+
+			memcpy(&id, r.data, 2);
+			count[id]++;
+		}
+}
+
+uint64_t kpages_bad(const struct kpages *kp)
+{
+	return kp->bad;
+}
+
+uint64_t kpages_lost_marks(const struct kpages *kp)
+{
+	return kp->lost_marks;
+}
+
+void kpages_close(struct kpages *kp)
+{
+	if (!kp)
+		return;
+	for (int c = 0; c < kp->ncpus; c++)
+		if (kp->cpu[c].map)
+			munmap((void *)kp->cpu[c].map, kp->cpu[c].maplen);
+	free(kp->cpu);
+	free(kp);
+}
