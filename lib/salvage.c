@@ -111,6 +111,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 	char why[128];
 	struct stat st;
 	bool said = false; /* err holds the reason already */
+	bool ended = false; /* the spool has its end mark: the pool holds nothing it lacks */
 	size_t at;
 	int ret = 0;
 
@@ -139,6 +140,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		span = tp_spool_chunk_span(&c, size - good);
 		if (!span)
 			break;
+		ended |= c.type == SPOOL_END;
 		if ((c.type == SPOOL_RECORDS || c.type == SPOOL_PAGE ||
 		     c.type == SPOOL_PAGE_PACKED) &&
 		    c.size >= sizeof(r) && read_at(spool_fd, &r, sizeof(r), good + sizeof(c)) &&
@@ -169,6 +171,13 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		ret = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * A recording that ended wrote every record out before its end mark, and then gave the
+	 * pool's memory back (tp_pool_release_memory()): there is nothing to take from it, and
+	 * no metadata left to read.
+	 */
+	if (ended)
+		goto out;
 	if (pool_fd >= 0) {
 		ret = check_meta_header(pool_fd, pool_len, npages, meta_off, name, err, errlen);
 		said = ret != 0;

@@ -13,7 +13,25 @@ grep -q "writeback:writeback_inode_dirty" err.txt || fail "summary lacks the con
 trace-cmd report --check-events rec.dat >/dev/null 2>&1 || fail "trace-cmd --check-events refused rec.dat"
 n=$(trace-cmd report rec.dat 2>/dev/null | grep -c 'writeback_write:')
 [ "$n" = 80 ] || fail "expected 80 writeback_write events, trace-cmd shows $n"
+grep "process [0-9]*:" err.txt && fail "a word about a process that ended cleanly"
 echo "ok: 4 threads x 20 writes recorded and read back by trace-cmd"
+
+# record -p of a process that ends while it is recorded: its spool has its end mark and its
+# pool's memory was given back; nothing is wrong, nothing to salvage (this said "its pool's
+# memory holds no tpoint page metadata" and failed).
+"$B/tests/ctltarget" 1.5 1000 >/dev/null 2>&1 &
+pid=$!
+i=0
+until "$TPOINT" ps 2>/dev/null | grep -q "^ *$pid "; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "ctltarget $pid not in tpoint ps"; sleep 0.1
+done
+timeout 60 "$TPOINT" record -p "$pid" -e 'tpt_ctl:*' -o ended.dat 2>err.txt ||
+	{ cat err.txt; fail "record -p of a process that ended exited $?"; }
+grep "pool\|salvage" err.txt && fail "record -p: a word about the ended process's pool"
+n=$(trace-cmd report ended.dat 2>/dev/null | grep -c 'ctl_tick:')
+[ "$n" -gt 0 ] || { cat err.txt; fail "record -p of a process that ended: no ctl_tick in the file"; }
+wait $pid
+echo "ok: record -p of a process that ends: exit 0, $n ctl_tick, no word about its pool"
 
 # The same with the spool's pages as they are (the run above packed them); a bad value of
 # the switch is said (where the library says things: with TPOINT_DEBUG), and recording goes
