@@ -19,11 +19,11 @@ echo "ok: 4 threads x 20 writes recorded and read back by trace-cmd"
 # record -p of a process that ends while it is recorded: its spool has its end mark and its
 # pool's memory was given back; nothing is wrong, nothing to salvage (this said "its pool's
 # memory holds no tpoint page metadata" and failed).
-"$B/tests/ctltarget" 1.5 1000 >/dev/null 2>&1 &
+"$B/tests/ctltarget" 3 1000 >target.out 2>&1 &
 pid=$!
 i=0
-until "$TPOINT" ps 2>/dev/null | grep -q "^ *$pid "; do
-	i=$((i + 1)); [ $i -lt 100 ] || fail "ctltarget $pid not in tpoint ps"; sleep 0.1
+until grep -q "^ready $pid$" target.out; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "ctltarget $pid did not say it was ready"; sleep 0.1
 done
 timeout 60 "$TPOINT" record -p "$pid" -e 'tpt_ctl:*' -o ended.dat 2>err.txt ||
 	{ cat err.txt; fail "record -p of a process that ended exited $?"; }
