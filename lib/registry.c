@@ -29,6 +29,10 @@ static uint32_t nslots, slots_cap;
 static struct tpoint_enum *enums;
 static size_t nenums, enums_cap;
 static bool recording;
+/* Slot indices + 1 by the hash of system:name, open-addressed; 0 is free (slot_find()). */
+static uint32_t *by_name;
+static uint32_t by_name_cap; /* a power of 2, at least twice nslots */
+static bool exiting;         /* tp_registry_at_exit() */
 
 struct pattern {
 	char *glob;
@@ -66,9 +70,21 @@ uint32_t tp_registry_count(void)
 	return __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
 }
 
+static void slot_prepare(struct event_slot *s);
+
 struct event_slot *tp_registry_slot(uint32_t index)
 {
-	return index < nslots ? &slots[index] : NULL;
+	if (index >= nslots)
+		return NULL;
+	slot_prepare(&slots[index]);
+	return &slots[index];
+}
+
+void tp_registry_at_exit(void)
+{
+	tp_registry_lock();
+	exiting = true;
+	tp_registry_unlock();
 }
 
 struct event_slot *tp_registry_slot_by_id(uint16_t id)
@@ -126,6 +142,8 @@ static void slot_apply(struct event_slot *s)
 
 	if (!s->ev)
 		return;
+	if (s->record || s->client)
+		slot_prepare(s); /* whether it may go on is known from here */
 	/* Selected but refused: said once, even without TPOINT_DEBUG, never silently off. */
 	if ((s->record || s->client) && s->broken && !s->refusal_said) {
 		s->refusal_said = true;
@@ -353,8 +371,8 @@ static void slot_apply_filter(struct event_slot *s)
 	char full[2 * TPOINT_NAME_MAX + 2], err[512];
 	struct filter *f = NULL;
 
-	if (!s->ev)
-		return;
+	if (!s->ev || (!nwanted && !__atomic_load_n(&s->ev->filter, __ATOMIC_RELAXED)))
+		return; /* nothing to publish, nor to take back: the usual registration */
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
 	const struct wanted_filter *w = NULL;
@@ -546,6 +564,7 @@ void tp_registry_describe(char **buf, size_t *len)
 	for (uint32_t i = 0; i < nslots; i++) {
 		char fn_why[64] = "";
 
+		slot_prepare(&slots[i]);
 		if (slots[i].fn_failed)
 			snprintf(fn_why, sizeof(fn_why), "reg function returned %d",
 				 slots[i].fn_error);
@@ -567,8 +586,10 @@ void tp_registry_formats(char **buf, size_t *len)
 	if (!*buf)
 		return;
 	tp_registry_lock();
-	for (uint32_t i = 0; i < nslots; i++)
+	for (uint32_t i = 0; i < nslots; i++) {
+		slot_prepare(&slots[i]);
 		text_add(buf, len, &cap, "%s\n", slots[i].format);
+	}
 	tp_registry_unlock();
 }
 
@@ -594,17 +615,71 @@ void tp_registry_stats_text(char **buf, size_t *len)
 	free(st);
 }
 
+/* FNV-1a of "system:name". */
+static uint32_t name_hash(const char *system, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *system; system++)
+		h = (h ^ (uint8_t)*system) * 16777619u;
+	h = (h ^ (uint8_t)':') * 16777619u;
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+static void by_name_put(uint32_t index)
+{
+	uint32_t i = name_hash(slots[index].system, slots[index].name) & (by_name_cap - 1);
+
+	while (by_name[i])
+		i = (i + 1) & (by_name_cap - 1);
+	by_name[i] = index + 1;
+}
+
+/* Room for `want` slots in the table, at most half full: 0, or -ENOMEM. */
+static int by_name_reserve(uint32_t want)
+{
+	uint32_t cap = by_name_cap ? by_name_cap : 128;
+	uint32_t *old = by_name;
+
+	if (want * 2 <= by_name_cap)
+		return 0;
+	while (want * 2 > cap)
+		cap *= 2;
+	by_name = calloc(cap, sizeof(*by_name));
+	if (!by_name) {
+		by_name = old;
+		return -ENOMEM;
+	}
+	free(old);
+	by_name_cap = cap;
+	for (uint32_t i = 0; i < nslots; i++)
+		by_name_put(i);
+	return 0;
+}
+
+/*
+ * A hash, not a walk of every slot with strcmp: registering n events compared n^2/2 names,
+ * most of the start-up of a program with thousands of events (docs/DECISIONS.md).
+ */
 static struct event_slot *slot_find(const char *system, const char *name)
 {
-	for (uint32_t i = 0; i < nslots; i++)
-		if (!strcmp(slots[i].system, system) && !strcmp(slots[i].name, name))
-			return &slots[i];
+	if (!by_name_cap)
+		return NULL;
+	for (uint32_t i = name_hash(system, name) & (by_name_cap - 1); by_name[i];
+	     i = (i + 1) & (by_name_cap - 1)) {
+		struct event_slot *s = &slots[by_name[i] - 1];
+
+		if (!strcmp(s->name, name) && !strcmp(s->system, system))
+			return s;
+	}
 	return NULL;
 }
 
 static struct event_slot *slot_new(void)
 {
-	if (nslots == TPOINT_MAX_EVENTS)
+	if (nslots == TPOINT_MAX_EVENTS || by_name_reserve(nslots + 1) < 0)
 		return NULL;
 	if (nslots == slots_cap) {
 		/*
@@ -629,14 +704,88 @@ static void refuse_event(const struct tpoint_meta_event *m, unsigned abi)
 	       m->system, m->name, abi, TPOINT_ABI);
 }
 
-static void register_event(struct tpoint_event *ev)
+/* The texts of a slot that could not be prepared: it stays off, and says why. */
+static char no_condition[] = "";
+static char no_format[] = "format:\n\nprint fmt: \"\"\n";
+
+static void slot_refuse(struct event_slot *s, const char *why)
 {
-	const struct tpoint_meta_event *m = ev->meta;
-	const struct tpoint_meta_class *c = ev->class_meta;
-	struct event_slot *s;
+	s->broken = true;
+	if (!s->refused)
+		s->refused = strdup(why);
+}
+
+/*
+ * What registration leaves until something asks for it (enabling the event, listing or
+ * recording the process's events, a control request, dlclose): the copy of the condition,
+ * the tracefs format and the check that libtraceevent can render the print format. A
+ * program with thousands of events and none enabled never pays for them (DECISIONS.md,
+ * "Registration defers"). Under the lock.
+ */
+static void slot_prepare(struct event_slot *s)
+{
+	const struct tpoint_meta_event *m;
+	const struct tpoint_meta_class *c;
 	char why[256];
 	const char *print;
 	char *subst;
+
+	if (s->prepared)
+		return;
+	s->prepared = true;
+	if (!s->ev) { /* its object went at exit, before anyone asked */
+		s->condition = no_condition;
+		s->format = no_format;
+		slot_refuse(s, "its object was unloaded before its format was read");
+		return;
+	}
+	m = s->ev->meta;
+	c = s->ev->class_meta;
+	s->condition = strdup(tpoint_meta_event_condition(m));
+	s->format = tpoint_format_build(c, m, s->id, enums, nenums);
+	if (!s->condition || !s->format) {
+		snprintf(why, sizeof(why), "its format could not be built (%s)",
+			 strerror(errno ? errno : EINVAL));
+		tp_err("event %s:%s stays disabled: %s", s->system, s->name, why);
+		free(s->condition);
+		free(s->format);
+		s->condition = no_condition;
+		s->format = no_format;
+		slot_refuse(s, why);
+		return;
+	}
+	print = tpoint_meta_event_print(m);
+	if (!*print)
+		print = tpoint_meta_class_print(c);
+	/* Checked as the reader gets it: TRACE_DEFINE_ENUM/SIZEOF names replaced. */
+	subst = tpoint_print_fmt_subst(print, m->system, enums, nenums);
+	if (!subst || tpoint_print_fmt_check(subst, why, sizeof(why)) < 0) {
+		if (!subst)
+			snprintf(why, sizeof(why), "out of memory");
+		slot_refuse(s, why);
+		tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
+		       m->system, m->name, why);
+	}
+	free(subst);
+}
+
+/* Copies a name of the meta record, which the compiler made with its NUL. */
+static void copy_name(char *to, const char *from)
+{
+	size_t n = strnlen(from, TPOINT_NAME_MAX - 1);
+
+	memcpy(to, from, n);
+	to[n] = 0;
+}
+
+/*
+ * Only what the hot path and a lookup need: a slot, its id and index, its name in the hash.
+ * The rest waits for slot_prepare().
+ */
+static void register_event(struct tpoint_event *ev)
+{
+	const struct tpoint_meta_event *m = ev->meta;
+	struct event_slot *s;
 	uint32_t index;
 
 	if (ev->abi != TPOINT_ABI) {
@@ -652,37 +801,15 @@ static void register_event(struct tpoint_event *ev)
 	if (!s) {
 		s = slot_new();
 		if (!s) {
-			tp_err("event %s:%s not registered: more than %u events", m->system, m->name,
-			       TPOINT_MAX_EVENTS);
+			tp_err("event %s:%s not registered: more than %u events, or out of memory",
+			       m->system, m->name, TPOINT_MAX_EVENTS);
 			return;
 		}
 		index = nslots;
 		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
-		snprintf(s->system, sizeof(s->system), "%s", m->system);
-		snprintf(s->name, sizeof(s->name), "%s", m->name);
-		s->condition = strdup(tpoint_meta_event_condition(m));
-		s->format = tpoint_format_build(c, m, s->id, enums, nenums);
-		if (!s->condition || !s->format) {
-			tp_err("event %s:%s not registered: its format could not be built (%s)",
-			       m->system, m->name, strerror(errno ? errno : EINVAL));
-			free(s->condition);
-			free(s->format);
-			return;
-		}
-		print = tpoint_meta_event_print(m);
-		if (!*print)
-			print = tpoint_meta_class_print(c);
-		/* Checked as the reader gets it: TRACE_DEFINE_ENUM/SIZEOF names replaced. */
-		subst = tpoint_print_fmt_subst(print, m->system, enums, nenums);
-		if (!subst || tpoint_print_fmt_check(subst, why, sizeof(why)) < 0) {
-			if (!subst)
-				snprintf(why, sizeof(why), "out of memory");
-			s->broken = true;
-			s->refused = strdup(why);
-			tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
-			       m->system, m->name, why);
-		}
-		free(subst);
+		copy_name(s->system, m->system);
+		copy_name(s->name, m->name);
+		by_name_put(index);
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
 	} else {
@@ -752,6 +879,12 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			continue;
 		set_enable_word(ev, 0);
 		if (ev->index < nslots && slots[ev->index].ev == ev) {
+			/*
+			 * What it defers needs the object: done now, so that the slot can be
+			 * listed and recorded after dlclose. Not at exit, where no one asks.
+			 */
+			if (!exiting)
+				slot_prepare(&slots[ev->index]);
 			slots[ev->index].ev = NULL;
 			/* Its unreg() runs as the lock is released, before the object goes. */
 			if (slots[ev->index].fn_on)
@@ -1009,6 +1142,7 @@ TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, si
 		struct tpoint_counters c;
 		struct tpoint_event_stats st = { .enabled = slots[i].record };
 
+		slot_prepare(&slots[i]);
 		tp_counters_sum((uint32_t)i, &c);
 		memcpy(st.system, slots[i].system, sizeof(st.system));
 		memcpy(st.name, slots[i].name, sizeof(st.name));
