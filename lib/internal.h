@@ -86,6 +86,7 @@ struct event_slot {
 	char *condition;         /* source text, "" if none */
 	char *format;            /* tracefs format text */
 	bool prepared;           /* condition, format and the print check are done */
+	char *meta_copy;         /* unprepared, its object unloaded: its class and event records */
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool client;             /* an attached client records it too (tp_registry_set_client()) */
@@ -115,8 +116,6 @@ HIDDEN uint32_t tp_registry_count(void);
 /* Under the lock; the slot comes prepared (its format built, its print format checked). */
 HIDDEN struct event_slot *tp_registry_slot(uint32_t index);
 HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);
-/* The process exits: objects unloaded from now on need not leave their formats behind. */
-HIDDEN void tp_registry_at_exit(void);
 /* Recording on/off for every event whose slot says record. */
 HIDDEN void tp_registry_apply_recording(bool on);
 /* Is any registered event enabled (and recordable)? Then something must record it. */

@@ -32,7 +32,6 @@ static bool recording;
 /* Slot indices + 1 by the hash of system:name, open-addressed; 0 is free (slot_find()). */
 static uint32_t *by_name;
 static uint32_t by_name_cap; /* a power of 2, at least twice nslots */
-static bool exiting;         /* tp_registry_at_exit() */
 
 struct pattern {
 	char *glob;
@@ -78,13 +77,6 @@ struct event_slot *tp_registry_slot(uint32_t index)
 		return NULL;
 	slot_prepare(&slots[index]);
 	return &slots[index];
-}
-
-void tp_registry_at_exit(void)
-{
-	tp_registry_lock();
-	exiting = true;
-	tp_registry_unlock();
 }
 
 struct event_slot *tp_registry_slot_by_id(uint16_t id)
@@ -717,30 +709,63 @@ static void slot_refuse(struct event_slot *s, const char *why)
 
 /*
  * What registration leaves until something asks for it (enabling the event, listing or
- * recording the process's events, a control request, dlclose): the copy of the condition,
+ * recording the process's events, a control request): the copy of the condition,
  * the tracefs format and the check that libtraceevent can render the print format. A
  * program with thousands of events and none enabled never pays for them (DECISIONS.md,
  * "Registration defers"). Under the lock.
  */
+static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
+		       const struct tpoint_meta_class *c);
 static void slot_prepare(struct event_slot *s)
 {
 	const struct tpoint_meta_event *m;
 	const struct tpoint_meta_class *c;
-	char why[256];
-	const char *print;
-	char *subst;
 
 	if (s->prepared)
 		return;
 	s->prepared = true;
-	if (!s->ev) { /* its object went at exit, before anyone asked */
+	if (s->ev) {
+		m = s->ev->meta;
+		c = s->ev->class_meta;
+	} else if (s->meta_copy) {
+		c = (const struct tpoint_meta_class *)(const void *)s->meta_copy;
+		m = (const struct tpoint_meta_event *)(const void *)(s->meta_copy + c->hdr.size);
+	} else { /* out of memory when its object went */
 		s->condition = no_condition;
 		s->format = no_format;
 		slot_refuse(s, "its object was unloaded before its format was read");
 		return;
 	}
-	m = s->ev->meta;
-	c = s->ev->class_meta;
+	slot_build(s, m, c);
+	free(s->meta_copy);
+	s->meta_copy = NULL;
+}
+
+/*
+ * An object goes (dlclose, or exit, which cannot be told apart here): an unprepared slot
+ * keeps a copy of its two records, a memcpy, not the format that no one may ever ask for.
+ */
+static void slot_keep_meta(struct event_slot *s)
+{
+	const struct tpoint_meta_class *c = s->ev->class_meta;
+	const struct tpoint_meta_event *m = s->ev->meta;
+
+	if (s->prepared || s->meta_copy)
+		return;
+	s->meta_copy = malloc((size_t)c->hdr.size + m->hdr.size);
+	if (!s->meta_copy)
+		return;
+	memcpy(s->meta_copy, c, c->hdr.size);
+	memcpy(s->meta_copy + c->hdr.size, m, m->hdr.size);
+}
+
+static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
+		       const struct tpoint_meta_class *c)
+{
+	char why[256];
+	const char *print;
+	char *subst;
+
 	s->condition = strdup(tpoint_meta_event_condition(m));
 	s->format = tpoint_format_build(c, m, s->id, enums, nenums);
 	if (!s->condition || !s->format) {
@@ -814,6 +839,8 @@ static void register_event(struct tpoint_event *ev)
 		__atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
 	} else {
 		index = (uint32_t)(s - slots);
+		free(s->meta_copy); /* its object is back */
+		s->meta_copy = NULL;
 	}
 	s->ev = ev;
 	s->reg = ev->reg;
@@ -879,12 +906,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			continue;
 		set_enable_word(ev, 0);
 		if (ev->index < nslots && slots[ev->index].ev == ev) {
-			/*
-			 * What it defers needs the object: done now, so that the slot can be
-			 * listed and recorded after dlclose. Not at exit, where no one asks.
-			 */
-			if (!exiting)
-				slot_prepare(&slots[ev->index]);
+			slot_keep_meta(&slots[ev->index]);
 			slots[ev->index].ev = NULL;
 			/* Its unreg() runs as the lock is released, before the object goes. */
 			if (slots[ev->index].fn_on)

@@ -780,7 +780,6 @@ static void at_exit(void)
 {
 	char *said = NULL;
 
-	tp_registry_at_exit();
 	pthread_mutex_lock(&session_mutex);
 	if (rec.active) {
 		const char *env = getenv("TPOINT_RECORD"), *owner = getenv("TPOINT_RECORD_OWNER");
