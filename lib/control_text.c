@@ -60,6 +60,7 @@ void tp_registry_describe(char **buf, size_t *len)
 	for (uint32_t i = 0; i < tp_nslots; i++) {
 		char fn_why[64] = "";
 
+		tp_registry_slot_prepare(&tp_slots[i]);
 		if (tp_slots[i].fn_failed)
 			snprintf(fn_why, sizeof(fn_why), "reg function returned %d",
 				 tp_slots[i].fn_error);
@@ -83,8 +84,10 @@ void tp_registry_formats(char **buf, size_t *len)
 	if (!*buf)
 		return;
 	tp_registry_lock();
-	for (uint32_t i = 0; i < tp_nslots; i++)
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		tp_registry_slot_prepare(&tp_slots[i]);
 		text_add(buf, len, &cap, "%s\n", tp_slots[i].format);
+	}
 	tp_registry_unlock();
 }
 

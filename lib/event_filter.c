@@ -81,8 +81,8 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 	char full[2 * TPOINT_NAME_MAX + 2], err[512];
 	struct filter *f = NULL;
 
-	if (!s->ev)
-		return;
+	if (!s->ev || (!nwanted && !__atomic_load_n(&s->ev->filter, __ATOMIC_RELAXED)))
+		return; /* nothing to publish, nor to take back: the usual registration */
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
 	const struct wanted_filter *w = NULL;

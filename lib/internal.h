@@ -52,12 +52,16 @@ struct event_slot {
 	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */
 	char system[TPOINT_NAME_MAX];
 	char name[TPOINT_NAME_MAX];
+	/* Built on first need (tp_registry_slot(), tp_registry_slot_prepare()), not at registration: */
 	char *condition;         /* source text, "" if none */
 	char *format;            /* tracefs format text */
+	bool prepared;           /* condition, format and the print check are done */
+	char *meta_copy;         /* unprepared, its object unloaded: its class and event records */
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool client;             /* an attached client records it too (tp_registry_set_client()) */
-	bool broken;             /* print format libtraceevent cannot render: never enabled */
+	bool broken;             /* print format libtraceevent cannot render: never enabled
+				  * (known once prepared) */
 	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
 	bool refusal_said;       /* the refusal was said on stderr, once */
 	/* TRACE_EVENT_FN: copies of the descriptor's reg/unreg, and where they stand. */
@@ -79,8 +83,9 @@ HIDDEN void tp_registry_lock(void);
 HIDDEN void tp_registry_run_fn_calls(void);
 HIDDEN void tp_registry_unlock(void);
 HIDDEN uint32_t tp_registry_count(void);
-HIDDEN struct event_slot *tp_registry_slot(uint32_t index); /* under the lock */
-HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);  /* under the lock */
+/* Under the lock; the slot comes prepared (its format built, its print format checked). */
+HIDDEN struct event_slot *tp_registry_slot(uint32_t index);
+HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);
 /* Recording on/off for every event whose slot says record. */
 HIDDEN void tp_registry_apply_recording(bool on);
 /* Is any registered event enabled (and recordable)? Then something must record it. */

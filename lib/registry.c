@@ -36,6 +36,9 @@ static uint32_t slots_cap;
 static struct tpoint_enum *enums;
 static size_t nenums, enums_cap;
 static bool recording;
+/* Slot indices + 1 by the hash of system:name, open-addressed; 0 is free (slot_find()). */
+static uint32_t *by_name;
+static uint32_t by_name_cap; /* a power of 2, at least twice tp_nslots */
 /* A TRACE_EVENT_FN event waits for its reg() or unreg() (run_fn_calls()). */
 bool tp_fn_calls_pending;
 
@@ -65,7 +68,10 @@ uint32_t tp_registry_count(void)
 
 struct event_slot *tp_registry_slot(uint32_t index)
 {
-	return index < tp_nslots ? &tp_slots[index] : NULL;
+	if (index >= tp_nslots)
+		return NULL;
+	tp_registry_slot_prepare(&tp_slots[index]);
+	return &tp_slots[index];
 }
 
 struct event_slot *tp_registry_slot_by_id(uint16_t id)
@@ -123,6 +129,8 @@ void tp_registry_slot_apply(struct event_slot *s)
 
 	if (!s->ev)
 		return;
+	if (s->record || s->client)
+		tp_registry_slot_prepare(s); /* whether it may go on is known from here */
 	/* Selected but refused: said once, even without TPOINT_DEBUG, never silently off. */
 	if ((s->record || s->client) && s->broken && !s->refusal_said) {
 		s->refusal_said = true;
@@ -234,17 +242,71 @@ static void add_enums(const char *begin, const char *end)
 	}
 }
 
+/* FNV-1a of "system:name". */
+static uint32_t name_hash(const char *system, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *system; system++)
+		h = (h ^ (uint8_t)*system) * 16777619u;
+	h = (h ^ (uint8_t)':') * 16777619u;
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+static void by_name_put(uint32_t index)
+{
+	uint32_t i = name_hash(tp_slots[index].system, tp_slots[index].name) & (by_name_cap - 1);
+
+	while (by_name[i])
+		i = (i + 1) & (by_name_cap - 1);
+	by_name[i] = index + 1;
+}
+
+/* Room for `want` slots in the table, at most half full: 0, or -ENOMEM. */
+static int by_name_reserve(uint32_t want)
+{
+	uint32_t cap = by_name_cap ? by_name_cap : 128;
+	uint32_t *old = by_name;
+
+	if (want * 2 <= by_name_cap)
+		return 0;
+	while (want * 2 > cap)
+		cap *= 2;
+	by_name = calloc(cap, sizeof(*by_name));
+	if (!by_name) {
+		by_name = old;
+		return -ENOMEM;
+	}
+	free(old);
+	by_name_cap = cap;
+	for (uint32_t i = 0; i < tp_nslots; i++)
+		by_name_put(i);
+	return 0;
+}
+
+/*
+ * A hash, not a walk of every slot with strcmp: registering n events compared n^2/2 names,
+ * most of the start-up of a program with thousands of events (docs/DECISIONS.md).
+ */
 static struct event_slot *slot_find(const char *system, const char *name)
 {
-	for (uint32_t i = 0; i < tp_nslots; i++)
-		if (!strcmp(tp_slots[i].system, system) && !strcmp(tp_slots[i].name, name))
-			return &tp_slots[i];
+	if (!by_name_cap)
+		return NULL;
+	for (uint32_t i = name_hash(system, name) & (by_name_cap - 1); by_name[i];
+	     i = (i + 1) & (by_name_cap - 1)) {
+		struct event_slot *s = &tp_slots[by_name[i] - 1];
+
+		if (!strcmp(s->name, name) && !strcmp(s->system, system))
+			return s;
+	}
 	return NULL;
 }
 
 static struct event_slot *slot_new(void)
 {
-	if (tp_nslots == TPOINT_MAX_EVENTS)
+	if (tp_nslots == TPOINT_MAX_EVENTS || by_name_reserve(tp_nslots + 1) < 0)
 		return NULL;
 	if (tp_nslots == slots_cap) {
 		/*
@@ -269,14 +331,121 @@ static void refuse_event(const struct tpoint_meta_event *m, unsigned abi)
 	       m->system, m->name, abi, TPOINT_ABI);
 }
 
-static void register_event(struct tpoint_event *ev)
+/* The texts of a slot that could not be prepared: it stays off, and says why. */
+static char no_condition[] = "";
+static char no_format[] = "format:\n\nprint fmt: \"\"\n";
+
+static void slot_refuse(struct event_slot *s, const char *why)
 {
-	const struct tpoint_meta_event *m = ev->meta;
-	const struct tpoint_meta_class *c = ev->class_meta;
-	struct event_slot *s;
+	s->broken = true;
+	if (!s->refused)
+		s->refused = strdup(why);
+}
+
+/*
+ * What registration leaves until something asks for it (enabling the event, listing or
+ * recording the process's events, a control request): the copy of the condition,
+ * the tracefs format and the check that libtraceevent can render the print format. A
+ * program with thousands of events and none enabled never pays for them (DECISIONS.md,
+ * "Registration defers"). Under the lock.
+ */
+static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
+		       const struct tpoint_meta_class *c);
+void tp_registry_slot_prepare(struct event_slot *s)
+{
+	const struct tpoint_meta_event *m;
+	const struct tpoint_meta_class *c;
+
+	if (s->prepared)
+		return;
+	s->prepared = true;
+	if (s->ev) {
+		m = s->ev->meta;
+		c = s->ev->class_meta;
+	} else if (s->meta_copy) {
+		c = (const struct tpoint_meta_class *)(const void *)s->meta_copy;
+		m = (const struct tpoint_meta_event *)(const void *)(s->meta_copy + c->hdr.size);
+	} else { /* out of memory when its object went */
+		s->condition = no_condition;
+		s->format = no_format;
+		slot_refuse(s, "its object was unloaded before its format was read");
+		return;
+	}
+	slot_build(s, m, c);
+	free(s->meta_copy);
+	s->meta_copy = NULL;
+}
+
+/*
+ * An object goes (dlclose, or exit, which cannot be told apart here): an unprepared slot
+ * keeps a copy of its two records, a memcpy, not the format that no one may ever ask for.
+ */
+static void slot_keep_meta(struct event_slot *s)
+{
+	const struct tpoint_meta_class *c = s->ev->class_meta;
+	const struct tpoint_meta_event *m = s->ev->meta;
+
+	if (s->prepared || s->meta_copy)
+		return;
+	s->meta_copy = malloc((size_t)c->hdr.size + m->hdr.size);
+	if (!s->meta_copy)
+		return;
+	memcpy(s->meta_copy, c, c->hdr.size);
+	memcpy(s->meta_copy + c->hdr.size, m, m->hdr.size);
+}
+
+static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
+		       const struct tpoint_meta_class *c)
+{
 	char why[256];
 	const char *print;
 	char *subst;
+
+	s->condition = strdup(tpoint_meta_event_condition(m));
+	s->format = tpoint_format_build(c, m, s->id, enums, nenums);
+	if (!s->condition || !s->format) {
+		snprintf(why, sizeof(why), "its format could not be built (%s)",
+			 strerror(errno ? errno : EINVAL));
+		tp_err("event %s:%s stays disabled: %s", s->system, s->name, why);
+		free(s->condition);
+		free(s->format);
+		s->condition = no_condition;
+		s->format = no_format;
+		slot_refuse(s, why);
+		return;
+	}
+	print = tpoint_meta_event_print(m);
+	if (!*print)
+		print = tpoint_meta_class_print(c);
+	/* Checked as the reader gets it: TRACE_DEFINE_ENUM/SIZEOF names replaced. */
+	subst = tpoint_print_fmt_subst(print, m->system, enums, nenums);
+	if (!subst || tpoint_print_fmt_check(subst, why, sizeof(why)) < 0) {
+		if (!subst)
+			snprintf(why, sizeof(why), "out of memory");
+		slot_refuse(s, why);
+		tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
+		       m->system, m->name, why);
+	}
+	free(subst);
+}
+
+/* Copies a name of the meta record, which the compiler made with its NUL. */
+static void copy_name(char *to, const char *from)
+{
+	size_t n = strnlen(from, TPOINT_NAME_MAX - 1);
+
+	memcpy(to, from, n);
+	to[n] = 0;
+}
+
+/*
+ * Only what the hot path and a lookup need: a slot, its id and index, its name in the hash.
+ * The rest waits for tp_registry_slot_prepare().
+ */
+static void register_event(struct tpoint_event *ev)
+{
+	const struct tpoint_meta_event *m = ev->meta;
+	struct event_slot *s;
 	uint32_t index;
 
 	if (ev->abi != TPOINT_ABI) {
@@ -292,41 +461,21 @@ static void register_event(struct tpoint_event *ev)
 	if (!s) {
 		s = slot_new();
 		if (!s) {
-			tp_err("event %s:%s not registered: more than %u events", m->system, m->name,
-			       TPOINT_MAX_EVENTS);
+			tp_err("event %s:%s not registered: more than %u events, or out of memory",
+			       m->system, m->name, TPOINT_MAX_EVENTS);
 			return;
 		}
 		index = tp_nslots;
 		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
-		snprintf(s->system, sizeof(s->system), "%s", m->system);
-		snprintf(s->name, sizeof(s->name), "%s", m->name);
-		s->condition = strdup(tpoint_meta_event_condition(m));
-		s->format = tpoint_format_build(c, m, s->id, enums, nenums);
-		if (!s->condition || !s->format) {
-			tp_err("event %s:%s not registered: its format could not be built (%s)",
-			       m->system, m->name, strerror(errno ? errno : EINVAL));
-			free(s->condition);
-			free(s->format);
-			return;
-		}
-		print = tpoint_meta_event_print(m);
-		if (!*print)
-			print = tpoint_meta_class_print(c);
-		/* Checked as the reader gets it: TRACE_DEFINE_ENUM/SIZEOF names replaced. */
-		subst = tpoint_print_fmt_subst(print, m->system, enums, nenums);
-		if (!subst || tpoint_print_fmt_check(subst, why, sizeof(why)) < 0) {
-			if (!subst)
-				snprintf(why, sizeof(why), "out of memory");
-			s->broken = true;
-			s->refused = strdup(why);
-			tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
-			       m->system, m->name, why);
-		}
-		free(subst);
+		copy_name(s->system, m->system);
+		copy_name(s->name, m->name);
+		by_name_put(index);
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&tp_nslots, tp_nslots + 1, __ATOMIC_RELEASE);
 	} else {
 		index = (uint32_t)(s - tp_slots);
+		free(s->meta_copy); /* its object is back */
+		s->meta_copy = NULL;
 	}
 	s->ev = ev;
 	s->reg = ev->reg;
@@ -392,6 +541,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			continue;
 		tp_registry_set_enable_word(ev, 0);
 		if (ev->index < tp_nslots && tp_slots[ev->index].ev == ev) {
+			slot_keep_meta(&tp_slots[ev->index]);
 			tp_slots[ev->index].ev = NULL;
 			/* Its unreg() runs as the lock is released, before the object goes. */
 			if (tp_slots[ev->index].fn_on)
@@ -455,6 +605,7 @@ TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, si
 		struct tpoint_counters c;
 		struct tpoint_event_stats st = { .enabled = tp_slots[i].record };
 
+		tp_registry_slot_prepare(&tp_slots[i]);
 		tp_counters_sum((uint32_t)i, &c);
 		memcpy(st.system, tp_slots[i].system, sizeof(st.system));
 		memcpy(st.name, tp_slots[i].name, sizeof(st.name));

@@ -22,6 +22,11 @@ extern HIDDEN bool tp_fn_calls_pending;
 HIDDEN void tp_registry_set_enable_word(struct tpoint_event *ev, uint32_t word);
 /* The enable word from what the slot wants: selected, recorded, probed. */
 HIDDEN void tp_registry_slot_apply(struct event_slot *s);
+/*
+ * What registration left for later: the condition's copy, the format, the print check.
+ * Called by whatever needs them (enabling, listing, recording, a control request).
+ */
+HIDDEN void tp_registry_slot_prepare(struct event_slot *s);
 
 /* ---- patterns.c ---- */
 HIDDEN void tp_registry_slot_apply_patterns(struct event_slot *s);

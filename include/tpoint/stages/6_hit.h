@@ -212,11 +212,39 @@
 				 __tpoint_emit_slow_##name(__ev, args),                        \
 				 tpoint_commit_pending(&__pending), 0)                         \
 	}                                                                                      \
+	/* The probe loop of the class's DEFINE_EVENTs, one copy for all (unused otherwise). */ \
+	static __attribute__((noinline, cold, unused)) void __tpoint_probes_class_##name(      \
+		struct tpoint_event *__ev, uint32_t __enabled, proto)                          \
+	{                                                                                      \
+		TPOINT_PROBES_LOOP(name, PARAMS(proto), PARAMS(args))                          \
+	}                                                                                      \
 	TPOINT_DECL_END
 
-#define TPOINT_DEFINE_HIT(template, name, proto, args, cond)                                 \
-	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), NULL, NULL)
-#define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg)                   \
+/* Call the event's probes (acquire: the set's contents were written before it was
+ * published), then record it if it records. */
+#define TPOINT_PROBES_LOOP(template, proto, args)                                             \
+	const struct tpoint_probe_set *__ps = (const struct tpoint_probe_set *)                \
+		__atomic_load_n(&__ev->probes, __ATOMIC_ACQUIRE);                              \
+	for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                                 \
+		((void (*)(void *, proto))__ps->probe[__i].func)(__ps->probe[__i].data, args);  \
+	if (__enabled & TPOINT_ENABLED_RECORD)                                                 \
+		__tpoint_emit_filtered_##template(__ev, args);
+/*
+ * An event's probe function: the loop itself for a TRACE_EVENT (the class's only event), a
+ * jump to its class's loop for a DEFINE_EVENT, whose events share it. Either way its caller,
+ * the record function, is the same code.
+ */
+#define TPOINT_PROBES_OWN(template, name, proto, args)                                        \
+	struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                                   \
+	TPOINT_PROBES_LOOP(template, PARAMS(proto), PARAMS(args))
+#define TPOINT_PROBES_SHARED(template, name, proto, args)                                     \
+	__tpoint_probes_class_##template(&TPOINT_EVENT_SYM(name), __enabled, args);
+
+#define TPOINT_DEFINE_HIT(template, name, proto, args, cond, probes)                         \
+	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), NULL, NULL, \
+			     probes)
+/* probes: OWN or SHARED, the body of the probe function (TPOINT_PROBES_*). */
+#define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg, probes)           \
 	struct tpoint_event TPOINT_EVENT_SYM(name) = {                                         \
 		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, &__tpoint_meta_class_##template.h,          \
 		&__tpoint_meta_event_##name.h, reg, unreg                                      \
@@ -227,15 +255,7 @@
 	static __attribute__((noinline, cold)) void __tpoint_probes_##name(uint32_t __enabled, \
 									    proto)            \
 	{                                                                                      \
-		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
-		/* Acquire: the set's contents were written before it was published. */       \
-		const struct tpoint_probe_set *__ps = (const struct tpoint_probe_set *)        \
-			__atomic_load_n(&__ev->probes, __ATOMIC_ACQUIRE);                      \
-		for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                         \
-			((void (*)(void *, proto))__ps->probe[__i].func)(__ps->probe[__i].data, \
-									 args);                \
-		if (__enabled & TPOINT_ENABLED_RECORD)                                         \
-			__tpoint_emit_filtered_##template(__ev, args);                         \
+		TPOINT_PROBES_##probes(template, name, PARAMS(proto), PARAMS(args))           \
 	}                                                                                      \
 	/* Out of line, so that a false condition returns without saving a register. */      \
 	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
@@ -262,29 +282,30 @@
 	TPOINT_DECL_END
 
 #define DEFINE_EVENT(template, name, proto, args)                                             \
-	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
+	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1, SHARED)
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)                            \
-	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), SHARED)
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)                               \
 	TPOINT_CHECK_PRINT(name, template, print)                                              \
-	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1)
+	TPOINT_DEFINE_HIT(template, name, PARAMS(proto), PARAMS(args), 1, SHARED)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
 			    PARAMS(print));                                                    \
-	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+	TPOINT_DEFINE_HIT(name, name, PARAMS(proto), PARAMS(args), 1, OWN)
 #define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)               \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
 			    PARAMS(print));                                                    \
-	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
+	TPOINT_DEFINE_HIT(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond), OWN)
 #define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)                             \
-	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), 1, reg, unreg)
+	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), 1, reg, unreg, SHARED)
 #define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)                 \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
 			    PARAMS(print));                                                    \
-	DEFINE_EVENT_FN(name, name, PARAMS(proto), PARAMS(args), reg, unreg)
+	TPOINT_DEFINE_HIT_FN(name, name, PARAMS(proto), PARAMS(args), 1, reg, unreg, OWN)
 #define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)      \
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
 			    PARAMS(print));                                                    \
-	TPOINT_DEFINE_HIT_FN(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond), reg, unreg)
+	TPOINT_DEFINE_HIT_FN(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond), reg, unreg, \
+			     OWN)
 #define TRACE_DEFINE_ENUM(a) TPOINT_DECL_END
 #define TRACE_DEFINE_SIZEOF(a) TPOINT_DECL_END
