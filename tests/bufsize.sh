@@ -53,7 +53,7 @@ by_tool() {
 	size=$(pool_of "$P")
 	if [ -n "$size" ]; then
 		kill -INT $r
-		wait $r || fail "record -b '$1' ended by SIGINT exited $?"
+		wait $r || { cat rec.err; fail "record -b '$1' ended by SIGINT exited $?"; }
 		kill "$P"
 		echo "$size"
 		return
