@@ -16,6 +16,7 @@
 #include <event-utils.h>
 #include <trace-seq.h>
 
+#include "kprint.h"
 #include "render.h"
 #include "tep_guard.h"
 #include "tpoint.h"
@@ -90,6 +91,9 @@ int render_init(struct renderer *r, const char *verb, const char *file, bool big
 		return -1;
 	/* the plugins trace-cmd loads: they print sched_switch and friends */
 	r->plugins = tep_load_plugins(r->tep);
+	/* the kernel's text where libtraceevent has its own (kprint.h) */
+	if (kprint_register(r->tep))
+		return -1;
 	tep_set_file_bigendian(r->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
 					       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -292,7 +296,8 @@ int render_add_format(struct renderer *r, int id, const char *system, const char
 			       .id = id };
 	enum tep_errno err = 0;
 	struct tep_event *ev;
-	char why[160];
+	char why[160], *kernel_text;
+	size_t kernel_len;
 	int sig;
 
 	if (id < 0 || id >= NR_IDS)
@@ -311,7 +316,12 @@ int render_add_format(struct renderer *r, int id, const char *system, const char
 		return 0;
 	}
 	tep_log_clear();
-	sig = guarded_parse(r->tep, text, len, system, &err);
+	/* libtraceevent parses a copy that prints as the kernel does (kprint.h) */
+	kernel_text = kprint_rewrite(text, len, &kernel_len);
+	if (!kernel_text)
+		return -1;
+	sig = guarded_parse(r->tep, kernel_text, kernel_len, system, &err);
+	free(kernel_text);
 	if (sig) {
 		n->crashed = true;
 		n->parse_failed = true;
