@@ -66,6 +66,9 @@ int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const 
 	return saved;
 }
 
+/* Renderers alive: report reads several files at once, each with its own. */
+static int live_renderers;
+
 static void tep_log_clear(void)
 {
 	tep_log.len = 0;
@@ -80,10 +83,13 @@ int render_init(struct renderer *r, const char *verb, const char *file, bool big
 	r->file = file;
 	r->ts_in_ns = true;
 	r->tail = tail;
-	tep_log.capture = true;
-	tep_log_clear();
-	tep_set_loglevel(TEP_LOG_WARNING);
-	guard_install();
+	/* the log hook and the guard are the process's: set up by the first renderer */
+	if (!live_renderers++) {
+		tep_log.capture = true;
+		tep_log_clear();
+		tep_set_loglevel(TEP_LOG_WARNING);
+		guard_install();
+	}
 	r->events = calloc(NR_IDS, sizeof(*r->events));
 	r->added = calloc(NR_IDS, sizeof(*r->added));
 	r->tep = tep_alloc();
@@ -105,9 +111,11 @@ void render_free(struct renderer *r)
 {
 	if (!r->verb)
 		return; /* never set up */
-	guard_remove();
-	tep_log.capture = false;
-	tep_set_loglevel(TEP_LOG_CRITICAL);
+	if (!--live_renderers) {
+		guard_remove();
+		tep_log.capture = false;
+		tep_set_loglevel(TEP_LOG_CRITICAL);
+	}
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);
