@@ -450,6 +450,8 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		tool_error("record", "%s", err);
 		goto out;
 	}
+	/* a selected event that stays off (failed reg(), unrenderable format) is said */
+	ctl_say_refused("record", &a.conn, sel_globs(sel));
 	if (a.pool_fd < 0)
 		fprintf(stderr, "tpoint record: note: process %d closed its buffer's descriptor: "
 			"if it is killed, unspooled events are lost\n", (int)pid);
