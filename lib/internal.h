@@ -367,6 +367,7 @@ struct tracedat_event {
 	uint64_t hits, cond_skipped, filtered, recorded, lost;
 	uint64_t too_big; /* of lost: records too big for a page */
 	bool refused;     /* selected, but kept off: its print format cannot be rendered */
+	int reg_error;    /* selected, but kept off: its TRACE_EVENT_FN reg() returned this */
 };
 struct tracedat_result {
 	uint64_t events; /* records written */

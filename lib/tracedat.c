@@ -35,6 +35,7 @@ struct out_event {
 	struct filter *filter;   /* what its records must pass (tracedat_select), or NULL */
 	uint64_t too_big;        /* records too big for a page (in stat.lost too) */
 	bool refused;            /* selected, but its print format keeps it off */
+	int reg_error;           /* selected, but its reg() returned this (non-zero): off */
 };
 
 struct stream_chunk {
@@ -454,6 +455,8 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		if (e) {
 			e->too_big += note.too_big;
 			e->refused |= (note.flags & SPOOL_NOTE_REFUSED) != 0;
+			if (note.flags & SPOOL_NOTE_REG_FAILED)
+				e->reg_error = note.reg_error;
 		}
 	}
 	return 0;
@@ -735,6 +738,11 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 				len += (size_t)snprintf(stats + len, cap - len, "%s:%s\t%llu\t%d\n",
 							e->system, e->name,
 							(unsigned long long)e->too_big, e->refused);
+			else if (e->reg_error)
+				len += (size_t)snprintf(stats + len, cap - len,
+							"%s:%s\t%llu\treg %d\n", e->system,
+							e->name, (unsigned long long)e->too_big,
+							e->reg_error);
 		}
 		if (len) {
 			out_u16(f, TD_OPT_TPOINT_NOTES);
@@ -1206,6 +1214,7 @@ int tp_tracedat_from_spools_select(const char *out_path, const char *const *spoo
 		d->hits = d->cond_skipped + d->filtered + d->recorded + d->lost;
 		d->too_big = e->too_big;
 		d->refused = e->refused;
+		d->reg_error = e->reg_error;
 		counted += d->lost;
 		res->nev++;
 	}

@@ -3,8 +3,8 @@
 # TRACE_EVENT_FN through the control socket (issue 22 items 2 and 4): `tpoint enable -p` and
 # `disable -p` call reg() once per off->on and unreg() once per on->off, as the kernel does;
 # a reg() that fails keeps the event off and its return value is the reason shown by
-# enable -p (exit 1), list -p, stat -p and stat -p --json ("refused"), and by record -e when
-# the recorded program's reg() fails. tests/fntarget.c writes "reg N"/"unreg N" as they run.
+# enable -p (exit 1), list -p, stat -p and stat -p --json ("refused"), by record -e and
+# record -p (on stderr and in their summary) and by report --stats of what they recorded. tests/fntarget.c writes "reg N"/"unreg N" as they run.
 set -u
 fail() { echo "FAIL: $*"; [ -f e.err ] && head -5 e.err; exit 1; }
 B=$(dirname "$TPOINT")
@@ -68,7 +68,12 @@ echo "ok: a reg returning -22: enable -p exits 1 and says it; list -p, stat -p, 
 	>r.out 2>r.err
 grep -q "tpt_fn:fn_tick stays off: its reg function returned -5" r.err ||
 	{ cat r.err; fail "record -e does not say the reg failed"; }
-echo "ok: record -e: $(grep 'reg function returned' r.err | head -1)"
+grep -qx "  tpt_fn:fn_tick: refused, it stays off: its reg function returned -5" r.err ||
+	{ cat r.err; fail "record's summary does not show the failed reg"; }
+"$TPOINT" report --stats r.dat >s.out 2>&1
+grep -qx "tpt_fn:fn_tick: refused: it stayed off, its reg function returned -5" s.out ||
+	{ cat s.out; fail "report --stats does not show the failed reg"; }
+echo "ok: record -e: $(grep 'reg function returned' r.err | head -1); its summary and report --stats too"
 
 # record -p: the process's stderr is not the recorder's; record says it itself.
 start g.out FN_REG_RESULT=-7
@@ -76,4 +81,9 @@ start g.out FN_REG_RESULT=-7
 	{ cat r.err; fail "record -p exited $?"; }
 grep -qx "tpoint record: process $P: event tpt_fn:fn_tick stays off: its reg function returned -7" r.err ||
 	{ cat r.err; fail "record -p does not say the reg failed"; }
-echo "ok: record -p: $(grep 'reg function returned' r.err)"
+grep -qx "  tpt_fn:fn_tick: refused, it stays off: its reg function returned -7" r.err ||
+	{ cat r.err; fail "record -p's summary does not show the failed reg"; }
+"$TPOINT" report --stats p.dat >s.out 2>&1
+grep -qx "tpt_fn:fn_tick: refused: it stayed off, its reg function returned -7" s.out ||
+	{ cat s.out; fail "report --stats of record -p's file does not show the failed reg"; }
+echo "ok: record -p: $(grep 'process.*reg function returned' r.err); its summary and report --stats too"

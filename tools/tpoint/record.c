@@ -341,6 +341,9 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 			fprintf(stderr, "  %s:%s: refused, it stays off: libtraceevent cannot render "
 				"its TP_printk ('tpoint list --check' names the problem)\n", e->system,
 				e->name);
+		else if (e->reg_error)
+			fprintf(stderr, "  %s:%s: refused, it stays off: its reg function returned "
+				"%d\n", e->system, e->name, e->reg_error);
 		if (e->too_big)
 			fprintf(stderr, "  %s:%s: %llu lost record%s too big for a page (over "
 				"%u bytes, TPOINT_MAX_PAYLOAD)\n", e->system, e->name,

@@ -471,6 +471,9 @@ static void show_notes(struct report *r)
 		if (!strcmp(t2 + 1, "1"))
 			printf("%s: refused: it stayed off, libtraceevent cannot render its TP_printk "
 			       "('tpoint list --check' names the problem)\n", line);
+		else if (!strncmp(t2 + 1, "reg ", 4))
+			printf("%s: refused: it stayed off, its reg function returned %d\n", line,
+			       atoi(t2 + 5));
 	}
 }
 
