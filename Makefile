@@ -111,6 +111,11 @@ $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard 
 $(O)/tests/fmttarget: tests/fmttarget.c tests/trace/events/tpt_unsafe.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
+# The tool's kernel text for libtraceevent's helpers (tools/tpoint/kprint.c), alone.
+$(O)/tests/kprint_test: tests/kprint_test.c tools/tpoint/kprint.c tools/tpoint/kprint.h tests/testutil.h $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint $(TRACEEVENT_CFLAGS) -o $@ tests/kprint_test.c \
+		tools/tpoint/kprint.c $(TRACEEVENT_LIBS) $(INSTR_LDFLAGS) -lpthread
+
 # A TRACE_EVENT_FN whose reg()/unreg() it counts, for tests/fn_control.sh.
 $(O)/tests/fntarget: tests/fntarget.c tests/trace/events/tpt_fn.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
