@@ -115,6 +115,12 @@ int main(void)
 	/* runs of one and of two; a width that cuts a run */
 	r = make(0x1dULL, 0, 1, 1, 4);
 	check("\"l=(%*pbl)\", REC->w, __get_dynamic_array(bits)", &r, sizeof(r), "l=(0,2-3)");
+	/* sizeof(int) and sizeof(long long): libtraceevent 1.7.1 parses them with a token it
+	 * freed (ASan stops it); given their values, and a "sizeof(int)" in the text stays */
+	r = make(0, 0, 1, 3, 0);
+	check("\"a=%s n=%d s=sizeof(int)\", __print_array(__get_dynamic_array(list), "
+	      "__get_dynamic_array_len(list) / sizeof(int), sizeof( unsigned  int )), "
+	      "sizeof(long long)", &r, sizeof(r), "a={0x1,0x2,0xffffffff} n=8 s=sizeof(int)");
 	/* a pointer that is not a field's bitmap is left to libtraceevent, as it was */
 	r = make(1, 0, 1, 1, 8);
 	check("\"n=%d %*pbl\", REC->w, 8, REC->w", &r, sizeof(r), "n=8 0x8bl");

@@ -269,17 +269,64 @@ static bool call_at(const char *start, const char *s, const char *end, const cha
 	       !memcmp(s, name, n) && s[n] == '(';
 }
 
-/* One argument's text, with cpumask getters as bitmask getters and __print_array wrapped. */
+/*
+ * The value of sizeof(TYPE) for the types libtraceevent 1.7.1 reads past a token it freed
+ * (event-parse.c process_sizeof(): after "int", or "long long", it tests the ')' it read into
+ * *tok with the freed token; fixed in 1.7.2), or NULL. Its own result for these is the same
+ * atom. ASan stops the tool there on the kernel's own sample header.
+ */
+static const char *sizeof_value(const char *s, const char *end)
+{
+	static const struct {
+		const char *type, *value;
+	} sizes[] = {
+		{ "int", "4" }, { "unsigned int", "4" }, { "signed int", "4" },
+		{ "long long", "8" }, { "unsigned long long", "8" }, { "signed long long", "8" },
+	};
+	char type[32];
+	size_t n = 0;
+
+	/* the type's words, blanks collapsed */
+	for (; s < end && n < sizeof(type) - 1; s++) {
+		if (isspace((unsigned char)*s)) {
+			if (n && type[n - 1] != ' ')
+				type[n++] = ' ';
+		} else {
+			type[n++] = *s;
+		}
+	}
+	if (s < end)
+		return NULL;
+	while (n && type[n - 1] == ' ')
+		n--;
+	type[n] = '\0';
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(type, sizes[i].type))
+			return sizes[i].value;
+	return NULL;
+}
+
+/*
+ * One argument's text, with cpumask getters as bitmask getters, __print_array wrapped, and
+ * the sizeof()s libtraceevent 1.7.1 mis-parses as their value.
+ */
 static void rewrite_expr(struct buf *b, const char *s, const char *end)
 {
 	const char *start = s;
 
 	while (s < end) {
+		const char *close, *value;
+
 		if (*s == '"' || *s == '\'') {
 			const char *q = skip_quoted(s, end);
 
 			put(b, s, (size_t)(q - s));
 			s = q;
+		} else if (call_at(start, s, end, "sizeof") &&
+			   (close = match_paren(s + 6, end)) &&
+			   (value = sizeof_value(s + 7, close))) {
+			puts_(b, value);
+			s = close + 1;
 		} else if (call_at(start, s, end, "__get_cpumask")) {
 			puts_(b, "__get_bitmask");
 			s += strlen("__get_cpumask");

@@ -14,7 +14,9 @@
  *	__get_cpumask(f)		-> __get_bitmask(f)	(and the __rel_ forms)
  *	"%*pbl", W, P			-> "%s", __tpoint_bitmap_list(W, __get_bitmask(f))
  *	"%*pb", W, P			-> "%s", __tpoint_bitmap_hex(W, __get_bitmask(f))
- * where P is __get_dynamic_array(f) or a bitmask/cpumask getter of field f. The functions
+ * where P is __get_dynamic_array(f) or a bitmask/cpumask getter of field f; and sizeof(int)
+ * and sizeof(long long) (and their unsigned forms) become 4 and 8, the values libtraceevent
+ * gives them, because its parser of those reads a token it has freed (1.7.1, fixed in 1.7.2). The functions
  * registered here take libtraceevent's own text of the inner helper (it reads the record, with
  * its byte order and bounds) and reprint it as the kernel does. The rewrite only touches the
  * copy given to libtraceevent: the file keeps the kernel's format text.
