@@ -110,7 +110,8 @@ TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
 TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget \
-		$(O)/tests/toptarget
+		$(O)/tests/toptarget \
+		$(O)/tests/fntarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -121,6 +122,15 @@ $(O)/tests/toptarget: tests/toptarget.c tests/trace/events/tpt_ctl.h $(wildcard 
 
 # An event libtraceevent cannot print safely, for tests/render.sh.
 $(O)/tests/fmttarget: tests/fmttarget.c tests/trace/events/tpt_unsafe.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# The tool's kernel text for libtraceevent's helpers (tools/tpoint/kprint.c), alone.
+$(O)/tests/kprint_test: tests/kprint_test.c tools/tpoint/kprint.c tools/tpoint/kprint.h tests/testutil.h $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint $(TRACEEVENT_CFLAGS) -o $@ tests/kprint_test.c \
+		tools/tpoint/kprint.c $(TRACEEVENT_LIBS) $(INSTR_LDFLAGS) -lpthread
+
+# A TRACE_EVENT_FN whose reg()/unreg() it counts, for tests/fn_control.sh.
+$(O)/tests/fntarget: tests/fntarget.c tests/trace/events/tpt_fn.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.

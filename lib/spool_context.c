@@ -200,12 +200,17 @@ static void put_notes(uint32_t n)
 	tp_registry_lock();
 	for (uint32_t i = 0; i < n && i < TPOINT_MAX_EVENTS; i++) {
 		struct event_slot *s = tp_registry_slot(i);
-		bool refused = s && s->broken && s->record;
+		/* selected by the recording: its own or an attached client's (record -p) */
+		bool selected = s && (s->record || s->client);
+		bool refused = selected && s->broken;
+		bool reg_failed = selected && !s->broken && s->fn_failed;
 		uint64_t big = tp_writer_too_big(i) - too_big_base[i];
 
-		if (refused || big)
-			note[k++] = (struct spool_note){ (uint16_t)(TPOINT_FIRST_ID + i),
-							 refused ? SPOOL_NOTE_REFUSED : 0, 0, big };
+		if (refused || reg_failed || big)
+			note[k++] = (struct spool_note){
+				(uint16_t)(TPOINT_FIRST_ID + i),
+				refused ? SPOOL_NOTE_REFUSED : reg_failed ? SPOOL_NOTE_REG_FAILED : 0,
+				reg_failed ? s->fn_error : 0, big };
 	}
 	tp_registry_unlock();
 	out = k ? tp_spool_chunk_begin(SPOOL_NOTES, k * (uint32_t)sizeof(*out)) : NULL;

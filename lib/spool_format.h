@@ -91,10 +91,11 @@ struct spool_record {
 
 /* An event the runtime refused, or whose records were too big for a page. */
 #define SPOOL_NOTE_REFUSED 1u /* its print format cannot be rendered: it stays off */
+#define SPOOL_NOTE_REG_FAILED 2u /* its TRACE_EVENT_FN reg() returned reg_error: it stays off */
 struct spool_note {
 	uint16_t id;
 	uint16_t flags;   /* SPOOL_NOTE_* */
-	uint32_t reserved;
+	int32_t reg_error; /* SPOOL_NOTE_REG_FAILED: what reg() returned; else 0 */
 	uint64_t too_big; /* records larger than TPOINT_MAX_PAYLOAD: dropped, counted lost */
 };
 

@@ -36,6 +36,7 @@ struct out_event {
 	uint64_t too_big;        /* records too big for a page (in stat.lost too) */
 	bool refused;            /* selected, but its print format keeps it off */
 	bool kernel;             /* from tracedat_extra: no spool's event, whatever its name */
+	int reg_error;           /* selected, but its reg() returned this (non-zero): off */
 };
 
 struct stream_chunk {
@@ -586,6 +587,8 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		if (e) {
 			e->too_big += note.too_big;
 			e->refused |= (note.flags & SPOOL_NOTE_REFUSED) != 0;
+			if (note.flags & SPOOL_NOTE_REG_FAILED)
+				e->reg_error = note.reg_error;
 		}
 	}
 	return 0;
@@ -867,6 +870,11 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 				len += (size_t)snprintf(stats + len, cap - len, "%s:%s\t%llu\t%d\n",
 							e->system, e->name,
 							(unsigned long long)e->too_big, e->refused);
+			else if (e->reg_error)
+				len += (size_t)snprintf(stats + len, cap - len,
+							"%s:%s\t%llu\treg %d\n", e->system,
+							e->name, (unsigned long long)e->too_big,
+							e->reg_error);
 		}
 		if (len) {
 			out_u16(f, TD_OPT_TPOINT_NOTES);
@@ -1389,6 +1397,7 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 		d->too_big = e->too_big;
 		d->refused = e->refused;
 		d->kernel = e->kernel;
+		d->reg_error = e->reg_error;
 		counted += d->lost;
 		res->nev++;
 	}

@@ -14,6 +14,7 @@ struct tracedat_event {
 	uint64_t too_big; /* of lost: records too big for a page */
 	bool refused;     /* selected, but kept off: its print format cannot be rendered */
 	bool kernel;      /* the kernel's (tracedat_extra), not a program's */
+	int reg_error;    /* selected, but kept off: its TRACE_EVENT_FN reg() returned this */
 };
 struct tracedat_result {
 	uint64_t events; /* records written */

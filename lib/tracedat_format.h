@@ -30,7 +30,8 @@
 /*
  * tpoint's own ("tp" in ASCII); trace-cmd skips options it does not know.
  * STATS: "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\n"..., a NUL.
- * NOTES: what the counts do not say, "system:name\ttoo_big\trefused(0|1)\n"..., a NUL.
+ * NOTES: what the counts do not say, "system:name\ttoo_big\trefused\n"..., a NUL; refused is
+ * 0, 1 (its print format cannot be rendered) or "reg N" (its reg() returned N).
  */
 #define TD_OPT_TPOINT_STATS 0x7470
 #define TD_OPT_TPOINT_NOTES 0x7471

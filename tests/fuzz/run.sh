@@ -97,8 +97,8 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$T/tracedat_read.c" ;;
-	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$L/format.c" ;;
-	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/report.c" "$T/render.c" "$T/tep_guard.c" \
+	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$L/format.c" ;;
+	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/report.c" "$T/render.c" "$T/kprint.c" "$T/tep_guard.c" \
 		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
 	esac || fail=1

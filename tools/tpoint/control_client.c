@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "control_client.h"
+#include "glob.h"
 #include "control_proto.h"
 #include "tool.h"
 
@@ -486,4 +487,83 @@ pid_t ctl_parse_pid(const char *verb, const char *arg)
 		return -1;
 	}
 	return (pid_t)v;
+}
+
+/*
+ * See control_client.h. The CTL_LIST text: "id\tsystem:name\tenabled\tcondition\tfilter
+ * [\trefused]" per line.
+ */
+char *ctl_refused_events(struct ctl_conn *conn)
+{
+	char err[256], *text = NULL, *save = NULL, *out = NULL;
+	size_t len = 0;
+
+	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0)
+		return NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *f[6] = { 0 }, *p = l, *grown;
+
+		for (int i = 0; i < 6 && p; i++) {
+			f[i] = p;
+			p = strchr(p, '\t');
+			if (p)
+				*p++ = 0;
+		}
+		if (!f[5] || !*f[5] || !(grown = realloc(out, len + strlen(f[1]) + strlen(f[5]) + 3)))
+			continue;
+		out = grown;
+		len += (size_t)sprintf(out + len, "%s\t%s\n", f[1], f[5]);
+	}
+	free(text);
+	return out;
+}
+
+const char *ctl_refused_why(const char *refused, const char *event, char *buf, size_t len)
+{
+	size_t n = strlen(event);
+
+	for (const char *l = refused; l && *l;) {
+		const char *eol = strchr(l, '\n');
+
+		if (!eol)
+			break;
+		if (!strncmp(l, event, n) && l[n] == '\t') {
+			snprintf(buf, len, "%.*s", (int)(eol - l - n - 1), l + n + 1);
+			return buf;
+		}
+		l = eol + 1;
+	}
+	return NULL;
+}
+
+void ctl_refusal_text(const char *why, char *buf, size_t len)
+{
+	/* the library's words for a failed reg(): "reg function returned N" */
+	if (!strncmp(why, "reg function returned ", 22))
+		snprintf(buf, len, "its %s", why);
+	else
+		snprintf(buf, len, "libtraceevent cannot render its TP_printk: %s", why);
+}
+
+/* See control_client.h. */
+int ctl_say_refused(const char *verb, struct ctl_conn *conn, const char *globs)
+{
+	char *refused = ctl_refused_events(conn), *save = NULL;
+	int n = 0;
+
+	for (char *l = refused ? strtok_r(refused, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(l, '\t'), why[600];
+
+		if (!tab)
+			continue;
+		*tab = '\0';
+		if (!globs_select_event(globs, l))
+			continue;
+		ctl_refusal_text(tab + 1, why, sizeof(why));
+		tool_error(verb, "process %d: event %s stays off: %s", (int)conn->pid, l, why);
+		n++;
+	}
+	free(refused);
+	return n;
 }

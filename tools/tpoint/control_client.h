@@ -51,4 +51,23 @@ void ctl_proc_comm(pid_t pid, char *out, size_t len);
 /* Parse "-p PID" arguments: a positive number naming a process; else -1 with a message. */
 pid_t ctl_parse_pid(const char *verb, const char *arg);
 
+/*
+ * The events the process refused -- selected, but they stay off whatever enables them: a
+ * print format that cannot be rendered, or a TRACE_EVENT_FN reg() that failed -- as
+ * "system:name\twhy\n"... (malloc'd), or NULL when there are none or it cannot be asked.
+ */
+char *ctl_refused_events(struct ctl_conn *c);
+/* Why `event` stays off, from ctl_refused_events(), into buf; NULL if it does not. */
+const char *ctl_refused_why(const char *refused, const char *event, char *buf, size_t len);
+/* The reason as said after "stays off, ": "its reg function returned -5", or "libtraceevent
+ * cannot render its TP_printk: WHY". */
+void ctl_refusal_text(const char *why, char *buf, size_t len);
+/*
+ * An event switched on may stay off: a print format that cannot be rendered, or a
+ * TRACE_EVENT_FN reg() that failed (the process calls it before it answers). Says each
+ * refused event the globs select, "tpoint VERB: process P: event E stays off: WHY";
+ * returns how many.
+ */
+int ctl_say_refused(const char *verb, struct ctl_conn *c, const char *globs);
+
 #endif

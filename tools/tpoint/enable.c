@@ -22,7 +22,7 @@ static int run(const char *verb, bool on, int argc, char **argv)
 	struct ctl_conn conn;
 	char err[512] = "", *text, list[8192] = "";
 	pid_t pid = 0;
-	int c, ret;
+	int c, ret, refused;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
@@ -60,19 +60,23 @@ static int run(const char *verb, bool on, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	ret = ctl_request(&conn, on ? CTL_ENABLE : CTL_DISABLE, list, &text, err, sizeof(err));
-	ctl_close(&conn);
 	if (ret < 0) {
+		ctl_close(&conn);
 		tool_error(verb, "process %d: %s", (int)pid, err);
 		return EXIT_FAIL;
 	}
 	free(text);
 	if (ret == 0) {
+		ctl_close(&conn);
 		tool_error(verb, "'%s' matches no event of process %d", list, (int)pid);
 		return EXIT_FAIL;
 	}
 	printf("%s %d event%s of process %d\n", on ? "enabled" : "disabled", ret,
 	       ret == 1 ? "" : "s", (int)pid);
-	return EXIT_OK;
+	/* switched on but still off is a failure, said with its reason */
+	refused = on ? ctl_say_refused(verb, &conn, list) : 0;
+	ctl_close(&conn);
+	return refused ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_enable(int argc, char **argv)

@@ -601,9 +601,12 @@ static int list_process(pid_t pid, bool format)
 			continue;
 		printf("%s%s%s\n", f[1], f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
 		       f[5] && *f[5] ? "  [refused]" : "");
-		if (f[5] && *f[5])
-			printf("  refused: stays off, libtraceevent cannot render its TP_printk: %s\n",
-			       f[5]);
+		if (f[5] && *f[5]) {
+			char why[600];
+
+			ctl_refusal_text(f[5], why, sizeof(why));
+			printf("  refused: stays off, %s\n", why);
+		}
 		if (f[3] && *f[3])
 			printf("  condition: %s\n", f[3]);
 		if (f[4] && *f[4])

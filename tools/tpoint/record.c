@@ -360,6 +360,9 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 			fprintf(stderr, "  %s:%s: refused, it stays off: libtraceevent cannot render "
 				"its TP_printk ('tpoint list --check' names the problem)\n", e->system,
 				e->name);
+		else if (e->reg_error)
+			fprintf(stderr, "  %s:%s: refused, it stays off: its reg function returned "
+				"%d\n", e->system, e->name, e->reg_error);
 		if (e->too_big)
 			fprintf(stderr, "  %s:%s: %llu lost record%s too big for a page (over "
 				"%u bytes, TPOINT_MAX_PAYLOAD)\n", e->system, e->name,
@@ -478,6 +481,8 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		tool_error("record", "%s", err);
 		goto out;
 	}
+	/* a selected event that stays off (failed reg(), unrenderable format) is said */
+	ctl_say_refused("record", &a.conn, sel_globs(sel));
 	if (a.pool_fd < 0)
 		fprintf(stderr, "tpoint record: note: process %d closed its buffer's descriptor: "
 			"if it is killed, unspooled events are lost\n", (int)pid);

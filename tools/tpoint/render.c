@@ -16,6 +16,7 @@
 #include <event-utils.h>
 #include <trace-seq.h>
 
+#include "kprint.h"
 #include "render.h"
 #include "tep_guard.h"
 #include "tool.h"
@@ -65,6 +66,9 @@ int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const 
 	return saved;
 }
 
+/* Renderers alive: report reads several files at once, each with its own. */
+static int live_renderers;
+
 static void tep_log_clear(void)
 {
 	tep_log.len = 0;
@@ -79,10 +83,13 @@ int render_init(struct renderer *r, const char *verb, const char *file, bool big
 	r->file = file;
 	r->ts_in_ns = true;
 	r->tail = tail;
-	tep_log.capture = true;
-	tep_log_clear();
-	tep_set_loglevel(TEP_LOG_WARNING);
-	guard_install();
+	/* the log hook and the guard are the process's: set up by the first renderer */
+	if (!live_renderers++) {
+		tep_log.capture = true;
+		tep_log_clear();
+		tep_set_loglevel(TEP_LOG_WARNING);
+		guard_install();
+	}
 	r->events = calloc(NR_IDS, sizeof(*r->events));
 	r->added = calloc(NR_IDS, sizeof(*r->added));
 	r->tep = tep_alloc();
@@ -90,6 +97,9 @@ int render_init(struct renderer *r, const char *verb, const char *file, bool big
 		return -1;
 	/* the plugins trace-cmd loads: they print sched_switch and friends */
 	r->plugins = tep_load_plugins(r->tep);
+	/* the kernel's text where libtraceevent has its own (kprint.h) */
+	if (kprint_register(r->tep))
+		return -1;
 	tep_set_file_bigendian(r->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
 					       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -101,9 +111,11 @@ void render_free(struct renderer *r)
 {
 	if (!r->verb)
 		return; /* never set up */
-	guard_remove();
-	tep_log.capture = false;
-	tep_set_loglevel(TEP_LOG_CRITICAL);
+	if (!--live_renderers) {
+		guard_remove();
+		tep_log.capture = false;
+		tep_set_loglevel(TEP_LOG_CRITICAL);
+	}
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);
@@ -292,7 +304,8 @@ int render_add_format(struct renderer *r, int id, const char *system, const char
 			       .id = id };
 	enum tep_errno err = 0;
 	struct tep_event *ev;
-	char why[160];
+	char why[160], *kernel_text;
+	size_t kernel_len;
 	int sig;
 
 	if (id < 0 || id >= NR_IDS)
@@ -311,7 +324,12 @@ int render_add_format(struct renderer *r, int id, const char *system, const char
 		return 0;
 	}
 	tep_log_clear();
-	sig = guarded_parse(r->tep, text, len, system, &err);
+	/* libtraceevent parses a copy that prints as the kernel does (kprint.h) */
+	kernel_text = kprint_rewrite(text, len, &kernel_len);
+	if (!kernel_text)
+		return -1;
+	sig = guarded_parse(r->tep, kernel_text, kernel_len, system, &err);
+	free(kernel_text);
 	if (sig) {
 		n->crashed = true;
 		n->parse_failed = true;

@@ -36,15 +36,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint report [-i FILE] [--stats] [FILE]\n"
+		"usage: tpoint report [-i FILE]... [--stats] [FILE]...\n"
 		"\n"
 		"Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
-		"time, one line each, as 'trace-cmd report' prints them.\n"
+		"time, one line each, as 'trace-cmd report' prints them. Several files are\n"
+		"merged into one time line, each line led by its file's name, as\n"
+		"'trace-cmd report -i A -i B' does.\n"
 		"\n"
-		"  -i FILE      the file to read (as with trace-cmd)\n"
+		"  -i FILE      a file to read (as with trace-cmd); repeatable\n"
 		"  --stats      per event: hits, skipped by condition, filtered, recorded,\n"
 		"               lost and the condition, as tpoint stored them; and the\n"
-		"               records found in the file\n"
+		"               records found in the file (one table per file)\n"
 		"  -h, --help   this text\n"
 		"\n"
 		"The file is checked first; a damaged file gives one line saying what is wrong\n"
@@ -61,6 +63,7 @@ struct report {
 };
 
 struct stream {
+	struct report *r;
 	size_t buffer;
 	uint32_t cpu;
 	const struct td_cpu *c;
@@ -161,78 +164,102 @@ static void stream_advance(struct report *r, struct stream *s)
 	stream_fill(r, s, data, ts);
 }
 
-static int show_events(struct report *r)
+static const char *base_name(const char *path)
 {
-	struct tracedat *td = &r->td;
+	const char *base = strrchr(path, '/');
+
+	return base ? base + 1 : path;
+}
+
+/*
+ * The records of every file, buffer and CPU in one time line, as trace-cmd report -i A -i B
+ * merges them (tracecmd_iterate_events_multi()): the earliest record next; on a tie the
+ * first file, then the first buffer and the lowest CPU. With several files each line is led
+ * by its file's base name (an instance's by the instance's), padded to the longest.
+ */
+static int show_events(struct report *rs, size_t nr_files)
+{
 	struct stream *streams;
-	size_t nr = 0, shown = 0;
+	size_t total = 0, nr = 0, *shown;
 	int width = 0;
-	bool instances = td->nr_buffers > 1;
+	bool prefixed = nr_files > 1;
 
-	streams = calloc(td->nr_buffers * (size_t)td->nr_cpus + 1, sizeof(*streams));
-	if (!streams)
-		return -1;
-	for (size_t b = 0; b < td->nr_buffers; b++) {
-		const char *base = strrchr(td->buffers[b].name, '/');
-		int w;
+	for (size_t f = 0; f < nr_files; f++) {
+		total += rs[f].td.nr_buffers * (size_t)rs[f].td.nr_cpus;
+		prefixed |= rs[f].td.nr_buffers > 1;
+	}
+	streams = calloc(total + 1, sizeof(*streams));
+	shown = calloc(nr_files, sizeof(*shown));
+	if (!streams || !shown)
+		goto oom;
+	for (size_t f = 0; f < nr_files; f++) {
+		struct tracedat *td = &rs[f].td;
 
-		/* trace-cmd pads the buffer names to the longest base name */
-		base = base ? base + 1 : td->buffers[b].name;
-		w = (int)strlen(base);
-		if (w > width)
-			width = w;
-		for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
-			struct stream *s = &streams[nr];
+		if (nr_files > 1 && (int)strlen(base_name(rs[f].file)) > width)
+			width = (int)strlen(base_name(rs[f].file));
+		for (size_t b = 0; b < td->nr_buffers; b++) {
+			int w = (int)strlen(base_name(td->buffers[b].name));
 
-			if (!td->buffers[b].cpus[cpu].nr_pages)
-				continue;
-			s->buffer = b;
-			s->cpu = cpu;
-			s->c = &td->buffers[b].cpus[cpu];
-			s->kbuf = kbuffer_alloc(td->kernel_long == 8 ? KBUFFER_LSIZE_8 :
-								     KBUFFER_LSIZE_4,
-						td->big_endian ? KBUFFER_ENDIAN_BIG :
-								 KBUFFER_ENDIAN_LITTLE);
-			if (!s->kbuf)
-				goto oom;
-			nr++;
-			stream_fill(r, s, NULL, 0);
+			/* trace-cmd pads the names to the longest base name */
+			if (w > width)
+				width = w;
+			for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
+				struct stream *s = &streams[nr];
+
+				if (!td->buffers[b].cpus[cpu].nr_pages)
+					continue;
+				s->r = &rs[f];
+				s->buffer = b;
+				s->cpu = cpu;
+				s->c = &td->buffers[b].cpus[cpu];
+				s->kbuf = kbuffer_alloc(td->kernel_long == 8 ? KBUFFER_LSIZE_8 :
+									     KBUFFER_LSIZE_4,
+							td->big_endian ? KBUFFER_ENDIAN_BIG :
+									 KBUFFER_ENDIAN_LITTLE);
+				if (!s->kbuf)
+					goto oom;
+				nr++;
+				stream_fill(s->r, s, NULL, 0);
+			}
 		}
 	}
 
-	printf("cpus=%" PRIu32 "\n", td->nr_cpus);
+	for (size_t f = 0; f < nr_files; f++) {
+		if (nr_files > 1)
+			printf("%*s: ", width, base_name(rs[f].file));
+		printf("cpus=%" PRIu32 "\n", rs[f].td.nr_cpus);
+	}
 	for (;;) {
 		struct stream *next = NULL;
 		const char *prefix = NULL;
 
-		/* the earliest record; on a tie the first buffer and lowest CPU, as trace-cmd */
 		for (size_t i = 0; i < nr; i++)
 			if (streams[i].has && (!next || streams[i].rec.ts < next->rec.ts))
 				next = &streams[i];
 		if (!next)
 			break;
-		if (instances) {
-			const char *name = td->buffers[next->buffer].name;
-			const char *base = strrchr(name, '/');
-
-			prefix = base ? base + 1 : name;
-		}
-		render_record(&r->rd, &next->rec, prefix, width);
-		shown++;
-		stream_advance(r, next);
+		if (prefixed)
+			prefix = next->buffer ? base_name(next->r->td.buffers[next->buffer].name) :
+				 nr_files > 1 ? base_name(next->r->file) : "";
+		render_record(&next->r->rd, &next->rec, prefix, width);
+		shown[next->r - rs]++;
+		stream_advance(next->r, next);
 	}
 	/* An empty report is not an answer: say it, and the usual cause. */
-	if (!shown)
-		tool_error(VERB, "%s: no events in this file (was any event enabled while it "
-			   "recorded? TPOINT_EVENTS or -e select them)", r->file);
+	for (size_t f = 0; f < nr_files; f++)
+		if (!shown[f])
+			tool_error(VERB, "%s: no events in this file (was any event enabled while "
+				   "it recorded? TPOINT_EVENTS or -e select them)", rs[f].file);
 	for (size_t i = 0; i < nr; i++)
 		kbuffer_free(streams[i].kbuf);
 	free(streams);
+	free(shown);
 	return 0;
 oom:
 	for (size_t i = 0; i < nr; i++)
 		kbuffer_free(streams[i].kbuf);
 	free(streams);
+	free(shown);
 	return -1;
 }
 
@@ -444,6 +471,9 @@ static void show_notes(struct report *r)
 		if (!strcmp(t2 + 1, "1"))
 			printf("%s: refused: it stayed off, libtraceevent cannot render its TP_printk "
 			       "('tpoint list --check' names the problem)\n", line);
+		else if (!strncmp(t2 + 1, "reg ", 4))
+			printf("%s: refused: it stayed off, its reg function returned %d\n", line,
+			       atoi(t2 + 5));
 	}
 }
 
@@ -586,6 +616,28 @@ static void report_free(struct report *r)
 	tracedat_close(&r->td);
 }
 
+/* Opens and checks one file; 0, or -1 after saying why. */
+static int report_open(struct report *r, const char *file)
+{
+	char err[512];
+
+	memset(r, 0, sizeof(*r));
+	r->file = file;
+	if (tracedat_open(&r->td, file, err, sizeof(err))) {
+		tool_error(VERB, "%s", err);
+		return -1;
+	}
+	r->by_id = calloc(0x10000, sizeof(*r->by_id));
+	if (!r->by_id) {
+		tool_error(VERB, "out of memory");
+		tracedat_close(&r->td);
+		return -1;
+	}
+	for (size_t i = 0; i < r->td.nr_formats; i++)
+		r->by_id[r->td.formats[i].id] = &r->td.formats[i];
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -594,31 +646,35 @@ int cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file = NULL;
+	const char **files;
+	size_t nr_files = 0, opened = 0;
 	bool stats = false;
-	struct report r;
-	char err[512];
-	int opt, ret;
+	struct report *rs = NULL;
+	int opt, ret = EXIT_FAIL;
 
+	/* every argument could be a file */
+	files = calloc((size_t)argc + 1, sizeof(*files));
+	if (!files) {
+		tool_error(VERB, "out of memory");
+		return EXIT_FAIL;
+	}
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:hi:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hi:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			usage(stdout);
+			free(files);
 			return EXIT_OK;
 		case 's':
 			stats = true;
 			break;
 		case 'i':
-			if (file) {
-				tool_error(VERB, "only one file can be read");
-				return EXIT_USAGE;
-			}
-			file = optarg;
+			files[nr_files++] = optarg;
 			break;
 		case ':':
 			tool_error(VERB, "option '%s' needs a file", argv[optind - 1]);
+			free(files);
 			return EXIT_USAGE;
 		default:
 			if (optopt)
@@ -627,60 +683,65 @@ int cmd_report(int argc, char **argv)
 			else
 				tool_error(VERB, "unknown option '%s'; see 'tpoint report --help'",
 					   argv[optind - 1]);
+			free(files);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		if (file || optind + 1 < argc) {
-			tool_error(VERB, "only one file can be read");
-			return EXIT_USAGE;
-		}
-		file = argv[optind];
-	}
-	if (!file)
-		file = "trace.dat";
+	while (optind < argc)
+		files[nr_files++] = argv[optind++];
+	if (!nr_files)
+		files[nr_files++] = "trace.dat";
 
-	memset(&r, 0, sizeof(r));
-	r.file = file;
-	if (tracedat_open(&r.td, file, err, sizeof(err))) {
-		tool_error(VERB, "%s", err);
-		return EXIT_FAIL;
-	}
-	r.by_id = calloc(0x10000, sizeof(*r.by_id));
-	if (!r.by_id) {
+	rs = calloc(nr_files, sizeof(*rs));
+	if (!rs) {
 		tool_error(VERB, "out of memory");
-		report_free(&r);
-		return EXIT_FAIL;
+		goto out;
 	}
-	for (size_t i = 0; i < r.td.nr_formats; i++)
-		r.by_id[r.td.formats[i].id] = &r.td.formats[i];
+	/* every file is checked before anything is printed */
+	for (; opened < nr_files; opened++)
+		if (report_open(&rs[opened], files[opened]))
+			goto out;
 
 	if (stats) {
-		ret = show_stats(&r);
-		report_free(&r);
-		return ret;
+		ret = EXIT_OK;
+		for (size_t f = 0; f < nr_files; f++) {
+			/* a table per file, named when there are several */
+			if (nr_files > 1)
+				printf("%s%s:\n", f ? "\n" : "", rs[f].file);
+			if (show_stats(&rs[f]) != EXIT_OK)
+				ret = EXIT_FAIL;
+		}
+		goto out;
 	}
 
-	if (setup_tep(&r)) {
+	for (size_t f = 0; f < nr_files; f++) {
+		if (setup_tep(&rs[f])) {
+			tool_error(VERB, "out of memory");
+			goto out;
+		}
+		if (tracedat_option(&rs[f].td, TD_OPT_TIME_SHIFT))
+			tool_error(VERB, "%s: note: the guest/host time-sync option is not applied; "
+				   "times are the guest's own", rs[f].file);
+	}
+	if (show_events(rs, nr_files)) {
 		tool_error(VERB, "out of memory");
-		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (tracedat_option(&r.td, TD_OPT_TIME_SHIFT))
-		tool_error(VERB, "%s: note: the guest/host time-sync option is not applied; "
-			   "times are the guest's own", file);
-	if (show_events(&r)) {
-		tool_error(VERB, "out of memory");
-		ret = EXIT_FAIL;
-		goto out;
+	ret = EXIT_OK;
+	for (size_t f = 0; f < nr_files; f++) {
+		render_note_unused(&rs[f].rd);
+		if (rs[f].rd.problems)
+			ret = EXIT_FAIL;
 	}
-	render_note_unused(&r.rd);
-	ret = r.rd.problems ? EXIT_FAIL : EXIT_OK;
 	if (fflush(stdout) || ferror(stdout)) {
 		tool_error(VERB, "writing the report: %s", strerror(errno));
 		ret = EXIT_FAIL;
 	}
 out:
-	report_free(&r);
+	/* the renderers in the reverse order of their set-up (render.h) */
+	while (opened > 0)
+		report_free(&rs[--opened]);
+	free(rs);
+	free(files);
 	return ret;
 }

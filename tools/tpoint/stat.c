@@ -26,54 +26,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/*
- * The events the process refused (their print format cannot be rendered: they stay off
- * whatever enables them), from its CTL_LIST text: "system:name\twhy\n"..., or NULL.
- */
-static char *refused_events(struct ctl_conn *conn)
-{
-	char err[256], *text = NULL, *save = NULL, *out = NULL;
-	size_t len = 0;
-
-	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0)
-		return NULL;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *f[6] = { 0 }, *p = l, *grown;
-
-		for (int i = 0; i < 6 && p; i++) {
-			f[i] = p;
-			p = strchr(p, '\t');
-			if (p)
-				*p++ = 0;
-		}
-		if (!f[5] || !*f[5] || !(grown = realloc(out, len + strlen(f[1]) + strlen(f[5]) + 3)))
-			continue;
-		out = grown;
-		len += (size_t)sprintf(out + len, "%s\t%s\n", f[1], f[5]);
-	}
-	free(text);
-	return out;
-}
-
-/* Why `event` stays off, from refused_events(), into buf; NULL if it does not. */
-static const char *refused_why(const char *refused, const char *event, char *buf, size_t len)
-{
-	size_t n = strlen(event);
-
-	for (const char *l = refused; l && *l;) {
-		const char *eol = strchr(l, '\n');
-
-		if (!eol)
-			break;
-		if (!strncmp(l, event, n) && l[n] == '\t') {
-			snprintf(buf, len, "%.*s", (int)(eol - l - n - 1), l + n + 1);
-			return buf;
-		}
-		l = eol + 1;
-	}
-	return NULL;
-}
-
 static const char *refused; /* of the process being shown */
 
 static double clock_secs(clockid_t id)
@@ -115,7 +67,7 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", stat_keys[k], v[k]);
 			char why[512];
 
-			if (refused_why(refused, r[i].event, why, sizeof(why))) {
+			if (ctl_refused_why(refused, r[i].event, why, sizeof(why))) {
 				printf(", \"refused\": ");
 				json_print_str(why);
 			}
@@ -128,9 +80,12 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 
 			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  %s\n", r[i].event, v[0], v[1],
 			       v[2], v[3], v[4], r[i].condition);
-			if (refused_why(refused, r[i].event, why, sizeof(why)))
-				printf("  refused: stays off, libtraceevent cannot render its "
-				       "TP_printk: %s\n", why);
+			if (ctl_refused_why(refused, r[i].event, why, sizeof(why))) {
+				char text[600];
+
+				ctl_refusal_text(why, text, sizeof(text));
+				printf("  refused: stays off, %s\n", text);
+			}
 		}
 	}
 	fflush(stdout);
@@ -225,7 +180,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	refused = refused_events(&conn);
+	refused = ctl_refused_events(&conn);
 	double start = 0, taken = 0, prev_taken = 0;
 
 	for (bool first = true; !stop; first = false) {
