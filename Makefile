@@ -101,10 +101,18 @@ TEST_BIN := $(TEST_C:tests/%.c=$(O)/tests/%) $(TEST_CXX:tests/%.cc=$(O)/tests/%)
 TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
-TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget
+TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget \
+		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# USDT probes in the program, in a linked library and in a dlopened one (tests/usdt.sh).
+USDT_DEPS := tests/usdttarget.c tests/trace/events/tpt_usdt.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) $(O)/tests/libtp_jumplib.so
+$(O)/tests/usdttarget: $(USDT_DEPS) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
+$(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 
 # An event libtraceevent cannot print safely, for tests/render.sh.
 $(O)/tests/fmttarget: tests/fmttarget.c tests/trace/events/tpt_unsafe.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests

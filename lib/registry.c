@@ -114,9 +114,15 @@ static void set_enable_word(struct tpoint_event *ev, uint32_t word)
 				fn_calls_pending = true;
 		}
 	}
-	if (__atomic_load_n(&ev->enabled, __ATOMIC_RELAXED) == word)
-		return;
-	__atomic_store_n(&ev->enabled, word, __ATOMIC_RELAXED);
+	uint32_t old = __atomic_load_n(&ev->enabled, __ATOMIC_RELAXED);
+
+	word &= TPOINT_ENABLED_MASK;
+	do {
+		if ((old & TPOINT_ENABLED_MASK) == word)
+			return;
+		/* The high half is the USDT semaphore, the kernel's: kept as it is now. */
+	} while (!__atomic_compare_exchange_n(&ev->enabled, &old, (old & ~TPOINT_ENABLED_MASK) | word,
+					      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	tp_jump_event_changed(ev);
 }
 
@@ -586,11 +592,11 @@ void tp_registry_stats_text(char **buf, size_t *len)
 	}
 	n = tpoint_stats(st, n);
 	for (int i = 0; i < n; i++)
-		text_add(buf, len, &cap, "%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", st[i].system,
-			 st[i].name, (unsigned long long)st[i].hits,
+		text_add(buf, len, &cap, "%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%u\n",
+			 st[i].system, st[i].name, (unsigned long long)st[i].hits,
 			 (unsigned long long)st[i].cond_skipped, (unsigned long long)st[i].filtered,
 			 (unsigned long long)st[i].recorded, (unsigned long long)st[i].lost,
-			 st[i].condition);
+			 st[i].condition, st[i].usdt);
 	free(st);
 }
 
@@ -1009,6 +1015,11 @@ TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, si
 		struct tpoint_counters c;
 		struct tpoint_event_stats st = { .enabled = slots[i].record };
 
+		/* The object of an event is loaded while its slot has it (under the lock). */
+		if (slots[i].ev)
+			st.usdt = __atomic_load_n(&slots[i].ev->enabled, __ATOMIC_RELAXED) >>
+				  TPOINT_ENABLED_USDT_SHIFT;
+
 		tp_counters_sum((uint32_t)i, &c);
 		memcpy(st.system, slots[i].system, sizeof(st.system));
 		memcpy(st.name, slots[i].name, sizeof(st.name));
@@ -1057,7 +1068,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	set->probe[n].data = data;
 	/* Release: the set is complete before a hit can load it. */
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
-	set_enable_word(ev, ev->enabled | TPOINT_ENABLED_PROBES);
+	set_enable_word(ev, (ev->enabled & TPOINT_ENABLED_MASK) | TPOINT_ENABLED_PROBES);
 	/*
 	 * The old set is not freed: a thread may still be walking it, and nothing tells when it
 	 * is done. Registration is rare; this costs a few bytes per change.
@@ -1101,7 +1112,7 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (set)
 		set->count = j;
 	if (!set)
-		set_enable_word(ev, ev->enabled & ~TPOINT_ENABLED_PROBES);
+		set_enable_word(ev, ev->enabled & TPOINT_ENABLED_MASK & ~TPOINT_ENABLED_PROBES);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
 	/* The last probe of a TRACE_EVENT_FN event may have been its last user. */
 	if (ev->unreg)

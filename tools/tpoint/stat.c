@@ -21,6 +21,7 @@ struct row {
 	char event[160];
 	unsigned long long v[5]; /* hits, cond_skipped, filtered, recorded, lost */
 	char condition[1024];
+	unsigned long long usdt; /* USDT probes attached (the semaphore) */
 };
 
 static volatile sig_atomic_t stop;
@@ -39,11 +40,12 @@ static int parse(char *text, const char *globs, struct row **rows)
 
 	*rows = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[7], *fs = NULL;
+		char *f[8], *fs = line;
 		int k = 0;
 
-		for (char *t = strtok_r(line, "\t", &fs); t && k < 7; t = strtok_r(NULL, "\t", &fs))
-			f[k++] = t;
+		/* Split at each tab, empty fields kept: the condition may be "". */
+		while (fs && k < 8)
+			f[k++] = strsep(&fs, "\t");
 		if (k < 6)
 			return -1;
 		if (globs && !globs_select_event(globs, f[0]))
@@ -57,7 +59,8 @@ static int parse(char *text, const char *globs, struct row **rows)
 		snprintf(r->event, sizeof(r->event), "%s", f[0]);
 		for (int i = 0; i < 5; i++)
 			r->v[i] = strtoull(f[1 + i], NULL, 10);
-		snprintf(r->condition, sizeof(r->condition), "%s", k == 7 ? f[6] : "");
+		snprintf(r->condition, sizeof(r->condition), "%s", k >= 7 ? f[6] : "");
+		r->usdt = k == 8 ? strtoull(f[7], NULL, 10) : 0;
 	}
 	return n;
 }
@@ -175,7 +178,7 @@ static void print_rows(const struct row *r, int n, const struct row *prev, int n
 				printf(", \"refused\": ");
 				json_str(why);
 			}
-			printf(", \"time\": %.6f", now);
+			printf(", \"usdt\": %llu, \"time\": %.6f", r[i].usdt, now);
 			if (prev)
 				printf(", \"interval\": %.6f", since);
 			printf("}\n");
@@ -187,6 +190,9 @@ static void print_rows(const struct row *r, int n, const struct row *prev, int n
 			if (refused_why(refused, r[i].event, why, sizeof(why)))
 				printf("  refused: stays off, libtraceevent cannot render its "
 				       "TP_printk: %s\n", why);
+			if (r[i].usdt)
+				printf("  usdt: %llu probe%s attached (bpftrace, perf, ...)\n",
+				       r[i].usdt, r[i].usdt == 1 ? "" : "s");
 		}
 	}
 	fflush(stdout);
@@ -264,7 +270,8 @@ int cmd_stat(int argc, char **argv)
 			       "condition skipped\n(with the condition's text), filtered out, recorded, "
 			       "lost. With --interval,\nthe rates over each interval until Ctrl-C or the "
 			       "process ends. --json prints\none object per event and line, with the keys "
-			       "event, condition, hits,\ncondition_skipped, filtered, recorded, lost.\n");
+			       "event, condition, hits,\ncondition_skipped, filtered, recorded, lost, usdt (USDT "
+			       "probes attached).\n");
 			return EXIT_OK;
 		default:
 			fprintf(stderr, "usage: tpoint stat -p PID [-e GLOB] [--interval S] [--json]\n");
