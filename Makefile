@@ -2,6 +2,7 @@
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
 #   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
+#   make check-usdt-stress  bpftrace attached and detached 50 times under load (USDT probes)
 #   make check-install   install into a scratch prefix; build, link and run programs against it
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make fuzz            the readers of untrusted input under libFuzzer, 300 s each (clang)
@@ -175,6 +176,12 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 
+# tests/usdt_stress.sh with the 50 bpftrace attach/detach rounds per kind of site of issue 24
+# (make check runs 5: each takes ~2.5 s).
+check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
+	@USDT_STRESS_ROUNDS=50 TPOINT_TEST_TIMEOUT=1200 O=$(O) TPOINT=$(abspath $(TOOL)) \
+		sh tests/run.sh tests/usdt_stress.sh
+
 # The tests of threads, signals, fork, dlopen, the control socket and jump-label patching,
 # under ThreadSanitizer, in build-tsan/ (TPOINT_TSAN_QUICK: fewer iterations, TSan is slow).
 # die_after_fork=0: a forked child of a recording process starts its own drain thread, which
@@ -237,4 +244,4 @@ install: all
 clean:
 	rm -rf build build-san build-tsan build-clang build-arm64
 
-.PHONY: all deps check check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean
+.PHONY: all deps check check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean

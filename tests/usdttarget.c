@@ -14,11 +14,13 @@
  *	open | close	dlopen / dlclose libtp_plugin.so
  *	plugin N	N calls of its event (while open)
  *	word		the enable word of usdt_cond: the library's bits | semaphore << 16
- *	stress S	two threads hit usdt_cond for S seconds
+ *	stress		two threads start hitting usdt_cond (tpoint_trace(), any i)
+ *	unstress	they stop; answers with the number of hits they made
  *	quit
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,7 @@ int jumplib_hit(int v);
 
 static void *plugin;
 static int (*plugin_work)(int phase, int thread, int n);
-static volatile int stress_stop;
+static int stress_stop;
 
 static void hits(int n)
 {
@@ -51,39 +53,39 @@ static void *stress_thread(void *arg)
 {
 	unsigned long *n = arg;
 
-	while (!stress_stop) {
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		tpoint_trace(usdt_cond, (int)(*n % 1000), (long)*n, "stress");
-		++*n;
+		/* A pause now and then: bpftrace and tpoint need the 2 CPUs of CI too. */
+		if (++*n % 4096 == 0) {
+			struct timespec ts = { 0, 100 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	return NULL;
 }
 
-static double now(void)
+static pthread_t stress_threads[2];
+static unsigned long stress_hits[2];
+static int stressing;
+
+static void stress(bool on)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void stress(double secs)
-{
-	pthread_t t[2];
-	unsigned long n[2] = { 0, 0 };
-	double end = now() + secs;
-
-	stress_stop = 0;
-	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, stress_thread, &n[i]);
-	while (now() < end) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
+	if (on && !stressing) {
+		__atomic_store_n(&stress_stop, 0, __ATOMIC_RELAXED);
+		for (int i = 0; i < 2; i++) {
+			stress_hits[i] = 0;
+			pthread_create(&stress_threads[i], NULL, stress_thread, &stress_hits[i]);
+		}
+		stressing = 1;
+		printf("stress\n");
+	} else if (!on) {
+		__atomic_store_n(&stress_stop, 1, __ATOMIC_RELAXED);
+		for (int i = 0; stressing && i < 2; i++)
+			pthread_join(stress_threads[i], NULL);
+		stressing = 0;
+		printf("unstress %lu\n", stress_hits[0] + stress_hits[1]);
 	}
-	stress_stop = 1;
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
-	printf("stress %lu\n", n[0] + n[1]);
 }
 
 int main(int argc, char **argv)
@@ -121,8 +123,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(line, "word\n")) {
 			printf("word %#x\n", __atomic_load_n(&TPOINT_EVENT_SYM(usdt_cond).enabled,
 							     __ATOMIC_RELAXED));
-		} else if (sscanf(line, "stress %d", &n) == 1) {
-			stress(n);
+		} else if (!strcmp(line, "stress\n")) {
+			stress(true);
+		} else if (!strcmp(line, "unstress\n")) {
+			stress(false);
 		} else if (!strcmp(line, "quit\n")) {
 			break;
 		} else {
