@@ -5,8 +5,9 @@
 #     cross-checked against <sys/sdt.h> when it is installed); -DTPOINT_NO_USDT has none;
 #     `tpoint list FILE` names each probe as the tools spell it.
 #  2. bpftrace on the conditional event counts exactly the condition-true hits of a window
-#     of known hits and prints an argument; nothing goes into tpoint's buffers; tpoint stat
-#     shows the consumer; once bpftrace exits the semaphore is 0 and the site is off again.
+#     of known hits and prints an argument; nothing goes into tpoint's buffers (tpoint stat
+#     shows the consumer), until tpoint records too, a second window: then both see them;
+#     once bpftrace exits the semaphore is 0 and the site is off again.
 #  3. gdb's `info probes` lists the program's probes, the linked libtpoint's and a dlopened
 #     library's, and `break -probe-stap` stops at one, its arguments in $_probe_argN.
 #  4. bpftrace attached to the dlopened library's probe while it is opened and closed.
@@ -94,20 +95,28 @@ for kind in plain jump; do
 	wait_usdt tpt_usdt:usdt_cond -ge 1
 	[ "$(word)" = 0x10000 ] || fail "$kind: with bpftrace attached the word should be 0x10000: $(word)"
 	ask "hits 300" "^hits 300"
+	"$TPOINT" stat -p "$P" --json -e usdt_cond >s0.json
+	grep -q '"condition_skipped": 200, "filtered": 0, "recorded": 0, "lost": 0, "usdt": 1,' s0.json ||
+		{ cat s0.json; fail "$kind: with only a USDT consumer nothing is recorded"; }
+	# tpoint records too, meanwhile: both see the condition-true hits.
+	"$TPOINT" enable -p "$P" tpt_usdt:usdt_cond >/dev/null || fail "$kind: enable"
+	[ "$(word)" = 0x10001 ] || fail "$kind: recording and bpftrace: the word should be 0x10001: $(word)"
+	ask "hits 300" "^hits 300"
+	"$TPOINT" disable -p "$P" tpt_usdt:usdt_cond >/dev/null || fail "$kind: disable"
 	bt_stop
-	grep -q "^@hits\[$P\]: 100$" count.bt ||
-		{ cat count.bt; fail "$kind: bpftrace should count the 100 condition-true hits of 300"; }
+	grep -q "^@hits\[$P\]: 200$" count.bt ||
+		{ cat count.bt; fail "$kind: bpftrace should count the 200 condition-true hits of 600"; }
 	grep -qx "arg1=294 arg2=s42" count.bt || fail "$kind: bpftrace printed no or wrong arguments"
 	grep -qx "kinds -3 65000 -5000000000" count.bt || fail "$kind: signed/unsigned arguments"
 	"$TPOINT" stat -p "$P" --json -e usdt_cond >s1.json
-	grep -q '"condition_skipped": 200, "filtered": 0, "recorded": 0, "lost": 0,' s1.json ||
-		{ cat s1.json; fail "$kind: with only a USDT consumer nothing is recorded"; }
-	echo "ok: $kind: bpftrace counted exactly 100 condition-true hits, arg1=294 arg2=s42; nothing recorded"
+	grep -q '"condition_skipped": 400, "filtered": 0, "recorded": 100, "lost": 0,' s1.json ||
+		{ cat s1.json; fail "$kind: tpoint should have recorded the 100 condition-true hits of its window"; }
+	echo "ok: $kind: bpftrace counted exactly the 2 x 100 condition-true hits, arg1=294 arg2=s42; tpoint recorded nothing alone, 100 when enabled too"
 
 	wait_usdt tpt_usdt:usdt_cond -eq 0
 	[ "$(word)" = 0 ] || fail "$kind: after bpftrace exited the word is $(word)"
 	ask "hits 300" "^hits 300"
-	"$TPOINT" stat -p "$P" --json -e usdt_cond | grep -q '"condition_skipped": 200,' ||
+	"$TPOINT" stat -p "$P" --json -e usdt_cond | grep -q '"condition_skipped": 400,' ||
 		fail "$kind: the site still runs the condition after bpftrace exited"
 	if [ $kind = jump ]; then
 		"$TPOINT" stat -p "$P" | grep -q '^jump labels: [0-9]* sites, patched' ||
@@ -143,7 +152,6 @@ for kind in plain jump; do
 
 	# ---- 4. a probe in a library that comes and goes while bpftrace is attached ----
 	bt_start dl "usdt:$B/tests/libtp_plugin.so:plugin:plugin_work { @n = count(); }"
-	sleep 2 # bpftrace attaches by file: nothing in the target to wait for before the open
 	for i in 1 2 3; do
 		ask open "^open ok"
 		wait_usdt plugin:plugin_work -ge 1
