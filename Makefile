@@ -2,6 +2,7 @@
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
 #   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
+#   make check-usdt-stress  bpftrace attached and detached 50 times under load (USDT probes)
 #   make check-install   install into a scratch prefix; build, link and run programs against it
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make fuzz            the readers of untrusted input under libFuzzer, 300 s each (clang)
@@ -111,7 +112,8 @@ TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
 TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget \
 		$(O)/tests/toptarget \
-		$(O)/tests/fntarget
+		$(O)/tests/fntarget \
+		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -119,6 +121,12 @@ $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard 
 # Dirties files and hits an event at known rates, for tests/top.sh.
 $(O)/tests/toptarget: tests/toptarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+# USDT probes in the program, in a linked library and in a dlopened one (tests/usdt.sh).
+USDT_DEPS := tests/usdttarget.c tests/trace/events/tpt_usdt.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) $(O)/tests/libtp_jumplib.so
+$(O)/tests/usdttarget: $(USDT_DEPS) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
+$(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 
 # An event libtraceevent cannot print safely, for tests/render.sh.
 $(O)/tests/fmttarget: tests/fmttarget.c tests/trace/events/tpt_unsafe.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
@@ -190,6 +198,12 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
 	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 
+# tests/usdt_stress.sh with the 50 bpftrace attach/detach rounds per kind of site of issue 24
+# (make check runs 5: each takes ~2.5 s).
+check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
+	@USDT_STRESS_ROUNDS=50 TPOINT_TEST_TIMEOUT=1200 O=$(O) TPOINT=$(abspath $(TOOL)) \
+		sh tests/run.sh tests/usdt_stress.sh
+
 # The tests of threads, signals, fork, dlopen, the control socket and jump-label patching,
 # under ThreadSanitizer, in build-tsan/ (TPOINT_TSAN_QUICK: fewer iterations, TSan is slow).
 # die_after_fork=0: a forked child of a recording process starts its own drain thread, which
@@ -252,4 +266,4 @@ install: all
 clean:
 	rm -rf build build-san build-tsan build-clang build-arm64
 
-.PHONY: all deps check check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean
+.PHONY: all deps check check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean

@@ -373,6 +373,9 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		tp_registry_formats(&r.buf, &r.len);
 		break;
 	case CTL_STATS:
+		/* Sites in step with the semaphores reported: a client that saw usdt > 0 knows
+		 * the jump-label sites of the event are on. */
+		tp_jump_follow_words();
 		tp_registry_stats_text(&r.buf, &r.len);
 		break;
 	case CTL_JUMP: {
@@ -661,6 +664,9 @@ static void *control_thread(void *arg)
 			}
 		}
 		wait = drop_late(now_ms());
+		/* Jump-label sites follow the USDT semaphores, which nothing announces. */
+		if (tp_jump_follow_words() && (wait < 0 || wait > TP_JUMP_FOLLOW_MS))
+			wait = TP_JUMP_FOLLOW_MS;
 		pfd[n].fd = ctl.listen_fd;
 		pfd[n].events = POLLIN;
 		map[n++] = -1;

@@ -43,7 +43,11 @@ enum ctl_type {
 	CTL_DISABLE = 4,
 	/* -> "system:name\texpr" (empty expr clears) ; <- OK, or ERROR with the reason */
 	CTL_FILTER = 5,
-	/* -> "" ; <- per event "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\n" */
+	/*
+	 * -> "" ; <- per event
+	 * "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\tusdt\n",
+	 * usdt: the USDT probes attached (its semaphore); older processes send no usdt field.
+	 */
 	CTL_STATS = 6,
 	/* -> "" ; <- per event its tracefs format text, each ending with an empty line */
 	CTL_FORMATS = 7,

@@ -105,10 +105,10 @@ void tp_registry_stats_text(char **buf, size_t *len)
 	}
 	n = tpoint_stats(st, n);
 	for (int i = 0; i < n; i++)
-		text_add(buf, len, &cap, "%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", st[i].system,
-			 st[i].name, (unsigned long long)st[i].hits,
+		text_add(buf, len, &cap, "%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%u\n",
+			 st[i].system, st[i].name, (unsigned long long)st[i].hits,
 			 (unsigned long long)st[i].cond_skipped, (unsigned long long)st[i].filtered,
 			 (unsigned long long)st[i].recorded, (unsigned long long)st[i].lost,
-			 st[i].condition);
+			 st[i].condition, st[i].usdt);
 	free(st);
 }

@@ -373,6 +373,30 @@ void tp_jump_event_changed(struct tpoint_event *ev)
 	pthread_mutex_unlock(&jump_mutex);
 }
 
+/*
+ * The high half of an enable word is the event's USDT semaphore, which the kernel changes
+ * without telling: a uprobe attached by bpftrace or perf adds 1. The control thread calls
+ * this a few times a second while the process has sites, so that they follow the semaphores
+ * as they follow the library's bits. Returns whether the process has sites.
+ */
+bool tp_jump_follow_words(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&jump_mutex);
+	any = nsites > 0;
+	for (size_t i = 0; i < nsites; i++) {
+		bool on = __atomic_load_n(&sites[i].ev->enabled, __ATOMIC_RELAXED) != 0;
+
+		if (on != sites[i].on && !sites[i].stuck) {
+			sync_range(0, nsites);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&jump_mutex);
+	return any;
+}
+
 /* As EVENT_STATS_V1_SIZE (registry.c): the first version's size. */
 #define JUMP_STATS_V1_SIZE 184
 _Static_assert(sizeof(struct tpoint_jump_stats) >= JUMP_STATS_V1_SIZE,

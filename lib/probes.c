@@ -36,7 +36,7 @@ TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(vo
 	set->probe[n].data = data;
 	/* Release: the set is complete before a hit can load it. */
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
-	tp_registry_set_enable_word(ev, ev->enabled | TPOINT_ENABLED_PROBES);
+	tp_registry_set_enable_word(ev, (ev->enabled & TPOINT_ENABLED_MASK) | TPOINT_ENABLED_PROBES);
 	/*
 	 * The old set is not freed: a thread may still be walking it, and nothing tells when it
 	 * is done. Registration is rare; this costs a few bytes per change.
@@ -80,7 +80,8 @@ TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(
 	if (set)
 		set->count = j;
 	if (!set)
-		tp_registry_set_enable_word(ev, ev->enabled & ~TPOINT_ENABLED_PROBES);
+		tp_registry_set_enable_word(ev, ev->enabled & TPOINT_ENABLED_MASK &
+						    ~TPOINT_ENABLED_PROBES);
 	__atomic_store_n(&ev->probes, set, __ATOMIC_RELEASE);
 	/* The last probe of a TRACE_EVENT_FN event may have been its last user. */
 	if (ev->unreg)

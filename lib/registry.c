@@ -117,9 +117,16 @@ void tp_registry_set_enable_word(struct tpoint_event *ev, uint32_t word)
 				tp_fn_calls_pending = true;
 		}
 	}
-	if (__atomic_load_n(&ev->enabled, __ATOMIC_RELAXED) == word)
-		return;
-	__atomic_store_n(&ev->enabled, word, __ATOMIC_RELAXED);
+	uint32_t old = __atomic_load_n(&ev->enabled, __ATOMIC_RELAXED);
+
+	word &= TPOINT_ENABLED_MASK;
+	do {
+		if ((old & TPOINT_ENABLED_MASK) == word)
+			return;
+		/* The high half is the USDT semaphore, the kernel's: kept as it is now. */
+	} while (!__atomic_compare_exchange_n(&ev->enabled, &old,
+					      (old & ~TPOINT_ENABLED_MASK) | word, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	tp_jump_event_changed(ev);
 }
 
@@ -606,6 +613,10 @@ TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, si
 		struct tpoint_event_stats st = { .enabled = tp_slots[i].record };
 
 		tp_registry_slot_prepare(&tp_slots[i]);
+		/* The object of an event is loaded while its slot has it (under the lock). */
+		if (tp_slots[i].ev)
+			st.usdt = __atomic_load_n(&tp_slots[i].ev->enabled, __ATOMIC_RELAXED) >>
+				  TPOINT_ENABLED_USDT_SHIFT;
 		tp_counters_sum((uint32_t)i, &c);
 		memcpy(st.system, tp_slots[i].system, sizeof(st.system));
 		memcpy(st.name, tp_slots[i].name, sizeof(st.name));

@@ -21,7 +21,7 @@ echo "ok: ps and list -p"
 "$TPOINT" ps | grep -q "^ *$P  ctltarget  *3  *2  memory$" || fail "ps after enable"
 sleep 0.5
 "$TPOINT" stat -p "$P" --json >s1.json || fail "stat --json exited $?"
-grep -q '^{"event": "tpt_ctl:ctl_odd", "condition": "n & 1", "hits": [0-9]*, "condition_skipped": [0-9]*, "filtered": 0, "recorded": [0-9]*, "lost": 0, "time": [0-9]*\.[0-9]*}$' s1.json ||
+grep -q '^{"event": "tpt_ctl:ctl_odd", "condition": "n & 1", "hits": [0-9]*, "condition_skipped": [0-9]*, "filtered": 0, "recorded": [0-9]*, "lost": 0, "usdt": 0, "time": [0-9]*\.[0-9]*}$' s1.json ||
 	{ cat s1.json; fail "stat --json keys"; }
 hits=$(sed -n 's/.*ctl_odd".*"hits": \([0-9]*\),.*/\1/p' s1.json)
 skip=$(sed -n 's/.*ctl_odd".*"condition_skipped": \([0-9]*\),.*/\1/p' s1.json)

@@ -290,6 +290,31 @@ for cc in "${CC:-cc}" clang; do
 		status=1
 		continue
 	fi
+	# The same sources without USDT notes: the sites (and the hit functions, up to the
+	# condition's verdict) must not change by one instruction.
+	if ! "$cc" -O2 -std=gnu11 -Wall -Wextra -Werror -DTPOINT_NO_USDT -I"$top/include" \
+		-I"$here" -o "$bin-nousdt" "$here/disasm_sites.c" "$work/site.c" "$work/events.c" \
+		-L"$O" -ltpoint -Wl,-rpath,"$O" -lpthread; then
+		echo "FAIL: $cc cannot build the call sites with -DTPOINT_NO_USDT"
+		status=1
+		continue
+	fi
+	objdump -d --no-show-raw-insn "$bin-nousdt" >"$bin-nousdt.dis"
+	usdt_same "$bin.dis" "$bin-nousdt.dis" "disasm_plain disasm_cond" \
+		"site_plain site_cond site_kernel __tpoint_hit_disasm_plain __tpoint_hit_disasm_cond" \
+		"$bin" "$bin-nousdt" || status=1
+	# The recording path: __tpoint_record_<name> tests the word for "recording alone" first,
+	# as before; the USDT branch comes only after that test failed.
+	for e in disasm_plain disasm_cond; do
+		fn_body "$bin.dis" "__tpoint_record_$e" | head -n 3 >"$work/rec.a"
+		fn_body "$bin-nousdt.dis" "__tpoint_record_$e" | head -n 3 >"$work/rec.b"
+		if ! cmp -s "$work/rec.a" "$work/rec.b"; then
+			echo "FAIL: __tpoint_record_$e starts otherwise with USDT notes:"
+			diff "$work/rec.a" "$work/rec.b" | sed 's/^/    /'
+			status=1
+		fi
+		echo "  __tpoint_record_$e: $(fn_body "$bin.dis" "__tpoint_record_$e" | wc -l) instructions with USDT notes, $(fn_body "$bin-nousdt.dis" "__tpoint_record_$e" | wc -l) without; the same first 3"
+	done
 	for fe in site_plain:disasm_plain:3 site_cond:disasm_cond:3 site_kernel:disasm_cond:0; do
 		f=${fe%%:*}
 		e=${fe#*:}

@@ -13,6 +13,8 @@
 #	   library patched them) to a file, with the offset of its site, and disassembles
 #	   those: the site is `nopl 0x0(%rax,%rax,1)`, and from the function's entry to its
 #	   `ret`, no instruction reads memory (no `(%rip)` operand), calls or branches.
+# The events carry USDT notes, as by default; the sites built with -DTPOINT_NO_USDT must be
+# the same instructions (tests/disasm.inc, usdt_same).
 # Exit 0 when it holds, 1 with the disassembly when not, 77 when it cannot tell.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -127,6 +129,21 @@ for c in $compilers; do
 			status=1
 		fi
 	done
+	# With USDT notes (the default) and without them, the sites compile alike.
+	if $c -O2 -std=gnu11 -DTPOINT_JUMP_LABEL -DTPOINT_NO_USDT -I"$top/include" \
+		-I"$top/tests" -o "$exe-nousdt" "$top/tests/disasm_sites.c" "$work/main.c" \
+		-L"$O" -ltpoint -Wl,-rpath,"$O" 2>"$work/cc.err"; then
+		objdump -d --no-show-raw-insn "$exe-nousdt" >"$work/static-$c-nousdt.txt"
+		usdt_same "$work/static-$c.txt" "$work/static-$c-nousdt.txt" \
+			"disasm_plain disasm_cond" "site_plain site_cond" "$exe" "$exe-nousdt" |
+			sed "s/^ */$c: /" >"$work/usdt.txt"
+		cat "$work/usdt.txt"
+		grep -q "the same instructions" "$work/usdt.txt" || status=1
+	else
+		echo "$c: cannot build the sites with -DTPOINT_NO_USDT:"
+		cat "$work/cc.err"
+		status=1
+	fi
 	# 2. Live, with the events off.
 	rm -f "$work"/*.bin
 	out=$("$exe" "$work") || { echo "$c: the site program failed"; status=1; continue; }

@@ -72,7 +72,7 @@ for i in $(seq 300); do [ "$(grep -c . iv.json)" -ge 3 ] && break; sleep 0.1; do
 kill -INT $ST; wait $ST
 kill $CT; wait $CT 2>/dev/null; trap - EXIT
 [ "$(grep -c . iv.json)" -ge 3 ] || { cat iv.json err.txt; fail "stat --interval --json printed fewer than 3 objects"; }
-grep -v '^{"event": "tpt_ctl:ctl_tick", .*"lost": [0-9.]*, "time": [0-9]*\.[0-9]*, "interval": [0-9]*\.[0-9]*}$' iv.json &&
+grep -v '^{"event": "tpt_ctl:ctl_tick", .*"lost": [0-9.]*, "usdt": [0-9]*, "time": [0-9]*\.[0-9]*, "interval": [0-9]*\.[0-9]*}$' iv.json &&
 	fail "stat --interval --json objects without time and interval"
 awk -v b="$before" -F'"time": |, "interval": |}' '
 	{ if ($2 < b || $2 > b + 60) bad = "time " $2 " is not now"; if ($3 <= last) bad = "interval " $3 " after " last; last = $3 }

@@ -3,7 +3,9 @@
 #
 #   1. the peers: installed with apt-get when root, else skipped with the reason
 #   2. the table: ns per call, 1 and 2 threads, median of REPS rounds (peers.c), then
-#      instructions per call under callgrind (peers --callgrind)
+#      instructions per call under callgrind (peers --callgrind), then the USDT rows
+#      (usdt.c): tpoint's site disabled with and without USDT notes, and tpoint's probe and
+#      a <sys/sdt.h> probe with bpftrace attached
 #   3. throughput: one thread emits TPUT_EVENTS events into `tpoint record` (default mode,
 #      --block, and paced at LTTng-UST's rate) and into an LTTng-UST session, all to tmpfs:
 #      events/s and the fraction lost
@@ -24,7 +26,10 @@ REPS=${REPS:-7}
 TPUT_EVENTS=${TPUT_EVENTS:-20000000}
 TPUT_RUNS=${TPUT_RUNS:-3}
 SCALE_THREADS=${SCALE_THREADS:-1000}
-PKGS="lttng-tools liblttng-ust-dev systemtap-sdt-dev"
+# A uprobe costs microseconds a hit (16 us here, a VM): the consumer rows run fewer calls.
+USDT_CALLS=${USDT_CALLS:-50000}
+USDT_REPS=${USDT_REPS:-5}
+PKGS="lttng-tools liblttng-ust-dev systemtap-sdt-dev bpftrace"
 
 say() { printf 'bench-peers: %s\n' "$*"; }
 
@@ -189,6 +194,45 @@ if [ -n "$lttng_arg" ]; then
 	lt destroy peers-uid
 	lt destroy peers-pid
 fi
+
+# ---- 2c. USDT: tpoint's probes next to <sys/sdt.h>'s, a consumer attached ----
+usdt_rows() {
+echo
+echo "== USDT: ns per call, 1 thread (median of $USDT_REPS batches) =="
+# usdt_row LABEL BIN CASE CALLS [BPFTRACE-PROBE]: one row; with a probe, bpftrace counts it
+# meanwhile (started first: the program waits for the kernel to raise the semaphore).
+usdt_row() {
+	bt=
+	if [ -n "${5:-}" ]; then
+		bpftrace -e "$5 { @n = count(); }" >"$tmp/bt.out" 2>&1 &
+		bt=$!
+	fi
+	r=$("$2" "$3" "$4" "$USDT_REPS" 2>"$tmp/usdt.err" | sed -n 's/^ns //p')
+	if [ -n "$bt" ]; then
+		kill -INT "$bt" 2>/dev/null
+		wait "$bt" 2>/dev/null
+	fi
+	if [ -n "$r" ]; then
+		set -- "$1" $r
+		printf '%-58s %8.2f %8.2f - %8.2f\n' "$1" "$2" "$3" "$4"
+	else
+		say "$1: not measured: $(tail -n 1 "$tmp/usdt.err")"
+	fi
+}
+printf '%-58s %8s %19s\n' "case" "ns/call" "min - max"
+usdt_row "tpoint disabled, with USDT notes (the default)" "$B/usdt" tpoint-off "$CALLS"
+usdt_row "tpoint disabled, built with -DTPOINT_NO_USDT" "$B/usdt-nousdt" tpoint-off "$CALLS"
+if ! command -v bpftrace >/dev/null 2>&1; then
+	say "USDT consumer rows skipped: bpftrace is not installed"
+	return 0
+fi
+usdt_row "tpoint USDT probe, bpftrace attached (count)" "$B/usdt" tpoint "$USDT_CALLS" \
+	"usdt:$B/usdt:bench:bench_u64x3"
+[ $HAVE_SDT = 1 ] && usdt_row "USDT (sys/sdt.h) probe, bpftrace attached (count)" "$B/usdt" sdt \
+	"$USDT_CALLS" "usdt:$B/usdt:peers_usdt:u64x3"
+echo "(tpoint's own enabled cost: 'tpoint enabled, 3 x u64' in the table above)"
+}
+in_part usdt_rows
 
 # ---- 3. throughput ----
 throughput() {

@@ -11,7 +11,8 @@
  *	3_count.h      the number of fields of each class
  *	4_meta.h       the "tpoint_meta" section records: fields, print format, condition
  *	5_size.h       the function that measures the dynamic fields
- *	6_hit.h        the descriptors and the out-of-line hit functions
+ *	6_hit.h        the descriptors and the out-of-line hit functions, each event's USDT
+ *	               probe among them (<tpoint/usdt.h>)
  *	7_register.h   (not a re-read) the constructor that registers this object's events
  *
  * Where the header is found: TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h if TRACE_INCLUDE_PATH is
@@ -24,6 +25,7 @@
 #undef CREATE_TRACE_POINTS
 
 #include <stddef.h>
+#include <tpoint/usdt.h>
 
 #define TPOINT_STRINGIFY_(x) #x
 #define TPOINT_STRINGIFY(x) TPOINT_STRINGIFY_(x)

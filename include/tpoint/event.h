@@ -36,9 +36,19 @@ extern "C" {
 #define TPOINT_ENABLED_RECORD 1u /* write records into the buffers */
 #define TPOINT_ENABLED_PROBES 2u /* call the in-process probes (register_trace_<name>) */
 #define TPOINT_ENABLED_FILTER 4u /* with RECORD: a filter judges each record (.filter) */
+/*
+ * The library's bits are the low half of the word. The high half is the event's USDT
+ * semaphore (<tpoint/usdt.h>): the kernel adds 1 to it for each uprobe that bpftrace, perf
+ * or SystemTap attach to the event's probe, so that a call site's one test of the word sees
+ * them too. The library writes only its half (a compare-and-swap of the word); objects
+ * built before (or with -DTPOINT_NO_USDT) have no probe, and their high half stays 0.
+ */
+#define TPOINT_ENABLED_MASK 0xffffu
+#define TPOINT_ENABLED_USDT_SHIFT 16
 
 struct tpoint_event {
-	uint32_t enabled; /* TPOINT_ENABLED_*; call sites read it relaxed, then branch */
+	uint32_t enabled; /* TPOINT_ENABLED_* | USDT semaphore << 16; call sites read it
+			   * relaxed, then branch */
 	uint16_t id;      /* common_type of its records; 0 until registered */
 	uint16_t abi;     /* TPOINT_ABI of the object that defined it */
 	uint32_t index;   /* dense number in the registry: the per-thread counters' slot */

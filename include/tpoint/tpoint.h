@@ -111,6 +111,7 @@ struct tpoint_event_stats {
 	uint64_t recorded;
 	uint64_t lost;
 	int enabled;
+	uint32_t usdt;         /* USDT probes attached by bpftrace, perf, ...: the semaphore */
 };
 
 /*

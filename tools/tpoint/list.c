@@ -36,8 +36,9 @@ static void usage(FILE *f)
 		"\n"
 		"List the tracepoints compiled into each FILE (an executable, a shared library\n"
 		"or an object file), read from its tpoint_meta section without running it:\n"
-		"each event as system:name, its TP_CONDITION source text if it has one, and\n"
-		"its fields.\n"
+		"each event as system:name, its TP_CONDITION source text if it has one, its\n"
+		"fields, and its USDT probe as bpftrace and perf name it (usdt:FILE:system:name)\n"
+		"unless the file was built with -DTPOINT_NO_USDT.\n"
 		"\n"
 		"  -f, --format  print each event's tracefs format text instead (what trace.dat\n"
 		"                files carry). The IDs are placeholders, numbered from %u\n"
@@ -180,11 +181,12 @@ static void get_section(const struct elf *e, const unsigned char *table, uint64_
 }
 
 /*
- * Find and read the tpoint_meta section. Returns 1 with *contents (malloc'ed, 8-aligned,
- * zero-padded) and *len set, 0 when the file has no such section, or -EINVAL with *why
- * saying what is wrong with the file.
+ * Find and read the section `want` (tpoint_meta, or the USDT notes). Returns 1 with *contents
+ * (malloc'ed, 8-aligned, zero-padded) and *len set, 0 when the file has no such section, or
+ * -EINVAL with *why saying what is wrong with the file.
  */
-static int read_meta_section(struct elf *e, char **contents, uint64_t *len, const char **why)
+static int read_section(struct elf *e, const char *want, char **contents, uint64_t *len,
+			const char **why)
 {
 	unsigned char id[sizeof(Elf64_Ehdr)];
 	uint64_t shoff, shentsize, shnum, shstrndx, minent;
@@ -279,8 +281,8 @@ static int read_meta_section(struct elf *e, char **contents, uint64_t *len, cons
 		if (s.name >= strtab.size)
 			continue;
 		name = names + s.name;
-		if (strnlen(name, strtab.size - s.name) != strlen(TPOINT_META_SECTION) ||
-		    memcmp(name, TPOINT_META_SECTION, strlen(TPOINT_META_SECTION)))
+		if (strnlen(name, strtab.size - s.name) != strlen(want) ||
+		    memcmp(name, want, strlen(want)))
 			continue;
 		ret = -EINVAL;
 		if (s.type == SHT_NOBITS) {
@@ -357,7 +359,61 @@ static void swap_records(char *b, size_t n)
 
 /* ---- listing ---- */
 
+/* The file's stapsdt notes (section .note.stapsdt), or none. */
+struct usdt_notes {
+	const struct elf *e;
+	const unsigned char *b;
+	uint64_t len;
+};
+
+/*
+ * The number of arguments of the probe system:name, or -1 if the notes have none: notes of
+ * type 3, owner "stapsdt", whose description is three addresses, then the provider, the
+ * name and the argument text, each NUL-terminated.
+ */
+static int usdt_probe_args(const struct usdt_notes *n, const char *system, const char *name)
+{
+	uint64_t off = 0, addrs = n->e && n->e->is64 ? 24 : 12;
+
+	while (n->b && n->len - off >= 12) {
+		uint64_t namesz = get32(n->e, n->b + off), descsz = get32(n->e, n->b + off + 4);
+		uint64_t type = get32(n->e, n->b + off + 8);
+		uint64_t desc = off + 12 + ((namesz + 3) & ~3ull);
+		uint64_t next = desc + ((descsz + 3) & ~3ull);
+
+		if (namesz > n->len || descsz > n->len || next > n->len)
+			return -1; /* corrupt: list the events without probes */
+		if (type == 3 && namesz == 8 && !memcmp(n->b + off + 12, "stapsdt", 8) &&
+		    descsz > addrs) {
+			const char *p = (const char *)n->b + desc + addrs;
+			const char *end = (const char *)n->b + desc + descsz;
+			const char *prov = p, *pname = NULL, *args = NULL;
+
+			for (; p < end && *p; p++)
+				;
+			if (p < end)
+				pname = ++p;
+			for (; p < end && *p; p++)
+				;
+			if (p < end)
+				args = ++p;
+			for (; p < end && *p; p++)
+				;
+			if (args && p < end && !strcmp(prov, system) && !strcmp(pname, name)) {
+				int count = 0;
+
+				for (const char *a = args; *a; a++)
+					count += (a == args || a[-1] == ' ') && *a != ' ';
+				return count;
+			}
+		}
+		off = next;
+	}
+	return -1;
+}
+
 struct list_opts {
+	struct usdt_notes notes;
 	bool format;
 	bool check;
 	bool headings; /* several files: name each before its events */
@@ -491,6 +547,11 @@ static int list_section(const char *file, const char *b, const char *end,
 				printf("  condition: %s\n", cond);
 			for (uint32_t i = 0; i < c->nfields; i++)
 				print_field(&f[i]);
+			int nargs = usdt_probe_args(&o->notes, e->system, e->name);
+
+			if (nargs >= 0)
+				printf("  usdt: usdt:%s:%s:%s (%d argument%s)\n", file, e->system,
+				       e->name, nargs, nargs == 1 ? "" : "s");
 		}
 		free(fmt);
 		id++;
@@ -523,9 +584,9 @@ static int list_file(const char *file, struct list_opts *o)
 {
 	struct elf e = { .fd = -1 };
 	struct stat st;
-	const char *why = NULL;
-	char *buf = NULL;
-	uint64_t len = 0;
+	const char *why = NULL, *nwhy = NULL;
+	char *buf = NULL, *notes = NULL;
+	uint64_t len = 0, nlen = 0;
 	int r;
 
 	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer here. */
@@ -545,7 +606,9 @@ static int list_file(const char *file, struct list_opts *o)
 		return 1;
 	}
 	e.size = (uint64_t)st.st_size;
-	r = read_meta_section(&e, &buf, &len, &why);
+	r = read_section(&e, TPOINT_META_SECTION, &buf, &len, &why);
+	if (r > 0 && read_section(&e, ".note.stapsdt", &notes, &nlen, &nwhy) > 0)
+		o->notes = (struct usdt_notes){ &e, (const unsigned char *)notes, nlen };
 	close(e.fd);
 	if (r <= 0) {
 		if (r < 0)
@@ -561,6 +624,8 @@ static int list_file(const char *file, struct list_opts *o)
 		o->first = false;
 	}
 	r = list_section(file, buf, buf + len, o);
+	o->notes = (struct usdt_notes){ NULL, NULL, 0 };
+	free(notes);
 	free(buf);
 	return r;
 }
@@ -641,7 +706,7 @@ int elf_events(const char *file, elf_event_fn fn, void *arg)
 		return 0;
 	}
 	e.size = (uint64_t)st.st_size;
-	r = read_meta_section(&e, &buf, &len, &why);
+	r = read_section(&e, TPOINT_META_SECTION, &buf, &len, &why);
 	close(e.fd);
 	if (r <= 0)
 		return 0;

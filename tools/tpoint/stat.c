@@ -71,7 +71,7 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 				printf(", \"refused\": ");
 				json_print_str(why);
 			}
-			printf(", \"time\": %.6f", now);
+			printf(", \"usdt\": %llu, \"time\": %.6f", r[i].usdt, now);
 			if (prev)
 				printf(", \"interval\": %.6f", since);
 			printf("}\n");
@@ -86,6 +86,9 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 				ctl_refusal_text(why, text, sizeof(text));
 				printf("  refused: stays off, %s\n", text);
 			}
+			if (r[i].usdt)
+				printf("  usdt: %llu probe%s attached (bpftrace, perf, ...)\n",
+				       r[i].usdt, r[i].usdt == 1 ? "" : "s");
 		}
 	}
 	fflush(stdout);
@@ -163,7 +166,8 @@ int cmd_stat(int argc, char **argv)
 			       "condition skipped\n(with the condition's text), filtered out, recorded, "
 			       "lost. With --interval,\nthe rates over each interval until Ctrl-C or the "
 			       "process ends. --json prints\none object per event and line, with the keys "
-			       "event, condition, hits,\ncondition_skipped, filtered, recorded, lost.\n");
+			       "event, condition, hits,\ncondition_skipped, filtered, recorded, lost, usdt (USDT "
+			       "probes attached).\n");
 			return EXIT_OK;
 		default:
 			fprintf(stderr, "usage: tpoint stat -p PID [-e GLOB] [--interval S] [--json]\n");

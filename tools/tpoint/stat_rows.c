@@ -18,11 +18,12 @@ int stat_rows_parse(char *text, const char *globs, struct stat_row **rows)
 
 	*rows = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[7], *fs = NULL;
+		char *f[8], *fs = line;
 		int k = 0;
 
-		for (char *t = strtok_r(line, "\t", &fs); t && k < 7; t = strtok_r(NULL, "\t", &fs))
-			f[k++] = t;
+		/* Split at each tab, empty fields kept: the condition may be "". */
+		while (fs && k < 8)
+			f[k++] = strsep(&fs, "\t");
 		if (k < 6)
 			return -1;
 		if (globs && !globs_select_event(globs, f[0]))
@@ -36,7 +37,8 @@ int stat_rows_parse(char *text, const char *globs, struct stat_row **rows)
 		snprintf(r->event, sizeof(r->event), "%s", f[0]);
 		for (int i = 0; i < STAT_NCOUNTERS; i++)
 			r->v[i] = strtoull(f[1 + i], NULL, 10);
-		snprintf(r->condition, sizeof(r->condition), "%s", k == 7 ? f[6] : "");
+		snprintf(r->condition, sizeof(r->condition), "%s", k >= 7 ? f[6] : "");
+		r->usdt = k == 8 ? strtoull(f[7], NULL, 10) : 0;
 	}
 	return n;
 }

@@ -15,6 +15,7 @@ struct stat_row {
 	char event[160];
 	unsigned long long v[STAT_NCOUNTERS];
 	char condition[1024];
+	unsigned long long usdt; /* USDT probes attached (the semaphore) */
 };
 
 /*

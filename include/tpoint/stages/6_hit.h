@@ -245,7 +245,7 @@
 			     probes)
 /* probes: OWN or SHARED, the body of the probe function (TPOINT_PROBES_*). */
 #define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg, probes)           \
-	struct tpoint_event TPOINT_EVENT_SYM(name) = {                                         \
+	struct tpoint_event TPOINT_EVENT_SYM(name) TPOINT_USDT_SECTION = {                     \
 		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, &__tpoint_meta_class_##template.h,          \
 		&__tpoint_meta_event_##name.h, reg, unreg                                      \
 	};                                                                                     \
@@ -257,15 +257,28 @@
 	{                                                                                      \
 		TPOINT_PROBES_##probes(template, name, PARAMS(proto), PARAMS(args))           \
 	}                                                                                      \
+	/* The USDT probe (<tpoint/usdt.h>), then what the library's bits ask for. */         \
+	static __attribute__((noinline, cold)) void __tpoint_usdt_##name(uint32_t __enabled,   \
+									  proto)              \
+	{                                                                                      \
+		TPOINT_USDT_PROBE(TPOINT_SYSTEM_STR, #name, TPOINT_STR(TPOINT_EVENT_SYM(name)), \
+				  args);                                                       \
+		if (__enabled & TPOINT_ENABLED_PROBES)                                         \
+			__tpoint_probes_##name(__enabled, args);                               \
+		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
+			__tpoint_emit_filtered_##template(&TPOINT_EVENT_SYM(name), args);      \
+	}                                                                                      \
 	/* Out of line, so that a false condition returns without saving a register. */      \
 	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
-		/* Recording alone is the common case, one compare; probes and filters leave   \
-		 * with a tail call. (FILTER is only ever set with RECORD.) */                 \
+		/* Recording alone is the common case, one compare; a USDT consumer, probes    \
+		 * and filters leave with a tail call. (FILTER is only ever set with RECORD.) */ \
 		if (__builtin_expect(__enabled == TPOINT_ENABLED_RECORD, 1))                   \
 			__tpoint_emit_##template(__ev, args);                                  \
+		else if (TPOINT_USDT && __enabled > TPOINT_ENABLED_MASK)                       \
+			__tpoint_usdt_##name(__enabled, args);                                 \
 		else if (__enabled & TPOINT_ENABLED_PROBES)                                    \
 			__tpoint_probes_##name(__enabled, args);                               \
 		else if (__enabled & TPOINT_ENABLED_FILTER)                                    \

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The USDT rows of make bench-peers (issue 24), one case a run, as run.sh drives them:
+ *
+ *	usdt tpoint-off CALLS REPS	tpoint's site, disabled (this binary with USDT notes, or
+ *					usdt-nousdt built with -DTPOINT_NO_USDT: the same
+ *					machine code, the row shows it costs the same)
+ *	usdt tpoint CALLS REPS		tpoint's site while a USDT consumer (bpftrace, started
+ *					by run.sh) is attached to the event's probe
+ *	usdt sdt CALLS REPS		a <sys/sdt.h> probe with a semaphore, the same consumer
+ *
+ * A consumer case first waits (60 s at most) until the kernel has raised the probe's
+ * semaphore, so that every timed call goes through the consumer. ns per call, the median of
+ * REPS batches, one thread.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tpoint/tpoint.h>
+#include "trace/events/bench.h"
+#include "timing.h"
+#include "loops.h"
+
+#ifdef HAVE_SDT
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+__extension__ unsigned short peers_usdt_u64x3_semaphore __attribute__((unused, section(".probes")));
+
+static __attribute__((noinline)) void loop_sdt(uint64_t n, int tid)
+{
+	(void)tid;
+	for (uint64_t i = 0; i < n; i++) {
+		if (__builtin_expect(peers_usdt_u64x3_semaphore, 0))
+			DTRACE_PROBE3(peers_usdt, u64x3, i, ARG_B(i), ARG_C(i));
+		sink(i);
+	}
+}
+#endif
+
+/* The semaphore of bench:bench_u64x3's probe: the high half of its enable word. */
+static unsigned tpoint_semaphore(void)
+{
+	return __atomic_load_n(&TPOINT_EVENT_SYM(bench_u64x3).enabled, __ATOMIC_RELAXED) >> 16;
+}
+
+static unsigned sdt_semaphore(void)
+{
+#ifdef HAVE_SDT
+	return __atomic_load_n(&peers_usdt_u64x3_semaphore, __ATOMIC_RELAXED);
+#else
+	return 0;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	unsigned (*semaphore)(void) = NULL;
+	loop_fn *loop = loop_u64x3;
+	double ns[MAX_REPS];
+	uint64_t n;
+	int reps;
+
+	(void)loop_empty; /* loops.h's other loops are not timed here */
+	(void)loop_str;
+	if (argc != 4 || (n = strtoull(argv[2], NULL, 0)) < 1000 || (reps = atoi(argv[3])) < 1 ||
+	    reps > MAX_REPS) {
+		fprintf(stderr, "usage: usdt tpoint-off|tpoint|sdt CALLS REPS\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "tpoint")) {
+		semaphore = tpoint_semaphore;
+	} else if (!strcmp(argv[1], "sdt")) {
+#ifdef HAVE_SDT
+		semaphore = sdt_semaphore;
+		loop = loop_sdt;
+#else
+		fprintf(stderr, "usdt: built without <sys/sdt.h>\n");
+		return 1;
+#endif
+	} else if (strcmp(argv[1], "tpoint-off")) {
+		fprintf(stderr, "usdt: '%s': expected tpoint-off, tpoint or sdt\n", argv[1]);
+		return 2;
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	for (int i = 0; semaphore && !semaphore(); i++) {
+		if (i == 6000) {
+			fprintf(stderr, "usdt: no consumer attached within 60 s\n");
+			return 1;
+		}
+		usleep(10000);
+	}
+	if (!semaphore && (tpoint_semaphore() || sdt_semaphore())) {
+		fprintf(stderr, "usdt: a consumer is attached: this is not the disabled cost\n");
+		return 1;
+	}
+	time_batch(loop, n / 8 + 1, 1); /* warm-up */
+	for (int r = 0; r < reps; r++)
+		ns[r] = time_batch(loop, n, 1);
+	struct summary s = summarise(ns, reps);
+
+	printf("ns %.2f %.2f %.2f\n", s.med, s.min, s.max);
+	return 0;
+}
