@@ -273,16 +273,17 @@
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
-		/* Recording alone is the common case, one compare; a USDT consumer, probes    \
-		 * and filters leave with a tail call. (FILTER is only ever set with RECORD.) */ \
+		/* Recording alone is the common case, one compare; recording through a filter \
+		 * the next (FILTER is only ever set with RECORD); a USDT consumer and probes  \
+		 * leave with a tail call, and see to a filter themselves. */                  \
 		if (__builtin_expect(__enabled == TPOINT_ENABLED_RECORD, 1))                   \
 			__tpoint_emit_##template(__ev, args);                                  \
+		else if (__enabled == (TPOINT_ENABLED_RECORD | TPOINT_ENABLED_FILTER))         \
+			__tpoint_emit_filtered_##template(__ev, args);                         \
 		else if (TPOINT_USDT && __enabled > TPOINT_ENABLED_MASK)                       \
 			__tpoint_usdt_##name(__enabled, args);                                 \
 		else if (__enabled & TPOINT_ENABLED_PROBES)                                    \
 			__tpoint_probes_##name(__enabled, args);                               \
-		else if (__enabled & TPOINT_ENABLED_FILTER)                                    \
-			__tpoint_emit_filtered_##template(__ev, args);                         \
 	}                                                                                      \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
