@@ -170,7 +170,7 @@ static void *reader(void *arg)
 			int n;
 
 			/* Whole pages only, here: the one the kernel is writing waits for the end. */
-			while ((n = kinst_read_page(kr->ki, c, buf, false)) > 0) {
+			while ((n = kinst_read_page(kr->ki, c, buf, KINST_WHOLE_PAGES)) > 0) {
 				write_page(kr, c, buf, n);
 				any = true;
 			}
@@ -182,7 +182,7 @@ static void *reader(void *arg)
 	for (int c = 0; c < kr->ncpus; c++) {
 		int n;
 
-		while ((n = kinst_read_page(kr->ki, c, buf, true)) > 0)
+		while ((n = kinst_read_page(kr->ki, c, buf, KINST_FLUSH)) > 0)
 			write_page(kr, c, buf, n);
 	}
 	free(buf);
