@@ -353,6 +353,11 @@ char *kinst_format(struct kinstance *k, const char *event)
 	return tracefs_event_file_read(k->inst, buf, name, "format", NULL);
 }
 
+char *kinst_saved_cmdlines(void)
+{
+	return tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+}
+
 int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen)
 {
 	if ((on ? tracefs_trace_on(k->inst) : tracefs_trace_off(k->inst)) < 0) {

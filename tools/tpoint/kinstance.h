@@ -62,6 +62,11 @@ int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *er
 		      size_t errlen);
 /* The event's format file, as the kernel shows it (malloc'ed), or NULL. */
 char *kinst_format(struct kinstance *k, const char *event);
+/*
+ * The kernel's names of recent tasks, saved_cmdlines ("PID COMM" lines, malloc'ed), or NULL:
+ * a task's name after it ended. The top level's file, which every instance fills.
+ */
+char *kinst_saved_cmdlines(void);
 /* Tracing on or off (tracing_on). */
 int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen);
 

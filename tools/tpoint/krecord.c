@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <tracefs.h>
 #include "kinstance.h"
 #include "kpages.h"
 #include "krecord.h"
@@ -328,7 +327,7 @@ int krec_extra(struct krecord *kr, struct tracedat_extra *x, char *err, size_t e
 	}
 	free(count);
 	/* The kernel's names of the pids it saw (shared by all instances). */
-	kr->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	kr->cmdlines = kinst_saved_cmdlines();
 	x->events = kr->xev;
 	x->nevents = n;
 	x->ncpus = (uint32_t)kr->ncpus;

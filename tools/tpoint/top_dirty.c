@@ -12,7 +12,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <kbuffer.h>
-#include <tracefs.h>
 #include "kinstance.h"
 #include "top_btf.h"
 #include "top_dirty.h"
@@ -227,26 +226,21 @@ static int set_up_event(struct dirty_view *d, char *why, size_t len)
 
 struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t len)
 {
-	struct dirty_view *d;
+	struct dirty_view *d = calloc(1, sizeof(*d));
 	int page_size;
 
-	/* Not root, no tracefs, lockdown: said before anything is made. */
-	if (kinst_check(why, len) < 0)
-		return NULL;
-	d = calloc(1, sizeof(*d));
 	if (!d) {
 		snprintf(why, len, "out of memory");
 		return NULL;
 	}
 	d->pids = pids;
 	d->npids = npids;
+	/* Not root, no tracefs, lockdown: said before an instance is made. */
+	if (kinst_check(why, len) < 0)
+		goto fail;
 	kinst_remove_stale(INSTANCE_PREFIX);
 	d->ki = kinst_create(INSTANCE_PREFIX, why, len);
-	if (!d->ki) {
-		free(d);
-		return NULL;
-	}
-	if (set_up_event(d, why, len) < 0)
+	if (!d->ki || set_up_event(d, why, len) < 0)
 		goto fail;
 	d->ncpus = kinst_cpus();
 	page_size = kinst_open_cpus(d->ki, why, len);
@@ -431,15 +425,14 @@ static bool bdi_dev(const char *name, dev_t *dev)
  * The name of a thread that ended before top saw it in /proc: the kernel keeps the names of
  * recent tracing tasks in saved_cmdlines ("PID COMM" lines), read once a refresh if needed.
  */
-static void saved_comm(struct dirty_view *d, char **cmdlines, struct dirty_row *r)
+static void saved_comm(char **cmdlines, struct dirty_row *r)
 {
 	char key[24];
 
 	if (!*cmdlines)
-		*cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+		*cmdlines = kinst_saved_cmdlines();
 	if (!*cmdlines)
 		return;
-	(void)d;
 	snprintf(key, sizeof(key), "%d ", (int)r->tid);
 	for (const char *l = *cmdlines; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (!strncmp(l, key, strlen(key))) {
@@ -459,7 +452,7 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 		dev_t dev = 0;
 
 		if (r->comm[0] == '?' && !r->comm[1] && r->idle == 0)
-			saved_comm(d, &cmdlines, r);
+			saved_comm(&cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
 		/* Looked for while the file is being dirtied: then the process likely has it. */
