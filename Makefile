@@ -36,7 +36,8 @@ O := build-tsan
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
-# The tool reads trace.dat with libtraceevent, and the kernel's events (record -k) with libtracefs.
+# The tool reads trace.dat with libtraceevent, and the kernel's events (record -k, top) with
+# libtracefs (tools/tpoint/kinstance.c).
 TRACEEVENT_CFLAGS = $(shell pkg-config --cflags libtraceevent libtracefs 2>/dev/null)
 TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent libtracefs 2>/dev/null) -lpthread
 # tpoint top's screen with ncurses: its flags only for top's files, since ncursesw's

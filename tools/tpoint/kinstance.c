@@ -39,8 +39,8 @@ static void access_error(char *err, size_t errlen, const char *what, int e)
 		snprintf(err, errlen, "%s: %s: the kernel is locked down (confidentiality: "
 			 "/sys/kernel/security/lockdown), it refuses tracefs", what, strerror(e));
 	else if ((e == EACCES || e == EPERM) && geteuid() != 0)
-		snprintf(err, errlen, "%s: %s: kernel events need root (tracefs instances are "
-			 "root's)", what, strerror(e));
+		snprintf(err, errlen, "needs root: %s: %s (kernel events need root: tracefs "
+			 "instances are root's)", what, strerror(e));
 	else
 		snprintf(err, errlen, "%s: %s", what, strerror(e));
 }
@@ -53,7 +53,7 @@ int kinst_check(char *err, size_t errlen)
 	/* Asked before anything of libtracefs that would mount it: we only use what is there. */
 	if (tracefs_tracing_dir_is_mounted(false, &dir) != 1 || !dir) {
 		snprintf(err, errlen, "tracefs is not mounted (mount -t tracefs nodev "
-			 "/sys/kernel/tracing): kernel events cannot be recorded");
+			 "/sys/kernel/tracing): the kernel's events cannot be read");
 		return -1;
 	}
 	/* libtracefs 1.6 hands out its own copy of the path (trace_find_tracing_dir()). */
@@ -292,8 +292,8 @@ int kinst_enable(struct kinstance *k, const char *event, const char *filter, cha
 		char why[256];
 
 		filter_complaint(k, buf, name, why, sizeof(why));
-		snprintf(err, errlen, "-f '%s' for kernel event %s: the kernel says: %s", filter,
-			 event, why);
+		snprintf(err, errlen, "filter '%s' on kernel event %s: the kernel says: %s",
+			 filter, event, why);
 		return -1;
 	}
 	if (tracefs_event_file_write(k->inst, buf, name, "enable", "1") < 0) {
@@ -353,6 +353,11 @@ char *kinst_format(struct kinstance *k, const char *event)
 	return tracefs_event_file_read(k->inst, buf, name, "format", NULL);
 }
 
+char *kinst_saved_cmdlines(void)
+{
+	return tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+}
+
 int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen)
 {
 	if ((on ? tracefs_trace_on(k->inst) : tracefs_trace_off(k->inst)) < 0) {
@@ -390,15 +395,23 @@ int kinst_open_cpus(struct kinstance *k, char *err, size_t errlen)
 	return size;
 }
 
-int kinst_read_page(struct kinstance *k, int cpu, void *buf, bool flush)
+int kinst_read_page(struct kinstance *k, int cpu, void *buf, enum kinst_read how)
 {
 	int n;
 
 	if (cpu >= k->ncpus || !k->cpu[cpu])
 		return 0;
-	/* Whole pages through a pipe (splice) while recording, the kernel's way to be read. */
-	n = flush ? tracefs_cpu_flush(k->cpu[cpu], buf)
-		  : tracefs_cpu_buffered_read(k->cpu[cpu], buf, true);
+	switch (how) {
+	case KINST_WHOLE_PAGES: /* through a pipe (splice), the kernel's way to be read */
+		n = tracefs_cpu_buffered_read(k->cpu[cpu], buf, true);
+		break;
+	case KINST_LATEST: /* read() copies out the page being written: no wait for it to fill */
+		n = tracefs_cpu_read(k->cpu[cpu], buf, true);
+		break;
+	default:
+		n = tracefs_cpu_flush(k->cpu[cpu], buf);
+		break;
+	}
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	return n;

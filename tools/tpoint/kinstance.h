@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A private tracefs instance of the tool's own, through libtracefs: the one place the tool
- * touches the kernel's tracing (tpoint record -k; `tpoint top` may adopt it). Nothing outside
+ * touches the kernel's tracing (tpoint record -k, tpoint top's dirty view). Nothing outside
  * the instance changes: its events, filters, pid list, clock and buffers are its own.
  *
- * The instance is named PREFIX-PID (PID the tool's process id, e.g. tpoint-record-1234): a
- * tool killed with SIGKILL leaves it behind, and the next kinst_create() with the same
- * prefix removes every such instance whose process is gone.
+ * The instance is named PREFIX-PID, the prefix its user's (tpoint-record, tpoint-top) and PID
+ * the tool's process id, e.g. tpoint-record-1234: a tool killed with SIGKILL leaves it behind,
+ * and the next kinst_remove_stale() with the same prefix removes every such instance whose
+ * process is gone.
  *
  * Every function that can fail says why in err (one line, naming the value and what was
  * wrong: not root, tracefs not mounted, lockdown, an unknown event, the kernel's own words on
@@ -47,7 +48,7 @@ void kevent_list_free(struct kevent_list *l);
  * left by a tool killed with SIGKILL. Returns how many were removed.
  */
 int kinst_remove_stale(const char *prefix);
-/* Make PREFIX-PID, tracing off, clock mono. */
+/* Make PREFIX-PID, tracing off (kinst_trace() starts it), clock mono. */
 struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen);
 const char *kinst_name(const struct kinstance *k);
 /* Enable one event ("system:name"), with the kernel's filter EXPR unless NULL. */
@@ -61,6 +62,11 @@ int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *er
 		      size_t errlen);
 /* The event's format file, as the kernel shows it (malloc'ed), or NULL. */
 char *kinst_format(struct kinstance *k, const char *event);
+/*
+ * The kernel's names of recent tasks, saved_cmdlines ("PID COMM" lines, malloc'ed), or NULL:
+ * a task's name after it ended. The top level's file, which every instance fills.
+ */
+char *kinst_saved_cmdlines(void);
 /* Tracing on or off (tracing_on). */
 int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen);
 
@@ -70,12 +76,20 @@ int kinst_trace(struct kinstance *k, bool on, char *err, size_t errlen);
 int kinst_cpus(void);
 /* Open every CPU's trace_pipe_raw; the page size read, or -1. */
 int kinst_open_cpus(struct kinstance *k, char *err, size_t errlen);
+/* How kinst_read_page() takes a page; one instance is read in one way (then flushed). */
+enum kinst_read {
+	/* Whole pages only, through a pipe (splice): a recording, which keeps every byte. */
+	KINST_WHOLE_PAGES,
+	/* Also the page the kernel is writing, as far as it is written (read()): a live view. */
+	KINST_LATEST,
+	/* Tracing off, after KINST_WHOLE_PAGES: what is left, what the pipe holds included. */
+	KINST_FLUSH,
+};
 /*
  * One page of CPU cpu into buf (kinst_open_cpus()'s size), without waiting: its bytes, 0 when
- * no whole page is there, -1 on an error. flush (tracing off): also the page the kernel was
- * writing, and what the pipe of the reads before holds.
+ * there is none to take (as `how` takes them), -1 on an error.
  */
-int kinst_read_page(struct kinstance *k, int cpu, void *buf, bool flush);
+int kinst_read_page(struct kinstance *k, int cpu, void *buf, enum kinst_read how);
 /* The CPU's counters, from per_cpu/cpuN/stats. */
 struct kinst_cpu_stats {
 	uint64_t entries, overrun, commit_overrun, dropped, read;

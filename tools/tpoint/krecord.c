@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <tracefs.h>
 #include "kinstance.h"
 #include "kpages.h"
 #include "krecord.h"
@@ -170,7 +169,7 @@ static void *reader(void *arg)
 			int n;
 
 			/* Whole pages only, here: the one the kernel is writing waits for the end. */
-			while ((n = kinst_read_page(kr->ki, c, buf, false)) > 0) {
+			while ((n = kinst_read_page(kr->ki, c, buf, KINST_WHOLE_PAGES)) > 0) {
 				write_page(kr, c, buf, n);
 				any = true;
 			}
@@ -182,7 +181,7 @@ static void *reader(void *arg)
 	for (int c = 0; c < kr->ncpus; c++) {
 		int n;
 
-		while ((n = kinst_read_page(kr->ki, c, buf, true)) > 0)
+		while ((n = kinst_read_page(kr->ki, c, buf, KINST_FLUSH)) > 0)
 			write_page(kr, c, buf, n);
 	}
 	free(buf);
@@ -328,7 +327,7 @@ int krec_extra(struct krecord *kr, struct tracedat_extra *x, char *err, size_t e
 	}
 	free(count);
 	/* The kernel's names of the pids it saw (shared by all instances). */
-	kr->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	kr->cmdlines = kinst_saved_cmdlines();
 	x->events = kr->xev;
 	x->nevents = n;
 	x->ncpus = (uint32_t)kr->ncpus;

@@ -6,22 +6,19 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <kbuffer.h>
-#include <tracefs.h>
+#include "kinstance.h"
 #include "top_btf.h"
 #include "top_dirty.h"
 #include "top_paths.h"
 
-#define INSTANCE_PREFIX "tpoint-top-"
+/* The instance is tpoint-top-PID (tpoint(1) says so), made and read by kinstance.c. */
+#define INSTANCE_PREFIX "tpoint-top"
 #define MAX_ROWS (1 << 20) /* beyond: counted in `overflow`, not shown */
 
 /* The seed's condition: the three bits PowerTOP asked about. */
@@ -37,12 +34,9 @@ struct field {
 };
 
 struct dirty_view {
-	/* The tracefs instance: these few calls are all top asks of tracefs. */
-	struct tracefs_instance *inst;
-	struct tracefs_cpu **cpu;
+	struct kinstance *ki;
 	int ncpus;
 	char *page;
-	int page_size;
 	struct kbuffer *kbuf;
 
 	const char *event;
@@ -60,102 +54,6 @@ struct dirty_view {
 	unsigned nslots;
 	unsigned long long lost, overflow;
 };
-
-/* ---- the instance ---- */
-
-/*
- * libtracefs 1.6's tracefs_tracing_dir() finds the directory anew (leaking the last answer)
- * whenever the caller cannot read it: asked once.
- */
-static const char *tracing_dir(void)
-{
-	static const char *dir;
-	static bool asked;
-
-	if (!asked) {
-		dir = tracefs_tracing_dir();
-		asked = true;
-	}
-	return dir;
-}
-
-static struct tracefs_instance *inst_create(char *name, size_t len, char *why, size_t wlen)
-{
-	const char *dir = tracing_dir();
-	struct tracefs_instance *inst;
-
-	if (!dir) {
-		snprintf(why, wlen, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return NULL;
-	}
-	snprintf(name, len, INSTANCE_PREFIX "%d", (int)getpid());
-	/* Asked first: libtracefs 1.6 leaks what it allocated when the mkdir is refused. */
-	char instances[PATH_MAX];
-
-	snprintf(instances, sizeof(instances), "%s/instances", dir);
-	if (access(instances, W_OK | X_OK) < 0) {
-		int e = errno;
-
-		snprintf(why, wlen, "%scannot create the tracefs instance %s/%s: %s",
-			 geteuid() ? "needs root: " : "", instances, name, strerror(e));
-		return NULL;
-	}
-	inst = tracefs_instance_create(name);
-	if (!inst) {
-		int e = errno;
-
-		snprintf(why, wlen, "%scannot create the tracefs instance %s/instances/%s: %s",
-			 geteuid() ? "needs root: " : "", dir, name, strerror(e));
-		return NULL;
-	}
-	return inst;
-}
-
-static void inst_remove(struct tracefs_instance *inst)
-{
-	tracefs_instance_destroy(inst);
-	tracefs_instance_free(inst);
-}
-
-void dirty_remove_stale(void)
-{
-	const char *dir = tracing_dir();
-	char path[PATH_MAX], comm[64];
-	struct dirent *de;
-	DIR *d;
-
-	if (!dir)
-		return;
-	snprintf(path, sizeof(path), "%s/instances", dir);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid;
-		FILE *f;
-
-		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
-			continue;
-		pid = strtol(de->d_name + strlen(INSTANCE_PREFIX), &end, 10);
-		if (*end || pid <= 0 || pid > INT_MAX)
-			continue;
-		/* Alive and a tpoint: its own. Gone, or the pid reused by another program: stale. */
-		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-		f = fopen(path, "re");
-		comm[0] = 0;
-		if (f) {
-			if (!fgets(comm, sizeof(comm), f))
-				comm[0] = 0;
-			fclose(f);
-		}
-		if (!strcmp(comm, "tpoint\n"))
-			continue;
-		snprintf(path, sizeof(path), "%s/instances/%s", dir, de->d_name);
-		rmdir(path);
-	}
-	closedir(d);
-}
 
 /* ---- the event's format ---- */
 
@@ -287,11 +185,12 @@ static int set_up_event(struct dirty_view *d, char *why, size_t len)
 {
 	static const char *const events[] = { "writeback_mark_inode_dirty",
 					      "writeback_dirty_inode" };
-	char *fmt = NULL;
+	char *fmt = NULL, event[64];
 
 	for (size_t i = 0; i < 2 && !fmt; i++) {
 		d->event = events[i];
-		fmt = tracefs_event_file_read(d->inst, "writeback", d->event, "format", NULL);
+		snprintf(event, sizeof(event), "writeback:%s", d->event);
+		fmt = kinst_format(d->ki, event);
 	}
 	if (!fmt) {
 		snprintf(why, len, "the kernel has neither writeback:writeback_mark_inode_dirty nor "
@@ -306,8 +205,7 @@ static int set_up_event(struct dirty_view *d, char *why, size_t len)
 	    find_field(fmt, "flags", &d->f_flags) || d->f_pid.size != 4 ||
 	    (d->f_ino.size != 4 && d->f_ino.size != 8) ||
 	    (d->f_flags.size != 4 && d->f_flags.size != 8)) {
-		snprintf(why, len, "writeback:%s: its format lacks common_pid, name, ino or flags",
-			 d->event);
+		snprintf(why, len, "%s: its format lacks common_pid, name, ino or flags", event);
 		free(fmt);
 		return -1;
 	}
@@ -323,22 +221,13 @@ static int set_up_event(struct dirty_view *d, char *why, size_t len)
 	char kfilter[sizeof(d->filter) + 32];
 
 	snprintf(kfilter, sizeof(kfilter), "(%s) && common_pid != %d", d->filter, (int)getpid());
-	if (tracefs_event_file_write(d->inst, "writeback", d->event, "filter", kfilter) < 0) {
-		snprintf(why, len, "writeback:%s: the kernel refused the filter '%s': %s",
-			 d->event, d->filter, strerror(errno));
-		return -1;
-	}
-	if (tracefs_event_enable(d->inst, "writeback", d->event) < 0) {
-		snprintf(why, len, "writeback:%s: cannot enable it: %s", d->event, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return kinst_enable(d->ki, event, kfilter, why, len);
 }
 
 struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t len)
 {
 	struct dirty_view *d = calloc(1, sizeof(*d));
-	char name[64];
+	int page_size;
 
 	if (!d) {
 		snprintf(why, len, "out of memory");
@@ -346,33 +235,26 @@ struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t le
 	}
 	d->pids = pids;
 	d->npids = npids;
-	dirty_remove_stale();
-	d->inst = inst_create(name, sizeof(name), why, len);
-	if (!d->inst) {
-		free(d);
-		return NULL;
-	}
-	if (set_up_event(d, why, len) < 0)
+	/* Not root, no tracefs, lockdown: said before an instance is made. */
+	if (kinst_check(why, len) < 0)
 		goto fail;
-	d->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	d->cpu = calloc((size_t)d->ncpus, sizeof(*d->cpu));
+	kinst_remove_stale(INSTANCE_PREFIX);
+	d->ki = kinst_create(INSTANCE_PREFIX, why, len);
+	if (!d->ki || set_up_event(d, why, len) < 0)
+		goto fail;
+	d->ncpus = kinst_cpus();
+	page_size = kinst_open_cpus(d->ki, why, len);
+	if (page_size <= 0)
+		goto fail;
+	d->page = malloc((size_t)page_size);
 	d->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				KBUFFER_ENDIAN_LITTLE);
-	if (!d->cpu || !d->kbuf) {
+	if (!d->page || !d->kbuf) {
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
-	for (int c = 0; c < d->ncpus; c++) {
-		d->cpu[c] = tracefs_cpu_open(d->inst, c, true); /* NULL: an offline CPU */
-		if (d->cpu[c] && tracefs_cpu_read_size(d->cpu[c]) > d->page_size)
-			d->page_size = tracefs_cpu_read_size(d->cpu[c]);
-	}
-	d->page = d->page_size > 0 ? malloc((size_t)d->page_size) : NULL;
-	if (!d->page) {
-		snprintf(why, len, "cannot read the per-CPU buffers of the tracefs instance %s",
-			 name);
+	if (kinst_trace(d->ki, true, why, len) < 0)
 		goto fail;
-	}
 	return d;
 fail:
 	dirty_close(d);
@@ -508,11 +390,12 @@ void dirty_drain(struct dirty_view *d)
 {
 	for (int c = 0; c < d->ncpus; c++) {
 		/* Bounded: a CPU that fills pages as fast as they are read cannot hold top here. */
-		for (int pages = 0; d->cpu[c] && pages < 4096; pages++) {
+		for (int pages = 0; pages < 4096; pages++) {
 			unsigned long long ts;
 			int missed;
 
-			if (tracefs_cpu_read(d->cpu[c], d->page, true) <= 0)
+			/* The page being written too: a slow dirtier is seen at the next refresh. */
+			if (kinst_read_page(d->ki, c, d->page, KINST_LATEST) <= 0)
 				break;
 			if (kbuffer_load_subbuffer(d->kbuf, d->page) < 0)
 				continue;
@@ -542,15 +425,14 @@ static bool bdi_dev(const char *name, dev_t *dev)
  * The name of a thread that ended before top saw it in /proc: the kernel keeps the names of
  * recent tracing tasks in saved_cmdlines ("PID COMM" lines), read once a refresh if needed.
  */
-static void saved_comm(struct dirty_view *d, char **cmdlines, struct dirty_row *r)
+static void saved_comm(char **cmdlines, struct dirty_row *r)
 {
 	char key[24];
 
 	if (!*cmdlines)
-		*cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+		*cmdlines = kinst_saved_cmdlines();
 	if (!*cmdlines)
 		return;
-	(void)d;
 	snprintf(key, sizeof(key), "%d ", (int)r->tid);
 	for (const char *l = *cmdlines; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (!strncmp(l, key, strlen(key))) {
@@ -570,7 +452,7 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 		dev_t dev = 0;
 
 		if (r->comm[0] == '?' && !r->comm[1] && r->idle == 0)
-			saved_comm(d, &cmdlines, r);
+			saved_comm(&cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
 		/* Looked for while the file is being dirtied: then the process likely has it. */
@@ -624,15 +506,7 @@ void dirty_close(struct dirty_view *d)
 {
 	if (!d)
 		return;
-	for (int c = 0; d->cpu && c < d->ncpus; c++)
-		if (d->cpu[c])
-			tracefs_cpu_close(d->cpu[c]);
-	free(d->cpu);
-	if (d->inst) {
-		if (d->event)
-			tracefs_event_disable(d->inst, "writeback", d->event);
-		inst_remove(d->inst);
-	}
+	kinst_remove(d->ki);
 	if (d->kbuf)
 		kbuffer_free(d->kbuf);
 	for (int i = 0; i < d->nrows; i++)

@@ -3,7 +3,7 @@
  * The dirty view of tpoint top: who dirties which file, from the kernel's
  * writeback:writeback_mark_inode_dirty (or writeback_dirty_inode where it is missing), kept by
  * a kernel filter to the seed's condition: the I_DIRTY_SYNC, I_DIRTY_DATASYNC, I_DIRTY_PAGES
- * bits. Read from a private tracefs instance, tpoint-top-PID.
+ * bits. Read from a private tracefs instance, tpoint-top-PID (kinstance.h).
  */
 #ifndef TPOINT_TOP_DIRTY_H
 #define TPOINT_TOP_DIRTY_H
@@ -44,8 +44,5 @@ unsigned long long dirty_lost(struct dirty_view *d);
 void dirty_flag_names(struct dirty_view *d, unsigned long flags, char *out, size_t len);
 /* Stop the event and remove the instance. */
 void dirty_close(struct dirty_view *d);
-
-/* Remove the instances of tpoint top processes that are gone (a SIGKILL leaves one). */
-void dirty_remove_stale(void);
 
 #endif
