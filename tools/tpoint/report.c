@@ -27,6 +27,7 @@
 #include <trace-seq.h>
 
 #include <tpoint/event.h>
+#include "convert.h"
 #include "render.h"
 #include "tpoint.h"
 #include "tracedat_read.h"
@@ -36,7 +37,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint report [-i FILE] [--stats] [FILE]\n"
+		"usage: tpoint report [-i FILE] [--stats|--json] [FILE]\n"
 		"\n"
 		"Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
 		"time, one line each, as 'trace-cmd report' prints them.\n"
@@ -45,6 +46,7 @@ static void usage(FILE *f)
 		"  --stats      per event: hits, skipped by condition, filtered, recorded,\n"
 		"               lost and the condition, as tpoint stored them; and the\n"
 		"               records found in the file\n"
+		"  --json       JSON lines, one object per event (keys in tpoint(1))\n"
 		"  -h, --help   this text\n"
 		"\n"
 		"The file is checked first; a damaged file gives one line saying what is wrong\n"
@@ -559,11 +561,12 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL;
-	bool stats = false;
+	bool stats = false, json = false;
 	struct report r;
 	char err[512];
 	int opt, ret;
@@ -577,6 +580,9 @@ int cmd_report(int argc, char **argv)
 			return EXIT_OK;
 		case 's':
 			stats = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'i':
 			if (file) {
@@ -607,6 +613,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!file)
 		file = "trace.dat";
+	if (json) /* the converter's JSON lines (json.c) */
+		return json_report(VERB, (char **)&file, 1);
 
 	memset(&r, 0, sizeof(r));
 	r.file = file;
