@@ -2,7 +2,7 @@
 # Installs the Debian packages that building and testing tpoint need, when run as root;
 # otherwise names the one command to run. The runtime library itself needs only libc.
 set -e
-PKGS="pkg-config libtraceevent-dev trace-cmd g++ binutils python3 util-linux clang libclang-rt-14-dev"
+PKGS="pkg-config libtraceevent-dev trace-cmd g++ binutils python3 util-linux clang libclang-rt-14-dev babeltrace2"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -276,6 +276,15 @@ static int write_stream(struct ctf *c, struct conv_input *in, size_t b, uint32_t
 			if (packet_flush(c, &p, fd, name))
 				goto out;
 			page = cur.page;
+			if (ev.missed > 0 && !p.seq) {
+				/*
+				 * A reader counts what was lost between two packets: a loss before
+				 * the first one needs an empty packet before it to count from.
+				 */
+				packet_start(c, &p, ts);
+				if (packet_flush(c, &p, fd, name))
+					goto out;
+			}
 			if (ev.missed > 0)
 				p.discarded += (uint64_t)ev.missed;
 			packet_start(c, &p, ts);
