@@ -276,8 +276,9 @@ for l, e in zip(lines, jl):
         fail("%s: report line %r, JSON comm %s pid %d" % (name, l, e["comm"], e["pid"]))
         break
 
+if failed:
+    sys.exit(1)
 print("ok: %s: %d records (%s), %d discarded; babeltrace2, JSON, report --stats, tpoint "
       "report and trace-cmd agree (report lines checked: %s)" %
       (dat, len(bt), ", ".join("%s %d" % kv for kv in sorted(stats.items())), discarded,
        dict(checked)))
-sys.exit(1 if failed else 0)
