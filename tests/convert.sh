@@ -41,6 +41,25 @@ n = sum(1 for _ in open('lost.json'))
 c = sum(os.path.getsize(os.path.join('lost.ctf', f)) for f in os.listdir('lost.ctf'))
 print('trace.dat %.1f, CTF %.1f, JSON %.1f' % (os.path.getsize('lost.dat') / n, c / n, os.path.getsize('lost.json') / n))")"
 
+# Files of another writer (tests/report/gen_tracedat.py: kernel-style formats, kallsyms,
+# stored and unknown lost counts): little and big endian with 4-byte longs, an instance.
+i=0
+for opts in "" "--endian big --long 4" "--instance foo"; do
+	i=$((i + 1))
+	python3 "$S/report/gen_tracedat.py" $opts gen$i.dat >/dev/null || fail "gen_tracedat.py $opts"
+	"$TPOINT" convert --to ctf -o gen$i.ctf gen$i.dat || fail "convert gen_tracedat.py $opts: exit $?"
+	"$TPOINT" convert --to json -o gen$i.json gen$i.dat || fail "convert gen_tracedat.py $opts: exit $?"
+	python3 "$S/convert/check.py" "$TPOINT" gen$i.dat gen$i.ctf gen$i.json || fail "gen_tracedat.py $opts: see above"
+done
+# A record whose id has no format converts as its bytes, named once; the exit status says it.
+python3 "$S/report/gen_tracedat.py" --unknown-id unk.dat >/dev/null || fail "gen_tracedat.py --unknown-id"
+"$TPOINT" convert --to ctf -o unk.ctf unk.dat 2>err.txt
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q 'event id 4242 have no format' err.txt ||
+	{ cat err.txt; fail "unknown id: exit $rc, not one line naming it"; }
+babeltrace2 unk.ctf 2>&1 | grep -q 'unknown:id_4242: .*raw = \[' || fail "unknown id: not in the CTF as its bytes"
+echo "ok: a record with no format: $(cat err.txt)"
+
 # Several files: one trace, one stream class each; the JSON merged by time.
 "$TPOINT" convert --to ctf -o both.ctf conv.dat sample.dat 2>err.txt || { cat err.txt; fail "convert of two files exited $?"; }
 a=$(babeltrace2 conv.ctf | wc -l) b=$(babeltrace2 sample.ctf | wc -l)

@@ -313,6 +313,7 @@ int cmd_convert(int argc, char **argv)
 	files = optind < argc ? argv + optind : default_file;
 	nr = optind < argc ? (size_t)(argc - optind) : 1;
 
+	conv_catch_signals(); /* a stopped conversion removes what it wrote */
 	if (conv_open(&cv, VERB, files, nr))
 		return EXIT_FAIL;
 	ret = !strcmp(to, "ctf") ? convert_ctf(&cv, out, force) : convert_json(&cv, out, force);

@@ -61,7 +61,6 @@ struct conv_event {
 	bool raw;	   /* no usable format: its records convert as bytes */
 	bool said;	   /* its problem was said */
 	uint64_t count;	   /* records converted */
-	unsigned long cookie; /* the writer's */
 };
 
 struct conv_input {
@@ -113,8 +112,13 @@ int conv_loc(const struct conv_input *in, const struct conv_field *f, const unsi
 const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char *buf,
 			  size_t len);
 
-/* Counts a converted record and redraws the progress line now and then. */
-void conv_tick(struct conv *cv);
+/*
+ * Counts a converted record and redraws the progress line now and then; true when a signal
+ * asked to stop (said here), so that the writer removes its temporary output.
+ */
+bool conv_tick(struct conv *cv);
+/* SIGINT, SIGTERM and SIGHUP ask conv_tick() to stop. */
+void conv_catch_signals(void);
 void conv_progress_end(struct conv *cv);
 
 /* Merges every input's CPUs (and instances) by time: what `tpoint report` shows, in order. */

@@ -10,6 +10,7 @@
  * copied out.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -654,32 +655,58 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void conv_tick(struct conv *cv)
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+void conv_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+bool conv_tick(struct conv *cv)
 {
 	double t;
 
 	cv->done++;
+	if (stop_signal) {
+		conv_progress_end(cv);
+		tool_error(cv->verb, "stopped by %s; nothing written", strsignal(stop_signal));
+		return true;
+	}
 	if (!cv->progress || (cv->done & 0xffff))
-		return;
+		return false;
 	t = now();
 	if (!cv->next_progress) {
 		/* a short conversion says nothing: the line starts after a second */
 		cv->next_progress = t + 1;
-		return;
+		return false;
 	}
 	if (t < cv->next_progress)
-		return;
+		return false;
 	cv->next_progress = t + 0.25;
 	cv->drawn = true;
 	fprintf(stderr, "\rtpoint %s: %llu of %llu events (%.0f%%)", cv->verb,
 		(unsigned long long)cv->done, (unsigned long long)cv->total,
 		cv->total ? 100.0 * (double)cv->done / (double)cv->total : 100.0);
+	return false;
 }
 
 void conv_progress_end(struct conv *cv)
 {
 	if (cv->drawn)
 		fprintf(stderr, "\r\033[K");
+	cv->drawn = false;
 }
 
 /* ---- merged by time ------------------------------------------------------------------ */

@@ -179,12 +179,7 @@ static void put_record(struct ctf *c, struct packet *p, struct conv_input *in,
 	p->last = p->end = ts;
 	put32(c, (uint32_t)pid);
 	put32(c, UINT32_MAX); /* pid: -1, unknown */
-	if (pid != p->pid || !p->comm) {
-		p->pid = pid;
-		p->comm = conv_comm(in, pid);
-		p->comm_len = strlen(p->comm) + 1;
-	}
-	put(c, p->comm, p->comm_len);
+	put(c, p->comm, p->comm_len); /* looked up by the caller */
 
 	if (ev->raw) {
 		put32(c, size);
@@ -306,12 +301,18 @@ static int write_stream(struct ctf *c, struct conv_input *in, size_t b, uint32_t
 			rec = pad;
 			size = ce->min_size;
 		}
-		if (reserve(c, 64 + (size_t)size * 2 + ce->nr_fields * 8 + 4096))
+		if (conv_pid(in, rec) != p.pid || !p.comm) {
+			p.pid = conv_pid(in, rec);
+			p.comm = conv_comm(in, p.pid);
+			p.comm_len = strlen(p.comm) + 1;
+		}
+		/* at worst every dynamic field spans the whole record */
+		if (reserve(c, 64 + p.comm_len + size + ce->nr_fields * ((size_t)size + 8)))
 			goto oom;
 		put_record(c, &p, in, ce, rec, size, ts);
 		ce->count++;
-		ce->cookie = 1; /* seen: declared in the metadata */
-		conv_tick(cv);
+		if (conv_tick(cv))
+			goto out;
 	}
 	if (packet_flush(c, &p, fd, name))
 		goto out;
@@ -362,6 +363,9 @@ static void tsdl_ident(FILE *f, const char *prefix, const char *s)
 
 static void tsdl_int(FILE *f, uint32_t bytes, bool is_signed, int base, bool big_endian)
 {
+	/* a reader shows a signed integer in hex as its two's complement: -5 as 0xFFFFFFFB */
+	if (is_signed)
+		base = 10;
 	fprintf(f, "integer { size = %u; align = 8; signed = %s; base = %d; byte_order = %s; }",
 		bytes * 8, is_signed ? "true" : "false", base, big_endian ? "be" : "le");
 }
@@ -498,15 +502,21 @@ static int write_metadata(struct ctf *c)
 			"\tfreq = 1000000000;\n\tprecision = 1;\n\toffset_s = 0;\n\toffset = 0;\n"
 			"\tabsolute = false;\n};\n\n", monotonic_uuid);
 	else {
-		fputs("clock {\n\tname = \"monotonic\";\n\tdescription = ", f);
+		/* another trace clock: a class of its own name, which lines up with nothing */
+		fputs("clock {\n\tname = ", f);
+		tsdl_ident(f, "", c->clock);
+		fputs(";\n\tdescription = ", f);
 		tsdl_string(f, c->clock);
 		fputs(";\n\tfreq = 1000000000;\n\tprecision = 1;\n\toffset_s = 0;\n"
 		      "\toffset = 0;\n\tabsolute = false;\n};\n\n", f);
 	}
-	fputs("typealias integer { size = 32; align = 8; signed = false; "
-	      "map = clock.monotonic.value; } := uint32_clock_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; "
-	      "map = clock.monotonic.value; } := uint64_clock_t;\n\n", f);
+	for (int bits = 32; bits <= 64; bits += 32) {
+		fprintf(f, "typealias integer { size = %d; align = 8; signed = false; map = clock.",
+			bits);
+		tsdl_ident(f, "", mono ? "monotonic" : c->clock);
+		fprintf(f, ".value; } := uint%d_clock_t;\n", bits);
+	}
+	putc('\n', f);
 	for (size_t i = 0; i < cv->nr_in; i++) {
 		struct conv_input *in = &cv->in[i];
 

@@ -125,15 +125,15 @@ static void put_fields(struct conv *cv, FILE *f, struct conv_input *in, struct c
 		case CONV_INT:
 			put_int(f, in, rec + fd->offset, fd->size, fd->is_signed);
 			if (fd->syms) {
-				char buf[512];
+				char buf[512], key[300];
 				const char *t = conv_sym_text(fd, conv_uint(in, rec + fd->offset,
 									    fd->size),
 							      buf, sizeof(buf));
 
+				snprintf(key, sizeof(key), "%s_text", fd->name);
 				putc(',', f);
-				putc('"', f);
-				fputs(fd->name, f);
-				fputs("_text\":", f);
+				put_str(f, key, strlen(key));
+				putc(':', f);
 				put_str(f, t, strlen(t));
 			}
 			break;
@@ -211,7 +211,10 @@ int json_write(struct conv *cv, FILE *f, const char *outname)
 		}
 		fputs("}\n", f);
 		ev->count++;
-		conv_tick(cv);
+		if (conv_tick(cv)) {
+			conv_merge_free(m);
+			return -1;
+		}
 		if (ferror(f))
 			break;
 	}
