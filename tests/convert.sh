@@ -22,7 +22,7 @@ export LSAN_OPTIONS
 	{ cat rec.err; fail "record convtarget exited $?"; }
 TPOINT_EVENTS='sample:*' TPOINT_RECORD=sample.dat "$B/examples/sample" >/dev/null ||
 	fail "sample exited $?"
-"$TPOINT" record -b 64K -e 'tpt_conv,tpoint' -o lost.dat -- "$B/tests/convtarget" 20000 >/dev/null 2>rec.err ||
+"$TPOINT" record -b 64K -e 'tpt_conv,tpoint' -o lost.dat -- "$B/tests/convtarget" 10000 3 >/dev/null 2>rec.err ||
 	{ cat rec.err; fail "record -b 64K convtarget exited $?"; }
 "$TPOINT" report --stats lost.dat | grep -Eq '^lost: [0-9]+, (all|of which [1-9][0-9]* are) marked' ||
 	{ cat rec.err; "$TPOINT" report --stats lost.dat; fail "a 64K pool lost nothing, or nothing marked"; }

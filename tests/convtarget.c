@@ -3,11 +3,14 @@
  * Fires the events of tests/trace/events/tpt_conv.h for tests/convert.sh: `convtarget N`
  * fires each one N times (conv_cond's condition holds one time in three), with values that
  * follow from the iteration, a quarter of the names with bytes that are not UTF-8, and
- * tpoint_printf() every tenth time.
+ * tpoint_printf() every tenth time. `convtarget N ROUNDS` does it ROUNDS times with 0.2 s
+ * between, so that a pool too small for a round has room again at the next one: its losses
+ * are marked on the next round's first record.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <tpoint/tpoint.h>
 
@@ -17,10 +20,14 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10;
+	long rounds = argc > 2 ? atol(argv[2]) : 1;
+	struct timespec pause = { 0, 200000000 };
 	int vals[5] = { 1, -2, 3, -4, 5 };
 	char name[32];
 
-	for (long i = 0; i < n; i++) {
+	for (long i = 0; i < n * rounds; i++) {
+		if (i && i % n == 0)
+			nanosleep(&pause, NULL);
 		if (i % 4 == 3)
 			snprintf(name, sizeof(name), "b\xff\"q\\%ld\t", i);
 		else
@@ -32,6 +39,6 @@ int main(int argc, char **argv)
 		if (i % 10 == 0)
 			tpoint_printf("message %ld", i);
 	}
-	printf("convtarget: %ld\n", n);
+	printf("convtarget: %ld\n", n * rounds);
 	return 0;
 }
