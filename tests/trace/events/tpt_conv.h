@@ -90,7 +90,7 @@ TRACE_EVENT(conv_arrays,
 		  __entry->tag, __print_hex(__entry->mac, 6), __entry->quad[0], __entry->quad[1],
 		  __entry->quad[2], __entry->quad[3], __get_str(name),
 		  __print_array(__get_dynamic_array(vals),
-				__get_dynamic_array_len(vals) / sizeof(int), sizeof(int)),
+				__get_dynamic_array_len(vals) / 4, 4),
 		  __print_array(__get_rel_dynamic_array(shorts), 3, 2),
 		  __get_rel_str(rname), __get_bitmask(bits))
 );
