@@ -114,7 +114,8 @@ TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget \
 		$(O)/tests/toptarget \
 		$(O)/tests/fntarget \
-		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump
+		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
+		$(O)/tests/convtarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -128,6 +129,9 @@ $(O)/tests/usdttarget: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 $(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
+# Every kind of field, for tests/convert.sh.
+$(O)/tests/convtarget: tests/convtarget.c tests/trace/events/tpt_conv.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # An event libtraceevent cannot print safely, for tests/render.sh.
 $(O)/tests/fmttarget: tests/fmttarget.c tests/trace/events/tpt_unsafe.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests

@@ -7,7 +7,7 @@
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
-#			report.c, render.c), with libtraceevent
+#			report.c, render.c; report --json: convert_input.c, json.c), with libtraceevent
 # (tests/fuzz/NAME_fuzz.c says what each checks besides not crashing). All of them when no
 # NAME is given.
 #
@@ -99,7 +99,7 @@ for name in ${*:-filter pack spool elf tracedat}; do
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$T/tracedat_read.c" ;;
 	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$L/format.c" ;;
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/report.c" "$T/render.c" "$T/kprint.c" "$T/tep_guard.c" \
-		$(pkg-config --cflags --libs libtraceevent) ;;
+		"$T/convert_input.c" "$T/json.c" $(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
 	esac || fail=1
 done

@@ -10,7 +10,8 @@
  * when accepted every record of every buffer and CPU is walked and every format's print
  * fields checked, as the report does; the promise of the reader is that nothing it accepted
  * can make those go out of bounds. Then the whole report runs on it, `tpoint report FILE`
- * and `tpoint report --stats FILE`, from a memfd named /proc/self/fd/N, its output thrown
+ * `tpoint report --stats FILE` and `tpoint report --json FILE` (the converter's typed
+ * fields: convert_input.c, json.c), from a memfd named /proc/self/fd/N, its output thrown
  * away. libtraceevent itself is not instrumented: what it does wrong inside is not seen.
  */
 #define _GNU_SOURCE
@@ -94,12 +95,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(dat_fd, 0) || (size && pwrite(dat_fd, data, size, 0) != (ssize_t)size))
 		abort();
-	for (int stats = 0; stats < 2; stats++) {
+	for (int mode = 0; mode < 3; mode++) {
 		char *argv[] = { (char *)"report", (char *)"--stats", dat_path, NULL };
 
-		if (stats)
+		if (mode == 1) {
 			cmd_report(3, argv);
-		else {
+		} else if (mode == 2) {
+			argv[1] = (char *)"--json"; /* the converter's reading (json.c) */
+			cmd_report(3, argv);
+		} else {
 			argv[1] = dat_path;
 			argv[2] = NULL;
 			cmd_report(2, argv);

@@ -35,6 +35,7 @@ static const struct verb {
 	{ "list", cmd_list, "list the events compiled into a program or library" },
 	{ "record", cmd_record, "run a command and record its events to trace.dat" },
 	{ "report", cmd_report, "print the events of a trace.dat file" },
+	{ "convert", cmd_convert, "convert trace.dat files to CTF or JSON lines" },
 	{ "ps", cmd_ps, "list the running processes that have tpoint events" },
 	{ "stat", cmd_stat, "show the event counters of a running process" },
 	{ "enable", cmd_enable, "enable events of a running process" },

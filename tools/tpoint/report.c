@@ -27,6 +27,7 @@
 #include <trace-seq.h>
 
 #include <tpoint/event.h>
+#include "convert.h"
 #include "render.h"
 #include "tool.h"
 #include "tracedat_read.h"
@@ -36,7 +37,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint report [-i FILE]... [--stats] [FILE]...\n"
+		"usage: tpoint report [-i FILE]... [--stats|--json] [FILE]...\n"
 		"\n"
 		"Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
 		"time, one line each, as 'trace-cmd report' prints them. Several files are\n"
@@ -47,6 +48,7 @@ static void usage(FILE *f)
 		"  --stats      per event: hits, skipped by condition, filtered, recorded,\n"
 		"               lost and the condition, as tpoint stored them; and the\n"
 		"               records found in the file (one table per file)\n"
+		"  --json       JSON lines, one object per event (keys in tpoint(1))\n"
 		"  -h, --help   this text\n"
 		"\n"
 		"The file is checked first; a damaged file gives one line saying what is wrong\n"
@@ -643,12 +645,13 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "input", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **files;
 	size_t nr_files = 0, opened = 0;
-	bool stats = false;
+	bool stats = false, json = false;
 	struct report *rs = NULL;
 	int opt, ret = EXIT_FAIL;
 
@@ -668,6 +671,9 @@ int cmd_report(int argc, char **argv)
 			return EXIT_OK;
 		case 's':
 			stats = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'i':
 			files[nr_files++] = optarg;
@@ -691,6 +697,11 @@ int cmd_report(int argc, char **argv)
 		files[nr_files++] = argv[optind++];
 	if (!nr_files)
 		files[nr_files++] = "trace.dat";
+	if (json) { /* the converter's JSON lines (json.c), several files merged by time */
+		ret = json_report(VERB, (char **)files, nr_files);
+		free(files);
+		return ret;
+	}
 
 	rs = calloc(nr_files, sizeof(*rs));
 	if (!rs) {

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint convert - trace.dat files into other readers' formats (CTF 1.8 for babeltrace2 and
+ * Trace Compass, JSON lines for jq and Python), and `tpoint report --json`.
+ *
+ * The model shared by the writers: each input file is opened and validated by tracedat_read;
+ * each event format is parsed by libtraceevent (under the renderer's guard) and turned into
+ * a list of typed fields, whatever system the event is from, so that kernel events and
+ * tpoint's own convert alike. A writer reads the records one CPU (CTF) or all of them merged
+ * by time (JSON) and never holds more than a record's worth of output: the input is mapped,
+ * not read into memory.
+ */
+#ifndef TPOINT_CONVERT_H
+#define TPOINT_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "render.h"
+#include "tracedat_read.h"
+
+enum conv_kind {
+	CONV_INT,    /* an integer of 1, 2, 4 or 8 bytes */
+	CONV_CHARS,  /* char[N]: text up to its first NUL */
+	CONV_ARRAY,  /* T[N] of integers */
+	CONV_BYTES,  /* anything else of fixed size (a struct): its bytes */
+	CONV_STRING, /* __data_loc/__rel_loc char[]: text */
+	CONV_SEQ,    /* __data_loc/__rel_loc T[]: as many integers as its length holds */
+};
+
+/* One value of a __print_symbolic() or __print_flags() list. */
+struct conv_sym {
+	unsigned long long value;
+	char *str;
+};
+
+struct conv_field {
+	char *name; /* owned, as everything here: libtraceevent's handle is gone by then */
+	enum conv_kind kind;
+	uint32_t offset, size; /* in the record: the value, or the location word */
+	uint32_t elem_size;    /* CONV_INT: size; arrays and sequences: one element */
+	uint32_t count;	       /* CONV_ARRAY, CONV_BYTES: elements */
+	bool is_signed;
+	bool relative; /* __rel_loc: offset counted from the end of the location word */
+	int base;      /* how its print format shows it: 10, 16 or 8 */
+	/* __print_symbolic (symbolic) or __print_flags (flags) of this very field */
+	struct conv_sym *syms;
+	size_t nr_syms;
+	bool symbolic, flags;
+	char *delim; /* __print_flags's */
+};
+
+struct conv_event {
+	int id;
+	char *system, *name; /* owned */
+	struct conv_field *fields;
+	size_t nr_fields;
+	uint32_t min_size; /* a record shorter than this is corrupt */
+	bool raw;	   /* no usable format: its records convert as bytes */
+	bool said;	   /* its problem was said */
+	uint64_t count;	   /* records converted */
+};
+
+struct conv_input {
+	const char *file;
+	unsigned int index;
+	struct tracedat td;
+	struct conv_event **events; /* by id, 65536; NULL until a record or a format needs it */
+	struct td_cmdline **comms;  /* by pid, sorted, for the lookups */
+	size_t nr_comms;
+};
+
+/* Everything a conversion reads, and what it says. */
+struct conv {
+	const char *verb;
+	struct conv_input *in;
+	size_t nr_in;
+	int problems;	   /* records not converted faithfully */
+	uint64_t total;	   /* records in all inputs */
+	uint64_t done;	   /* records converted so far */
+	bool progress;	   /* stderr is a terminal: a progress line */
+	double next_progress;
+	bool drawn;	   /* a progress line is on the terminal */
+};
+
+/* Open, validate and parse every input; -1 with the reason said. */
+int conv_open(struct conv *cv, const char *verb, char **files, size_t nr);
+void conv_close(struct conv *cv);
+
+/* The event of a record's id (made raw when no format has it); NULL when out of memory. */
+struct conv_event *conv_event(struct conv *cv, struct conv_input *in, const unsigned char *rec,
+			      uint32_t size);
+/* Says once per event what is wrong with its records, counting each one. */
+void conv_problem(struct conv *cv, struct conv_input *in, struct conv_event *ev,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The comm recorded for a pid, or "<...>" as trace-cmd shows an unknown one. */
+const char *conv_comm(const struct conv_input *in, int pid);
+int conv_pid(const struct conv_input *in, const unsigned char *rec);
+
+/* Numbers of the record, in the file's byte order. */
+uint64_t conv_uint(const struct conv_input *in, const unsigned char *p, uint32_t size);
+long long conv_sint(const struct conv_input *in, const unsigned char *p, uint32_t size);
+/*
+ * Where a dynamic field's data is in a record of `size` bytes: 0 and *off, *len set, or -1
+ * when the location points outside the record.
+ */
+int conv_loc(const struct conv_input *in, const struct conv_field *f, const unsigned char *rec,
+	     uint32_t size, uint32_t *off, uint32_t *len);
+/* __print_symbolic/__print_flags of a value into buf, as libtraceevent prints it. */
+const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char *buf,
+			  size_t len);
+
+/*
+ * Counts a converted record and redraws the progress line now and then; true when a signal
+ * asked to stop (said here), so that the writer removes its temporary output.
+ */
+bool conv_tick(struct conv *cv);
+/* SIGINT, SIGTERM and SIGHUP ask conv_tick() to stop. */
+void conv_catch_signals(void);
+void conv_progress_end(struct conv *cv);
+
+/* Merges every input's CPUs (and instances) by time: what `tpoint report` shows, in order. */
+struct conv_merge;
+struct conv_rec {
+	struct conv_input *in;
+	uint32_t cpu;
+	size_t buffer;
+	uint64_t ts; /* ns, as trace-cmd shows them */
+	const unsigned char *data;
+	uint32_t size;
+	long long missed; /* lost before it: 0 none, -1 an unknown number */
+};
+struct conv_merge *conv_merge_new(struct conv *cv);
+/* 1 and *r filled with the earliest record left, or 0 at the end. */
+int conv_merge_next(struct conv_merge *m, struct conv_rec *r);
+void conv_merge_free(struct conv_merge *m);
+
+/* The writers: 0, or -1 with the reason said. `out` is the directory (CTF) or stream (JSON). */
+int ctf_write(struct conv *cv, int dirfd, const char *dirname);
+int json_write(struct conv *cv, FILE *out, const char *outname);
+
+/* `tpoint report --json FILE...`: JSON lines on stdout. */
+int json_report(const char *verb, char **files, size_t nr);
+
+#endif
