@@ -259,10 +259,11 @@ for l, e in zip(lines, jl):
         exp = "state=%s flags=%s" % (f["state_text"], f["flags_text"])
         got = l.split("conv_syms:")[1].strip()
     elif name == "conv_arrays" and "\\" not in f["name"]:
-        exp = "tag=%s mac=%s quad=%s name=%s vals={%s} shorts={%s} rname=%s" % (
+        # __print_array as the kernel prints it (trace_print_array_seq()): {0x1,0x2}.
+        exp = "tag=%s mac=%s quad=%s name=%s vals={{%s}} shorts={{%s}} rname=%s" % (
             f["tag"], " ".join("%02x" % b for b in f["mac"]), ",".join(map(str, f["quad"])),
-            f["name"], " ".join(str(v & 0xffffffff) for v in f["vals"]),
-            " ".join(map(str, f["shorts"])), f["rname"])
+            f["name"], ",".join("0x%x" % (v & 0xffffffff) for v in f["vals"]),
+            ",".join("0x%x" % v for v in f["shorts"]), f["rname"])
         got = l.split("conv_arrays:")[1].strip().split(" bits=")[0]
     elif name == "conv_cond":
         exp, got = "i=%d" % f["i"], l.split("conv_cond:")[1].strip()
