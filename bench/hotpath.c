@@ -103,6 +103,16 @@ static __attribute__((noinline)) void loop_filt_rej(uint64_t n, int tid)
 	}
 }
 
+/* The same into a DEFINE_EVENT of that class that has no filter. */
+static __attribute__((noinline)) void loop_u64x3_de(uint64_t n, int tid)
+{
+	(void)tid;
+	for (uint64_t i = 0; i < n; i++) {
+		trace_bench_u64x3_de(i, ARG_B(i), ARG_C(i));
+		sink(i);
+	}
+}
+
 /* And into the one whose two-test filter accepts them all. */
 static __attribute__((noinline)) void loop_filt_acc(uint64_t n, int tid)
 {
@@ -347,6 +357,7 @@ static int callgrind(const char *out_dir)
 		{ "disabled, 3 x u64", loop_u64x3, NULL, NULL },
 		{ "enabled, condition false", loop_cond, "bench:bench_cond", NULL },
 		{ "enabled, 3 x u64", loop_u64x3, "bench:bench_u64x3", NULL },
+		{ "enabled, 3 x u64, DEFINE_EVENT", loop_u64x3_de, "bench:bench_u64x3_de", NULL },
 		{ "enabled, __string (32 B)", loop_str, "bench:bench_str", NULL },
 		{ "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej", NULL },
 		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc",

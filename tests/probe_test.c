@@ -179,5 +179,20 @@ int main(void)
 		CHECK(rep.status == 0 && n == 3, "trace-cmd reads %d records, want 3", n);
 		tu_note("probes and recording together: the probe saw 2 hits, the file has %d", n);
 	}
+
+	/* The same on a DEFINE_EVENT, whose probe loop is its class's: the probe gets the
+	 * arguments and the record goes to this event, not to the class's other one. */
+	struct seen d = { 0 };
+
+	CHECK(tpoint_enable("tpt_probe:probe_alias") == 1, "enable probe_alias");
+	CHECK(register_trace_probe_alias(probe_plain, &d) == 0, "register a probe on probe_alias");
+	trace_probe_alias(21, -22000000000L);
+	CHECK(d.calls == 1 && d.a == 21 && d.b == -22000000000L,
+	      "the DEFINE_EVENT's probe got %d calls, a=%d b=%ld", d.calls, d.a, d.b);
+	CHECK(unregister_trace_probe_alias(probe_plain, &d) == 0, "unregister it");
+	CHECK(tu_stats("tpt_probe", "probe_alias", &st) == 0 && st.recorded == 1,
+	      "probe_alias recorded %" PRIu64 ", want 1", st.recorded);
+	CHECK(tu_stats("tpt_probe", "probe_plain", &st) == 0 && st.recorded == 3,
+	      "probe_plain still has %" PRIu64 " records, want 3", st.recorded);
 	return tu_finish();
 }

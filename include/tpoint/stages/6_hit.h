@@ -27,7 +27,9 @@
  *	static void __tpoint_record_bar(proto)
  *	{
  *		if recording only: __tpoint_emit_foo(&__tpoint_event_bar, args);
- *		else if probes: __tpoint_probes_bar(): call them, then record (out of line);
+ *		else if probes: call them, then record (out of line): __tpoint_probes_bar()
+ *			for a TRACE_EVENT, its class's __tpoint_probes_class_foo(.., &event)
+ *			for a DEFINE_EVENT;
  *		else if a filter: __tpoint_emit_filtered_foo(&__tpoint_event_bar, args);
  *	}
  *
@@ -212,9 +214,11 @@
 				 __tpoint_emit_slow_##name(__ev, args),                        \
 				 tpoint_commit_pending(&__pending), 0)                         \
 	}                                                                                      \
-	/* The probe loop of the class's DEFINE_EVENTs, one copy for all (unused otherwise). */ \
+	/* The probe loop of the class's DEFINE_EVENTs, one copy for all (unused otherwise); \
+	 * the descriptor last, so that the caller passes its arguments where its own probe \
+	 * function took them (its fast path's registers stay the same). */               \
 	static __attribute__((noinline, cold, unused)) void __tpoint_probes_class_##name(      \
-		struct tpoint_event *__ev, uint32_t __enabled, proto)                          \
+		uint32_t __enabled, proto, struct tpoint_event *__ev)                          \
 	{                                                                                      \
 		TPOINT_PROBES_LOOP(name, PARAMS(proto), PARAMS(args))                          \
 	}                                                                                      \
@@ -230,20 +234,27 @@
 	if (__enabled & TPOINT_ENABLED_RECORD)                                                 \
 		__tpoint_emit_filtered_##template(__ev, args);
 /*
- * An event's probe function: the loop itself for a TRACE_EVENT (the class's only event), a
- * jump to its class's loop for a DEFINE_EVENT, whose events share it. Either way its caller,
- * the record function, is the same code.
+ * An event's probe loop: a function of its own for a TRACE_EVENT (the class's only event),
+ * its class's for a DEFINE_EVENT, whose events share it: called with the descriptor, no
+ * function of the event's own (its stub cost 42 bytes a DEFINE_EVENT: code and unwind entry).
  */
-#define TPOINT_PROBES_OWN(template, name, proto, args)                                        \
-	struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                                   \
-	TPOINT_PROBES_LOOP(template, PARAMS(proto), PARAMS(args))
-#define TPOINT_PROBES_SHARED(template, name, proto, args)                                     \
-	__tpoint_probes_class_##template(&TPOINT_EVENT_SYM(name), __enabled, args);
+#define TPOINT_PROBES_FN_OWN(template, name, proto, args)                                     \
+	/* Probes are rare: their loop stays out of the recording path. */                     \
+	static __attribute__((noinline, cold)) void __tpoint_probes_##name(uint32_t __enabled, \
+									    proto)            \
+	{                                                                                      \
+		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
+		TPOINT_PROBES_LOOP(template, PARAMS(proto), PARAMS(args))                      \
+	}
+#define TPOINT_PROBES_FN_SHARED(template, name, proto, args)
+#define TPOINT_PROBES_CALL_OWN(template, name, args) __tpoint_probes_##name(__enabled, args)
+#define TPOINT_PROBES_CALL_SHARED(template, name, args)                                       \
+	__tpoint_probes_class_##template(__enabled, args, __ev)
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond, probes)                         \
 	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), NULL, NULL, \
 			     probes)
-/* probes: OWN or SHARED, the body of the probe function (TPOINT_PROBES_*). */
+/* probes: OWN or SHARED, whose probe loop the event calls (TPOINT_PROBES_FN_*). */
 #define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg, probes)           \
 	struct tpoint_event TPOINT_EVENT_SYM(name) TPOINT_USDT_SECTION = {                     \
 		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, &__tpoint_meta_class_##template.h,          \
@@ -251,22 +262,18 @@
 	};                                                                                     \
 	static struct tpoint_event *const __tpoint_ptr_##name                                  \
 		__attribute__((section("tpoint_events"), used)) = &TPOINT_EVENT_SYM(name);     \
-	/* Probes are rare: their loop stays out of the recording path. */                     \
-	static __attribute__((noinline, cold)) void __tpoint_probes_##name(uint32_t __enabled, \
-									    proto)            \
-	{                                                                                      \
-		TPOINT_PROBES_##probes(template, name, PARAMS(proto), PARAMS(args))           \
-	}                                                                                      \
+	TPOINT_PROBES_FN_##probes(template, name, PARAMS(proto), PARAMS(args))                 \
 	/* The USDT probe (<tpoint/usdt.h>), then what the library's bits ask for. */         \
 	static __attribute__((noinline, cold)) void __tpoint_usdt_##name(uint32_t __enabled,   \
 									  proto)              \
 	{                                                                                      \
+		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		TPOINT_USDT_PROBE(TPOINT_SYSTEM_STR, #name, TPOINT_STR(TPOINT_EVENT_SYM(name)), \
 				  args);                                                       \
 		if (__enabled & TPOINT_ENABLED_PROBES)                                         \
-			__tpoint_probes_##name(__enabled, args);                               \
+			TPOINT_PROBES_CALL_##probes(template, name, PARAMS(args));             \
 		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
-			__tpoint_emit_filtered_##template(&TPOINT_EVENT_SYM(name), args);      \
+			__tpoint_emit_filtered_##template(__ev, args);                         \
 	}                                                                                      \
 	/* Out of line, so that a false condition returns without saving a register. */      \
 	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
@@ -283,7 +290,7 @@
 		else if (TPOINT_USDT && __enabled > TPOINT_ENABLED_MASK)                       \
 			__tpoint_usdt_##name(__enabled, args);                                 \
 		else if (__enabled & TPOINT_ENABLED_PROBES)                                    \
-			__tpoint_probes_##name(__enabled, args);                               \
+			TPOINT_PROBES_CALL_##probes(template, name, PARAMS(args));             \
 	}                                                                                      \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \

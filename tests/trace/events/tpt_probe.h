@@ -56,6 +56,12 @@ TRACE_EVENT_CONDITION(probe_cond,
 	TP_printk("v=%d s=%s", __entry->v, __get_str(s))
 );
 
+/* A DEFINE_EVENT: its probes run from its class's loop, which is passed the event. */
+DEFINE_EVENT(probe_plain, probe_alias,
+	TP_PROTO(int a, long b),
+	TP_ARGS(a, b)
+);
+
 #endif /* _TRACE_TPT_PROBE_H */
 
 #include <tpoint/define_trace.h>
