@@ -61,10 +61,16 @@ for d in mine:
     assert d["comm"] == "toptarget", d
 byname = {d["path"]: d for d in mine}
 assert path in byname, "no row for %s of pid %d: %s" % (path, pid, mine)
-assert byname[path]["rate"] > 0 and byname[path]["events"] > 0, byname[path]
+assert byname[path]["events"] > 0, byname[path]
 assert "I_DIRTY" in byname[path]["flags"], byname[path]
 gone = [d for d in mine if d["path"] == unlinked + " (deleted)" and d["deleted"]]
-assert gone and gone[0]["rate"] > 0, "the unlinked file is not shown deleted: %s" % mine
+assert gone, "the unlinked file is not shown deleted: %s" % mine
+# A rate above zero in some refresh: on a loaded machine one second may pass in which the
+# kernel handed out none of the pages holding the target's events (they count at the next).
+def rates(p):
+    return [d["rate"] for l in lines for d in l["dirty"] if d["pid"] == pid and d["path"] == p]
+assert max(rates(path)) > 0, "%s: no refresh with a rate above zero: %s" % (path, rates(path))
+assert max(rates(gone[0]["path"])) > 0, "the unlinked file: rates %s" % rates(gone[0]["path"])
 for n, l in enumerate(lines):
     ev = [e for e in l["events"] if e["pid"] == pid and e["event"] == "tpt_ctl:ctl_tick"]
     assert ev, "refresh %d: no tpt_ctl:ctl_tick of pid %d: %s" % (n, pid, l["events"])
@@ -72,7 +78,7 @@ for n, l in enumerate(lines):
         assert k in ev[0], "events: key %s missing: %s" % (k, ev[0])
     assert 180 <= ev[0]["hits"] <= 220, "refresh %d: hit rate %s, known 200/s" % (n, ev[0]["hits"])
 print("ok: pid %d: %s at %.0f/s (%s), the unlinked file deleted at %.0f/s, ticks at %s/s"
-      % (pid, path, byname[path]["rate"], byname[path]["flags"], gone[0]["rate"],
+      % (pid, path, max(rates(path)), byname[path]["flags"], max(rates(gone[0]["path"])),
          [[e["hits"] for e in l["events"] if e["pid"] == pid and
            e["event"] == "tpt_ctl:ctl_tick"][0] for l in lines]))
 PY

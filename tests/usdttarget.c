@@ -100,10 +100,8 @@ int main(int argc, char **argv)
 			hits(n);
 			printf("hits %d\n", n);
 		} else if (sscanf(line, "lib %d", &n) == 1) {
-			int seen = 0;
-
 			for (int i = 0; i < n; i++)
-				seen += jumplib_hit(i);
+				jumplib_hit(i);
 			printf("lib %d\n", n);
 		} else if (!strcmp(line, "open\n")) {
 			snprintf(path, sizeof(path), "%s/libtp_plugin.so", argc > 1 ? argv[1] : ".");
