@@ -46,12 +46,17 @@ instances() { ls "$TR/instances" 2>/dev/null | grep -c '^tpoint-top-'; }
 start "$T"
 "$TPOINT" enable -p "$P" tpt_ctl:ctl_tick >/dev/null || fail "enable -p $P"
 before=$(instances)
-"$TPOINT" top -n 3 -d 1 --json >top.json 2>top.err || fail "top exited $?: $(cat top.err)"
+# Its output goes to a file here, on the test's file system: top must not show itself.
+"$TPOINT" top -n 3 -d 1 --json >top.json 2>top.err &
+tp=$!
+wait $tp || fail "top exited $?: $(cat top.err)"
 [ "$(wc -l <top.json)" -eq 3 ] || fail "3 refreshes should be 3 JSON lines: $(wc -l <top.json)"
-python3 - "$P" "$T/dirtied.txt" "$T/unlinked.txt" top.json <<'PY' || fail "top.json: see above"
+python3 - "$P" "$T/dirtied.txt" "$T/unlinked.txt" top.json "$tp" <<'PY' || fail "top.json: see above"
 import json, sys
 pid, path, unlinked, file = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 lines = [json.loads(l) for l in open(file)]
+itself = [d for l in lines for d in l["dirty"] if d["pid"] == int(sys.argv[5])]
+assert not itself, "top shows its own writes among the dirtiers: %s" % itself
 last = lines[-1]
 for k in ("time", "interval", "dirty", "events", "dirty_lost"):
     assert k in last, "key %s missing: %s" % (k, sorted(last))
