@@ -86,7 +86,10 @@ static void *worker(void *arg)
 {
 	struct tally *t = arg;
 
-	for (int i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); i++) {
+	/* An unsigned count wraps where an int would overflow (a long run makes 2^31 passes). */
+	for (unsigned n = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); n++) {
+		int i = (int)(n & 0xffffff);
+
 		/* Eight sites: each inlined call is an instruction of its own. */
 		PASS(t, trace_jump_a(&seen, i));
 		PASS(t, trace_jump_b(&seen, i + 1));
@@ -107,7 +110,10 @@ static void *lib_worker(void *arg)
 {
 	struct tally *t = arg;
 
-	for (int i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); i++) {
+	/* Unsigned, as in worker(). */
+	for (unsigned n = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); n++) {
+		int i = (int)(n & 0xffffff);
+
 		pthread_rwlock_rdlock(&lib_lock);
 		PASS(t, seen = lib_hit(i));
 		pthread_rwlock_unlock(&lib_lock);
