@@ -47,7 +47,7 @@ TOP_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null)
 
 LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
 	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
-	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool_read.c lib/tracedat.c \
+	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool_read.c lib/tracedat.c lib/tracedat_v7.c lib/codec.c \
 	   lib/drain.c lib/spool_context.c lib/spool_out.c lib/spool_snapshot.c \
 	   lib/control_text.c lib/event_filter.c lib/patterns.c lib/probes.c \
 	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
@@ -55,7 +55,7 @@ LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/lo
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
-TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
+TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
 		$(O)/lib/filter.o

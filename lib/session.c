@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "codec.h"
 #include "internal.h"
 
 #define DEFAULT_POOL_BYTES (8u << 20)
@@ -24,6 +25,8 @@ static pthread_mutex_t session_mutex = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes = DEFAULT_POOL_BYTES;
 static struct pool *retired_pool;
 static enum tpoint_mode pool_mode = TPOINT_MODE_DISCARD;
+/* TPOINT_COMPRESS: the files are written as version 7, compressed as it says (NULL: v6). */
+static char *compress_spec;
 
 static struct {
 	bool active;
@@ -201,6 +204,43 @@ static void free_spools(char **v, int n)
 	free(v);
 }
 
+/*
+ * Weak: a program linked with libtpoint.a gets the codecs only if it names them, so that a
+ * static link does not draw in dlopen() (and glibc's warning about it) for everyone.
+ */
+#pragma weak tp_codec_parse
+#pragma weak tp_codec_open
+#pragma weak tp_codec_close
+
+/*
+ * The spools into a trace.dat: version 7 compressed if TPOINT_COMPRESS asks and its library
+ * loads, else version 6 (the recording is never lost for want of a library).
+ */
+static int write_file(const char *out, char **spools, int n, struct tracedat_result *res,
+		      char *err, size_t errlen)
+{
+	struct tp_codec codec;
+	bool compress = false;
+	const char *name;
+	int ret, level;
+
+	if (compress_spec && !tp_codec_open) {
+		tp_notice("TPOINT_COMPRESS: not in a program linked statically; writing %s as "
+			  "version 6 (tpoint convert --to v7 compresses it)", out);
+	} else if (compress_spec) {
+		compress = tp_codec_parse(compress_spec, &name, &level, err, errlen) == 0 &&
+			   tp_codec_open(&codec, name, level, err, errlen) == 0;
+		if (!compress)
+			tp_notice("TPOINT_COMPRESS: %s; writing %s as version 6, uncompressed",
+				  err, out);
+	}
+	ret = tp_tracedat_write(out, (const char *const *)spools, n, NULL, NULL,
+				compress ? &codec : NULL, res, err, errlen);
+	if (compress)
+		tp_codec_close(&codec);
+	return ret;
+}
+
 static int finish_file(void)
 {
 	struct tracedat_result res;
@@ -209,8 +249,7 @@ static int finish_file(void)
 
 	if (n < 0)
 		return n;
-	ret = tp_tracedat_from_spools(rec.out_path, (const char *const *)spools, n, &res, err,
-				      sizeof(err));
+	ret = write_file(rec.out_path, spools, n, &res, err, sizeof(err));
 	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", err);
@@ -579,6 +618,9 @@ static void configure_from_env(void)
 			tp_err("TPOINT_MODE='%s': expected 'discard', 'overwrite' or 'block'; using "
 			       "discard", v);
 	}
+	v = getenv("TPOINT_COMPRESS");
+	if (v && *v && strcmp(v, "none"))
+		compress_spec = strdup(v);
 	v = getenv("TPOINT_EVENTS");
 	if (v && tp_registry_enable_patterns(v, true, true) == -EINVAL)
 		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
@@ -714,8 +756,7 @@ static void finish_child_file(const struct child_files *c)
 		else
 			free(name);
 	}
-	if (n && tp_tracedat_from_spools(out, (const char *const *)spools, n, &res, err,
-					 sizeof(err)) >= 0) {
+	if (n && write_file(out, spools, n, &res, err, sizeof(err)) >= 0) {
 		tp_debug("child %d ended without completing %s: written from its spool and pool "
 			 "(%llu events)", (int)c->pid, out, (unsigned long long)res.events);
 		tp_tracedat_result_free(&res);

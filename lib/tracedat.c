@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Spool files -> trace.dat version 6, laid out as docs/TRACEDAT-FORMAT.md describes (the
- * format is trace-cmd's, trace-cmd.dat.v6(5); that page says which part of it tpoint writes).
+ * format is trace-cmd's, trace-cmd.dat.v6(5); that page says which part of it tpoint writes),
+ * or version 7 with compressed sections (tracedat_v7.c) when a codec is given.
  *
  * Each spool is one process's recording. Records are merged per CPU in time order, with a
  * k-way merge over the (process, thread, nesting level) streams, whose records are already
@@ -25,6 +26,7 @@
 #include "ringbuf.h"
 #include "spool_read.h"
 #include "tracedat_format.h"
+#include "tracedat_v7.h"
 
 struct out_event {
 	char *system, *name, *condition;
@@ -84,6 +86,9 @@ struct writer_state {
 	size_t errlen;
 	const struct tracedat_select *sel;
 	const struct tracedat_extra *extra;
+	const struct tp_codec *codec; /* version 7 compressed with it, or NULL: version 6 */
+	struct td7_writer *td7;
+	uint64_t cpu_pages; /* the pages write_cpu() wrote last */
 	struct out_event **by_id; /* with a selection: output id -> event (build_by_id()) */
 	/*
 	 * What the spools hold that cannot be read ("PATH: offset N: what\n" lines), and spools
@@ -614,6 +619,8 @@ struct out_file {
 	int error;
 	char *buf;    /* OUT_BUF bytes, or NULL: then every write goes straight out */
 	size_t used;
+	bool mem;     /* no file: a block of metadata gathered in buf (for version 7) */
+	size_t cap;   /* of buf, in memory */
 };
 
 /*
@@ -655,9 +662,36 @@ static void out_flush(struct out_file *f)
 	f->used = 0;
 }
 
+/* Gathered in memory: buf grows. */
+static void out_keep(struct out_file *f, const void *buf, size_t len)
+{
+	if (f->error)
+		return;
+	if (f->used + len > f->cap) {
+		size_t cap = f->cap ? f->cap : 4096;
+		char *p;
+
+		while (cap < f->used + len)
+			cap *= 2;
+		p = realloc(f->buf, cap);
+		if (!p) {
+			f->error = ENOMEM;
+			return;
+		}
+		f->buf = p;
+		f->cap = cap;
+	}
+	memcpy(f->buf + f->used, buf, len);
+	f->used += len;
+}
+
 static void out_write(struct out_file *f, const void *buf, size_t len)
 {
 	f->off += len;
+	if (f->mem) {
+		out_keep(f, buf, len);
+		return;
+	}
 	if (!f->buf) {
 		out_write_through(f, buf, len);
 		return;
@@ -670,6 +704,14 @@ static void out_write(struct out_file *f, const void *buf, size_t len)
 	}
 	memcpy(f->buf + f->used, buf, len);
 	f->used += len;
+}
+
+/* Bytes written before, written again (offsets and sizes known only later). */
+static void out_patch(struct out_file *f, uint64_t off, const void *p, size_t len)
+{
+	out_flush(f);
+	if (!f->error && out_file_ours(f) && pwrite(f->file.fd, p, len, (off_t)off) != (ssize_t)len)
+		f->error = errno ? errno : EIO;
 }
 
 static void out_u16(struct out_file *f, uint16_t v) { out_write(f, &v, 2); }
@@ -764,24 +806,29 @@ static int cmp_event(const void *a, const void *b)
 	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
-static void write_metadata(struct writer_state *w, struct out_file *f)
+/*
+ * The metadata, block by block: version 6 writes them one after another, version 7 one
+ * section each (the same bytes, compressed).
+ */
+static void block_header_info(struct out_file *f)
 {
-	out_write(f, TD_MAGIC, TD_MAGIC_LEN);
-	out_str0(f, TD_VERSION);
-	out_write(f, "\0", 1);                          /* little endian */
-	out_write(f, &(char){ (char)sizeof(long) }, 1); /* long size */
-	out_u32(f, TPOINT_PAGE_SIZE);
 	out_str0(f, "header_page");
 	out_u64(f, sizeof(header_page) - 1);
 	out_write(f, header_page, sizeof(header_page) - 1);
 	out_str0(f, "header_event");
 	out_u64(f, sizeof(header_event) - 1);
 	out_write(f, header_event, sizeof(header_event) - 1);
-	out_u32(f, 0); /* ftrace formats */
+}
 
-	/* Event systems: events sorted by system, each system once. */
-	if (w->nevents > 1) /* qsort() wants a base even for nothing to sort */
-		qsort(w->events, w->nevents, sizeof(*w->events), cmp_event);
+/* No ftrace formats, kallsyms or printk formats: a count or size of 0. */
+static void block_empty(struct out_file *f)
+{
+	out_u32(f, 0);
+}
+
+/* Event systems: events sorted by system (sort_events()), each system once. */
+static void block_event_formats(struct writer_state *w, struct out_file *f)
+{
 	uint32_t nsys = 0;
 	const char *last = NULL;
 
@@ -814,8 +861,10 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 			out_write(f, w->events[i].format_body, strlen(w->events[i].format_body));
 		}
 	}
-	out_u32(f, 0); /* kallsyms */
-	out_u32(f, 0); /* printk formats */
+}
+
+static void block_cmdlines(struct writer_state *w, struct out_file *f)
+{
 	size_t cmdlines_len = 0;
 	char line[128];
 
@@ -826,12 +875,14 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 	for (size_t i = 0; i < w->ncomms; i++)
 		out_write(f, line, (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
 						    w->comms[i].comm));
-	out_u32(f, w->ncpus);
+}
 
-	out_write(f, "options  ", 10);
-	out_u16(f, TD_OPT_TRACECLOCK);
-	out_u32(f, sizeof("[mono]"));
-	out_write(f, "[mono]", sizeof("[mono]"));
+typedef void (*option_fn)(void *ctx, uint16_t id, const void *data, uint32_t len);
+
+/* The options: the clock, and tpoint's counters and notes (tracedat_format.h). */
+static void each_option(struct writer_state *w, option_fn option, void *ctx)
+{
+	option(ctx, TD_OPT_TRACECLOCK, "[mono]", sizeof("[mono]"));
 
 	/* "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\n"... */
 	size_t cap = 1, len = 0;
@@ -858,9 +909,7 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 						(unsigned long long)st->lost, e->condition);
 		}
 		stats[len] = 0;
-		out_u16(f, TD_OPT_TPOINT_STATS);
-		out_u32(f, (uint32_t)len + 1);
-		out_write(f, stats, len + 1);
+		option(ctx, TD_OPT_TPOINT_STATS, stats, (uint32_t)len + 1);
 		/* The notes, in the same buffer (they are shorter), if any event has one. */
 		len = 0;
 		for (size_t i = 0; i < w->nevents; i++) {
@@ -876,19 +925,109 @@ static void write_metadata(struct writer_state *w, struct out_file *f)
 							e->name, (unsigned long long)e->too_big,
 							e->reg_error);
 		}
-		if (len) {
-			out_u16(f, TD_OPT_TPOINT_NOTES);
-			out_u32(f, (uint32_t)len + 1);
-			out_write(f, stats, len + 1);
-		}
+		if (len)
+			option(ctx, TD_OPT_TPOINT_NOTES, stats, (uint32_t)len + 1);
 		free(stats);
 	}
-	if (w->extra && w->extra->stats) {
-		out_u16(f, TD_OPT_TPOINT_KERNEL);
-		out_u32(f, (uint32_t)strlen(w->extra->stats) + 1);
-		out_write(f, w->extra->stats, strlen(w->extra->stats) + 1);
-	}
-	out_u16(f, 0); /* done: in v6, no size follows */
+	if (w->extra && w->extra->stats)
+		option(ctx, TD_OPT_TPOINT_KERNEL, w->extra->stats,
+		       (uint32_t)strlen(w->extra->stats) + 1);
+}
+
+static void sort_events(struct writer_state *w)
+{
+	if (w->nevents > 1) /* qsort() wants a base even for nothing to sort */
+		qsort(w->events, w->nevents, sizeof(*w->events), cmp_event);
+}
+
+static void option_v6(void *ctx, uint16_t id, const void *data, uint32_t len)
+{
+	struct out_file *f = ctx;
+
+	out_u16(f, id);
+	out_u32(f, len);
+	out_write(f, data, len);
+}
+
+static void write_metadata_v6(struct writer_state *w, struct out_file *f)
+{
+	out_write(f, TD_MAGIC, TD_MAGIC_LEN);
+	out_str0(f, TD_VERSION);
+	out_write(f, "\0", 1);                          /* little endian */
+	out_write(f, &(char){ (char)sizeof(long) }, 1); /* long size */
+	out_u32(f, TPOINT_PAGE_SIZE);
+	block_header_info(f);
+	block_empty(f); /* ftrace formats */
+	sort_events(w);
+	block_event_formats(w, f);
+	block_empty(f); /* kallsyms */
+	block_empty(f); /* printk formats */
+	block_cmdlines(w, f);
+	out_u32(f, w->ncpus);
+	out_write(f, "options  ", 10);
+	each_option(w, option_v6, f);
+	out_u16(f, 0); /* done: in version 6, no size follows */
+}
+
+/* The version 7 writer's io: the file, through its buffer. */
+static void td7_write(void *ctx, const void *p, size_t n)
+{
+	out_write(ctx, p, n);
+}
+
+static void td7_patch(void *ctx, uint64_t off, const void *p, size_t n)
+{
+	out_patch(ctx, off, p, n);
+}
+
+static uint64_t td7_offset(void *ctx)
+{
+	return ((struct out_file *)ctx)->off;
+}
+
+static void option_v7(void *ctx, uint16_t id, const void *data, uint32_t len)
+{
+	tp_td7_option(ctx, id, data, len);
+}
+
+/* One block gathered in memory, then written as its section. */
+static int section_v7(struct writer_state *w, uint16_t id, void (*block)(struct out_file *f),
+		      void (*wblock)(struct writer_state *w, struct out_file *f))
+{
+	struct out_file m = { .file = OWNED_FD_NONE, .mem = true };
+	int ret;
+
+	if (block)
+		block(&m);
+	else
+		wblock(w, &m);
+	ret = m.error ? -m.error : tp_td7_section(w->td7, id, m.buf, m.used);
+	free(m.buf);
+	return ret;
+}
+
+static int write_metadata_v7(struct writer_state *w)
+{
+	uint32_t ncpus = w->ncpus;
+	int ret;
+
+	sort_events(w);
+	ret = section_v7(w, TD7_SEC_HEADER_INFO, block_header_info, NULL);
+	if (!ret)
+		ret = section_v7(w, TD7_SEC_FTRACE_EVENTS, block_empty, NULL);
+	if (!ret)
+		ret = section_v7(w, TD7_SEC_EVENT_FORMATS, NULL, block_event_formats);
+	if (!ret)
+		ret = section_v7(w, TD7_SEC_KALLSYMS, block_empty, NULL);
+	if (!ret)
+		ret = section_v7(w, TD7_SEC_PRINTK, block_empty, NULL);
+	if (!ret)
+		ret = section_v7(w, TD7_SEC_CMDLINES, NULL, block_cmdlines);
+	if (!ret)
+		ret = tp_td7_option(w->td7, TD_OPT_CPUCOUNT, &ncpus, 4);
+	if (!ret)
+		each_option(w, option_v7, w->td7);
+	return ret;
 }
 
 /* One CPU's output: pages in the kernel's layout, filled in time order. */
@@ -900,7 +1039,10 @@ struct page_out {
 	bool lost_unknown; /* events were lost, how many is not known */
 	bool open;
 	struct out_file *f;
+	struct td7_writer *td7; /* version 7: the pages go to it, compressed */
+	uint32_t cpu;
 	uint64_t events;
+	uint64_t pages;
 };
 
 static void page_close(struct page_out *po)
@@ -917,7 +1059,11 @@ static void page_close(struct page_out *po)
 		commit |= RB_MISSED_EVENTS; /* alone: "[EVENTS DROPPED]" */
 	}
 	memcpy(po->page + 8, &commit, 8);
-	out_write(po->f, po->page, TPOINT_PAGE_SIZE);
+	if (po->td7)
+		tp_td7_cpu_data(po->td7, po->cpu, po->page, TPOINT_PAGE_SIZE);
+	else
+		out_write(po->f, po->page, TPOINT_PAGE_SIZE);
+	po->pages++;
 	po->open = false;
 	po->lost = 0;
 	po->lost_unknown = false;
@@ -1145,6 +1291,8 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		heap_down(heap, nheap, i);
 
 	po->f = f;
+	po->td7 = w->td7;
+	po->cpu = cpu;
 	while (nheap) {
 		struct cursor *c = heap[0];
 		const struct stream_chunk *ch = c->extra ? NULL : c->chunks[c->at];
@@ -1183,6 +1331,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 	}
 	page_close(po);
 	*events += po->events;
+	w->cpu_pages = po->pages;
 out:
 	for (size_t i = 0; i < n + 1; i++) /* calloc'd: cursors not made have none */
 		free(cur[i].unpacked);
@@ -1245,15 +1394,16 @@ int tp_tracedat_from_spools_select(const char *out_path, const char *const *spoo
 				   const struct tracedat_select *sel, struct tracedat_result *res,
 				   char *err, size_t errlen)
 {
-	return tp_tracedat_write(out_path, spools, nspools, sel, NULL, res, err, errlen);
+	return tp_tracedat_write(out_path, spools, nspools, sel, NULL, NULL, res, err, errlen);
 }
 
 int tp_tracedat_write(const char *out_path, const char *const *spools, int nspools,
 		      const struct tracedat_select *sel, const struct tracedat_extra *extra,
-		      struct tracedat_result *res, char *err, size_t errlen)
+		      const struct tp_codec *codec, struct tracedat_result *res, char *err,
+		      size_t errlen)
 {
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel,
-				  .extra = extra };
+				  .extra = extra, .codec = codec };
 	struct out_file f = { .file = OWNED_FD_NONE };
 	uint64_t table_off, *table = NULL, counted = 0;
 	char *tmp = NULL;
@@ -1317,36 +1467,60 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 	}
 	f.path = tmp;
 	f.buf = malloc(OUT_BUF);
-	write_metadata(&w, &f);
-	build_by_id(&w); /* the events are sorted now */
-	out_write(&f, "flyrecord", 10);
-	table_off = f.off;
-	table = calloc(w.ncpus, 16);
-	if (!table) {
-		ret = fail(&w, -ENOMEM, "out of memory");
-		goto out;
-	}
-	out_write(&f, table, (size_t)w.ncpus * 16);
-	out_u64(&f, sizeof("[mono]") - 1);
-	out_write(&f, "[mono]", sizeof("[mono]") - 1);
-	out_pad_to_page(&f);
-	for (uint32_t cpu = 0; cpu < w.ncpus && !f.error; cpu++) {
-		uint64_t start = f.off;
+	if (w.codec) {
+		struct td7_io io = { &f, td7_write, td7_patch, td7_offset };
 
+		w.td7 = tp_td7_start(&io, w.codec, TPOINT_PAGE_SIZE);
+		ret = w.td7 ? write_metadata_v7(&w) : -ENOMEM;
+		if (ret) {
+			fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+			goto out;
+		}
+	} else {
+		write_metadata_v6(&w, &f);
+		out_write(&f, "flyrecord", 10);
+		table_off = f.off;
+		table = calloc(w.ncpus, 16);
+		if (!table) {
+			ret = fail(&w, -ENOMEM, "out of memory");
+			goto out;
+		}
+		out_write(&f, table, (size_t)w.ncpus * 16);
+		out_u64(&f, sizeof("[mono]") - 1);
+		out_write(&f, "[mono]", sizeof("[mono]") - 1);
+		out_pad_to_page(&f);
+	}
+	build_by_id(&w); /* the events are sorted now */
+	for (uint32_t cpu = 0; cpu < w.ncpus && !f.error; cpu++) {
+		uint64_t start = f.off, bytes;
+
+		w.cpu_pages = 0;
 		ret = write_cpu(&w, &f, cpu, &res->events, &res->lost);
 		if (ret) {
 			fail(&w, ret, "out of memory");
 			goto out;
 		}
-		table[2 * cpu] = f.off > start ? start : 0;
-		table[2 * cpu + 1] = f.off - start;
-		if (table[2 * cpu + 1] > res->big_cpu_bytes) {
+		bytes = w.cpu_pages * TPOINT_PAGE_SIZE;
+		if (table) {
+			table[2 * cpu] = f.off > start ? start : 0;
+			table[2 * cpu + 1] = f.off - start;
+		}
+		if (bytes > res->big_cpu_bytes) {
 			res->big_cpu = cpu;
-			res->big_cpu_bytes = table[2 * cpu + 1];
+			res->big_cpu_bytes = bytes;
 		}
 	}
+	if (w.td7) {
+		ret = tp_td7_finish(w.td7, "mono", NULL, NULL);
+		w.td7 = NULL;
+		if (ret && !f.error) {
+			fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+			goto out;
+		}
+		ret = 0;
+	}
 	out_flush(&f);
-	if (!f.error && out_file_ours(&f) &&
+	if (table && !f.error && out_file_ours(&f) &&
 	    pwrite(f.file.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
 		f.error = errno ? errno : EIO;
 	if (f.error) {
@@ -1410,6 +1584,7 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 	if (counted > res->lost)
 		res->lost = counted;
 out:
+	tp_td7_abort(w.td7);
 	tp_ownfd_close(&f.file);
 	if (ret && tmp)
 		unlink(tmp);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tracedat.c: spool files -> trace.dat v6. */
+/* tracedat.c: spool files -> trace.dat v6, or v7 compressed. */
 #ifndef TPOINT_TRACEDAT_H
 #define TPOINT_TRACEDAT_H
 
@@ -85,8 +85,11 @@ struct tracedat_extra {
 	const char *cmdlines; /* "PID COMM\n" lines for pids no spool names, or NULL */
 	const char *stats;    /* the text of option TD_OPT_TPOINT_KERNEL, or NULL */
 };
+/* codec: NULL for version 6, or version 7 compressed with it (lib/codec.h). */
+struct tp_codec;
 HIDDEN int tp_tracedat_write(const char *out_path, const char *const *spools, int nspools,
 			     const struct tracedat_select *sel, const struct tracedat_extra *extra,
-			     struct tracedat_result *res, char *err, size_t errlen);
+			     const struct tp_codec *codec, struct tracedat_result *res, char *err,
+			     size_t errlen);
 
 #endif

@@ -17,11 +17,22 @@ $CC -static probe.c -o probe 2>/dev/null || { echo "no static libc to link with 
 
 $CC -O2 -static -I"$top/include" -I"$top/examples" "$top/examples/hello.c" -o hello \
 	"$B/libtpoint.a" -lpthread 2>err.txt || { cat err.txt; fail "static link of hello"; }
+# Quietly: the compression codecs (dlopen()) come only to programs that name them.
+[ -s err.txt ] && { cat err.txt; fail "the static link of hello printed warnings"; }
 TPOINT_EVENTS='hello:*' TPOINT_RECORD=hello.dat ./hello >/dev/null || fail "hello exited $?"
 [ -f hello.dat ] || fail "the static hello wrote no hello.dat: the recording never started"
 n=$(trace-cmd report hello.dat 2>/dev/null | grep -c 'hello_greet:')
 [ "$n" = 3 ] || fail "expected 3 hello_greet events, trace-cmd shows $n"
 echo "ok: hello linked with libtpoint.a recorded its 3 events from the environment"
+
+# TPOINT_COMPRESS in a static program: version 6, and a line that says why.
+TPOINT_COMPRESS=zstd TPOINT_EVENTS='hello:*' TPOINT_RECORD=hello6.dat ./hello >/dev/null 2>err.txt ||
+	fail "hello with TPOINT_COMPRESS exited $?"
+grep -q 'TPOINT_COMPRESS: not in a program linked statically' err.txt ||
+	{ cat err.txt; fail "no word on TPOINT_COMPRESS in a static program"; }
+n=$(trace-cmd report hello6.dat 2>/dev/null | grep -c 'hello_greet:')
+[ "$n" = 3 ] || fail "TPOINT_COMPRESS, static: expected 3 hello_greet events, trace-cmd shows $n"
+echo "ok: TPOINT_COMPRESS in a static program: version 6, said so"
 
 cat >printf.c <<'PROG'
 #include <tpoint/tpoint.h>

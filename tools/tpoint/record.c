@@ -23,6 +23,7 @@
 #include <time.h>
 #include <tpoint/tpoint.h>
 #include "attach.h"
+#include "codec.h"
 #include "control_proto.h"
 #include "filter.h"
 #include "glob.h"
@@ -45,9 +46,11 @@ static void record_usage(FILE *f)
 		"                     [-o FILE] [--duration S] [-b SIZE] [--overwrite|--block]\n"
 		"       tpoint record -k GLOB[,GLOB...] [-f EXPR] [-k ...]... [-o FILE] [--duration S]\n"
 		"       tpoint record --assemble DIR [-o FILE]\n"
+		"       (each form also takes --compress[=zstd|zlib[:LEVEL]])\n"
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
-		"hits into FILE, a trace-cmd trace.dat v6 file. With -p, record the running\n"
+		"hits into FILE, a trace-cmd trace.dat v6 file (v7 with --compress). With -p,\n"
+		"record the running\n"
 		"process PID instead, until Ctrl-C, the duration, or its end; if it is killed,\n"
 		"every event it had committed is still in the file.\n"
 		"\n"
@@ -67,6 +70,10 @@ static void record_usage(FILE *f)
 		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated;\n"
 		"                       may be given more than once\n"
 		"  -o, --output FILE    where to write (default trace.dat)\n"
+		"      --compress[=C]   write trace.dat version 7 with compressed sections, which\n"
+		"                       trace-cmd 3 and KernelShark 2 read: C is zstd (default,\n"
+		"                       about 5x smaller) or zlib, with an optional :LEVEL\n"
+		"                       (zstd:19); the default is TPOINT_COMPRESS, else version 6\n"
 		"  -b, --buffer SIZE    page pool per process, like 8M (default 8M)\n"
 		"      --overwrite      keep the newest events when the pool is full\n"
 		"      --block          when the pool is full, make the writer wait until the\n"
@@ -425,6 +432,9 @@ static void pools_sweep(struct pools *ps, bool take)
 }
 
 static volatile sig_atomic_t stop_requested;
+/* --compress or TPOINT_COMPRESS: the file is version 7, compressed with it; NULL: version 6. */
+static struct tp_codec codec;
+static const struct tp_codec *opt_codec;
 
 static void on_stop(int sig)
 {
@@ -530,7 +540,8 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		tool_error("record", "-k: %s", err);
 		goto out;
 	}
-	if (tp_tracedat_write(out, spools, 1, &keep, kr ? &x : NULL, &res, err, sizeof(err)) < 0) {
+	if (tp_tracedat_write(out, spools, 1, &keep, kr ? &x : NULL, opt_codec, &res, err,
+			      sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
 	}
@@ -568,7 +579,7 @@ static int record_kernel(struct krecord *kr, const char *out, double duration)
 		tool_error("record", "-k: %s", err);
 		return EXIT_FAIL;
 	}
-	if (tp_tracedat_write(out, NULL, 0, NULL, &x, &res, err, sizeof(err)) < 0) {
+	if (tp_tracedat_write(out, NULL, 0, NULL, &x, opt_codec, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
@@ -597,8 +608,8 @@ static int record_assemble(const char *dir, const char *out)
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
 	}
-	if (tp_tracedat_from_spools(out, (const char *const *)spools, (int)nspools, &res, err,
-				    sizeof(err)) < 0) {
+	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools, NULL, NULL, opt_codec,
+			      &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
@@ -634,6 +645,7 @@ int cmd_record(int argc, char **argv)
 		{ "assemble", required_argument, NULL, 'A' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-pids", no_argument, NULL, 'K' },
+		{ "compress", optional_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -656,6 +668,7 @@ int cmd_record(int argc, char **argv)
 	struct krecord *kr = NULL;
 	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
 	struct tracedat_extra x;
+	const char *compress = getenv("TPOINT_COMPRESS");
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:k:h", opts, NULL)) != -1) {
@@ -712,6 +725,7 @@ int cmd_record(int argc, char **argv)
 			filter = optarg;
 			break;
 		case 'A': assemble = optarg; break;
+		case 'Z': compress = optarg ? optarg : ""; break;
 		case 'd':
 			duration = strtod(optarg, &end);
 			if (*end || !(duration > 0)) {
@@ -730,6 +744,20 @@ int cmd_record(int argc, char **argv)
 	if (tp_output_check(out, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
+	}
+	if (compress && strcmp(compress, "none")) {
+		const char *name;
+		int level;
+
+		if (tp_codec_parse(compress, &name, &level, err, sizeof(err)) < 0) {
+			tool_error("record", "--compress: %s", err);
+			return EXIT_USAGE;
+		}
+		if (tp_codec_open(&codec, name, level, err, sizeof(err)) < 0) {
+			tool_error("record", "--compress: %s", err);
+			return EXIT_FAIL;
+		}
+		opt_codec = &codec;
 	}
 	if (assemble) {
 		if (events || pid || filter || duration || mode || buffer || optind < argc ||
@@ -934,7 +962,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools, NULL,
-			      kr ? &x : NULL, &res, err, sizeof(err)) < 0) {
+			      kr ? &x : NULL, opt_codec, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
