@@ -11,6 +11,9 @@
 #      events/s and the fraction lost
 #   4. scale: SCALE_THREADS threads, resident memory (scale.c)
 #   5. tpoint top at about 100,000 dirty events/s: its CPU, its own writes' rank (top.sh)
+#   6. kernel events through record -k: events/s, lost, the recorder's CPU per event
+#   7. compressed trace.dat: bytes per event of v6 and v7 (zstd, zlib) and the CPU of the
+#      compression (../compress.sh)
 #
 # It starts its own lttng-sessiond (a private LTTNG_HOME in a temporary directory) and stops
 # it, by its pid, when it ends. As root, that daemon and every program that uses LTTng-UST
@@ -372,11 +375,19 @@ kernel_part() {
 }
 in_part kernel_part
 
+# ---- 7. compressed trace.dat: bytes per event and the compression's CPU ----
+echo
+compress_part() {
+	$MAKE --no-print-directory -C .. O="$O" "$O/bench/convert_gen" >/dev/null &&
+		sh ../compress.sh "$O" | tee "$tmp/compress.out"
+}
+in_part compress_part
+
 # ---- the summary, and the line it ends with ----
 echo
 echo "== targets =="
 grep -h '^target:' "$tmp/peers.out" "$tmp/tput.out" "$tmp/scale.out" "$tmp/top.out" \
-	"$tmp/kernel.out" 2>/dev/null
+	"$tmp/kernel.out" "$tmp/compress.out" 2>/dev/null
 stop_sessiond
 line=$(grep '^tpoint vs LTTng-UST' "$tmp/peers.out")
 echo "${line:-tpoint vs LTTng-UST (enabled, 1 thread): not measured}"
