@@ -91,3 +91,16 @@ grep -q "TPOINT_COMPRESS: compression 'lz4': expected zstd or zlib.*version 6" e
 [ "$(version six.dat)" = 6 ] || fail "TPOINT_COMPRESS=lz4: version '$(version six.dat)'"
 trace-cmd report -i six.dat 2>/dev/null | grep -q 'ctl_tick:' || fail "TPOINT_COMPRESS=lz4: no events"
 echo "ok: TPOINT_COMPRESS=lz4 said so and wrote version 6"
+
+# A running process (-p): its file compressed too.
+"$B/tests/ctltarget" 5 500 >/dev/null &
+target=$!
+sleep 0.5
+"$TPOINT" record -p $target --compress -e tpt_ctl --duration 1 -o p7.dat >/dev/null 2>err.txt ||
+	{ kill $target; cat err.txt; fail "record -p --compress exited $?"; }
+kill $target
+wait $target 2>/dev/null
+[ "$(version p7.dat)" = 7 ] || fail "record -p --compress wrote version '$(version p7.dat)'"
+n=$(trace-cmd report -i p7.dat 2>/dev/null | grep -c 'ctl_tick:')
+[ "$n" -gt 10 ] || fail "record -p --compress: $n ctl_tick events in trace-cmd"
+echo "ok: record -p --compress: version 7, $n ticks"
