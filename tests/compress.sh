@@ -23,6 +23,7 @@ TPOINT_EVENTS=tpt_ctl TPOINT_SPOOL_DIR=$PWD/sp "$B/tests/ctltarget" 1 500 busyth
 TPOINT_EVENTS=tpt_ctl TPOINT_MODE=overwrite TPOINT_BUFFER_SIZE=64K TPOINT_SPOOL_DIR=$PWD/lossy \
 	"$B/tests/ctltarget" 1 100 busythread >/dev/null || fail "ctltarget (lossy) exited $?"
 
+cp -a sp spools.keep
 for d in sp lossy; do
 	cp -a $d $d.v7
 	cp -a $d $d.v7z
@@ -104,3 +105,22 @@ wait $target 2>/dev/null
 n=$(trace-cmd report -i p7.dat 2>/dev/null | grep -c 'ctl_tick:')
 [ "$n" -gt 10 ] || fail "record -p --compress: $n ctl_tick events in trace-cmd"
 echo "ok: record -p --compress: version 7, $n ticks"
+
+# A full disk while the compressed file is written: the error said, no file or temporary
+# left behind, the spools kept for another try.
+if [ "$(id -u)" = 0 ] && mkdir -p tiny && mount -t tmpfs -o size=64k tpoint-test tiny 2>/dev/null; then
+	trap 'umount tiny 2>/dev/null' EXIT
+	dd if=/dev/zero of=tiny/filler bs=1k count=48 2>/dev/null
+	cp -a spools.keep sp.full
+	"$TPOINT" record --assemble sp.full --compress -o tiny/full.dat >/dev/null 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || { cat err.txt; fail "--compress onto a full disk: exit $rc, not 1"; }
+	grep -q "No space left on device" err.txt || { cat err.txt; fail "ENOSPC not said"; }
+	[ "$(ls tiny)" = filler ] || { ls -la tiny; fail "the full disk holds more than the filler"; }
+	ls sp.full/*.spool >/dev/null 2>&1 || fail "the spools went although no file was written"
+	umount tiny && rmdir tiny
+	trap - EXIT
+	echo "ok: --compress onto a full disk: said, nothing left behind, the spools kept"
+else
+	echo "skipped: a full disk (needs root, to mount a tmpfs)"
+fi
