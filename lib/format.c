@@ -335,6 +335,204 @@ char *tpoint_print_fmt_subst(const char *print_fmt, const char *system,
 	return sb_finish(&b);
 }
 
+/* ---- %*pb and %*pbl, for libtraceevent ---- */
+
+/*
+ * libtraceevent has no %*pb or %*pbl: trace-cmd and KernelShark print the bitmap's address
+ * followed by "b" or "bl". What they do print: "%s" of __get_bitmask(field) as the kernel's
+ * %*pb does (32-bit words in hex), "%s" of __get_cpumask(field) as a list of the set bits,
+ * the kernel's %*pbl; both over the whole field, where the kernel stops at the width. So a
+ * field's bitmap is written that way, and the width is kept for tpoint's own reader
+ * (tools/tpoint/kprint.c, which prints the kernel's text exactly) as a string literal that
+ * "%.0s" prints as nothing:
+ *	"... %*pbl ...", W, __get_dynamic_array(f)   ->   "... %.0s%s ...", "W", __get_cpumask(f)
+ */
+#define BITMAP_MAX_ARGS 128
+
+struct bitmap_conv {
+	size_t at, len; /* the conversion in the fmt literal, quotes included */
+	size_t arg;     /* its width's argument; the bitmap is the next one */
+	bool list;      /* %*pbl */
+};
+
+/* s[0..n) without the blanks around it. */
+static void trim(const char **s, size_t *n)
+{
+	while (*n && is_space(**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && is_space((*s)[*n - 1]))
+		(*n)--;
+}
+
+/* The getter of the field's bitmap that libtraceevent prints, for a %*pb(l) argument, or
+ * false if the argument is not a field's bitmap (then the conversion stays as it is). */
+static bool bitmap_getter(struct sbuf *b, const char *s, size_t n, bool list)
+{
+	static const struct {
+		const char *from;
+		bool rel;
+	} getters[] = {
+		{ "__get_dynamic_array(", false }, { "__get_bitmask(", false },
+		{ "__get_cpumask(", false },	   { "__get_rel_dynamic_array(", true },
+		{ "__get_rel_bitmask(", true },	   { "__get_rel_cpumask(", true },
+	};
+
+	trim(&s, &n);
+	for (size_t i = 0; i < sizeof(getters) / sizeof(getters[0]); i++) {
+		size_t k = strlen(getters[i].from), f = k;
+
+		if (n <= k + 1 || strncmp(s, getters[i].from, k) || s[n - 1] != ')')
+			continue;
+		while (f < n - 1 && (is_ident(s[f]) || is_space(s[f])))
+			f++;
+		if (f != n - 1)
+			return false; /* more than a field's name */
+		sb_printf(b, "__get_%s%s(%.*s)", getters[i].rel ? "rel_" : "",
+			  list ? "cpumask" : "bitmask", (int)(n - 1 - k), s + k);
+		return true;
+	}
+	return false;
+}
+
+/* The %*pb and %*pbl of the fmt literal lit[0..n) (quotes included), at most max. */
+static size_t find_bitmap_convs(const char *lit, size_t n, struct bitmap_conv *c, size_t max)
+{
+	size_t arg = 0, found = 0;
+
+	for (size_t i = 1; i + 1 < n; i++) {
+		size_t start = i;
+		bool star = false;
+
+		if (lit[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (lit[i] != '%')
+			continue;
+		if (lit[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		i++;
+		while (i < n && strchr("-+ #0'", lit[i]))
+			i++;
+		if (lit[i] == '*') {
+			star = true;
+			arg++;
+			i++;
+		}
+		while (is_digit(lit[i]))
+			i++;
+		if (lit[i] == '.') {
+			i++;
+			if (lit[i] == '*') {
+				arg++;
+				i++;
+			}
+			while (is_digit(lit[i]))
+				i++;
+		}
+		while (lit[i] && strchr("hlLqjzZt", lit[i]))
+			i++;
+		if (star && lit[i] == 'p' && lit[i + 1] == 'b' && found < max) {
+			bool list = lit[i + 2] == 'l';
+
+			c[found++] = (struct bitmap_conv){ start, i + (list ? 3 : 2) - start,
+							   arg - 1, list };
+		}
+		arg++;
+	}
+	return found;
+}
+
+/* print ("FMT", ARGS...) with each field's %*pb(l) rewritten; NULL with errno ENOMEM. */
+static char *bitmap_convs_rewrite(const char *print)
+{
+	struct bitmap_conv conv[16];
+	const char *args[BITMAP_MAX_ARGS + 1];
+	size_t lit = literal_len(print), nconv, nargs = 0, at = 0;
+	struct sbuf b = { 0 };
+	const char *p;
+
+	if (print[0] != '"' || !lit || !strstr(print, "pb"))
+		return strdup(print);
+	/* The arguments: split at the commas outside brackets and literals. */
+	p = print + lit;
+	while (is_space(*p))
+		p++;
+	if (*p && *p != ',')
+		return strdup(print); /* literals one after another: left as they are */
+	for (int depth = 0; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			size_t l = literal_len(p);
+
+			if (!l)
+				return strdup(print);
+			p += l - 1;
+		} else if (*p == '(' || *p == '[' || *p == '{') {
+			depth++;
+		} else if (*p == ')' || *p == ']' || *p == '}') {
+			depth--;
+		} else if (*p == ',' && !depth) {
+			if (nargs == BITMAP_MAX_ARGS)
+				return strdup(print);
+			args[nargs++] = p + 1;
+		}
+	}
+	args[nargs] = p + 1; /* one past the last argument's end */
+	nconv = find_bitmap_convs(print, lit, conv, sizeof(conv) / sizeof(conv[0]));
+
+	/* Each conversion whose bitmap is a field's, and whose width has no quote. */
+	struct sbuf getter[16];
+	size_t kept = 0;
+
+	for (size_t i = 0; i < nconv; i++) {
+		size_t w = conv[i].arg;
+		const char *ws = args[w < nargs ? w : 0];
+		size_t wn = w + 1 < nargs ? (size_t)(args[w + 1] - 1 - ws) : 0;
+
+		getter[i] = (struct sbuf){ 0 };
+		if (w + 1 >= nargs || memchr(ws, '"', wn) || memchr(ws, '\\', wn) ||
+		    !bitmap_getter(&getter[i], args[w + 1], (size_t)(args[w + 2] - 1 - args[w + 1]),
+				   conv[i].list)) {
+			free(getter[i].buf);
+			continue;
+		}
+		getter[kept] = getter[i];
+		conv[kept++] = conv[i];
+	}
+	if (!kept)
+		return strdup(print);
+
+	/* The fmt literal, then the arguments, with the kept conversions rewritten. */
+	for (size_t i = 0; i < kept; i++) {
+		sb_add(&b, print + at, conv[i].at - at);
+		sb_str(&b, "%.0s%s");
+		at = conv[i].at + conv[i].len;
+	}
+	sb_add(&b, print + at, lit - at);
+	sb_add(&b, print + lit, (size_t)(args[0] - (print + lit)));
+	for (size_t a = 0, i = 0; a < nargs; a++) {
+		const char *s = args[a];
+		size_t n = (size_t)(args[a + 1] - 1 - s);
+
+		if (i < kept && conv[i].arg == a) {
+			trim(&s, &n);
+			sb_printf(&b, " \"%.*s\", %s", (int)n, s, getter[i].buf ? getter[i].buf : "");
+			free(getter[i].buf);
+			i++;
+			a++; /* the bitmap's argument: the getter */
+		} else {
+			sb_add(&b, s, n);
+		}
+		if (a + 1 < nargs)
+			sb_str(&b, ",");
+	}
+	return sb_finish(&b);
+}
+
 /* ---- the tracefs format text ---- */
 
 /* The kernel's struct trace_entry, exactly as tracefs prints it. */
@@ -383,7 +581,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	const char *print = tpoint_meta_event_print(e);
 	uint16_t *offsets;
 	struct sbuf b = { 0 };
-	char *subst;
+	char *subst, *bitmaps;
 
 	if (strcmp(e->system, c->system) || strcmp(e->class_name, c->name)) {
 		errno = EINVAL;
@@ -430,12 +628,14 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	free(offsets);
 
 	subst = tpoint_print_fmt_subst(print, c->system, enums, nenums);
-	if (!subst) {
+	bitmaps = subst ? bitmap_convs_rewrite(subst) : NULL;
+	free(subst);
+	if (!bitmaps) {
 		free(b.buf);
 		return NULL;
 	}
-	sb_printf(&b, "\nprint fmt: %s\n", subst);
-	free(subst);
+	sb_printf(&b, "\nprint fmt: %s\n", bitmaps);
+	free(bitmaps);
 	return sb_finish(&b);
 }
 

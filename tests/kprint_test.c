@@ -115,6 +115,12 @@ int main(void)
 	/* runs of one and of two; a width that cuts a run */
 	r = make(0x1dULL, 0, 1, 1, 4);
 	check("\"l=(%*pbl)\", REC->w, __get_dynamic_array(bits)", &r, sizeof(r), "l=(0,2-3)");
+	/* the same as tpoint writes it for libtraceevent (lib/format.c): the width a literal,
+	 * the getter saying list (cpumask) or words (bitmask) */
+	check("\"l=(%.0s%s) b=(%.0s%s)\", \"REC->w\", __get_cpumask(bits), \" REC->w \", "
+	      "__get_bitmask(bits)", &r, sizeof(r), "l=(0,2-3) b=(d)");
+	/* a "%.0s%s" of anything else is what it says */
+	check("\"x=(%.0s%s)\", \"REC->w\", \"y\"", &r, sizeof(r), "x=(y)");
 	/* sizeof(int) and sizeof(long long): libtraceevent 1.7.1 parses them with a token it
 	 * freed (ASan stops it); given their values, and a "sizeof(int)" in the text stays */
 	r = make(0, 0, 1, 3, 0);

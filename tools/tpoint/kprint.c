@@ -389,6 +389,45 @@ static bool bitmask_of(struct buf *b, const char *s, const char *end)
 	return false;
 }
 
+/* s..e without the blanks around it. */
+static void trim_blanks(const char **s, const char **e)
+{
+	while (*s < *e && isspace((unsigned char)**s))
+		(*s)++;
+	while (*e > *s && isspace((unsigned char)(*e)[-1]))
+		(*e)--;
+}
+
+/* A string literal's contents (lib/format.c writes a %*pb(l)'s width so). */
+static void unquote(const char **s, const char **e)
+{
+	trim_blanks(s, e);
+	if (*e - *s >= 2 && **s == '"' && (*e)[-1] == '"') {
+		(*s)++;
+		(*e)--;
+	}
+}
+
+/*
+ * For tpoint's "%.0s%s" of a bitmap (lib/format.c): the function that prints it, by the
+ * getter (__get_cpumask: the list of %*pbl, __get_bitmask: the words of %*pb), or NULL if
+ * the two arguments are not a string literal and a field's getter: then "%.0s%s" is what
+ * it says.
+ */
+static const char *tpoint_bitmap_func(const char *ws, const char *we, const char *ps,
+				      const char *pe)
+{
+	trim_blanks(&ws, &we);
+	trim_blanks(&ps, &pe);
+	if (we - ws < 2 || *ws != '"' || we[-1] != '"' || memchr(ws + 1, '"', (size_t)(we - ws - 2)))
+		return NULL;
+	if (!strncmp(ps, "__get_cpumask(", 14) || !strncmp(ps, "__get_rel_cpumask(", 18))
+		return "__tpoint_bitmap_list";
+	if (!strncmp(ps, "__get_bitmask(", 14) || !strncmp(ps, "__get_rel_bitmask(", 18))
+		return "__tpoint_bitmap_hex";
+	return NULL;
+}
+
 #define MAX_ARGS 128
 
 struct conv {
@@ -396,6 +435,7 @@ struct conv {
 	int arg;	  /* its first argument (the width) */
 	const char *func; /* the function that prints it */
 	struct buf ptr;	  /* its bitmap argument as a bitmask getter; empty: left as is */
+	bool quoted_width; /* tpoint's "%.0s%s" of a %*pb(l): the width is a string literal */
 };
 
 /*
@@ -450,6 +490,17 @@ static int find_bitmap_convs(const char *f, const char *end, struct conv *convs,
 			convs[n].len = (size_t)(p + (list ? 3 : 2) - start);
 			convs[n].arg = arg - 1;
 			convs[n].func = list ? "__tpoint_bitmap_list" : "__tpoint_bitmap_hex";
+			convs[n].quoted_width = false;
+			n++;
+		} else if (p - start == 3 && !memcmp(start, "%.0s%s", 6) && end - start >= 6 &&
+			   n < max) {
+			/* How tpoint writes a field's %*pb(l) (lib/format.c): the width a literal,
+			 * the bitmap's getter saying which (its cpumask, a list). */
+			convs[n].at = (size_t)(start - f);
+			convs[n].len = 6;
+			convs[n].arg = arg;
+			convs[n].func = NULL; /* by the getter, once the arguments are known */
+			convs[n].quoted_width = true;
 			n++;
 		}
 		arg++;
@@ -498,6 +549,10 @@ char *kprint_rewrite(const char *text, size_t len, size_t *out_len)
 		int i = convs[c].arg;
 
 		memset(&convs[c].ptr, 0, sizeof(convs[c].ptr));
+		if (convs[c].quoted_width && i + 1 < nargs &&
+		    !(convs[c].func = tpoint_bitmap_func(args[i], args[i + 1] - 1, args[i + 1],
+							 args[i + 2] - 1)))
+			continue;
 		if (i + 1 < nargs && !bitmask_of(&convs[c].ptr, args[i + 1], args[i + 2] - 1)) {
 			free(convs[c].ptr.p);
 			memset(&convs[c].ptr, 0, sizeof(convs[c].ptr));
@@ -530,6 +585,8 @@ char *kprint_rewrite(const char *text, size_t len, size_t *out_len)
 			puts_(&b, " ");
 			puts_(&b, convs[c].func);
 			puts_(&b, "(");
+			if (convs[c].quoted_width)
+				unquote(&s, &e);
 			rewrite_expr(&b, s, e);
 			puts_(&b, ", ");
 			rewrite_expr(&b, convs[c].ptr.p, convs[c].ptr.p + convs[c].ptr.len);
