@@ -16,7 +16,9 @@
 #    TRACE_EVENTs, the rest DEFINE_EVENTs of one class; building 3,000 TRACE_EVENTs takes
 #    minutes) against the same program with none, run without arguments: instructions
 #    counted by callgrind (the whole process, the dynamic loader included; steady on a
-#    loaded machine), then, if perf is installed, task-clock over RUNS runs (mean).
+#    loaded machine), then, if perf is installed, task-clock over RUNS runs of each program,
+#    taken in turn (none, 1,000, 3,000, none, ...) so that a drift of the machine's speed
+#    falls on all alike: median, mean, and the 10th and 90th percentiles.
 #
 # Nothing here asserts anything. CC, RUNS (default 200) and SIZES (default "1000 3000")
 # may be set.
@@ -112,17 +114,34 @@ else
 	echo "instructions: valgrind is not installed; skipped"
 fi
 if command -v perf >/dev/null 2>&1; then
-	clock() {
-		perf stat -x, -r "$RUNS" -e task-clock "$1" 2>&1 >/dev/null |
-			awk -F, '$3 == "task-clock" { print $1 }'
+	progs="none"
+	for n in $SIZES; do progs="$progs n$n"; done
+	for p in $progs; do : >"$work/$p.clock"; done
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		for p in $progs; do
+			perf stat -x, -e task-clock "$work/$p/prog" 2>&1 >/dev/null |
+				awk -F, '$3 == "task-clock" { print $1 }' >>"$work/$p.clock"
+		done
+		i=$((i + 1))
+	done
+	# "median mean p10 p90" of a file of figures, one a line
+	stats() {
+		sort -n "$1" | awk '{ v[NR] = $1; s += $1 } END {
+			printf "%.4f %.4f %.4f %.4f\n", v[int((NR + 1) / 2)], s / NR,
+				v[int(NR * 0.1) + 1], v[int(NR * 0.9)] }'
 	}
-	base=$(clock "$work/none/prog")
-	echo "CPU (perf stat task-clock, mean of $RUNS runs, ms): no event $base"
+	set -- $(stats "$work/none.clock")
+	echo "CPU (perf stat task-clock, $RUNS runs each, ms): no event: median $1, mean $2, p10-p90 $3-$4"
+	base_med=$1 base_mean=$2
 	for n in $SIZES; do
-		c=$(clock "$work/n$n/prog")
-		awk -v n="$n" -v c="$c" -v b="$base" 'BEGIN {
-			printf "  %5d events: %.3f, +%.3f ms (%.2f us per event)\n", n, c, c - b,
-				(c - b) * 1000 / n }'
+		set -- $(stats "$work/n$n.clock")
+		awk -v n="$n" -v med="$1" -v mean="$2" -v lo="$3" -v hi="$4" -v bm="$base_med" \
+			-v bmean="$base_mean" 'BEGIN {
+			printf "  %5d events: median %.3f (+%.3f ms, %.2f us per event), mean %.3f " \
+				"(+%.3f ms, %.2f us per event), p10-p90 %.3f-%.3f\n", n, med, med - bm,
+				(med - bm) * 1000 / n, mean, mean - bmean, (mean - bmean) * 1000 / n,
+				lo, hi }'
 	done
 else
 	echo "CPU: perf is not installed; skipped"

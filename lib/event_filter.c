@@ -27,6 +27,7 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
 {
 	const struct tpoint_meta_class *c = s->ev->class_meta;
 	const struct tpoint_meta_field *mf = tpoint_meta_class_fields(c);
+	const char *names = tpoint_meta_class_field_strings(c);
 	struct filter_field *f = calloc(c->nfields + 4, sizeof(*f));
 	uint16_t *off = calloc(c->nfields + 1, sizeof(*off));
 	char name[2 * TPOINT_NAME_MAX + 2];
@@ -50,10 +51,12 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
 	f[n++] = (struct filter_field){ "common_pid", 4, 4, 1, FILTER_NUM };
 	for (uint32_t i = 0; i < c->nfields; i++) {
 		struct filter_field *x = &f[n];
-		bool is_char = !strcmp(mf[i].type, "char") || !strcmp(mf[i].type, "const char") ||
-			       !strcmp(mf[i].type, "unsigned char");
+		const char *type = names, *field = tpoint_meta_str_next(type);
+		bool is_char = !strcmp(type, "char") || !strcmp(type, "const char") ||
+			       !strcmp(type, "unsigned char");
 
-		x->name = mf[i].name;
+		names = tpoint_meta_str_next(field);
+		x->name = field;
 		x->offset = off[i];
 		x->size = mf[i].size;
 		x->is_signed = mf[i].is_signed;

@@ -25,55 +25,61 @@ static bool all_zero(const char *p, size_t n)
 	return true;
 }
 
-static bool has_nul(const char *s, size_t max)
+/*
+ * The bytes that n NUL-terminated strings take from p, within room; 0 when one has no NUL
+ * there, or when one of the first `names` (names, in readers' TPOINT_NAME_MAX buffers) is
+ * longer than TPOINT_NAME_MAX with its NUL.
+ */
+static size_t strings_ok(const char *p, size_t room, uint64_t n, uint64_t names)
 {
-	return memchr(s, 0, max) != NULL;
+	size_t used = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		const char *z = memchr(p + used, 0, room - used);
+		size_t len;
+
+		if (!z)
+			return 0;
+		len = (size_t)(z - (p + used)) + 1;
+		if (i < names && len > TPOINT_NAME_MAX)
+			return 0;
+		used += len;
+	}
+	return used;
 }
 
 static bool class_ok(const struct tpoint_meta_class *c)
 {
+	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
 	uint32_t size = c->hdr.size;
 	size_t room;
 
-	if (size < sizeof(*c) || !has_nul(c->system, sizeof(c->system)) ||
-	    !has_nul(c->name, sizeof(c->name)))
+	if (size < sizeof(*c))
 		return false;
 	room = size - sizeof(*c);
-	/* At least the print format's NUL must follow the fields. */
-	if (c->nfields > room / sizeof(struct tpoint_meta_field))
+	/* At least the strings' 3 + 2 * nfields NULs must follow the fields. */
+	if (c->nfields > room / (sizeof(struct tpoint_meta_field) + 2))
 		return false;
 	room -= (size_t)c->nfields * sizeof(struct tpoint_meta_field);
-	if (room < 1)
-		return false;
-
-	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
-
-	for (uint32_t i = 0; i < c->nfields; i++) {
-		if (!has_nul(f[i].type, sizeof(f[i].type)) ||
-		    !has_nul(f[i].name, sizeof(f[i].name)) || f[i].kind > TPOINT_FIELD_KIND_MAX)
+	for (uint32_t i = 0; i < c->nfields; i++)
+		if (f[i].kind > TPOINT_FIELD_KIND_MAX)
 			return false;
-	}
-	return has_nul(tpoint_meta_class_print(c), room);
+	/* system, name, the fields' types and names, the print format */
+	return strings_ok((const char *)(f + c->nfields), room, 3 + 2 * (uint64_t)c->nfields,
+			  2 + 2 * (uint64_t)c->nfields) != 0;
 }
 
 static bool event_ok(const struct tpoint_meta_event *e)
 {
-	const char *cond = (const char *)(e + 1);
-
-	/* The lengths are read only once the fixed part is known to be in the record. */
-	if (e->hdr.size < sizeof(*e) || !e->condition_len || !e->print_len ||
-	    (uint64_t)sizeof(*e) + e->condition_len + e->print_len > e->hdr.size)
-		return false;
-	if (!has_nul(e->system, sizeof(e->system)) || !has_nul(e->name, sizeof(e->name)) ||
-	    !has_nul(e->class_name, sizeof(e->class_name)))
-		return false;
-	return !cond[e->condition_len - 1] && !cond[e->condition_len + e->print_len - 1];
+	/* system, name, class, then the condition and print override of any length */
+	return e->hdr.size >= sizeof(*e) &&
+	       strings_ok((const char *)(e + 1), e->hdr.size - sizeof(*e), 5, 3);
 }
 
 static bool enum_ok(const struct tpoint_meta_enum *m)
 {
-	return m->hdr.size >= sizeof(*m) && has_nul(m->system, sizeof(m->system)) &&
-	       has_nul(m->name, sizeof(m->name));
+	return m->hdr.size >= sizeof(*m) &&
+	       strings_ok((const char *)(m + 1), m->hdr.size - sizeof(*m), 2, 2);
 }
 
 int tpoint_meta_next(const char **cursor, const char *end, const struct tpoint_meta_hdr **rec)
@@ -122,24 +128,90 @@ int tpoint_meta_next(const char **cursor, const char *end, const struct tpoint_m
 	return 1;
 }
 
+const char *tpoint_meta_str_next(const char *s)
+{
+	return s + strlen(s) + 1;
+}
+
 const struct tpoint_meta_field *tpoint_meta_class_fields(const struct tpoint_meta_class *c)
 {
 	return (const struct tpoint_meta_field *)(const void *)(c + 1);
 }
 
-const char *tpoint_meta_class_print(const struct tpoint_meta_class *c)
+const char *tpoint_meta_class_system(const struct tpoint_meta_class *c)
 {
 	return (const char *)(tpoint_meta_class_fields(c) + c->nfields);
 }
 
-const char *tpoint_meta_event_condition(const struct tpoint_meta_event *e)
+const char *tpoint_meta_class_name(const struct tpoint_meta_class *c)
+{
+	return tpoint_meta_str_next(tpoint_meta_class_system(c));
+}
+
+const char *tpoint_meta_class_field_strings(const struct tpoint_meta_class *c)
+{
+	return tpoint_meta_str_next(tpoint_meta_class_name(c));
+}
+
+const char *tpoint_meta_class_print(const struct tpoint_meta_class *c)
+{
+	const char *s = tpoint_meta_class_field_strings(c);
+
+	for (uint32_t i = 0; i < c->nfields; i++)
+		s = tpoint_meta_str_next(tpoint_meta_str_next(s));
+	return s;
+}
+
+const char *tpoint_meta_event_system(const struct tpoint_meta_event *e)
 {
 	return (const char *)(e + 1);
 }
 
+const char *tpoint_meta_event_name(const struct tpoint_meta_event *e)
+{
+	return tpoint_meta_str_next(tpoint_meta_event_system(e));
+}
+
+const char *tpoint_meta_event_class(const struct tpoint_meta_event *e)
+{
+	return tpoint_meta_str_next(tpoint_meta_event_name(e));
+}
+
+const char *tpoint_meta_event_condition(const struct tpoint_meta_event *e)
+{
+	return tpoint_meta_str_next(tpoint_meta_event_class(e));
+}
+
 const char *tpoint_meta_event_print(const struct tpoint_meta_event *e)
 {
-	return (const char *)(e + 1) + e->condition_len;
+	return tpoint_meta_str_next(tpoint_meta_event_condition(e));
+}
+
+const char *tpoint_meta_enum_system(const struct tpoint_meta_enum *m)
+{
+	return (const char *)(m + 1);
+}
+
+const char *tpoint_meta_enum_name(const struct tpoint_meta_enum *m)
+{
+	return tpoint_meta_str_next(tpoint_meta_enum_system(m));
+}
+
+void tpoint_meta_event_names(const struct tpoint_meta_event *e, const char **system,
+			     const char **name)
+{
+	const struct tpoint_meta_event_v1 *v1 = (const struct tpoint_meta_event_v1 *)(const void *)e;
+
+	if (e->hdr.version == 1) {
+		*system = v1->system;
+		*name = v1->name;
+	} else if (e->hdr.version == TPOINT_META_VERSION) {
+		*system = tpoint_meta_event_system(e);
+		*name = tpoint_meta_event_name(e);
+	} else {
+		*system = "?";
+		*name = "?";
+	}
 }
 
 const struct tpoint_meta_class *tpoint_meta_find_class(const char *begin, const char *end,
@@ -152,8 +224,8 @@ const struct tpoint_meta_class *tpoint_meta_find_class(const char *begin, const 
 	while (tpoint_meta_next(&cur, end, &h) > 0) {
 		const struct tpoint_meta_class *c = (const struct tpoint_meta_class *)h;
 
-		if (h->kind == TPOINT_META_CLASS && !strcmp(c->system, system) &&
-		    !strcmp(c->name, class_name))
+		if (h->kind == TPOINT_META_CLASS && !strcmp(tpoint_meta_class_system(c), system) &&
+		    !strcmp(tpoint_meta_class_name(c), class_name))
 			return c;
 	}
 	return NULL;
@@ -579,11 +651,14 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 {
 	const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
 	const char *print = tpoint_meta_event_print(e);
+	const char *system = tpoint_meta_class_system(c);
+	const char *names = tpoint_meta_class_field_strings(c);
 	uint16_t *offsets;
 	struct sbuf b = { 0 };
 	char *subst, *bitmaps;
 
-	if (strcmp(e->system, c->system) || strcmp(e->class_name, c->name)) {
+	if (strcmp(tpoint_meta_event_system(e), system) ||
+	    strcmp(tpoint_meta_event_class(e), tpoint_meta_class_name(c))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -598,28 +673,32 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 		return NULL;
 	}
 
-	sb_printf(&b, "name: %s\nID: %u\nformat:\n%s\n", e->name, id, common_fields);
+	sb_printf(&b, "name: %s\nID: %u\nformat:\n%s\n", tpoint_meta_event_name(e), id,
+		  common_fields);
 	for (uint32_t i = 0; i < c->nfields; i++) {
+		const char *type = names, *name = tpoint_meta_str_next(type);
+
+		names = tpoint_meta_str_next(name);
 		sb_str(&b, "\tfield:");
 		switch (f[i].kind) {
 		case TPOINT_FIELD_ARRAY:
-			sb_printf(&b, "%s %s[%u]", f[i].type, f[i].name, (unsigned)f[i].array_len);
+			sb_printf(&b, "%s %s[%u]", type, name, (unsigned)f[i].array_len);
 			break;
 		case TPOINT_FIELD_DYNAMIC:
-			sb_printf(&b, "__data_loc %s[] %s", f[i].type, f[i].name);
+			sb_printf(&b, "__data_loc %s[] %s", type, name);
 			break;
 		case TPOINT_FIELD_REL_DYNAMIC:
-			sb_printf(&b, "__rel_loc %s[] %s", f[i].type, f[i].name);
+			sb_printf(&b, "__rel_loc %s[] %s", type, name);
 			break;
 		/* The kernel's spelling of a cpumask, which libtraceevent knows as one. */
 		case TPOINT_FIELD_CPUMASK:
-			sb_printf(&b, "__data_loc %s %s", f[i].type, f[i].name);
+			sb_printf(&b, "__data_loc %s %s", type, name);
 			break;
 		case TPOINT_FIELD_REL_CPUMASK:
-			sb_printf(&b, "__rel_loc %s %s", f[i].type, f[i].name);
+			sb_printf(&b, "__rel_loc %s %s", type, name);
 			break;
 		default:
-			sb_printf(&b, "%s %s", f[i].type, f[i].name);
+			sb_printf(&b, "%s %s", type, name);
 			break;
 		}
 		sb_printf(&b, ";\toffset:%u;\tsize:%u;\tsigned:%d;\n", (unsigned)offsets[i],
@@ -627,7 +706,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	}
 	free(offsets);
 
-	subst = tpoint_print_fmt_subst(print, c->system, enums, nenums);
+	subst = tpoint_print_fmt_subst(print, system, enums, nenums);
 	bitmaps = subst ? bitmap_convs_rewrite(subst) : NULL;
 	free(subst);
 	if (!bitmaps) {

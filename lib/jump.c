@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <tpoint/jump_label.h>
+#include "format.h"
 #include "internal.h"
 #include "jump_arch.h"
 
@@ -112,7 +113,8 @@ static bool patching_allowed(void)
 static const char *event_name(const struct tpoint_event *ev, char *buf, size_t len)
 {
 	if (ev->meta)
-		snprintf(buf, len, "%s:%s", ev->meta->system, ev->meta->name);
+		snprintf(buf, len, "%s:%s", tpoint_meta_event_system(ev->meta),
+			 tpoint_meta_event_name(ev->meta));
 	else
 		snprintf(buf, len, "%p", (const void *)ev);
 	return buf;

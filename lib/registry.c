@@ -224,12 +224,15 @@ static void add_enums(const char *begin, const char *end)
 
 	while (tpoint_meta_next(&cur, end, &h) > 0) {
 		const struct tpoint_meta_enum *e = (const struct tpoint_meta_enum *)h;
+		const char *system, *name;
 		bool dup = false;
 
 		if (h->kind != TPOINT_META_ENUM)
 			continue;
+		system = tpoint_meta_enum_system(e);
+		name = tpoint_meta_enum_name(e);
 		for (size_t i = 0; i < nenums && !dup; i++)
-			dup = !strcmp(enums[i].system, e->system) && !strcmp(enums[i].name, e->name);
+			dup = !strcmp(enums[i].system, system) && !strcmp(enums[i].name, name);
 		if (dup)
 			continue;
 		if (nenums == enums_cap) {
@@ -241,8 +244,8 @@ static void add_enums(const char *begin, const char *end)
 			enums = n;
 			enums_cap = cap;
 		}
-		enums[nenums].system = strdup(e->system);
-		enums[nenums].name = strdup(e->name);
+		enums[nenums].system = strdup(system);
+		enums[nenums].name = strdup(name);
 		enums[nenums].value = e->value;
 		if (enums[nenums].system && enums[nenums].name)
 			nenums++;
@@ -332,10 +335,14 @@ static struct event_slot *slot_new(void)
 	return &tp_slots[tp_nslots];
 }
 
+/* Its meta record is of version 1 up to ABI 4, of version 2 from ABI 5 on. */
 static void refuse_event(const struct tpoint_meta_event *m, unsigned abi)
 {
+	const char *system, *name;
+
+	tpoint_meta_event_names(m, &system, &name);
 	tp_err("event %s:%s was built for tpoint ABI %u, this library has %u; not registered",
-	       m->system, m->name, abi, TPOINT_ABI);
+	       system, name, abi, TPOINT_ABI);
 }
 
 /* The texts of a slot that could not be prepared: it stays off, and says why. */
@@ -425,18 +432,21 @@ static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
 	if (!*print)
 		print = tpoint_meta_class_print(c);
 	/* Checked as the reader gets it: TRACE_DEFINE_ENUM/SIZEOF names replaced. */
-	subst = tpoint_print_fmt_subst(print, m->system, enums, nenums);
+	subst = tpoint_print_fmt_subst(print, s->system, enums, nenums);
 	if (!subst || tpoint_print_fmt_check(subst, why, sizeof(why)) < 0) {
 		if (!subst)
 			snprintf(why, sizeof(why), "out of memory");
 		slot_refuse(s, why);
 		tp_err("event %s:%s stays disabled: libtraceevent cannot render its TP_printk: %s",
-		       m->system, m->name, why);
+		       s->system, s->name, why);
 	}
 	free(subst);
 }
 
-/* Copies a name of the meta record, which the compiler made with its NUL. */
+/*
+ * Copies a name of the meta record, which the compiler made with its NUL, at most
+ * TPOINT_NAME_MAX with it (stage 4 refuses longer ones at build time).
+ */
 static void copy_name(char *to, const char *from)
 {
 	size_t n = strnlen(from, TPOINT_NAME_MAX - 1);
@@ -452,6 +462,8 @@ static void copy_name(char *to, const char *from)
 static void register_event(struct tpoint_event *ev)
 {
 	const struct tpoint_meta_event *m = ev->meta;
+	const char *system = tpoint_meta_event_system(m);
+	const char *name = tpoint_meta_event_name(m);
 	struct event_slot *s;
 	uint32_t index;
 
@@ -459,23 +471,23 @@ static void register_event(struct tpoint_event *ev)
 		refuse_event(m, ev->abi);
 		return;
 	}
-	s = slot_find(m->system, m->name);
+	s = slot_find(system, name);
 	if (s && s->ev) {
 		tp_err("event %s:%s is defined twice (two objects define it); the second is ignored",
-		       m->system, m->name);
+		       system, name);
 		return;
 	}
 	if (!s) {
 		s = slot_new();
 		if (!s) {
 			tp_err("event %s:%s not registered: more than %u events, or out of memory",
-			       m->system, m->name, TPOINT_MAX_EVENTS);
+			       system, name, TPOINT_MAX_EVENTS);
 			return;
 		}
 		index = tp_nslots;
 		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
-		copy_name(s->system, m->system);
-		copy_name(s->name, m->name);
+		copy_name(s->system, system);
+		copy_name(s->name, name);
 		by_name_put(index);
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&tp_nslots, tp_nslots + 1, __ATOMIC_RELEASE);

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "filter.h"
+#include "format.h"
 #include "internal.h"
 #include "ringbuf.h"
 
@@ -354,7 +355,8 @@ TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 		tp_debug("event %s:%s: a record larger than %u bytes (TPOINT_MAX_PAYLOAD, a page "
 			 "less its headers) was dropped and counted as lost; a __string or "
 			 "__dynamic_array that long is cut by nothing: shorten it in TP_fast_assign's "
-			 "source", ev->meta ? ev->meta->system : "?", ev->meta ? ev->meta->name : "?",
+			 "source", ev->meta ? tpoint_meta_event_system(ev->meta) : "?",
+			 ev->meta ? tpoint_meta_event_name(ev->meta) : "?",
 			 (unsigned)TPOINT_MAX_PAYLOAD);
 }
 

@@ -3,24 +3,35 @@
  * abi_test - an object built for another tpoint ABI loads, and its events stay off, said
  * by name: the hot path of such an object would read the thread's state with another
  * layout. The test hands the library the module of an object built for ABI 2 (the
- * descriptor of a real event, with that ABI) and of one from an unknown future ABI, and
- * checks the messages, that neither event registers, and that recording and enabling
+ * descriptor of a real event, with that ABI), of one built for ABI 4 (whose meta record has
+ * version 1's fixed 64-byte names) and of one from an unknown future ABI, and checks the
+ * messages, that neither event registers, and that recording and enabling
  * everything leaves them off, while this object's own event records.
  */
 #include "testutil.h"
 
+#include "format.h"
+
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_abi.h>
 
-static struct tpoint_event old_ev, future_ev;
+static struct tpoint_event old_ev, future_ev, abi4_ev;
 static struct tpoint_event *const old_events[] = { &old_ev };
 static struct tpoint_event *const future_events[] = { &future_ev };
+static struct tpoint_event *const abi4_events[] = { &abi4_ev };
+
+/* The event record of an object built for ABI 4: TPOINT_META_VERSION 1. */
+static const struct tpoint_meta_event_v1 abi4_meta = {
+	{ TPOINT_META_MAGIC, TPOINT_META_EVENT, 1, sizeof(struct tpoint_meta_event_v1) },
+	"tpt_old", "abi4_event", "abi4_event", 1, 1
+};
 
 int main(void)
 {
 	struct tpoint_module old_mod = { 2, old_events, old_events + 1, NULL, NULL };
 	struct tpoint_module future_mod = { TPOINT_ABI + 7, future_events, future_events + 1,
 					    NULL, NULL };
+	struct tpoint_module abi4_mod = { 4, abi4_events, abi4_events + 1, NULL, NULL };
 	struct tpoint_event_stats st;
 	char want[256];
 	int ret;
@@ -33,8 +44,13 @@ int main(void)
 	old_ev.id = 0;
 	future_ev = old_ev;
 	future_ev.abi = TPOINT_ABI + 7;
+	abi4_ev = old_ev;
+	abi4_ev.abi = 4;
+	abi4_ev.meta = (const struct tpoint_meta_event *)(const void *)&abi4_meta;
+	abi4_ev.class_meta = NULL;
 	tpoint_module_register(&old_mod);
 	tpoint_module_register(&future_mod);
+	tpoint_module_register(&abi4_mod);
 	tu_note("logged:\n%s", tu_logged);
 
 	snprintf(want, sizeof(want), "event tpt_abi:abi_now was built for tpoint ABI 2, this "
@@ -43,7 +59,11 @@ int main(void)
 	snprintf(want, sizeof(want), "an object built for tpoint ABI %d (this library has %d) "
 		 "was not registered: its 1 event stays off", TPOINT_ABI + 7, TPOINT_ABI);
 	CHECK(strstr(tu_logged, want), "the unknown ABI's event is refused by count");
-	CHECK(!old_ev.registered && !future_ev.registered, "neither registered");
+	snprintf(want, sizeof(want), "event tpt_old:abi4_event was built for tpoint ABI 4, this "
+		 "library has %d; not registered", TPOINT_ABI);
+	CHECK(strstr(tu_logged, want), "the ABI 4 event (meta version 1) is refused by name");
+	CHECK(!old_ev.registered && !future_ev.registered && !abi4_ev.registered,
+	      "none registered");
 
 	CHECK(tpoint_enable("tpt_abi:*") == 1, "only this object's event matches");
 	ret = tpoint_record_start("abi.dat");

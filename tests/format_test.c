@@ -113,7 +113,7 @@ static const struct tpoint_meta_event *find_event(const char *b, const char *e, 
 
 	while (tpoint_meta_next(&b, e, &h) > 0)
 		if (h->kind == TPOINT_META_EVENT &&
-		    !strcmp(((const struct tpoint_meta_event *)h)->name, name))
+		    !strcmp(tpoint_meta_event_name((const struct tpoint_meta_event *)h), name))
 			return (const struct tpoint_meta_event *)h;
 	return NULL;
 }
@@ -142,7 +142,8 @@ static void test_compiled(void)
 	CHECK(ev != NULL);
 	if (!ev)
 		return;
-	CHECK(!strcmp(ev->system, "writeback") && !strcmp(ev->class_name, "writeback_inode_dirty"));
+	CHECK(!strcmp(tpoint_meta_event_system(ev), "writeback") &&
+	      !strcmp(tpoint_meta_event_class(ev), "writeback_inode_dirty"));
 	CHECK_TEXT("condition", tpoint_meta_event_condition(ev),
 		   "flags & (I_DIRTY_SYNC | I_DIRTY_DATASYNC | I_DIRTY_PAGES)");
 	CHECK_TEXT("no print override", tpoint_meta_event_print(ev), "");
@@ -228,56 +229,87 @@ static struct tpoint_meta_hdr *put(size_t size, uint16_t kind)
 	return h;
 }
 
+/* A field of a hand-made class: its fixed part and its two strings. */
+struct field_spec {
+	const char *type, *name;
+	struct tpoint_meta_field f;
+};
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
 static struct tpoint_meta_class *put_class(const char *sys, const char *name,
-					   const struct tpoint_meta_field *f, uint32_t nf,
+					   const struct field_spec *f, uint32_t nf,
 					   uint32_t payload, const char *print)
 {
-	size_t size = sizeof(struct tpoint_meta_class) + nf * sizeof(*f) + strlen(print) + 1;
-	struct tpoint_meta_class *c = (struct tpoint_meta_class *)put(size, TPOINT_META_CLASS);
+	size_t size = sizeof(struct tpoint_meta_class) + nf * sizeof(f->f) + strlen(sys) + 1 +
+		      strlen(name) + 1 + strlen(print) + 1;
+	struct tpoint_meta_class *c;
+	struct tpoint_meta_field *mf;
+	char *p;
 
-	strcpy(c->system, sys);
-	strcpy(c->name, name);
+	for (uint32_t i = 0; i < nf; i++)
+		size += strlen(f[i].type) + strlen(f[i].name) + 2;
+	c = (struct tpoint_meta_class *)put(size, TPOINT_META_CLASS);
 	c->nfields = nf;
 	c->payload_size = payload;
-	memcpy(c + 1, f, nf * sizeof(*f));
-	strcpy((char *)(c + 1) + nf * sizeof(*f), print);
+	mf = (struct tpoint_meta_field *)(c + 1);
+	for (uint32_t i = 0; i < nf; i++)
+		mf[i] = f[i].f;
+	p = put_str(put_str((char *)(mf + nf), sys), name);
+	for (uint32_t i = 0; i < nf; i++)
+		p = put_str(put_str(p, f[i].type), f[i].name);
+	put_str(p, print);
 	return c;
 }
 
 static struct tpoint_meta_event *put_event(const char *sys, const char *name, const char *cls,
 					   const char *cond, const char *print)
 {
-	size_t cl = strlen(cond) + 1, pl = strlen(print) + 1;
-	struct tpoint_meta_event *e =
-		(struct tpoint_meta_event *)put(sizeof(*e) + cl + pl, TPOINT_META_EVENT);
+	size_t size = sizeof(struct tpoint_meta_event) + strlen(sys) + strlen(name) + strlen(cls) +
+		      strlen(cond) + strlen(print) + 5;
+	struct tpoint_meta_event *e = (struct tpoint_meta_event *)put(size, TPOINT_META_EVENT);
 
-	strcpy(e->system, sys);
-	strcpy(e->name, name);
-	strcpy(e->class_name, cls);
-	e->condition_len = (uint32_t)cl;
-	e->print_len = (uint32_t)pl;
-	memcpy(e + 1, cond, cl);
-	memcpy((char *)(e + 1) + cl, print, pl);
+	put_str(put_str(put_str(put_str(put_str((char *)(e + 1), sys), name), cls), cond), print);
 	return e;
 }
 
 static struct tpoint_meta_enum *put_enum(const char *sys, const char *name, int64_t v)
 {
-	struct tpoint_meta_enum *m = (struct tpoint_meta_enum *)put(sizeof(*m), TPOINT_META_ENUM);
+	struct tpoint_meta_enum *m = (struct tpoint_meta_enum *)put(
+		sizeof(*m) + strlen(sys) + strlen(name) + 2, TPOINT_META_ENUM);
 
-	strcpy(m->system, sys);
-	strcpy(m->name, name);
+	put_str(put_str((char *)(m + 1), sys), name);
 	m->value = v;
 	return m;
 }
 
-#define FIELD(t, n, k, sz, al, sg, len) { al, sz, sg, k, 0, len, t, n }
+/* Overwrite a record from string `from` to its end: that string and the rest lose their NUL. */
+static void smear(struct tpoint_meta_hdr *h, const char *from)
+{
+	memset((char *)from, 'x', (size_t)((const char *)h + h->size - from));
+}
 
-static const struct tpoint_meta_field mixed[] = {
+#define FIELD(t, n, k, sz, al, sg, len) { t, n, { al, sz, sg, k, 0, len } }
+
+/* 64 characters: with its NUL one more than a name may have. */
+#define LONG_NAME "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+
+static const struct field_spec mixed[] = {
 	FIELD("u8", "a", TPOINT_FIELD_PLAIN, 1, 1, 0, 0),
 	FIELD("s16", "b", TPOINT_FIELD_ARRAY, 6, 2, 1, 3),
 	FIELD("u64", "c", TPOINT_FIELD_PLAIN, 8, 8, 0, 0),
 	FIELD("char", "s", TPOINT_FIELD_DYNAMIC, 4, 4, 0, 0),
+};
+
+static const struct field_spec long_type[] = {
+	FIELD("u8", "a", TPOINT_FIELD_PLAIN, 1, 1, 0, 0),
+	FIELD(LONG_NAME, "b", TPOINT_FIELD_PLAIN, 1, 1, 0, 0),
 };
 
 static void test_handmade(void)
@@ -337,7 +369,8 @@ static void test_handmade(void)
 		const struct tpoint_meta_enum *m = (const struct tpoint_meta_enum *)h;
 
 		if (h->kind == TPOINT_META_ENUM)
-			enums[ne++] = (struct tpoint_enum){ m->system, m->name, m->value };
+			enums[ne++] = (struct tpoint_enum){ tpoint_meta_enum_system(m),
+							    tpoint_meta_enum_name(m), m->value };
 	}
 	CHECK(ne == 4);
 	fmt = tpoint_format_build(c, e2, 8, enums, ne);
@@ -409,8 +442,11 @@ static void test_corrupt(void)
 	c->hdr.magic ^= 1;
 	expect_corrupt(__LINE__, "bad magic", used);
 	FRESH_CLASS();
-	c->hdr.version = 2;
-	expect_corrupt(__LINE__, "version 2", used);
+	c->hdr.version = 1;
+	expect_corrupt(__LINE__, "version 1", used);
+	FRESH_CLASS();
+	c->hdr.version = TPOINT_META_VERSION + 1;
+	expect_corrupt(__LINE__, "a later version", used);
 	FRESH_CLASS();
 	c->hdr.kind = 9;
 	expect_corrupt(__LINE__, "kind 9", used);
@@ -427,46 +463,55 @@ static void test_corrupt(void)
 	c->hdr.size = sizeof(*c) - 8;
 	expect_corrupt(__LINE__, "class smaller than its struct", used);
 	FRESH_CLASS();
-	c->nfields = 5;
+	c->nfields = 7; /* 84 bytes of fields: no room for 17 strings in the 88 left */
 	expect_corrupt(__LINE__, "nfields past the record", used);
 	FRESH_CLASS();
 	c->nfields = 0xffffffffu;
 	expect_corrupt(__LINE__, "nfields overflow", used);
 	FRESH_CLASS();
-	memset(c->name, 'x', sizeof(c->name));
+	smear(&c->hdr, tpoint_meta_class_name(c));
 	expect_corrupt(__LINE__, "class name without NUL", used);
 	FRESH_CLASS();
-	memset(((struct tpoint_meta_field *)(c + 1))[1].type, 'x', TPOINT_NAME_MAX);
-	expect_corrupt(__LINE__, "field type without NUL", used);
+	smear(&c->hdr, tpoint_meta_str_next(tpoint_meta_class_field_strings(c)));
+	expect_corrupt(__LINE__, "field name without NUL", used);
+	used = 0;
+	put_class("t", "good", mixed, 1, 9, "\"\"");
+	put_class("t", "bad", long_type, 2, 10, "\"\"");
+	expect_corrupt(__LINE__, "field type longer than TPOINT_NAME_MAX", used);
+	used = 0;
+	put_class("t", "good", mixed, 1, 9, "\"\"");
+	put_class("t", LONG_NAME, mixed, 1, 9, "\"\"");
+	expect_corrupt(__LINE__, "class name longer than TPOINT_NAME_MAX", used);
 	FRESH_CLASS();
 	((struct tpoint_meta_field *)(c + 1))[1].kind = TPOINT_FIELD_KIND_MAX + 1;
 	expect_corrupt(__LINE__, "field kind past the last", used);
 	FRESH_CLASS();
-	memset((char *)(c + 1) + 4 * sizeof(struct tpoint_meta_field), 'x',
-	       c->hdr.size - sizeof(*c) - 4 * sizeof(struct tpoint_meta_field));
+	smear(&c->hdr, tpoint_meta_class_print(c));
 	expect_corrupt(__LINE__, "print without NUL", used);
 
 	FRESH_EVENT();
-	e->condition_len = 100;
-	expect_corrupt(__LINE__, "condition_len past the record", used);
+	smear(&e->hdr, tpoint_meta_event_print(e));
+	expect_corrupt(__LINE__, "print override without NUL", used);
 	FRESH_EVENT();
-	e->condition_len = 0xffffffffu;
-	e->print_len = 2;
-	expect_corrupt(__LINE__, "condition_len overflow", used);
-	FRESH_EVENT();
-	e->condition_len = 0;
-	expect_corrupt(__LINE__, "condition_len 0", used);
-	FRESH_EVENT();
-	e->condition_len = 3; /* "con" then no NUL */
+	smear(&e->hdr, tpoint_meta_event_condition(e));
 	expect_corrupt(__LINE__, "condition without NUL", used);
 	FRESH_EVENT();
-	memset(e->class_name, 'y', sizeof(e->class_name));
+	smear(&e->hdr, tpoint_meta_event_class(e));
 	expect_corrupt(__LINE__, "class_name without NUL", used);
+	used = 0;
+	put_class("t", "good", mixed, 1, 9, "\"\"");
+	put_event("t", LONG_NAME, "good", "", "");
+	expect_corrupt(__LINE__, "event name longer than TPOINT_NAME_MAX", used);
+	used = 0;
+	put_class("t", "good", mixed, 1, 9, "\"\"");
+	e = put_event("t", "ev", "good", "", "");
+	e->hdr.size = sizeof(*e);
+	expect_corrupt(__LINE__, "event without its strings", sizeof(*e) + at);
 
 	used = 0;
 	put_class("t", "good", mixed, 1, 9, "\"\"");
 	m = put_enum("t", "E", 1);
-	memset(m->name, 'z', sizeof(m->name));
+	smear(&m->hdr, tpoint_meta_enum_name(m));
 	expect_corrupt(__LINE__, "enum name without NUL", used);
 
 	/* A truncated header at the end of the section. */

@@ -45,3 +45,29 @@ head -c 3000 "$B/examples/writeback" >cut.bin
 "$TPOINT" list --bogus >/dev/null 2>&1
 [ $? = 2 ] || fail "an unknown option should exit 2"
 echo "ok: bad files"
+
+# A file built by a tpoint of meta version 1 (names in fixed 64-byte arrays, ABI 1 to 4):
+# refused with its version named, not called corrupt.
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+	cat >v1.c <<'EOF2'
+#include <stdint.h>
+static const struct {
+	uint64_t magic; uint16_t kind, version; uint32_t size;
+	char system[64], name[64], class_name[64];
+	uint32_t condition_len, print_len;
+	char strings[8];
+} v1_event __attribute__((section("tpoint_meta"), used, aligned(8))) = {
+	0x6174656d7074ULL, 2, 1, 224, "old", "ev", "ev", 1, 1, ""
+};
+int main(void) { return 0; }
+EOF2
+	"${CC:-cc}" -o v1.bin v1.c || fail "cannot build the version 1 file"
+	"$TPOINT" list v1.bin >out.txt 2>&1
+	rc=$?
+	[ $rc = 1 ] || fail "list of a version 1 file exited $rc, want 1"
+	grep -q "v1.bin: its tpoint_meta records are of version 1 (built with an older tpoint), this tpoint reads version 2" out.txt ||
+		fail "the version 1 file is not refused by its version: $(cat out.txt)"
+	echo "ok: a file of meta version 1 is refused by its version"
+else
+	echo "note: no C compiler; the meta version 1 file is not tried"
+fi

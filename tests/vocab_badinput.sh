@@ -54,6 +54,14 @@ expect "__assign_bitmask of a non-bitmask field" "__data_loc_a" \
 'TRACE_EVENT(e7, TP_PROTO(int a), TP_ARGS(a), TP_STRUCT__entry(__field(int, a)),
 	TP_fast_assign(__assign_bitmask(a, &a, 32);), TP_printk("%d", __entry->a));'
 
+long=ev_0123456789012345678901234567890123456789012345678901234567890
+expect "an event name of 64 characters" "name longer than 63 characters: $long" \
+"TRACE_EVENT($long, TP_PROTO(int a), TP_ARGS(a), TP_STRUCT__entry(__field(int, a)),
+	TP_fast_assign(__entry->a = a;), TP_printk(\"%d\", __entry->a));"
+expect "a field name of 64 characters" "field type or name is longer than 63 characters: int $long" \
+"TRACE_EVENT(e8, TP_PROTO(int a), TP_ARGS(a), TP_STRUCT__entry(__field(int, $long)),
+	TP_fast_assign(__entry->$long = a;), TP_printk(\"%d\", __entry->$long));"
+
 # The conformance header as C11 and C++17, pedantic, warnings as errors.
 printf '#define CREATE_TRACE_POINTS\n#include <trace/events/tpt_vocab.h>\nint vocab_regs, vocab_unregs, vocab_reg_result;\nint vocab_reg(void) { return 0; }\nvoid vocab_unreg(void) {}\n' >ok.c
 $CC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pedantic-errors $INC -c ok.c -o ok.o 2>err.txt ||

@@ -10,7 +10,8 @@
  * (ABI 2: filtered events are flagged by TPOINT_ENABLED_FILTER, not found by a test of
  * .filter on every hit. ABI 3: struct tpoint_tls points at the stream to claim instead of
  * counting levels, and a commit counts its record without testing for the counters. ABI 4:
- * the descriptor ends with TRACE_EVENT_FN's reg and unreg.)
+ * the descriptor ends with TRACE_EVENT_FN's reg and unreg. ABI 5: class_meta and meta point
+ * at records of TPOINT_META_VERSION 2, strings as long as they are.)
  *
  * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
  * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
@@ -29,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TPOINT_ABI 4
+#define TPOINT_ABI 5
 #define TPOINT_EXPORT __attribute__((visibility("default")))
 
 /* Bits of tpoint_event.enabled. */

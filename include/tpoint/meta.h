@@ -3,13 +3,15 @@
  * tpoint/meta.h - the description of events that the compiler leaves in every object.
  *
  * Each event class, event and TRACE_DEFINE_ENUM becomes one record in the ELF section
- * "tpoint_meta". The records hold no pointers (only numbers and fixed-size strings), so that
- * `tpoint list FILE` can read the events of an executable or a shared library straight from
- * the file, without running it and without applying relocations; the runtime reads the same
- * records, so the two can never disagree.
+ * "tpoint_meta". The records hold no pointers (only numbers and NUL-terminated strings), so
+ * that `tpoint list FILE` can read the events of an executable or a shared library straight
+ * from the file, without running it and without applying relocations; the runtime reads the
+ * same records, so the two can never disagree.
  *
  * A record starts with struct tpoint_meta_hdr and is a multiple of 8 bytes long; the linker
  * may put zero bytes between records, so a reader skips zero words until the next magic.
+ * The numbers come first, then the strings, each as long as it is (version 2; version 1 gave
+ * every name a fixed 64-byte array, 864 bytes a TRACE_EVENT with 3 fields instead of 168).
  * Layout changes bump TPOINT_META_VERSION.
  */
 #ifndef TPOINT_META_H
@@ -19,9 +21,10 @@
 
 #define TPOINT_META_SECTION "tpoint_meta"
 #define TPOINT_META_MAGIC 0x6174656d7074ULL /* "tpmeta" */
-#define TPOINT_META_VERSION 1
+#define TPOINT_META_VERSION 2
 
-#define TPOINT_NAME_MAX 64 /* system, event, class, field and type names, with the NUL */
+/* system, event, class, field and type names, with the NUL: longer ones do not compile. */
+#define TPOINT_NAME_MAX 64
 
 /*
  * Event ids (common_type) start here: above the kernel's own (about 1..2400 today), so that
@@ -60,6 +63,7 @@ struct tpoint_meta_hdr {
  * Fields carry no offset: as in the kernel, a reader lays them out with C's rules (each at
  * the next multiple of its alignment, starting after the 8-byte common header), which the
  * compiler used for the record; tpoint_meta_class.payload_size cross-checks the result.
+ * Their type and name are among the class's strings.
  */
 struct tpoint_meta_field {
 	uint16_t align;     /* alignment of the member in the record */
@@ -68,33 +72,30 @@ struct tpoint_meta_field {
 	uint8_t kind;       /* enum tpoint_field_kind */
 	uint16_t reserved;
 	uint32_t array_len; /* elements, for TPOINT_FIELD_ARRAY */
-	char type[TPOINT_NAME_MAX];
-	char name[TPOINT_NAME_MAX];
 };
 
-/* Followed by nfields struct tpoint_meta_field, then the print format text. */
+/*
+ * Followed by nfields struct tpoint_meta_field, then NUL-terminated strings: the system, the
+ * class name, each field's type and name (in the fields' order), the print format text.
+ */
 struct tpoint_meta_class {
 	struct tpoint_meta_hdr hdr;
-	char system[TPOINT_NAME_MAX];
-	char name[TPOINT_NAME_MAX];
 	uint32_t nfields;
 	uint32_t payload_size; /* sizeof the fixed part of the record */
 };
 
-/* Followed by the condition's source text, then the print format override (may be ""). */
+/*
+ * Followed by NUL-terminated strings: the system, the event name, its class's name, the
+ * condition's source text ("" for an unconditional event), the print format override (""
+ * when the class's print format is used).
+ */
 struct tpoint_meta_event {
 	struct tpoint_meta_hdr hdr;
-	char system[TPOINT_NAME_MAX];
-	char name[TPOINT_NAME_MAX];
-	char class_name[TPOINT_NAME_MAX];
-	uint32_t condition_len; /* bytes with the NUL; 1 for an unconditional event */
-	uint32_t print_len;     /* bytes with the NUL; 1 when the class's print format is used */
 };
 
+/* Followed by NUL-terminated strings: the system, the name. */
 struct tpoint_meta_enum {
 	struct tpoint_meta_hdr hdr;
-	char system[TPOINT_NAME_MAX];
-	char name[TPOINT_NAME_MAX];
 	int64_t value;
 };
 

@@ -329,6 +329,9 @@ static void swap_records(char *b, size_t n)
 		if (h->magic != TPOINT_META_MAGIC || h->size < sizeof(*h) || (h->size & 7) ||
 		    h->size > n - off)
 			return;
+		/* Another version's numbers lie elsewhere: left, for list_section() to name. */
+		if (h->version != TPOINT_META_VERSION)
+			return;
 		if (h->kind == TPOINT_META_CLASS && h->size >= sizeof(struct tpoint_meta_class)) {
 			struct tpoint_meta_class *c = (struct tpoint_meta_class *)h;
 			struct tpoint_meta_field *f = (struct tpoint_meta_field *)(c + 1);
@@ -342,17 +345,12 @@ static void swap_records(char *b, size_t n)
 				f[i].reserved = __builtin_bswap16(f[i].reserved);
 				f[i].array_len = __builtin_bswap32(f[i].array_len);
 			}
-		} else if (h->kind == TPOINT_META_EVENT &&
-			   h->size >= sizeof(struct tpoint_meta_event)) {
-			struct tpoint_meta_event *ev = (struct tpoint_meta_event *)h;
-
-			ev->condition_len = __builtin_bswap32(ev->condition_len);
-			ev->print_len = __builtin_bswap32(ev->print_len);
 		} else if (h->kind == TPOINT_META_ENUM && h->size >= sizeof(struct tpoint_meta_enum)) {
 			struct tpoint_meta_enum *m = (struct tpoint_meta_enum *)h;
 
 			m->value = (int64_t)__builtin_bswap64((uint64_t)m->value);
 		}
+		/* an event record holds strings alone */
 		off += h->size;
 	}
 }
@@ -444,7 +442,8 @@ static int collect_enums(const char *b, const char *end, struct tpoint_enum **ou
 			}
 			enums = grown;
 		}
-		enums[n++] = (struct tpoint_enum){ m->system, m->name, m->value };
+		enums[n++] = (struct tpoint_enum){ tpoint_meta_enum_system(m),
+						   tpoint_meta_enum_name(m), m->value };
 	}
 	if (r < 0) {
 		free(enums);
@@ -455,19 +454,33 @@ static int collect_enums(const char *b, const char *end, struct tpoint_enum **ou
 	return 0;
 }
 
-static void print_field(const struct tpoint_meta_field *f)
+static void print_field(const struct tpoint_meta_field *f, const char *type, const char *name)
 {
 	switch (f->kind) {
 	case TPOINT_FIELD_ARRAY:
-		printf("  field: %s %s[%u]\n", f->type, f->name, (unsigned)f->array_len);
+		printf("  field: %s %s[%u]\n", type, name, (unsigned)f->array_len);
 		break;
 	case TPOINT_FIELD_DYNAMIC:
-		printf("  field: __data_loc %s[] %s\n", f->type, f->name);
+		printf("  field: __data_loc %s[] %s\n", type, name);
 		break;
 	default:
-		printf("  field: %s %s\n", f->type, f->name);
+		printf("  field: %s %s\n", type, name);
 		break;
 	}
+}
+
+/*
+ * The version of the record at p when it is a tpoint_meta record of another version than
+ * this tool reads (an object built with another tpoint's headers), else 0.
+ */
+static unsigned other_version(const char *p, const char *end)
+{
+	const struct tpoint_meta_hdr *h = (const struct tpoint_meta_hdr *)(const void *)p;
+
+	if ((size_t)(end - p) < sizeof(*h) || h->magic != TPOINT_META_MAGIC ||
+	    h->version == TPOINT_META_VERSION)
+		return 0;
+	return h->version;
 }
 
 /*
@@ -494,27 +507,40 @@ static int list_section(const char *file, const char *b, const char *end,
 	}
 	if (r < 0) {
 		/* collect_enums walked the same records: find the bad offset again to say it. */
+		unsigned v;
+
 		while (tpoint_meta_next(&cur, end, &h) > 0)
 			;
 		fflush(stdout);
-		tool_error("list", "%s: corrupt tpoint_meta section (bad record at offset %#zx)",
-			   file, (size_t)(cur - b));
+		v = other_version(cur, end);
+		if (v)
+			tool_error("list", "%s: its tpoint_meta records are of version %u (built "
+				   "with %s tpoint), this tpoint reads version %u: rebuild it with "
+				   "this tpoint's headers", file, v,
+				   v < TPOINT_META_VERSION ? "an older" : "a newer",
+				   TPOINT_META_VERSION);
+		else
+			tool_error("list", "%s: corrupt tpoint_meta section (bad record at offset "
+				   "%#zx)", file, (size_t)(cur - b));
 		return 1;
 	}
 
 	while (tpoint_meta_next(&cur, end, &h) > 0) {
 		const struct tpoint_meta_event *e = (const struct tpoint_meta_event *)h;
 		const struct tpoint_meta_class *c;
-		const char *cond, *print;
+		const char *cond, *print, *system, *name, *class_name;
 		char *fmt = NULL, *subst;
 
 		if (h->kind != TPOINT_META_EVENT)
 			continue;
-		c = tpoint_meta_find_class(b, end, e->system, e->class_name);
+		system = tpoint_meta_event_system(e);
+		name = tpoint_meta_event_name(e);
+		class_name = tpoint_meta_event_class(e);
+		c = tpoint_meta_find_class(b, end, system, class_name);
 		if (!c) {
 			fflush(stdout);
 			tool_error("list", "%s: %s:%s: its class %s is missing from the file", file,
-				   e->system, e->name, e->class_name);
+				   system, name, class_name);
 			bad = 1;
 			id++;
 			continue;
@@ -524,7 +550,7 @@ static int list_section(const char *file, const char *b, const char *end,
 			fmt = tpoint_format_build(c, e, id, enums, nenums);
 			if (!fmt) {
 				fflush(stdout);
-				tool_error("list", "%s: %s:%s: %s", file, e->system, e->name,
+				tool_error("list", "%s: %s:%s: %s", file, system, name,
 					   errno == EINVAL ? "field layout disagrees with the "
 							     "record size in the file"
 							   : strerror(errno));
@@ -538,20 +564,25 @@ static int list_section(const char *file, const char *b, const char *end,
 			printed = true;
 		} else if (!o->check) {
 			const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
+			const char *names = tpoint_meta_class_field_strings(c);
 
-			printf("%s:%s\n", e->system, e->name);
-			if (strcmp(e->class_name, e->name))
-				printf("  class: %s\n", e->class_name);
+			printf("%s:%s\n", system, name);
+			if (strcmp(class_name, name))
+				printf("  class: %s\n", class_name);
 			cond = tpoint_meta_event_condition(e);
 			if (*cond)
 				printf("  condition: %s\n", cond);
-			for (uint32_t i = 0; i < c->nfields; i++)
-				print_field(&f[i]);
-			int nargs = usdt_probe_args(&o->notes, e->system, e->name);
+			for (uint32_t i = 0; i < c->nfields; i++) {
+				const char *type = names, *field = tpoint_meta_str_next(type);
+
+				names = tpoint_meta_str_next(field);
+				print_field(&f[i], type, field);
+			}
+			int nargs = usdt_probe_args(&o->notes, system, name);
 
 			if (nargs >= 0)
-				printf("  usdt: usdt:%s:%s:%s (%d argument%s)\n", file, e->system,
-				       e->name, nargs, nargs == 1 ? "" : "s");
+				printf("  usdt: usdt:%s:%s:%s (%d argument%s)\n", file, system,
+				       name, nargs, nargs == 1 ? "" : "s");
 		}
 		free(fmt);
 		id++;
@@ -561,7 +592,7 @@ static int list_section(const char *file, const char *b, const char *end,
 		print = tpoint_meta_event_print(e);
 		if (!*print)
 			print = tpoint_meta_class_print(c);
-		subst = tpoint_print_fmt_subst(print, e->system, enums, nenums);
+		subst = tpoint_print_fmt_subst(print, system, enums, nenums);
 		if (!subst) {
 			fflush(stdout);
 			tool_error("list", "%s: out of memory", file);
@@ -569,8 +600,8 @@ static int list_section(const char *file, const char *b, const char *end,
 			continue;
 		}
 		if (tpoint_print_fmt_check(subst, why, sizeof(why))) {
-			printf("%s:%s: print fmt not renderable by libtraceevent: %s\n", e->system,
-			       e->name, why);
+			printf("%s:%s: print fmt not renderable by libtraceevent: %s\n", system,
+			       name, why);
 			bad = 1;
 		}
 		free(subst);
@@ -721,25 +752,26 @@ int elf_events(const char *file, elf_event_fn fn, void *arg)
 	while (tpoint_meta_next(&cur, buf + len, &h) > 0) {
 		const struct tpoint_meta_event *ev = (const struct tpoint_meta_event *)h;
 		const struct tpoint_meta_class *c;
-		const char *print;
+		const char *print, *system;
 		char *subst;
 
 		if (h->kind != TPOINT_META_EVENT)
 			continue;
-		c = tpoint_meta_find_class(buf, buf + len, ev->system, ev->class_name);
+		system = tpoint_meta_event_system(ev);
+		c = tpoint_meta_find_class(buf, buf + len, system, tpoint_meta_event_class(ev));
 		if (!c)
 			continue;
 		print = tpoint_meta_event_print(ev);
 		if (!*print)
 			print = tpoint_meta_class_print(c);
-		subst = tpoint_print_fmt_subst(print, ev->system, enums, nenums);
+		subst = tpoint_print_fmt_subst(print, system, enums, nenums);
 		reason[0] = 0;
 		if (subst && tpoint_print_fmt_check(subst, reason, sizeof(reason)) == 0)
 			reason[0] = 0;
 		else if (!reason[0])
 			snprintf(reason, sizeof(reason), "out of memory");
 		free(subst);
-		fn(ev->system, ev->name, reason, arg);
+		fn(system, tpoint_meta_event_name(ev), reason, arg);
 	}
 	free(enums);
 	free(buf);

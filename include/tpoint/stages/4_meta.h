@@ -8,14 +8,20 @@
  * it emits
  *	static const struct {
  *		struct tpoint_meta_class h;
- *		struct tpoint_meta_field f[1];		{ align, size, signed, kind, len, "u32", "a" }
- *		char print[];				"\"a=%u\", REC->a"
+ *		struct tpoint_meta_field f[1];		{ align, size, signed, kind, len }
+ *		char s[];				"sys\0foo\0u32\0a\0\"a=%u\", REC->a"
  *	} __tpoint_meta_class_foo = ...;
  *	static const struct {
- *		struct tpoint_meta_event h;		system, "foo", class "foo"
- *		char cond[];				"x > 1": the source text, unexpanded
- *		char print[];				"" (the class's), or DEFINE_EVENT_PRINT's
+ *		struct tpoint_meta_event h;
+ *		char s[];				"sys\0foo\0foo\0x > 1\0": system, name,
+ *							class, the condition's source text
+ *							(unexpanded), and "" or DEFINE_EVENT_PRINT's
  *	} __tpoint_meta_event_foo = ...;
+ *
+ * Every string as long as it is: each field macro expands to a parenthesised tuple, so that
+ * TP_STRUCT__entry becomes a sequence (a)(b)(c) that two iterators walk, one for the fixed
+ * part of each field and one for its strings (TPOINT_META_EACH()). A name longer than
+ * TPOINT_NAME_MAX - 1 is a compile-time error that names it.
  *
  * The print format is made as the kernel makes it: __entry becomes REC, the helpers
  * (__print_flags, __get_str, ...) stay as text, and the arguments are stringified after
@@ -36,8 +42,52 @@
 
 #define TPOINT_META_ATTR __attribute__((section(TPOINT_META_SECTION), used, aligned(8)))
 
+/* A field as a tuple, for the iterators below. */
 #define TPOINT_META_FIELD(type, item, kind_, size_, align_, signed_, len)                     \
-	{ (uint16_t)(align_), (uint16_t)(size_), signed_, kind_, 0, (uint32_t)(len), #type, #item },
+	(type, item, kind_, size_, align_, signed_, len)
+
+/*
+ * TPOINT_META_EACH(X, (t1, ...)(t2, ...)) is X_A(t1, ...) X_B(t2, ...) ...: each step leaves
+ * the name of the other, which the next tuple invokes; the last one left is pasted into
+ * X_A_END or X_B_END, which are empty. Any number of fields, no recursion limit.
+ */
+#define TPOINT_META_EACH(x, seq) TPOINT_META_END_(x##_A seq)
+#define TPOINT_META_END_(...) TPOINT_META_END__(__VA_ARGS__)
+#define TPOINT_META_END__(...) __VA_ARGS__##_END
+
+/* The fixed part of each field: an initializer of struct tpoint_meta_field. */
+#define TPOINT_META_FIXED_ONE(type, item, kind_, size_, align_, signed_, len)                  \
+	{ (uint16_t)(align_), (uint16_t)(size_), signed_, kind_, 0, (uint32_t)(len) },
+#define TPOINT_META_FIXED_A(...) TPOINT_META_FIXED_ONE(__VA_ARGS__) TPOINT_META_FIXED_B
+#define TPOINT_META_FIXED_B(...) TPOINT_META_FIXED_ONE(__VA_ARGS__) TPOINT_META_FIXED_A
+#define TPOINT_META_FIXED_A_END
+#define TPOINT_META_FIXED_B_END
+
+/* Its strings: type and name, each with its NUL (adjacent literals make one). */
+#define TPOINT_META_NAMES_ONE(type, item, ...) #type "\0" #item "\0"
+#define TPOINT_META_NAMES_A(...) TPOINT_META_NAMES_ONE(__VA_ARGS__) TPOINT_META_NAMES_B
+#define TPOINT_META_NAMES_B(...) TPOINT_META_NAMES_ONE(__VA_ARGS__) TPOINT_META_NAMES_A
+#define TPOINT_META_NAMES_A_END
+#define TPOINT_META_NAMES_B_END
+
+#ifdef __cplusplus
+#define TPOINT_META_ASSERT static_assert
+#else
+#define TPOINT_META_ASSERT _Static_assert
+#endif
+/* Readers keep names in TPOINT_NAME_MAX bytes: a longer one is refused here, by name. */
+#define TPOINT_META_NAME_OK(str) (sizeof(str) <= TPOINT_NAME_MAX)
+#define TPOINT_META_CHECK_ONE(type, item, ...)                                                \
+	TPOINT_META_ASSERT(TPOINT_META_NAME_OK(#type) && TPOINT_META_NAME_OK(#item),          \
+			   "tpoint: a field type or name is longer than 63 characters: "     \
+			   #type " " #item);
+#define TPOINT_META_CHECK_A(...) TPOINT_META_CHECK_ONE(__VA_ARGS__) TPOINT_META_CHECK_B
+#define TPOINT_META_CHECK_B(...) TPOINT_META_CHECK_ONE(__VA_ARGS__) TPOINT_META_CHECK_A
+#define TPOINT_META_CHECK_A_END
+#define TPOINT_META_CHECK_B_END
+#define TPOINT_META_CHECK_NAME(what, str)                                                     \
+	TPOINT_META_ASSERT(TPOINT_META_NAME_OK(str),                                          \
+			   "tpoint: " what " longer than 63 characters: " str)
 
 #define __field(type, item)                                                                   \
 	TPOINT_META_FIELD(type, item, TPOINT_FIELD_PLAIN, sizeof(type), TPOINT_ALIGNOF(type),     \
@@ -91,30 +141,39 @@
 
 #define TPOINT_SYSTEM_STR TPOINT_STR(TRACE_SYSTEM)
 
+/* The class's strings: system, name, each field's type and name, the print format. */
+#define TPOINT_META_CLASS_STRS(name, tstruct, print)                                          \
+	TPOINT_SYSTEM_STR "\0" #name "\0" TPOINT_META_EACH(TPOINT_META_NAMES, tstruct) print
+
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
+	TPOINT_META_CHECK_NAME("the system name", TPOINT_SYSTEM_STR);                          \
+	TPOINT_META_CHECK_NAME("an event class name", #name);                                  \
+	TPOINT_META_EACH(TPOINT_META_CHECK, tstruct)                                           \
 	static const struct {                                                                  \
 		struct tpoint_meta_class h;                                                    \
 		struct tpoint_meta_field f[__tpoint_nfields_##name];                           \
-		char print_fmt[sizeof(print)];                                                 \
+		char s[sizeof(TPOINT_META_CLASS_STRS(name, PARAMS(tstruct), PARAMS(print)))];  \
 	} __tpoint_meta_class_##name TPOINT_META_ATTR = {                                      \
 		{ TPOINT_META_HDR(__tpoint_meta_class_##name, TPOINT_META_CLASS),              \
-		  TPOINT_SYSTEM_STR, #name, __tpoint_nfields_##name,                           \
+		  __tpoint_nfields_##name,                                                     \
 		  (uint32_t)offsetof(struct tpoint_raw_##name, __data) },                      \
-		{ tstruct },                                                                   \
-		print                                                                          \
+		{ TPOINT_META_EACH(TPOINT_META_FIXED, tstruct) },                              \
+		TPOINT_META_CLASS_STRS(name, PARAMS(tstruct), PARAMS(print))                   \
 	}
 
+/* The event's strings: system, name, class, condition, print format override. */
+#define TPOINT_META_EVENT_STRS(template, name, cond, print)                                   \
+	TPOINT_SYSTEM_STR "\0" #name "\0" #template "\0" cond "\0" print
+
 #define TPOINT_META_EVENT(template, name, cond, print)                                       \
+	TPOINT_META_CHECK_NAME("an event name", #name);                                        \
 	static const struct {                                                                  \
 		struct tpoint_meta_event h;                                                    \
-		char condition[sizeof(cond)];                                                  \
-		char print_fmt[sizeof(print)];                                                 \
+		char s[sizeof(TPOINT_META_EVENT_STRS(template, name, PARAMS(cond),             \
+						     PARAMS(print)))];                         \
 	} __tpoint_meta_event_##name TPOINT_META_ATTR = {                                      \
-		{ TPOINT_META_HDR(__tpoint_meta_event_##name, TPOINT_META_EVENT),              \
-		  TPOINT_SYSTEM_STR, #name, #template, (uint32_t)sizeof(cond),                 \
-		  (uint32_t)sizeof(print) },                                                   \
-		cond,                                                                          \
-		print                                                                          \
+		{ TPOINT_META_HDR(__tpoint_meta_event_##name, TPOINT_META_EVENT) },            \
+		TPOINT_META_EVENT_STRS(template, name, PARAMS(cond), PARAMS(print))            \
 	}
 
 #define DEFINE_EVENT(template, name, proto, args) TPOINT_META_EVENT(template, name, "", "")
@@ -140,11 +199,15 @@
 	TRACE_EVENT_CONDITION(name, PARAMS(proto), PARAMS(args), PARAMS(cond), PARAMS(tstruct), \
 			      PARAMS(assign), PARAMS(print))
 
+#define TPOINT_META_ENUM(sym, strs, value)                                                   \
+	TPOINT_META_CHECK_NAME("a TRACE_DEFINE_ENUM/SIZEOF name", strs);                      \
+	static const struct {                                                                  \
+		struct tpoint_meta_enum h;                                                     \
+		char s[sizeof(strs)];                                                          \
+	} sym TPOINT_META_ATTR = { { TPOINT_META_HDR(sym, TPOINT_META_ENUM), (int64_t)(value) }, \
+				   strs }
 #define TRACE_DEFINE_ENUM(a)                                                                 \
-	static const struct tpoint_meta_enum TPOINT_CAT(__tpoint_meta_enum_, a)                \
-		TPOINT_META_ATTR = { TPOINT_META_HDR(struct tpoint_meta_enum, TPOINT_META_ENUM), \
-				     TPOINT_SYSTEM_STR, #a, (int64_t)(a) }
+	TPOINT_META_ENUM(TPOINT_CAT(__tpoint_meta_enum_, a), TPOINT_SYSTEM_STR "\0" #a, a)
 #define TRACE_DEFINE_SIZEOF(a)                                                               \
-	static const struct tpoint_meta_enum TPOINT_CAT(__tpoint_meta_sizeof_, a)              \
-		TPOINT_META_ATTR = { TPOINT_META_HDR(struct tpoint_meta_enum, TPOINT_META_ENUM), \
-				     TPOINT_SYSTEM_STR, "sizeof(" #a ")", (int64_t)sizeof(a) }
+	TPOINT_META_ENUM(TPOINT_CAT(__tpoint_meta_sizeof_, a),                                 \
+			 TPOINT_SYSTEM_STR "\0sizeof(" #a ")", sizeof(a))
