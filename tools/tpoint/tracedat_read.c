@@ -1239,7 +1239,7 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 		    char *err, size_t errlen)
 {
 	struct td_priv *priv = calloc(1, sizeof(*priv));
-	char why[512], copy_name[300];
+	char why[768];
 	struct stat st;
 	void *map;
 	int fd;
@@ -1267,12 +1267,15 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 		return fail_msg(td, err, errlen, "cannot map its version 6 copy: %s", strerror(e));
 	}
 	close(fd);
-	/* what is wrong inside the blocks is said of the copy, whose offsets are not the input's */
-	snprintf(copy_name, sizeof(copy_name), "%.200s (version 7, in its version 6 copy)", name);
-	if (parse_v6(td, copy_name, map, (size_t)st.st_size, err, errlen)) {
+	if (parse_v6(td, name, map, (size_t)st.st_size, why, sizeof(why))) {
+		size_t skip = strlen(name) + 2; /* "NAME: " */
+
+		/* said of the copy, whose offsets are not the input's */
 		munmap(map, (size_t)st.st_size);
 		free(priv);
-		return -1;
+		td->name = name;
+		return fail_msg(td, err, errlen, "version 7, in its version 6 copy: %s",
+				strlen(why) > skip ? why + skip : why);
 	}
 	td->name = name;
 	priv->map = map;
