@@ -7,7 +7,8 @@
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
-#			report.c, render.c; report --json: convert_input.c, json.c), with libtraceevent
+#			version 7: tracedat_v7read.c; report.c, render.c; report --json:
+#			convert_input.c, json.c), with libtraceevent
 # (tests/fuzz/NAME_fuzz.c says what each checks besides not crashing). All of them when no
 # NAME is given.
 #
@@ -96,10 +97,13 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	# lib/tracedat.c itself (its mappings become heap copies).
 	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
-		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$T/tracedat_read.c" ;;
+		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
+		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
 	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$L/format.c" ;;
-	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/report.c" "$T/render.c" "$T/kprint.c" "$T/tep_guard.c" \
-		"$T/convert_input.c" "$T/json.c" $(pkg-config --cflags --libs libtraceevent) ;;
+	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
+	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
+		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" \
+		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
 	esac || fail=1
 done

@@ -6,8 +6,9 @@
 # Records a few kernel events by driving tracefs by hand (trace-cmd record and
 # start need the function-tracer files, which some sandboxes refuse), extracts
 # them with 'trace-cmd extract', converts the file to v6, and checks that
-# 'tpoint report' prints what 'trace-cmd report' prints: once with the default
-# clock and once with clock mono (how tpoint's own files are stamped).
+# 'tpoint report' prints what 'trace-cmd report' prints, of the v6 file and of
+# extract's v7 one: once with the default clock and once with clock mono (how
+# tpoint's own files are stamped).
 #
 # It clears and reconfigures the kernel's top trace buffer, then restores the
 # settings it changed (not the buffer's old contents), so it runs only when
@@ -108,6 +109,16 @@ for clock in local mono; do
 		fail=$((fail + 1))
 	else
 		pass=$((pass + 1))
+	fi
+	# the version 7 file of trace-cmd extract (zstd), read directly
+	trace-cmd report "k_$clock.v7.dat" >"k_$clock.v7.tc" 2>/dev/null
+	if "$TPOINT" report "k_$clock.v7.dat" >"k_$clock.v7.tp" 2>"k_$clock.err" &&
+		cmp -s "k_$clock.v7.tc" "k_$clock.v7.tp"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: clock $clock: the v7 file: $(head -c 300 "k_$clock.err")"
+		diff "k_$clock.v7.tc" "k_$clock.v7.tp" | head -10
+		fail=$((fail + 1))
 	fi
 done
 

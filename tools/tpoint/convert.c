@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpoint convert - trace.dat files into CTF (babeltrace2, Trace Compass) or JSON lines.
+ * tpoint convert - trace.dat files into CTF (babeltrace2, Trace Compass) or JSON lines, or
+ * into the other trace.dat version (convert_tracedat.c).
  *
  * The output is written under a temporary name beside it (".NAME.tmp-XXXXXX") and renamed
  * into place only when all of it was written and synced, so that a full disk, a damaged
@@ -29,12 +30,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tpoint convert --to ctf|json -o OUT [--force] [FILE...]\n"
+		"       tpoint convert --to v6|v7 [--compress[=zstd|zlib[:LEVEL]]] -o OUT [--force]\n"
+		"                      [FILE]\n"
 		"\n"
 		"Convert trace.dat files (default trace.dat) for other readers:\n"
 		"  --to ctf     a CTF 1.8 trace in the directory OUT, for babeltrace2 and\n"
 		"               Trace Compass: one stream file per CPU and the metadata\n"
 		"  --to json    JSON lines in the file OUT ('-': standard output), one object\n"
 		"               per event, all files merged by time (keys in tpoint(1))\n"
+		"  --to v6      trace.dat version 6, uncompressed (what every reader takes)\n"
+		"  --to v7      trace.dat version 7, compressed: --compress=zstd (the default)\n"
+		"               or zlib, with an optional :LEVEL\n"
 		"  -o OUT       the output; it is written under a temporary name and renamed\n"
 		"               when complete\n"
 		"  --force      replace an OUT that exists and is not empty\n"
@@ -247,6 +253,32 @@ static int convert_json(struct conv *cv, const char *out, bool force)
 	return cv->problems ? EXIT_FAIL : EXIT_OK;
 }
 
+int conv_write_file(const char *out, bool force, int (*fill)(int fd, const char *out, void *arg),
+		    void *arg)
+{
+	char tmp[4096];
+	bool exists;
+	int fd, ret;
+
+	if (check_output(out, false, force, &exists))
+		return -1;
+	if (side_name(out, "tmp", tmp, sizeof(tmp)) || (fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		tool_error(VERB, "%s: cannot make a file beside it: %s", out, strerror(errno));
+		return -1;
+	}
+	ret = fill(fd, out, arg);
+	if (!ret && (fchmod(fd, file_mode(0666)) || fsync(fd))) {
+		tool_error(VERB, "%s: %s", out, strerror(errno));
+		ret = -1;
+	}
+	close(fd);
+	if (ret || commit(tmp, out, false, exists)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -254,10 +286,12 @@ int cmd_convert(int argc, char **argv)
 		{ "to", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "compress", optional_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char *default_file[] = { "trace.dat" };
-	const char *to = NULL, *out = NULL;
+	const char *to = NULL, *out = NULL, *compress = NULL;
+	bool tracedat;
 	bool force = false;
 	char **files;
 	size_t nr;
@@ -266,7 +300,8 @@ int cmd_convert(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:ht:o:f", longopts, NULL)) != -1) {
+	/* options after the files too: `tpoint convert FILE --to v7 -o OUT` */
+	while ((opt = getopt_long(argc, argv, ":ht:o:f", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			usage(stdout);
@@ -279,6 +314,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'f':
 			force = true;
+			break;
+		case 'z':
+			compress = optarg ? optarg : "";
 			break;
 		case ':':
 			tool_error(VERB, "option '%s' needs a value", argv[optind - 1]);
@@ -294,11 +332,16 @@ int cmd_convert(int argc, char **argv)
 		}
 	}
 	if (!to) {
-		tool_error(VERB, "--to is needed: ctf or json");
+		tool_error(VERB, "--to is needed: ctf, json, v6 or v7");
 		return EXIT_USAGE;
 	}
-	if (strcmp(to, "ctf") && strcmp(to, "json")) {
-		tool_error(VERB, "--to %s: expected ctf or json", to);
+	tracedat = !strcmp(to, "v6") || !strcmp(to, "v7");
+	if (strcmp(to, "ctf") && strcmp(to, "json") && !tracedat) {
+		tool_error(VERB, "--to %s: expected ctf, json, v6 or v7", to);
+		return EXIT_USAGE;
+	}
+	if (compress && strcmp(to, "v7")) {
+		tool_error(VERB, "--compress goes with --to v7 (got --to %s)", to);
 		return EXIT_USAGE;
 	}
 	if (!out || !*out) {
@@ -312,6 +355,15 @@ int cmd_convert(int argc, char **argv)
 	}
 	files = optind < argc ? argv + optind : default_file;
 	nr = optind < argc ? (size_t)(argc - optind) : 1;
+	if (tracedat) {
+		if (nr > 1 || !strcmp(out, "-")) {
+			tool_error(VERB, "--to %s: %s", to, nr > 1 ? "one input file at a time" :
+				   "-o -: a trace.dat is written to a file");
+			return EXIT_USAGE;
+		}
+		conv_catch_signals();
+		return convert_tracedat(files[0], to, compress, out, force);
+	}
 
 	conv_catch_signals(); /* a stopped conversion removes what it wrote */
 	if (conv_open(&cv, VERB, files, nr))

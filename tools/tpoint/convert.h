@@ -141,6 +141,18 @@ void conv_merge_free(struct conv_merge *m);
 int ctf_write(struct conv *cv, int dirfd, const char *dirname);
 int json_write(struct conv *cv, FILE *out, const char *outname);
 
+/*
+ * OUT written by fill(fd, OUT, arg) under a temporary name beside it and renamed into place
+ * when complete and synced (replacing a non-empty OUT only when force). 0, or -1 with the
+ * reason said (write says its own) and nothing left behind.
+ */
+int conv_write_file(const char *out, bool force, int (*fill)(int fd, const char *out, void *arg),
+		    void *arg);
+
+/* `tpoint convert FILE --to v6|v7 [--compress=SPEC] -o OUT` (convert_tracedat.c): an exit status. */
+int convert_tracedat(const char *in, const char *to, const char *compress, const char *out,
+		     bool force);
+
 /* `tpoint report --json FILE...`: JSON lines on stdout. */
 int json_report(const char *verb, char **files, size_t nr);
 

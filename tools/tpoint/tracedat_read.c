@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "tracedat_read.h"
+#include "tracedat_v7read.h"
 
 #define TS_SHIFT TPOINT_DELTA_BITS
 #define TS_DELTA_MASK ((1u << TS_SHIFT) - 1)
@@ -1140,12 +1141,9 @@ static int parse(struct rd *r)
 	r->off = TD_MAGIC_LEN;
 	if (get_string(r, &version, 15, "the version string"))
 		return -1;
-	if (!strcmp(version, "7"))
-		return fail(r, "trace.dat version 7 is not supported; convert with "
-			       "'trace-cmd convert --file-version 6'");
 	if (strcmp(version, TD_VERSION))
-		return fail(r, "trace.dat version '%.15s' is not supported (tpoint reads version 6)",
-			    version);
+		return fail(r, "trace.dat version '%.15s' is not supported (tpoint reads versions 6 "
+			       "and 7)", version);
 	if (need(r, 6, "the endianness byte, long-size byte and page size"))
 		return -1;
 	if (td->data[r->off] > 1)
@@ -1214,8 +1212,8 @@ static int parse(struct rd *r)
 	return 0;
 }
 
-int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
-		   char *err, size_t errlen)
+static int parse_v6(struct tracedat *td, const char *name, const void *data, size_t size,
+		    char *err, size_t errlen)
 {
 	struct rd r = { .td = td, .err = err, .errlen = errlen };
 
@@ -1230,6 +1228,68 @@ int tracedat_parse(struct tracedat *td, const char *name, const void *data, size
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Version 7: its version 6 copy (tracedat_v7read.c) in an unlinked temporary file, mapped and
+ * checked as a version 6 file is; the copy's mapping is the reader's from then on, and the
+ * input is no longer needed.
+ */
+static int parse_v7(struct tracedat *td, const char *name, const void *data, size_t size,
+		    char *err, size_t errlen)
+{
+	struct td_priv *priv = calloc(1, sizeof(*priv));
+	char why[768];
+	struct stat st;
+	void *map;
+	int fd;
+
+	memset(td, 0, sizeof(*td));
+	td->name = name;
+	if (!priv)
+		return fail_msg(td, err, errlen, "out of memory");
+	fd = td7_tmpfile(why, sizeof(why));
+	if (fd < 0) {
+		free(priv);
+		return fail_msg(td, err, errlen, "%s", why);
+	}
+	if (td7_expand(data, size, fd, why, sizeof(why))) {
+		close(fd);
+		free(priv);
+		return fail_msg(td, err, errlen, "version 7: %s", why);
+	}
+	if (fstat(fd, &st) || (uint64_t)st.st_size > SIZE_MAX ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		int e = errno;
+
+		close(fd);
+		free(priv);
+		return fail_msg(td, err, errlen, "cannot map its version 6 copy: %s", strerror(e));
+	}
+	close(fd);
+	if (parse_v6(td, name, map, (size_t)st.st_size, why, sizeof(why))) {
+		size_t skip = strlen(name) + 2; /* "NAME: " */
+
+		/* said of the copy, whose offsets are not the input's */
+		munmap(map, (size_t)st.st_size);
+		free(priv);
+		td->name = name;
+		return fail_msg(td, err, errlen, "version 7, in its version 6 copy: %s",
+				strlen(why) > skip ? why + skip : why);
+	}
+	td->name = name;
+	priv->map = map;
+	priv->map_len = (size_t)st.st_size;
+	td->priv_ = priv;
+	return 0;
+}
+
+int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
+		   char *err, size_t errlen)
+{
+	if (td7_is_v7(data, size))
+		return parse_v7(td, name, data, size, err, errlen);
+	return parse_v6(td, name, data, size, err, errlen);
 }
 
 /* A regular file that cannot be mapped is read: no more than its size, from its start. */
@@ -1264,7 +1324,7 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 	struct stat st;
 	void *data = NULL;
 	size_t size = 0;
-	int fd;
+	int fd, ret;
 
 	memset(td, 0, sizeof(*td));
 	td->name = path;
@@ -1316,12 +1376,14 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 		priv->copy = data;
 	}
 	close(fd);
-	if (tracedat_parse(td, path, data, size, err, errlen)) {
+	ret = tracedat_parse(td, path, data, size, err, errlen);
+	if (ret || td->priv_) {
+		/* failed, or version 7, whose reader keeps its copy and not the input */
 		if (priv->map)
 			munmap(priv->map, priv->map_len);
 		free(priv->copy);
 		free(priv);
-		return -1;
+		return ret;
 	}
 	td->priv_ = priv;
 	return 0;

@@ -12,8 +12,10 @@
  * The layout is trace-cmd.dat.v6(5) (tpoint's part: docs/TRACEDAT-FORMAT.md), the v6 format as
  * trace-cmd 3.1.6 reads it.  Little and big endian files, kernel longs of 4 and
  * 8 bytes, any page size from 64 bytes to 128 MiB, and v6 instance buffers
- * (option BUFFER) are read.  Version 7 files are refused with a hint to
- * convert them.  Beyond the layout, the reader refuses what would make
+ * (option BUFFER) are read.  Version 7 files (compressed or not) are expanded
+ * into their version 6 copy in an unlinked temporary file first
+ * (tracedat_v7read.h), which is then read as any version 6 file: td->data is
+ * that copy.  Beyond the layout, the reader refuses what would make
  * libtraceevent 1.7.1 misread or crash: format texts that are not printable
  * ASCII, formats whose common_type/common_pid differ from the kernel's, two
  * formats with one id, kallsyms/printk/cmdlines lines it would stop at.
