@@ -8,7 +8,7 @@
  * a list of typed fields, whatever system the event is from, so that kernel events and
  * tpoint's own convert alike. A writer reads the records one CPU (CTF) or all of them merged
  * by time (JSON) and never holds more than a record's worth of output: the input is mapped,
- * not read into memory.
+ * not read into memory, and the CTF writer reads it a bounded run of pages at a time.
  */
 #ifndef TPOINT_CONVERT_H
 #define TPOINT_CONVERT_H
@@ -78,15 +78,22 @@ struct conv {
 	struct conv_input *in;
 	size_t nr_in;
 	int problems;	   /* records not converted faithfully */
-	uint64_t total;	   /* records in all inputs */
+	uint64_t total;	   /* records in all inputs; 0 until conv_check_pages() */
 	uint64_t done;	   /* records converted so far */
+	uint64_t total_pages, pages_done; /* the progress of a writer that reads by pages */
 	bool progress;	   /* stderr is a terminal: a progress line */
 	double next_progress;
 	bool drawn;	   /* a progress line is on the terminal */
 };
 
-/* Open, validate and parse every input; -1 with the reason said. */
+/*
+ * Open, validate and parse every input but their pages (tracedat_open_unchecked()): a writer
+ * checks each page as it reads it, or all of them first with conv_check_pages(). -1 with the
+ * reason said.
+ */
 int conv_open(struct conv *cv, const char *verb, char **files, size_t nr);
+/* Every page of every input checked (what the merge's cursors need); -1 with the reason said. */
+int conv_check_pages(struct conv *cv);
 void conv_close(struct conv *cv);
 
 /* The event of a record's id (made raw when no format has it); NULL when out of memory. */
@@ -117,6 +124,8 @@ const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char
  * asked to stop (said here), so that the writer removes its temporary output.
  */
 bool conv_tick(struct conv *cv);
+/* The same for a page of records read and converted. */
+bool conv_tick_page(struct conv *cv, uint64_t records);
 /* SIGINT, SIGTERM and SIGHUP ask conv_tick() to stop. */
 void conv_catch_signals(void);
 void conv_progress_end(struct conv *cv);

@@ -475,7 +475,8 @@ static int input_open(struct conv *cv, struct conv_input *in)
 	char err[512];
 	int ret = -1;
 
-	if (tracedat_open(td, in->file, err, sizeof(err))) {
+	/* the pages are checked as they are read: by the CTF writer, or conv_check_pages() */
+	if (tracedat_open_unchecked(td, in->file, err, sizeof(err))) {
 		tool_error(cv->verb, "%s", err);
 		return -1;
 	}
@@ -489,7 +490,7 @@ static int input_open(struct conv *cv, struct conv_input *in)
 	qsort(in->comms, in->nr_comms, sizeof(*in->comms), by_pid);
 	for (size_t b = 0; b < td->nr_buffers; b++)
 		for (uint32_t c = 0; c < td->nr_cpus; c++)
-			cv->total += td->buffers[b].cpus[c].nr_events;
+			cv->total_pages += td->buffers[b].cpus[c].nr_pages;
 
 	if (render_init(&rd, cv->verb, in->file, td->big_endian, (int)td->long_size,
 			td->page_size))
@@ -551,6 +552,25 @@ int conv_open(struct conv *cv, const char *verb, char **files, size_t nr)
 			return -1;
 		}
 		cv->nr_in++;
+	}
+	return 0;
+}
+
+int conv_check_pages(struct conv *cv)
+{
+	char err[512];
+
+	cv->total = 0;
+	for (size_t i = 0; i < cv->nr_in; i++) {
+		struct tracedat *td = &cv->in[i].td;
+
+		if (tracedat_check_pages(td, err, sizeof(err))) {
+			tool_error(cv->verb, "%s", err);
+			return -1;
+		}
+		for (size_t b = 0; b < td->nr_buffers; b++)
+			for (uint32_t c = 0; c < td->nr_cpus; c++)
+				cv->total += td->buffers[b].cpus[c].nr_events;
 	}
 	return 0;
 }
@@ -674,17 +694,17 @@ void conv_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-bool conv_tick(struct conv *cv)
+/* Whether a signal asked to stop (said), else the progress line redrawn when it is time. */
+static bool progress(struct conv *cv)
 {
 	double t;
 
-	cv->done++;
 	if (stop_signal) {
 		conv_progress_end(cv);
 		tool_error(cv->verb, "stopped by %s; nothing written", strsignal(stop_signal));
 		return true;
 	}
-	if (!cv->progress || (cv->done & 0xffff))
+	if (!cv->progress)
 		return false;
 	t = now();
 	if (!cv->next_progress) {
@@ -696,10 +716,32 @@ bool conv_tick(struct conv *cv)
 		return false;
 	cv->next_progress = t + 0.25;
 	cv->drawn = true;
-	fprintf(stderr, "\rtpoint %s: %llu of %llu events (%.0f%%)", cv->verb,
-		(unsigned long long)cv->done, (unsigned long long)cv->total,
-		cv->total ? 100.0 * (double)cv->done / (double)cv->total : 100.0);
+	if (cv->total)
+		fprintf(stderr, "\rtpoint %s: %llu of %llu events (%.0f%%)", cv->verb,
+			(unsigned long long)cv->done, (unsigned long long)cv->total,
+			100.0 * (double)cv->done / (double)cv->total);
+	else /* read page by page: how far is said in pages */
+		fprintf(stderr, "\rtpoint %s: %llu events (%.0f%%)", cv->verb,
+			(unsigned long long)cv->done, cv->total_pages ? 100.0 *
+			(double)cv->pages_done / (double)cv->total_pages : 100.0);
 	return false;
+}
+
+bool conv_tick(struct conv *cv)
+{
+	cv->done++;
+	if (!stop_signal && (!cv->progress || (cv->done & 0xffff)))
+		return false;
+	return progress(cv);
+}
+
+bool conv_tick_page(struct conv *cv, uint64_t records)
+{
+	cv->done += records;
+	cv->pages_done++;
+	if (!stop_signal && (!cv->progress || (cv->pages_done & 0xff)))
+		return false;
+	return progress(cv);
 }
 
 void conv_progress_end(struct conv *cv)

@@ -165,9 +165,12 @@ static void put_fields(struct conv *cv, FILE *f, struct conv_input *in, struct c
 
 int json_write(struct conv *cv, FILE *f, const char *outname)
 {
-	struct conv_merge *m = conv_merge_new(cv);
+	struct conv_merge *m;
 	struct conv_rec r;
 
+	if (conv_check_pages(cv))
+		return -1;
+	m = conv_merge_new(cv);
 	if (!m) {
 		tool_error(cv->verb, "out of memory");
 		return -1;

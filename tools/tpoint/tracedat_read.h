@@ -125,6 +125,42 @@ struct tracedat {
 int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen);
 
 /*
+ * tracedat_open() but for the pages: everything up to the page ranges is validated, the pages'
+ * contents are not (nr_events and nr_lost_pages stay 0), so that a one-pass reader of a big
+ * file does not walk it twice. Such a reader reads the pages with tracedat_read_pages() and
+ * checks each with tracedat_check_page() before it decodes it; tracedat_check_pages() makes
+ * the file what tracedat_open() returns.
+ */
+int tracedat_open_unchecked(struct tracedat *td, const char *path, char *err, size_t errlen);
+/* Every page checked and counted, as tracedat_open() does; 0, or -1 with the reason in err. */
+int tracedat_check_pages(struct tracedat *td, char *err, size_t errlen);
+struct td_event;
+/* A checked page, whose records tracedat_page_next() gives in order. */
+struct td_page {
+	const unsigned char *data; /* the records, after the page header */
+	uint32_t commit;	   /* their bytes */
+	uint32_t off;		   /* the next one's */
+	uint64_t ts;		   /* raw clock value of the last one given */
+	long long missed;	   /* lost before the page: 0 none, -1 unknown, else the count */
+	uint64_t nr_events;	   /* data records */
+};
+/*
+ * Page n of a CPU, read into page (td->page_size bytes), checked: 0 and *pg set to walk it,
+ * or -1 with the reason (naming the page) in err.
+ */
+int tracedat_check_page(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t n,
+			const unsigned char *page, struct td_page *pg, char *err, size_t errlen);
+/* The next record of a checked page: 1 and *ev filled (missed as the cursor's), or 0. */
+int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_event *ev);
+/*
+ * Pages [first, first + n) of a CPU into buf (n * page_size bytes): copied by pread(2) from
+ * a file opened unchecked (in a VM, first touching a mapping costs far more than copying
+ * from the page cache), else from td->data. 0, or -1 with the reason in err.
+ */
+int tracedat_read_pages(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t first,
+			uint64_t n, void *buf, char *err, size_t errlen);
+
+/*
  * Validate the size bytes at data (which must stay valid until close), as
  * tracedat_open does for a file; name is used in messages.  For fuzzers and
  * tests.
