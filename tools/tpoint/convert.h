@@ -104,17 +104,61 @@ void conv_problem(struct conv *cv, struct conv_input *in, struct conv_event *ev,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The comm recorded for a pid, or "<...>" as trace-cmd shows an unknown one. */
 const char *conv_comm(const struct conv_input *in, int pid);
-int conv_pid(const struct conv_input *in, const unsigned char *rec);
+
+/* Inline, as they are used for every record. */
+static inline int conv_pid(const struct conv_input *in, const unsigned char *rec)
+{
+	return (int32_t)tracedat_u32(&in->td, rec + 4);
+}
 
 /* Numbers of the record, in the file's byte order. */
-uint64_t conv_uint(const struct conv_input *in, const unsigned char *p, uint32_t size);
-long long conv_sint(const struct conv_input *in, const unsigned char *p, uint32_t size);
+static inline uint64_t conv_uint(const struct conv_input *in, const unsigned char *p,
+				 uint32_t size)
+{
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		return tracedat_u16(&in->td, p);
+	case 4:
+		return tracedat_u32(&in->td, p);
+	default:
+		return tracedat_u64(&in->td, p);
+	}
+}
+
+static inline long long conv_sint(const struct conv_input *in, const unsigned char *p,
+				  uint32_t size)
+{
+	switch (size) {
+	case 1:
+		return (int8_t)*p;
+	case 2:
+		return (int16_t)tracedat_u16(&in->td, p);
+	case 4:
+		return (int32_t)tracedat_u32(&in->td, p);
+	default:
+		return (int64_t)tracedat_u64(&in->td, p);
+	}
+}
+
 /*
  * Where a dynamic field's data is in a record of `size` bytes: 0 and *off, *len set, or -1
  * when the location points outside the record.
  */
-int conv_loc(const struct conv_input *in, const struct conv_field *f, const unsigned char *rec,
-	     uint32_t size, uint32_t *off, uint32_t *len);
+static inline int conv_loc(const struct conv_input *in, const struct conv_field *f,
+			   const unsigned char *rec, uint32_t size, uint32_t *off, uint32_t *len)
+{
+	uint32_t loc = tracedat_u32(&in->td, rec + f->offset);
+
+	*off = loc & 0xffff;
+	*len = loc >> 16;
+	if (f->relative)
+		*off += f->offset + f->size;
+	if (*off > size || *len > size - *off)
+		return -1;
+	return 0;
+}
 /* __print_symbolic/__print_flags of a value into buf, as libtraceevent prints it. */
 const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char *buf,
 			  size_t len);

@@ -25,48 +25,6 @@
 
 #define NR_IDS 0x10000
 
-uint64_t conv_uint(const struct conv_input *in, const unsigned char *p, uint32_t size)
-{
-	switch (size) {
-	case 1:
-		return *p;
-	case 2:
-		return tracedat_u16(&in->td, p);
-	case 4:
-		return tracedat_u32(&in->td, p);
-	default:
-		return tracedat_u64(&in->td, p);
-	}
-}
-
-long long conv_sint(const struct conv_input *in, const unsigned char *p, uint32_t size)
-{
-	switch (size) {
-	case 1:
-		return (int8_t)*p;
-	case 2:
-		return (int16_t)tracedat_u16(&in->td, p);
-	case 4:
-		return (int32_t)tracedat_u32(&in->td, p);
-	default:
-		return (int64_t)tracedat_u64(&in->td, p);
-	}
-}
-
-int conv_loc(const struct conv_input *in, const struct conv_field *f, const unsigned char *rec,
-	     uint32_t size, uint32_t *off, uint32_t *len)
-{
-	uint32_t loc = tracedat_u32(&in->td, rec + f->offset);
-
-	*off = loc & 0xffff;
-	*len = loc >> 16;
-	if (f->relative)
-		*off += f->offset + f->size;
-	if (*off > size || *len > size - *off)
-		return -1;
-	return 0;
-}
-
 const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char *buf,
 			  size_t len)
 {
@@ -658,11 +616,6 @@ const char *conv_comm(const struct conv_input *in, int pid)
 			hi = mid;
 	}
 	return "<...>";
-}
-
-int conv_pid(const struct conv_input *in, const unsigned char *rec)
-{
-	return (int32_t)tracedat_u32(&in->td, rec + 4);
 }
 
 /* ---- progress ------------------------------------------------------------------------ */

@@ -340,16 +340,21 @@ static struct conv_event *record_event(struct ctf *c, struct conv_input *in,
 	return ev;
 }
 
-/* The records of one page, read and checked, into packets. */
+/*
+ * The records of one page into packets: 0 and *records their count, or -1 (said; a damaged
+ * record's reason in err for the caller to say).
+ */
 static int convert_page(struct ctf *c, struct packet *p, struct conv_input *in, struct td_page *pg,
-			unsigned char **pad)
+			unsigned char **pad, uint64_t *records, char *err, size_t errlen)
 {
 	struct conv *cv = c->cv;
 	const struct tracedat *td = &in->td;
 	struct td_event e;
 	bool first = true;
+	int got;
 
-	while (tracedat_page_next(td, pg, &e)) {
+	*records = 0;
+	while ((got = tracedat_page_next(td, pg, &e, err, errlen)) == 1) {
 		uint64_t ts = td->tsc_mult ? tracedat_ts(td, e.ts) : e.ts + (uint64_t)td->ts_offset;
 		const unsigned char *rec = e.data;
 		uint32_t size = e.size;
@@ -405,6 +410,11 @@ static int convert_page(struct ctf *c, struct packet *p, struct conv_input *in, 
 			goto oom;
 		put_record(c, p, in, ev, pl, rec, size, ts);
 		ev->count++;
+		++*records;
+	}
+	if (got < 0) {
+		tool_error(cv->verb, "%s", err);
+		return -1;
 	}
 	return 0;
 oom:
@@ -439,13 +449,14 @@ static int write_stream(struct ctf *c, struct conv_input *in, size_t b, uint32_t
 			goto bad;
 		for (uint64_t i = 0; i < n; i++) {
 			struct td_page pg;
+			uint64_t records;
 
-			if (tracedat_check_page(td, b, cpu, first + i, pages + i * td->page_size,
+			if (tracedat_page_begin(td, b, cpu, first + i, pages + i * td->page_size,
 						&pg, err, sizeof(err)))
 				goto bad;
-			if (convert_page(c, &p, in, &pg, &pad))
+			if (convert_page(c, &p, in, &pg, &pad, &records, err, sizeof(err)))
 				goto out;
-			if (conv_tick_page(cv, pg.nr_events))
+			if (conv_tick_page(cv, records))
 				goto out;
 		}
 	}

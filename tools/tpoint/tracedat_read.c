@@ -74,50 +74,9 @@ __attribute__((format(printf, 4, 5))) static int fail_msg(const struct tracedat 
 
 #define fail(r, ...) fail_msg((r)->td, (r)->err, (r)->errlen, __VA_ARGS__)
 
-/* Whether the file's numbers need their bytes swapped here. */
-static inline bool swapped(const struct tracedat *td)
-{
-	return td->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-}
-
-/* The loads of every record and page, inlined: the page walks are most of a reader's time. */
-static inline uint32_t load32(const struct tracedat *td, const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return swapped(td) ? __builtin_bswap32(v) : v;
-}
-
-static inline uint64_t load64(const struct tracedat *td, const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return swapped(td) ? __builtin_bswap64(v) : v;
-}
-
-uint16_t tracedat_u16(const struct tracedat *td, const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return swapped(td) ? __builtin_bswap16(v) : v;
-}
-
-uint32_t tracedat_u32(const struct tracedat *td, const void *p)
-{
-	return load32(td, p);
-}
-
-uint64_t tracedat_u64(const struct tracedat *td, const void *p)
-{
-	return load64(td, p);
-}
-
 static uint64_t read_long(const struct tracedat *td, const void *p)
 {
-	return td->kernel_long == 8 ? load64(td, p) : load32(td, p);
+	return td->kernel_long == 8 ? tracedat_u64(td, p) : tracedat_u32(td, p);
 }
 
 static uint64_t remaining(const struct rd *r)
@@ -957,7 +916,7 @@ static const char *decode_event(const struct tracedat *td, const unsigned char *
 
 	if ((uint64_t)off + 4 > commit)
 		return "the event header runs past the commit";
-	word = load32(td, data + off);
+	word = tracedat_u32(td, data + off);
 	if (td->big_endian) {
 		ev->type_len = word >> TS_SHIFT;
 		ev->delta = word & TS_DELTA_MASK;
@@ -968,7 +927,7 @@ static const char *decode_event(const struct tracedat *td, const unsigned char *
 	if (ev->type_len == 0 || ev->type_len >= RB_TYPE_PADDING) {
 		if ((uint64_t)off + 8 > commit)
 			return "the event's length word runs past the commit";
-		array0 = load32(td, data + off + 4);
+		array0 = tracedat_u32(td, data + off + 4);
 	}
 	switch (ev->type_len) {
 	case RB_TYPE_PADDING:
@@ -1104,32 +1063,38 @@ static int check_pages(struct rd *r, size_t bi, uint32_t cpu)
 	return 0;
 }
 
-int tracedat_check_page(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t n,
+int tracedat_page_begin(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t n,
 			const unsigned char *page, struct td_page *pg, char *err, size_t errlen)
 {
-	struct td_cpu c = { 0 };
 	char why[128];
-	const char *bad = check_page(td, page, &c, why, sizeof(why));
+	const char *bad;
 
+	memset(pg, 0, sizeof(*pg));
+	bad = page_header(td, page, &pg->commit, &pg->missed, why, sizeof(why));
 	if (bad)
 		return page_fail(td, err, errlen, buffer, cpu, n, bad);
-	memset(pg, 0, sizeof(*pg));
-	page_header(td, page, &pg->commit, &pg->missed, why, sizeof(why));
 	pg->data = page + td->page_header;
-	pg->ts = load64(td, page);
-	pg->nr_events = c.nr_events;
+	pg->ts = tracedat_u64(td, page);
+	pg->buffer = buffer;
+	pg->cpu = cpu;
+	pg->n = n;
 	return 0;
 }
 
-int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_event *ev)
+int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_event *ev,
+		       char *err, size_t errlen)
 {
 	while (pg->off < pg->commit) {
 		struct raw_event raw;
 		uint32_t off = pg->off;
+		const char *bad = decode_event(td, pg->data, pg->commit, off, &raw);
 
-		if (decode_event(td, pg->data, pg->commit, off, &raw)) {
-			pg->off = pg->commit; /* cannot happen on a checked page */
-			return 0;
+		if (bad) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "event at offset %" PRIu32 " of the data: %s "
+				 "(commit %" PRIu32 ")", off, bad, pg->commit);
+			return page_fail(td, err, errlen, pg->buffer, pg->cpu, pg->n, why);
 		}
 		apply_time(&raw, &pg->ts);
 		pg->off = raw.next;
