@@ -7,8 +7,9 @@
  * each event format is parsed by libtraceevent (under the renderer's guard) and turned into
  * a list of typed fields, whatever system the event is from, so that kernel events and
  * tpoint's own convert alike. A writer reads the records one CPU (CTF) or all of them merged
- * by time (JSON) and never holds more than a record's worth of output: the input is mapped,
- * not read into memory, and the CTF writer reads it a bounded run of pages at a time.
+ * by time (JSON), and memory stays bounded whatever the file's size: CTF reads each CPU's
+ * pages by pread() a 1 MiB run at a time (checked as they are walked) and writes 1 MiB runs;
+ * JSON walks the mapped input, checked first, and writes through a 64 KiB buffer.
  */
 #ifndef TPOINT_CONVERT_H
 #define TPOINT_CONVERT_H
