@@ -97,6 +97,19 @@ d = bytearray(open('conv.dat', 'rb').read()); d[12] = 0x7f
 open('bad.dat', 'wb').write(d)"
 expect_fail "corrupt input" "$TPOINT" convert --to json -o bad.json bad.dat
 [ -e bad.json ] && fail "a JSON file of a corrupt input"
+# A page damaged past the metadata (the last one's commit word): the CTF writer checks each
+# page as it reads it, after it wrote the pages before it; the JSON writer checks all first.
+python3 -c "
+d = bytearray(open('conv.dat', 'rb').read())
+assert len(d) % 4096 == 0, 'conv.dat does not end with a whole page'
+d[-4096 + 8:-4096 + 12] = (0x7ffffff).to_bytes(4, 'little')
+open('badpage.dat', 'wb').write(d)"
+expect_fail "a damaged last page, to CTF" "$TPOINT" convert --to ctf -o badpage.ctf badpage.dat
+grep -q 'page [0-9]* of CPU [0-9]* (file offset [0-9]*): commit 134217727 exceeds' err.txt ||
+	fail "a damaged page: not named"
+[ -e badpage.ctf ] && fail "a CTF directory of a file with a damaged page"
+expect_fail "a damaged last page, to JSON" "$TPOINT" convert --to json -o badpage.json badpage.dat
+[ -e badpage.json ] && fail "a JSON file of a file with a damaged page"
 expect_fail "non-empty output" "$TPOINT" convert --to ctf -o conv.ctf conv.dat
 grep -q 'not empty; --force' err.txt || fail "non-empty output: --force not named"
 "$TPOINT" convert --to ctf --force -o conv.ctf gen1.dat || fail "--force exited $?"

@@ -7,8 +7,9 @@
  * each event format is parsed by libtraceevent (under the renderer's guard) and turned into
  * a list of typed fields, whatever system the event is from, so that kernel events and
  * tpoint's own convert alike. A writer reads the records one CPU (CTF) or all of them merged
- * by time (JSON) and never holds more than a record's worth of output: the input is mapped,
- * not read into memory.
+ * by time (JSON), and memory stays bounded whatever the file's size: CTF reads each CPU's
+ * pages by pread() a 1 MiB run at a time (checked as they are walked) and writes 1 MiB runs;
+ * JSON walks the mapped input, checked first, and writes through a 64 KiB buffer.
  */
 #ifndef TPOINT_CONVERT_H
 #define TPOINT_CONVERT_H
@@ -78,15 +79,22 @@ struct conv {
 	struct conv_input *in;
 	size_t nr_in;
 	int problems;	   /* records not converted faithfully */
-	uint64_t total;	   /* records in all inputs */
+	uint64_t total;	   /* records in all inputs; 0 until conv_check_pages() */
 	uint64_t done;	   /* records converted so far */
+	uint64_t total_pages, pages_done; /* the progress of a writer that reads by pages */
 	bool progress;	   /* stderr is a terminal: a progress line */
 	double next_progress;
 	bool drawn;	   /* a progress line is on the terminal */
 };
 
-/* Open, validate and parse every input; -1 with the reason said. */
+/*
+ * Open, validate and parse every input but their pages (tracedat_open_unchecked()): a writer
+ * checks each page as it reads it, or all of them first with conv_check_pages(). -1 with the
+ * reason said.
+ */
 int conv_open(struct conv *cv, const char *verb, char **files, size_t nr);
+/* Every page of every input checked (what the merge's cursors need); -1 with the reason said. */
+int conv_check_pages(struct conv *cv);
 void conv_close(struct conv *cv);
 
 /* The event of a record's id (made raw when no format has it); NULL when out of memory. */
@@ -97,17 +105,61 @@ void conv_problem(struct conv *cv, struct conv_input *in, struct conv_event *ev,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The comm recorded for a pid, or "<...>" as trace-cmd shows an unknown one. */
 const char *conv_comm(const struct conv_input *in, int pid);
-int conv_pid(const struct conv_input *in, const unsigned char *rec);
+
+/* Inline, as they are used for every record. */
+static inline int conv_pid(const struct conv_input *in, const unsigned char *rec)
+{
+	return (int32_t)tracedat_u32(&in->td, rec + 4);
+}
 
 /* Numbers of the record, in the file's byte order. */
-uint64_t conv_uint(const struct conv_input *in, const unsigned char *p, uint32_t size);
-long long conv_sint(const struct conv_input *in, const unsigned char *p, uint32_t size);
+static inline uint64_t conv_uint(const struct conv_input *in, const unsigned char *p,
+				 uint32_t size)
+{
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		return tracedat_u16(&in->td, p);
+	case 4:
+		return tracedat_u32(&in->td, p);
+	default:
+		return tracedat_u64(&in->td, p);
+	}
+}
+
+static inline long long conv_sint(const struct conv_input *in, const unsigned char *p,
+				  uint32_t size)
+{
+	switch (size) {
+	case 1:
+		return (int8_t)*p;
+	case 2:
+		return (int16_t)tracedat_u16(&in->td, p);
+	case 4:
+		return (int32_t)tracedat_u32(&in->td, p);
+	default:
+		return (int64_t)tracedat_u64(&in->td, p);
+	}
+}
+
 /*
  * Where a dynamic field's data is in a record of `size` bytes: 0 and *off, *len set, or -1
  * when the location points outside the record.
  */
-int conv_loc(const struct conv_input *in, const struct conv_field *f, const unsigned char *rec,
-	     uint32_t size, uint32_t *off, uint32_t *len);
+static inline int conv_loc(const struct conv_input *in, const struct conv_field *f,
+			   const unsigned char *rec, uint32_t size, uint32_t *off, uint32_t *len)
+{
+	uint32_t loc = tracedat_u32(&in->td, rec + f->offset);
+
+	*off = loc & 0xffff;
+	*len = loc >> 16;
+	if (f->relative)
+		*off += f->offset + f->size;
+	if (*off > size || *len > size - *off)
+		return -1;
+	return 0;
+}
 /* __print_symbolic/__print_flags of a value into buf, as libtraceevent prints it. */
 const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char *buf,
 			  size_t len);
@@ -117,6 +169,8 @@ const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char
  * asked to stop (said here), so that the writer removes its temporary output.
  */
 bool conv_tick(struct conv *cv);
+/* The same for a page of records read and converted. */
+bool conv_tick_page(struct conv *cv, uint64_t records);
 /* SIGINT, SIGTERM and SIGHUP ask conv_tick() to stop. */
 void conv_catch_signals(void);
 void conv_progress_end(struct conv *cv);

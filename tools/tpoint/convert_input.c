@@ -25,48 +25,6 @@
 
 #define NR_IDS 0x10000
 
-uint64_t conv_uint(const struct conv_input *in, const unsigned char *p, uint32_t size)
-{
-	switch (size) {
-	case 1:
-		return *p;
-	case 2:
-		return tracedat_u16(&in->td, p);
-	case 4:
-		return tracedat_u32(&in->td, p);
-	default:
-		return tracedat_u64(&in->td, p);
-	}
-}
-
-long long conv_sint(const struct conv_input *in, const unsigned char *p, uint32_t size)
-{
-	switch (size) {
-	case 1:
-		return (int8_t)*p;
-	case 2:
-		return (int16_t)tracedat_u16(&in->td, p);
-	case 4:
-		return (int32_t)tracedat_u32(&in->td, p);
-	default:
-		return (int64_t)tracedat_u64(&in->td, p);
-	}
-}
-
-int conv_loc(const struct conv_input *in, const struct conv_field *f, const unsigned char *rec,
-	     uint32_t size, uint32_t *off, uint32_t *len)
-{
-	uint32_t loc = tracedat_u32(&in->td, rec + f->offset);
-
-	*off = loc & 0xffff;
-	*len = loc >> 16;
-	if (f->relative)
-		*off += f->offset + f->size;
-	if (*off > size || *len > size - *off)
-		return -1;
-	return 0;
-}
-
 const char *conv_sym_text(const struct conv_field *f, unsigned long long v, char *buf,
 			  size_t len)
 {
@@ -475,7 +433,8 @@ static int input_open(struct conv *cv, struct conv_input *in)
 	char err[512];
 	int ret = -1;
 
-	if (tracedat_open(td, in->file, err, sizeof(err))) {
+	/* the pages are checked as they are read: by the CTF writer, or conv_check_pages() */
+	if (tracedat_open_unchecked(td, in->file, err, sizeof(err))) {
 		tool_error(cv->verb, "%s", err);
 		return -1;
 	}
@@ -489,7 +448,7 @@ static int input_open(struct conv *cv, struct conv_input *in)
 	qsort(in->comms, in->nr_comms, sizeof(*in->comms), by_pid);
 	for (size_t b = 0; b < td->nr_buffers; b++)
 		for (uint32_t c = 0; c < td->nr_cpus; c++)
-			cv->total += td->buffers[b].cpus[c].nr_events;
+			cv->total_pages += td->buffers[b].cpus[c].nr_pages;
 
 	if (render_init(&rd, cv->verb, in->file, td->big_endian, (int)td->long_size,
 			td->page_size))
@@ -551,6 +510,25 @@ int conv_open(struct conv *cv, const char *verb, char **files, size_t nr)
 			return -1;
 		}
 		cv->nr_in++;
+	}
+	return 0;
+}
+
+int conv_check_pages(struct conv *cv)
+{
+	char err[512];
+
+	cv->total = 0;
+	for (size_t i = 0; i < cv->nr_in; i++) {
+		struct tracedat *td = &cv->in[i].td;
+
+		if (tracedat_check_pages(td, err, sizeof(err))) {
+			tool_error(cv->verb, "%s", err);
+			return -1;
+		}
+		for (size_t b = 0; b < td->nr_buffers; b++)
+			for (uint32_t c = 0; c < td->nr_cpus; c++)
+				cv->total += td->buffers[b].cpus[c].nr_events;
 	}
 	return 0;
 }
@@ -640,11 +618,6 @@ const char *conv_comm(const struct conv_input *in, int pid)
 	return "<...>";
 }
 
-int conv_pid(const struct conv_input *in, const unsigned char *rec)
-{
-	return (int32_t)tracedat_u32(&in->td, rec + 4);
-}
-
 /* ---- progress ------------------------------------------------------------------------ */
 
 static double now(void)
@@ -674,17 +647,17 @@ void conv_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-bool conv_tick(struct conv *cv)
+/* Whether a signal asked to stop (said), else the progress line redrawn when it is time. */
+static bool progress(struct conv *cv)
 {
 	double t;
 
-	cv->done++;
 	if (stop_signal) {
 		conv_progress_end(cv);
 		tool_error(cv->verb, "stopped by %s; nothing written", strsignal(stop_signal));
 		return true;
 	}
-	if (!cv->progress || (cv->done & 0xffff))
+	if (!cv->progress)
 		return false;
 	t = now();
 	if (!cv->next_progress) {
@@ -696,10 +669,32 @@ bool conv_tick(struct conv *cv)
 		return false;
 	cv->next_progress = t + 0.25;
 	cv->drawn = true;
-	fprintf(stderr, "\rtpoint %s: %llu of %llu events (%.0f%%)", cv->verb,
-		(unsigned long long)cv->done, (unsigned long long)cv->total,
-		cv->total ? 100.0 * (double)cv->done / (double)cv->total : 100.0);
+	if (cv->total)
+		fprintf(stderr, "\rtpoint %s: %llu of %llu events (%.0f%%)", cv->verb,
+			(unsigned long long)cv->done, (unsigned long long)cv->total,
+			100.0 * (double)cv->done / (double)cv->total);
+	else /* read page by page: how far is said in pages */
+		fprintf(stderr, "\rtpoint %s: %llu events (%.0f%%)", cv->verb,
+			(unsigned long long)cv->done, cv->total_pages ? 100.0 *
+			(double)cv->pages_done / (double)cv->total_pages : 100.0);
 	return false;
+}
+
+bool conv_tick(struct conv *cv)
+{
+	cv->done++;
+	if (!stop_signal && (!cv->progress || (cv->done & 0xffff)))
+		return false;
+	return progress(cv);
+}
+
+bool conv_tick_page(struct conv *cv, uint64_t records)
+{
+	cv->done += records;
+	cv->pages_done++;
+	if (!stop_signal && (!cv->progress || (cv->pages_done & 0xff)))
+		return false;
+	return progress(cv);
 }
 
 void conv_progress_end(struct conv *cv)

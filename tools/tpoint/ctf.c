@@ -44,15 +44,41 @@
 /* CLOCK_MONOTONIC's clock class, the same in every conversion */
 static const char monotonic_uuid[] = "6b0b7a2e-3c51-4d0e-9a57-7470c10c6d6f";
 
+/* The output is written in runs of whole file pages, past this much */
+#define WRITE_RUN (1u << 20)
+/* ... and the kernel asked to start writing back every this much, so that the end's fsync
+ * has little left to wait for */
+#define WRITEBACK_RUN (32u << 20)
+/* The input is read this much at a time (whole pages, at least one) */
+#define READ_RUN (1u << 20)
+#define FILE_PAGE 4096u
+
+/* How the fixed and the dynamic fields of an event are copied, worked out once. */
+struct copy_op {
+	uint32_t offset, size; /* a run of fixed fields: the bytes of the record */
+	int field;	       /* -1 for a run, else the index of a __data_loc/__rel_loc field */
+};
+
+struct copy_plan {
+	size_t nr;
+	struct copy_op ops[];
+};
+
 struct ctf {
 	struct conv *cv;
 	int dirfd;
 	const char *dirname;
 	unsigned char uuid[16];
-	unsigned char *buf; /* the packet being built */
+	unsigned char *buf; /* the packets not written yet, the last one being built */
 	size_t len, cap;
-	uint64_t instance; /* stream files written */
-	char *clock;	   /* the trace clock of the inputs: "" or "mono" is CLOCK_MONOTONIC */
+	size_t packet;	    /* where the packet being built starts in buf */
+	int fd;		    /* the stream file being written */
+	const char *name;   /* its name */
+	uint64_t written;   /* its bytes written */
+	uint64_t writeback; /* its bytes whose writeback was started */
+	uint64_t instance;  /* stream files written */
+	char *clock;	    /* the trace clock of the inputs: "" or "mono" is CLOCK_MONOTONIC */
+	struct copy_plan **plans; /* by event id, of the input being written */
 };
 
 static int reserve(struct ctf *c, size_t more)
@@ -62,7 +88,7 @@ static int reserve(struct ctf *c, size_t more)
 
 	if (c->len + more <= c->cap)
 		return 0;
-	cap = c->cap ? c->cap : 16384;
+	cap = c->cap ? c->cap : 2 * WRITE_RUN;
 	while (cap < c->len + more)
 		cap *= 2;
 	grown = realloc(c->buf, cap);
@@ -74,43 +100,69 @@ static int reserve(struct ctf *c, size_t more)
 }
 
 /* Our own fields are in the machine's byte order, which the trace's byte_order names. */
-static void put(struct ctf *c, const void *p, size_t n)
+static inline void put(struct ctf *c, const void *p, size_t n)
 {
 	memcpy(c->buf + c->len, p, n);
 	c->len += n;
 }
 
-static void put16(struct ctf *c, uint16_t v)
+static inline void put16(struct ctf *c, uint16_t v)
 {
 	put(c, &v, 2);
 }
 
-static void put32(struct ctf *c, uint32_t v)
+static inline void put32(struct ctf *c, uint32_t v)
 {
 	put(c, &v, 4);
 }
 
-static void put64(struct ctf *c, uint64_t v)
+static inline void put64(struct ctf *c, uint64_t v)
 {
 	put(c, &v, 8);
 }
 
-static int write_all(struct ctf *c, int fd, const char *name, const void *p, size_t n)
+static int write_all(struct ctf *c, const void *p, size_t n)
 {
 	const char *b = p;
 
 	while (n) {
-		ssize_t w = write(fd, b, n);
+		ssize_t w = write(c->fd, b, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			tool_error(c->cv->verb, "%s/%s: writing: %s", c->dirname, name,
+			tool_error(c->cv->verb, "%s/%s: writing: %s", c->dirname, c->name,
 				   w < 0 ? strerror(errno) : "nothing written");
 			return -1;
 		}
 		b += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Writes the packets before c->packet: all of them at the end, else whole file pages once
+ * there are WRITE_RUN bytes, so that the kernel never fills a page partly (and zeroes the
+ * rest of it first), and the system calls are few.
+ */
+static int out_flush(struct ctf *c, bool all)
+{
+	size_t n = all ? c->packet : c->packet & ~(size_t)(FILE_PAGE - 1);
+
+	if (!all && c->packet < WRITE_RUN)
+		return 0;
+	if (write_all(c, c->buf, n))
+		return -1;
+	memmove(c->buf, c->buf + n, c->len - n);
+	c->len -= n;
+	c->packet -= n;
+	c->written += n;
+	if (c->written - c->writeback >= WRITEBACK_RUN) {
+		/* a hint: where it is not supported, the fsync at the end does it all */
+		sync_file_range(c->fd, (off_t)c->writeback, (off_t)(c->written - c->writeback),
+				SYNC_FILE_RANGE_WRITE);
+		c->writeback = c->written;
 	}
 	return 0;
 }
@@ -130,44 +182,96 @@ struct packet {
 	size_t comm_len;
 };
 
-static void packet_start(struct ctf *c, struct packet *p, uint64_t ts)
+static int packet_start(struct ctf *c, struct packet *p, uint64_t ts)
 {
-	c->len = HEADER_SIZE + CONTEXT_SIZE;
+	if (reserve(c, HEADER_SIZE + CONTEXT_SIZE))
+		return -1;
+	c->packet = c->len;
+	c->len += HEADER_SIZE + CONTEXT_SIZE;
 	p->begin = p->end = p->last = ts;
 	p->open = true;
+	return 0;
 }
 
-static int packet_flush(struct ctf *c, struct packet *p, int fd, const char *name)
+/* The packet's header and context, now that its end is known; then written when it is time. */
+static int packet_end(struct ctf *c, struct packet *p)
 {
-	size_t len = c->len;
+	size_t len = c->len, size = c->len - c->packet;
 
 	if (!p->open)
 		return 0;
 	p->open = false;
-	c->len = 0;
+	c->len = c->packet;
 	put32(c, CTF_MAGIC);
 	put(c, c->uuid, 16);
 	put32(c, p->stream_id);
 	put64(c, c->instance);
 	put64(c, p->begin);
 	put64(c, p->end);
-	put64(c, (uint64_t)len * 8); /* content_size, bits */
-	put64(c, (uint64_t)len * 8); /* packet_size */
+	put64(c, (uint64_t)size * 8); /* content_size, bits */
+	put64(c, (uint64_t)size * 8); /* packet_size */
 	put64(c, p->seq++);
 	put64(c, p->discarded);
 	put32(c, p->cpu);
 	c->len = len;
-	return write_all(c, fd, name, c->buf, len);
+	c->packet = len;
+	return out_flush(c, false);
+}
+
+/* The event's copy plan: adjacent fixed fields copied as one run. */
+static struct copy_plan *plan_new(const struct conv_event *ev)
+{
+	struct copy_plan *pl = malloc(sizeof(*pl) + (ev->nr_fields + 1) * sizeof(pl->ops[0]));
+
+	if (!pl)
+		return NULL;
+	pl->nr = 0;
+	for (size_t i = 0; i < ev->nr_fields; i++) {
+		const struct conv_field *f = &ev->fields[i];
+		struct copy_op *last = pl->nr ? &pl->ops[pl->nr - 1] : NULL;
+
+		if (f->kind == CONV_STRING || f->kind == CONV_SEQ) {
+			pl->ops[pl->nr++] = (struct copy_op){ .field = (int)i };
+		} else if (last && last->field < 0 && last->offset + last->size == f->offset) {
+			last->size += f->size;
+		} else {
+			pl->ops[pl->nr++] = (struct copy_op){ .offset = f->offset, .size = f->size,
+							      .field = -1 };
+		}
+	}
+	return pl;
+}
+
+/* A __data_loc/__rel_loc field: a string up to its NUL, or a length and the elements. */
+static void put_dynamic(struct ctf *c, struct conv_input *in, struct conv_event *ev,
+			const struct conv_field *f, const unsigned char *rec, uint32_t size)
+{
+	uint32_t off, len;
+
+	if (conv_loc(in, f, rec, size, &off, &len)) {
+		conv_problem(c->cv, in, ev, "event %s:%s: field %s points outside its record; it "
+			     "converts as empty", ev->system, ev->name, f->name);
+		off = len = 0;
+	}
+	if (f->kind == CONV_STRING) {
+		const unsigned char *nul = memchr(rec + off, 0, len);
+
+		if (nul)
+			len = (uint32_t)(nul - (rec + off));
+		put(c, rec + off, len);
+		c->buf[c->len++] = 0;
+	} else {
+		len -= len % f->elem_size;
+		put32(c, len / f->elem_size);
+		put(c, rec + off, len);
+	}
 }
 
 /* One record into the packet; the room was reserved. */
 static void put_record(struct ctf *c, struct packet *p, struct conv_input *in,
-		       struct conv_event *ev, const unsigned char *rec, uint32_t size,
-		       uint64_t ts)
+		       struct conv_event *ev, const struct copy_plan *pl,
+		       const unsigned char *rec, uint32_t size, uint64_t ts)
 {
-	struct conv *cv = c->cv;
-	int pid = conv_pid(in, rec);
-
 	if (ev->id < ID_EXTENDED && ts >= p->last && ts - p->last <= UINT32_MAX) {
 		put16(c, (uint16_t)ev->id);
 		put32(c, (uint32_t)ts);
@@ -177,7 +281,7 @@ static void put_record(struct ctf *c, struct packet *p, struct conv_input *in,
 		put64(c, ts);
 	}
 	p->last = p->end = ts;
-	put32(c, (uint32_t)pid);
+	put32(c, (uint32_t)p->pid);
 	put32(c, UINT32_MAX); /* pid: -1, unknown */
 	put(c, p->comm, p->comm_len); /* looked up by the caller */
 
@@ -186,39 +290,13 @@ static void put_record(struct ctf *c, struct packet *p, struct conv_input *in,
 		put(c, rec, size);
 		return;
 	}
-	for (size_t i = 0; i < ev->nr_fields; i++) {
-		const struct conv_field *f = &ev->fields[i];
-		uint32_t off, len;
-		const unsigned char *nul;
+	for (size_t i = 0; i < pl->nr; i++) {
+		const struct copy_op *op = &pl->ops[i];
 
-		switch (f->kind) {
-		case CONV_INT:
-		case CONV_CHARS:
-		case CONV_ARRAY:
-		case CONV_BYTES:
-			put(c, rec + f->offset, f->size);
-			break;
-		case CONV_STRING:
-		case CONV_SEQ:
-			if (conv_loc(in, f, rec, size, &off, &len)) {
-				conv_problem(cv, in, ev, "event %s:%s: field %s points outside its "
-					     "record; it converts as empty", ev->system, ev->name,
-					     f->name);
-				off = len = 0;
-			}
-			if (f->kind == CONV_STRING) {
-				nul = memchr(rec + off, 0, len);
-				if (nul)
-					len = (uint32_t)(nul - (rec + off));
-				put(c, rec + off, len);
-				c->buf[c->len++] = 0;
-			} else {
-				len -= len % f->elem_size;
-				put32(c, len / f->elem_size);
-				put(c, rec + off, len);
-			}
-			break;
-		}
+		if (op->field < 0)
+			put(c, rec + op->offset, op->size);
+		else
+			put_dynamic(c, in, ev, &ev->fields[op->field], rec, size);
 	}
 }
 
@@ -240,96 +318,165 @@ static void stream_name(struct ctf *c, struct conv_input *in, size_t b, uint32_t
 	snprintf(buf + n, len - n, "cpu%" PRIu32, cpu);
 }
 
-static int write_stream(struct ctf *c, struct conv_input *in, size_t b, uint32_t cpu)
+/* The event of a record and its plan: NULL when out of memory (said). */
+static struct conv_event *record_event(struct ctf *c, struct conv_input *in,
+				       const unsigned char *rec, uint32_t size,
+				       const struct copy_plan **pl)
+{
+	uint16_t id = tracedat_u16(&in->td, rec);
+	struct conv_event *ev = in->events[id];
+
+	/* the common case first: an event with a format, a record of its size */
+	if (!ev || ev->raw || size < ev->min_size || !c->plans[id]) {
+		ev = conv_event(c->cv, in, rec, size);
+		if (!ev)
+			return NULL;
+		if (!c->plans[id] && !(c->plans[id] = plan_new(ev))) {
+			tool_error(c->cv->verb, "out of memory");
+			return NULL;
+		}
+	}
+	*pl = c->plans[id];
+	return ev;
+}
+
+/*
+ * The records of one page into packets: 0 and *records their count, or -1 (said; a damaged
+ * record's reason in err for the caller to say).
+ */
+static int convert_page(struct ctf *c, struct packet *p, struct conv_input *in, struct td_page *pg,
+			unsigned char **pad, uint64_t *records, char *err, size_t errlen)
 {
 	struct conv *cv = c->cv;
-	struct packet p = { .cpu = cpu, .stream_id = in->index, .pid = -1 };
-	struct td_cursor cur;
-	struct td_event ev;
-	unsigned char *pad = NULL;
-	uint64_t page = UINT64_MAX;
-	char name[128];
-	int fd, ret = -1;
+	const struct tracedat *td = &in->td;
+	struct td_event e;
+	bool first = true;
+	int got;
 
-	stream_name(c, in, b, cpu, name, sizeof(name));
-	fd = openat(c->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		tool_error(cv->verb, "%s/%s: %s", c->dirname, name, strerror(errno));
-		return -1;
-	}
-	tracedat_cursor_init(&cur, &in->td, b, cpu);
-	while (tracedat_next_event(&cur, &ev) == 1) {
-		uint64_t ts = tracedat_ts(&in->td, ev.ts);
-		const unsigned char *rec = ev.data;
-		uint32_t size = ev.size;
-		struct conv_event *ce = conv_event(cv, in, rec, size);
+	*records = 0;
+	while ((got = tracedat_page_next(td, pg, &e, err, errlen)) == 1) {
+		uint64_t ts = td->tsc_mult ? tracedat_ts(td, e.ts) : e.ts + (uint64_t)td->ts_offset;
+		const unsigned char *rec = e.data;
+		uint32_t size = e.size;
+		const struct copy_plan *pl;
+		struct conv_event *ev = record_event(c, in, rec, size, &pl);
+		int pid;
 
-		if (!ce)
-			goto oom;
-		if (cur.page != page || ev.missed) {
+		if (!ev)
+			return -1;
+		if (first || e.missed) {
 			/* a page is a packet; a loss starts a packet, whose count then says it */
-			if (packet_flush(c, &p, fd, name))
-				goto out;
-			page = cur.page;
-			if (ev.missed > 0 && !p.seq) {
+			first = false;
+			if (packet_end(c, p))
+				return -1;
+			if (e.missed > 0 && !p->seq) {
 				/*
 				 * A reader counts what was lost between two packets: a loss before
 				 * the first one needs an empty packet before it to count from.
 				 */
-				packet_start(c, &p, ts);
-				if (packet_flush(c, &p, fd, name))
-					goto out;
+				if (packet_start(c, p, ts) || packet_end(c, p))
+					return -1;
 			}
-			if (ev.missed > 0)
-				p.discarded += (uint64_t)ev.missed;
-			packet_start(c, &p, ts);
+			if (e.missed > 0)
+				p->discarded += (uint64_t)e.missed;
+			if (packet_start(c, p, ts))
+				return -1;
 		}
-		if (ts < p.end) {
+		if (ts < p->end) {
 			/* a reader's clock cannot run back within a stream: say it, keep order */
 			conv_problem(cv, in, NULL, "CPU %" PRIu32 ": a record's time goes back "
 				     "from %" PRIu64 " to %" PRIu64 " ns; it keeps the earlier time",
-				     cpu, p.end, ts);
-			ts = p.end;
+				     p->cpu, p->end, ts);
+			ts = p->end;
 		}
-		if (!ce->raw && size < ce->min_size) {
+		if (!ev->raw && size < ev->min_size) {
 			/* too short for its format (said): its missing bytes read as zeros */
-			free(pad);
-			pad = calloc(1, ce->min_size);
-			if (!pad)
+			free(*pad);
+			*pad = calloc(1, ev->min_size);
+			if (!*pad)
 				goto oom;
-			memcpy(pad, rec, size);
-			rec = pad;
-			size = ce->min_size;
+			memcpy(*pad, rec, size);
+			rec = *pad;
+			size = ev->min_size;
 		}
-		if (conv_pid(in, rec) != p.pid || !p.comm) {
-			p.pid = conv_pid(in, rec);
-			p.comm = conv_comm(in, p.pid);
-			p.comm_len = strlen(p.comm) + 1;
+		pid = conv_pid(in, rec);
+		if (pid != p->pid || !p->comm) {
+			p->pid = pid;
+			p->comm = conv_comm(in, pid);
+			p->comm_len = strlen(p->comm) + 1;
 		}
 		/* at worst every dynamic field spans the whole record */
-		if (reserve(c, 64 + p.comm_len + size + ce->nr_fields * ((size_t)size + 8)))
+		if (reserve(c, 64 + p->comm_len + size + ev->nr_fields * ((size_t)size + 8)))
 			goto oom;
-		put_record(c, &p, in, ce, rec, size, ts);
-		ce->count++;
-		if (conv_tick(cv))
-			goto out;
+		put_record(c, p, in, ev, pl, rec, size, ts);
+		ev->count++;
+		++*records;
 	}
-	if (packet_flush(c, &p, fd, name))
+	if (got < 0) {
+		tool_error(cv->verb, "%s", err);
+		return -1;
+	}
+	return 0;
+oom:
+	tool_error(cv->verb, "out of memory");
+	return -1;
+}
+
+static int write_stream(struct ctf *c, struct conv_input *in, size_t b, uint32_t cpu,
+			unsigned char *pages, uint64_t run)
+{
+	struct conv *cv = c->cv;
+	const struct tracedat *td = &in->td;
+	const struct td_cpu *tc = &td->buffers[b].cpus[cpu];
+	struct packet p = { .cpu = cpu, .stream_id = in->index, .pid = -1 };
+	unsigned char *pad = NULL;
+	char name[128], err[512];
+	int ret = -1;
+
+	stream_name(c, in, b, cpu, name, sizeof(name));
+	c->name = name;
+	c->len = c->packet = 0;
+	c->written = c->writeback = 0;
+	c->fd = openat(c->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (c->fd < 0) {
+		tool_error(cv->verb, "%s/%s: %s", c->dirname, name, strerror(errno));
+		return -1;
+	}
+	for (uint64_t first = 0; first < tc->nr_pages; first += run) {
+		uint64_t n = tc->nr_pages - first < run ? tc->nr_pages - first : run;
+
+		if (tracedat_read_pages(td, b, cpu, first, n, pages, err, sizeof(err)))
+			goto bad;
+		for (uint64_t i = 0; i < n; i++) {
+			struct td_page pg;
+			uint64_t records;
+
+			if (tracedat_page_begin(td, b, cpu, first + i, pages + i * td->page_size,
+						&pg, err, sizeof(err)))
+				goto bad;
+			if (convert_page(c, &p, in, &pg, &pad, &records, err, sizeof(err)))
+				goto out;
+			if (conv_tick_page(cv, records))
+				goto out;
+		}
+	}
+	if (packet_end(c, &p) || out_flush(c, true))
 		goto out;
-	if (fsync(fd) && errno != EINVAL) {
+	if (fsync(c->fd) && errno != EINVAL) {
 		tool_error(cv->verb, "%s/%s: %s", c->dirname, name, strerror(errno));
 		goto out;
 	}
 	ret = 0;
 	goto out;
-oom:
-	tool_error(cv->verb, "out of memory");
+bad:
+	tool_error(cv->verb, "%s", err);
 out:
 	free(pad);
-	if (close(fd) && !ret) {
+	if (close(c->fd) && !ret) {
 		tool_error(cv->verb, "%s/%s: %s", c->dirname, name, strerror(errno));
 		ret = -1;
 	}
+	c->fd = -1;
 	c->instance++;
 	return ret;
 }
@@ -566,7 +713,7 @@ static int write_metadata(struct ctf *c)
 
 int ctf_write(struct conv *cv, int dirfd, const char *dirname)
 {
-	struct ctf c = { .cv = cv, .dirfd = dirfd, .dirname = dirname };
+	struct ctf c = { .cv = cv, .dirfd = dirfd, .dirname = dirname, .fd = -1 };
 	int ret = -1;
 
 	c.clock = cv->in[0].td.clock;
@@ -592,19 +739,43 @@ int ctf_write(struct conv *cv, int dirfd, const char *dirname)
 	}
 	c.uuid[6] = (c.uuid[6] & 0x0f) | 0x40; /* a random (version 4) UUID */
 	c.uuid[8] = (c.uuid[8] & 0x3f) | 0x80;
+	c.plans = calloc(0x10000, sizeof(*c.plans));
+	if (!c.plans)
+		goto oom;
 	for (size_t i = 0; i < cv->nr_in; i++) {
 		struct tracedat *td = &cv->in[i].td;
+		/* whole pages, at least one, whatever their size */
+		uint64_t run = READ_RUN / td->page_size ? READ_RUN / td->page_size : 1;
+		unsigned char *pages = malloc(run * td->page_size);
 
-		for (size_t b = 0; b < td->nr_buffers; b++)
-			for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++)
+		if (!pages)
+			goto oom;
+		for (size_t b = 0; b < td->nr_buffers; b++) {
+			for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
 				if (td->buffers[b].cpus[cpu].nr_pages &&
-				    write_stream(&c, &cv->in[i], b, cpu))
+				    write_stream(&c, &cv->in[i], b, cpu, pages, run)) {
+					free(pages);
 					goto out;
+				}
+			}
+		}
+		free(pages);
+		/* the next input's ids are its own */
+		for (size_t id = 0; id < 0x10000; id++) {
+			free(c.plans[id]);
+			c.plans[id] = NULL;
+		}
 	}
 	conv_progress_end(cv);
 	ret = write_metadata(&c);
+	goto out;
+oom:
+	tool_error(cv->verb, "out of memory");
 out:
 	conv_progress_end(cv);
+	for (size_t id = 0; c.plans && id < 0x10000; id++)
+		free(c.plans[id]);
+	free(c.plans);
 	free(c.buf);
 	return ret;
 }

@@ -13,12 +13,68 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convert.h"
 #include "tool.h"
+
+/*
+ * The output, gathered here and handed to stdio 64 KiB at a time: a line is some twenty
+ * pieces, and a stdio call for each cost more than all the rest of the conversion.
+ */
+struct jout {
+	FILE *f;
+	size_t len;
+	char buf[1 << 16];
+};
+
+static void jflush(struct jout *o)
+{
+	if (o->len)
+		fwrite(o->buf, 1, o->len, o->f); /* its error is the stream's, seen by ferror() */
+	o->len = 0;
+}
+
+static inline void jwrite(const void *p, size_t n, struct jout *o)
+{
+	if (o->len + n > sizeof(o->buf)) {
+		jflush(o);
+		if (n > sizeof(o->buf)) {
+			fwrite(p, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static inline void jputc(char c, struct jout *o)
+{
+	if (o->len == sizeof(o->buf))
+		jflush(o);
+	o->buf[o->len++] = c;
+}
+
+static inline void jputs(const char *s, struct jout *o)
+{
+	jwrite(s, strlen(s), o);
+}
+
+__attribute__((format(printf, 2, 3))) static void jprintf(struct jout *o, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		jwrite(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1, o);
+}
 
 /* The length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *p, size_t n)
@@ -51,76 +107,103 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 }
 
 /* Text up to its first NUL (or n bytes), quoted. */
-static void put_str(FILE *f, const void *s, size_t n)
+static void put_str(struct jout *f, const void *s, size_t n)
 {
 	const unsigned char *p = s;
 	const unsigned char *nul = memchr(p, 0, n);
 
 	if (nul)
 		n = (size_t)(nul - p);
-	putc('"', f);
+	jputc('"', f);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
-		size_t l;
+		size_t l, run = i;
 
+		/* the bytes that go out as they are, in one write: most text is all of them */
+		while (run < n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run > i) {
+			jwrite(p + i, run - i, f);
+			i = run;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
-			putc('\\', f);
-			putc(c, f);
+			jputc('\\', f);
+			jputc(c, f);
 			i++;
 		} else if (c == '\n') {
-			fputs("\\n", f);
+			jputs("\\n", f);
 			i++;
 		} else if (c == '\t') {
-			fputs("\\t", f);
+			jputs("\\t", f);
 			i++;
 		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
+			jprintf(f, "\\u%04x", c);
 			i++;
 		} else if ((l = utf8_len(p + i, n - i))) {
-			fwrite(p + i, 1, l, f);
+			jwrite(p + i, l, f);
 			i += l;
 		} else {
 			/* a byte that is not UTF-8: its Latin-1 character, so the line parses */
-			fprintf(f, "\\u%04x", c);
+			jprintf(f, "\\u%04x", c);
 			i++;
 		}
 	}
-	putc('"', f);
+	jputc('"', f);
 }
 
-static void put_int(FILE *f, const struct conv_input *in, const unsigned char *p, uint32_t size,
+/* A number in decimal, without printf's parsing of a format for every field. */
+static void put_dec(struct jout *f, unsigned long long v, bool negative)
+{
+	char buf[24];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (negative)
+		buf[--i] = '-';
+	jwrite(buf + i, sizeof(buf) - i, f);
+}
+
+static void put_int(struct jout *f, const struct conv_input *in, const unsigned char *p, uint32_t size,
 		    bool is_signed)
 {
-	if (is_signed)
-		fprintf(f, "%lld", conv_sint(in, p, size));
-	else
-		fprintf(f, "%llu", (unsigned long long)conv_uint(in, p, size));
+	if (is_signed) {
+		long long v = conv_sint(in, p, size);
+
+		/* the magnitude of LLONG_MIN too: negated as unsigned */
+		put_dec(f, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
+	} else {
+		put_dec(f, (unsigned long long)conv_uint(in, p, size), false);
+	}
 }
 
-static void put_ints(FILE *f, const struct conv_input *in, const unsigned char *p,
+static void put_ints(struct jout *f, const struct conv_input *in, const unsigned char *p,
 		     uint32_t count, uint32_t elem, bool is_signed)
 {
-	putc('[', f);
+	jputc('[', f);
 	for (uint32_t i = 0; i < count; i++) {
 		if (i)
-			putc(',', f);
+			jputc(',', f);
 		put_int(f, in, p + (size_t)i * elem, elem, is_signed);
 	}
-	putc(']', f);
+	jputc(']', f);
 }
 
-static void put_fields(struct conv *cv, FILE *f, struct conv_input *in, struct conv_event *ev,
+static void put_fields(struct conv *cv, struct jout *f, struct conv_input *in, struct conv_event *ev,
 		       const unsigned char *rec, uint32_t size)
 {
-	fputs("\"fields\":{", f);
+	jputs("\"fields\":{", f);
 	for (size_t i = 0; i < ev->nr_fields; i++) {
 		const struct conv_field *fd = &ev->fields[i];
 		uint32_t off, len;
 
 		if (i)
-			putc(',', f);
+			jputc(',', f);
 		put_str(f, fd->name, strlen(fd->name));
-		putc(':', f);
+		jputc(':', f);
 		switch (fd->kind) {
 		case CONV_INT:
 			put_int(f, in, rec + fd->offset, fd->size, fd->is_signed);
@@ -131,9 +214,9 @@ static void put_fields(struct conv *cv, FILE *f, struct conv_input *in, struct c
 							      buf, sizeof(buf));
 
 				snprintf(key, sizeof(key), "%s_text", fd->name);
-				putc(',', f);
+				jputc(',', f);
 				put_str(f, key, strlen(key));
-				putc(':', f);
+				jputc(':', f);
 				put_str(f, t, strlen(t));
 			}
 			break;
@@ -150,7 +233,7 @@ static void put_fields(struct conv *cv, FILE *f, struct conv_input *in, struct c
 				conv_problem(cv, in, ev, "event %s:%s: field %s points outside its "
 					     "record; it converts as null", ev->system, ev->name,
 					     fd->name);
-				fputs("null", f);
+				jputs("null", f);
 			} else if (fd->kind == CONV_STRING) {
 				put_str(f, rec + off, len);
 			} else {
@@ -160,18 +243,27 @@ static void put_fields(struct conv *cv, FILE *f, struct conv_input *in, struct c
 			break;
 		}
 	}
-	putc('}', f);
+	jputc('}', f);
 }
 
-int json_write(struct conv *cv, FILE *f, const char *outname)
+int json_write(struct conv *cv, FILE *out, const char *outname)
 {
-	struct conv_merge *m = conv_merge_new(cv);
+	struct conv_merge *m;
 	struct conv_rec r;
+	struct jout *f;
 
-	if (!m) {
+	if (conv_check_pages(cv))
+		return -1;
+	m = conv_merge_new(cv);
+	f = malloc(sizeof(*f));
+	if (!m || !f) {
+		conv_merge_free(m);
+		free(f);
 		tool_error(cv->verb, "out of memory");
 		return -1;
 	}
+	f->f = out;
+	f->len = 0;
 	while (conv_merge_next(m, &r)) {
 		struct conv_event *ev = conv_event(cv, r.in, r.data, r.size);
 		const char *comm;
@@ -181,46 +273,55 @@ int json_write(struct conv *cv, FILE *f, const char *outname)
 			break;
 		pid = conv_pid(r.in, r.data);
 		comm = conv_comm(r.in, pid);
-		fprintf(f, "{\"ts\":%" PRIu64 ",\"cpu\":%" PRIu32 ",\"pid\":%d,\"comm\":", r.ts,
-			r.cpu, pid);
+		jputs("{\"ts\":", f);
+		put_dec(f, r.ts, false);
+		jputs(",\"cpu\":", f);
+		put_dec(f, r.cpu, false);
+		jputs(",\"pid\":", f);
+		put_dec(f, pid < 0 ? 0ULL - (unsigned long long)pid : (unsigned long long)pid,
+			pid < 0);
+		jputs(",\"comm\":", f);
 		put_str(f, comm, strlen(comm));
-		fputs(",\"system\":", f);
+		jputs(",\"system\":", f);
 		put_str(f, ev->system, strlen(ev->system));
-		fputs(",\"event\":", f);
+		jputs(",\"event\":", f);
 		put_str(f, ev->name, strlen(ev->name));
-		putc(',', f);
+		jputc(',', f);
 		if (ev->raw || r.size < ev->min_size) {
-			fputs("\"fields\":{},\"raw\":", f);
+			jputs("\"fields\":{},\"raw\":", f);
 			put_ints(f, r.in, r.data, r.size, 1, false);
 		} else {
 			put_fields(cv, f, r.in, ev, r.data, r.size);
 		}
 		if (r.missed > 0)
-			fprintf(f, ",\"dropped\":%lld", r.missed);
+			jprintf(f, ",\"dropped\":%lld", r.missed);
 		else if (r.missed < 0)
-			fputs(",\"dropped\":null", f);
+			jputs(",\"dropped\":null", f);
 		if (r.buffer) {
 			const char *b = r.in->td.buffers[r.buffer].name;
 
-			fputs(",\"buffer\":", f);
+			jputs(",\"buffer\":", f);
 			put_str(f, b, strlen(b));
 		}
 		if (cv->nr_in > 1) {
-			fputs(",\"file\":", f);
+			jputs(",\"file\":", f);
 			put_str(f, r.in->file, strlen(r.in->file));
 		}
-		fputs("}\n", f);
+		jputs("}\n", f);
 		ev->count++;
 		if (conv_tick(cv)) {
 			conv_merge_free(m);
+			free(f);
 			return -1;
 		}
-		if (ferror(f))
+		if (ferror(out))
 			break;
 	}
 	conv_merge_free(m);
 	conv_progress_end(cv);
-	if (fflush(f) || ferror(f)) {
+	jflush(f);
+	free(f);
+	if (fflush(out) || ferror(out)) {
 		tool_error(cv->verb, "%s: writing: %s", outname, strerror(errno));
 		return -1;
 	}

@@ -44,6 +44,7 @@ struct td_priv {
 	void *map;	/* mmap of the file, or NULL */
 	size_t map_len;
 	void *copy;	/* malloc'd contents when the file could not be mapped */
+	int fd;		/* tracedat_open_unchecked() of a mapped file: its pages are read */
 };
 
 struct rd {
@@ -52,6 +53,7 @@ struct rd {
 	char *err;
 	size_t errlen;
 	size_t formats_cap;
+	bool unchecked; /* tracedat_open_unchecked(): the pages are the caller's to check */
 };
 
 __attribute__((format(printf, 4, 5))) static int fail_msg(const struct tracedat *td, char *err,
@@ -72,31 +74,6 @@ __attribute__((format(printf, 4, 5))) static int fail_msg(const struct tracedat 
 }
 
 #define fail(r, ...) fail_msg((r)->td, (r)->err, (r)->errlen, __VA_ARGS__)
-
-uint16_t tracedat_u16(const struct tracedat *td, const void *p)
-{
-	const unsigned char *b = p;
-
-	return td->big_endian ? (uint16_t)(b[0] << 8 | b[1]) : (uint16_t)(b[1] << 8 | b[0]);
-}
-
-uint32_t tracedat_u32(const struct tracedat *td, const void *p)
-{
-	const unsigned char *b = p;
-
-	if (td->big_endian)
-		return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
-}
-
-uint64_t tracedat_u64(const struct tracedat *td, const void *p)
-{
-	const unsigned char *b = p;
-	uint64_t hi = tracedat_u32(td, td->big_endian ? b : b + 4);
-	uint64_t lo = tracedat_u32(td, td->big_endian ? b + 4 : b);
-
-	return hi << 32 | lo;
-}
 
 static uint64_t read_long(const struct tracedat *td, const void *p)
 {
@@ -1030,46 +1007,117 @@ static const char *page_header(const struct tracedat *td, const unsigned char *p
 	return NULL;
 }
 
+/* One page's header and events: NULL, or the reason in why. */
+static const char *check_page(const struct tracedat *td, const unsigned char *page,
+			      struct td_cpu *c, char *why, size_t whylen)
+{
+	const unsigned char *data = page + td->page_header;
+	const char *bad;
+	uint32_t commit, off = 0;
+	long long missed;
+
+	bad = page_header(td, page, &commit, &missed, why, whylen);
+	if (bad)
+		return bad;
+	if (missed)
+		c->nr_lost_pages++;
+	while (off < commit) {
+		struct raw_event ev;
+
+		bad = decode_event(td, data, commit, off, &ev);
+		if (bad) {
+			snprintf(why, whylen, "event at offset %" PRIu32 " of the data: %s (commit %"
+				 PRIu32 ")", off, bad, commit);
+			return why;
+		}
+		if (ev.type_len < RB_TYPE_PADDING)
+			c->nr_events++;
+		off = ev.next;
+	}
+	return NULL;
+}
+
+static int page_fail(const struct tracedat *td, char *err, size_t errlen, size_t bi,
+		     uint32_t cpu, uint64_t n, const char *bad)
+{
+	const struct td_buffer *b = &td->buffers[bi];
+
+	return fail_msg(td, err, errlen, "page %" PRIu64 " of %s%sCPU %" PRIu32 " (file offset %"
+			PRIu64 "): %s", n, b->name[0] ? b->name : "", b->name[0] ? " " : "", cpu,
+			b->cpus[cpu].offset + n * td->page_size, bad);
+}
+
 static int check_pages(struct rd *r, size_t bi, uint32_t cpu)
 {
 	struct tracedat *td = r->td;
-	struct td_buffer *b = &td->buffers[bi];
-	struct td_cpu *c = &b->cpus[cpu];
+	struct td_cpu *c = &td->buffers[bi].cpus[cpu];
 	char why[128];
 
-	c->nr_pages = c->size / td->page_size;
+	c->nr_events = c->nr_lost_pages = 0;
 	for (uint64_t n = 0; n < c->nr_pages; n++) {
-		const unsigned char *page = td->data + c->offset + n * td->page_size;
-		const unsigned char *data = page + td->page_header;
-		const char *bad;
-		uint32_t commit, off = 0;
-		long long missed;
+		const char *bad = check_page(td, td->data + c->offset + n * td->page_size, c, why,
+					     sizeof(why));
 
-		bad = page_header(td, page, &commit, &missed, why, sizeof(why));
 		if (bad)
-			goto bad_page;
-		if (missed)
-			c->nr_lost_pages++;
-		while (off < commit) {
-			struct raw_event ev;
-
-			bad = decode_event(td, data, commit, off, &ev);
-			if (bad) {
-				snprintf(why, sizeof(why), "event at offset %" PRIu32
-					 " of the data: %s (commit %" PRIu32 ")", off, bad, commit);
-				bad = why;
-				goto bad_page;
-			}
-			if (ev.type_len < RB_TYPE_PADDING)
-				c->nr_events++;
-			off = ev.next;
-		}
-		continue;
-bad_page:
-		return fail(r, "page %" PRIu64 " of %s%sCPU %" PRIu32 " (file offset %" PRIu64
-			       "): %s", n, b->name[0] ? b->name : "", b->name[0] ? " " : "",
-			    cpu, c->offset + n * td->page_size, bad);
+			return page_fail(td, r->err, r->errlen, bi, cpu, n, bad);
 	}
+	return 0;
+}
+
+int tracedat_page_begin(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t n,
+			const unsigned char *page, struct td_page *pg, char *err, size_t errlen)
+{
+	char why[128];
+	const char *bad;
+
+	memset(pg, 0, sizeof(*pg));
+	bad = page_header(td, page, &pg->commit, &pg->missed, why, sizeof(why));
+	if (bad)
+		return page_fail(td, err, errlen, buffer, cpu, n, bad);
+	pg->data = page + td->page_header;
+	pg->ts = tracedat_u64(td, page);
+	pg->buffer = buffer;
+	pg->cpu = cpu;
+	pg->n = n;
+	return 0;
+}
+
+int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_event *ev,
+		       char *err, size_t errlen)
+{
+	while (pg->off < pg->commit) {
+		struct raw_event raw;
+		uint32_t off = pg->off;
+		const char *bad = decode_event(td, pg->data, pg->commit, off, &raw);
+
+		if (bad) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "event at offset %" PRIu32 " of the data: %s "
+				 "(commit %" PRIu32 ")", off, bad, pg->commit);
+			return page_fail(td, err, errlen, pg->buffer, pg->cpu, pg->n, why);
+		}
+		apply_time(&raw, &pg->ts);
+		pg->off = raw.next;
+		if (raw.type_len >= RB_TYPE_PADDING)
+			continue;
+		ev->ts = pg->ts;
+		ev->data = pg->data + raw.payload;
+		ev->size = raw.size;
+		ev->missed = off == 0 ? pg->missed : 0;
+		return 1;
+	}
+	return 0;
+}
+
+int tracedat_check_pages(struct tracedat *td, char *err, size_t errlen)
+{
+	struct rd r = { .td = td, .err = err, .errlen = errlen };
+
+	for (size_t b = 0; b < td->nr_buffers; b++)
+		for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++)
+			if (check_pages(&r, b, cpu))
+				return -1;
 	return 0;
 }
 
@@ -1207,15 +1255,17 @@ static int parse(struct rd *r)
 		return -1;
 	for (size_t b = 0; b < td->nr_buffers; b++)
 		for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++)
-			if (check_pages(r, b, cpu))
-				return -1;
-	return 0;
+			td->buffers[b].cpus[cpu].nr_pages = td->buffers[b].cpus[cpu].size /
+							    td->page_size;
+	if (r->unchecked)
+		return 0;
+	return tracedat_check_pages(td, r->err, r->errlen);
 }
 
 static int parse_v6(struct tracedat *td, const char *name, const void *data, size_t size,
-		    char *err, size_t errlen)
+		    bool unchecked, char *err, size_t errlen)
 {
-	struct rd r = { .td = td, .err = err, .errlen = errlen };
+	struct rd r = { .td = td, .err = err, .errlen = errlen, .unchecked = unchecked };
 
 	memset(td, 0, sizeof(*td));
 	td->name = name;
@@ -1236,7 +1286,7 @@ static int parse_v6(struct tracedat *td, const char *name, const void *data, siz
  * input is no longer needed.
  */
 static int parse_v7(struct tracedat *td, const char *name, const void *data, size_t size,
-		    char *err, size_t errlen)
+		    bool unchecked, char *err, size_t errlen)
 {
 	struct td_priv *priv = calloc(1, sizeof(*priv));
 	char why[768];
@@ -1248,6 +1298,7 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 	td->name = name;
 	if (!priv)
 		return fail_msg(td, err, errlen, "out of memory");
+	priv->fd = -1; /* its pages are read from the copy's mapping */
 	fd = td7_tmpfile(why, sizeof(why));
 	if (fd < 0) {
 		free(priv);
@@ -1267,7 +1318,7 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 		return fail_msg(td, err, errlen, "cannot map its version 6 copy: %s", strerror(e));
 	}
 	close(fd);
-	if (parse_v6(td, name, map, (size_t)st.st_size, why, sizeof(why))) {
+	if (parse_v6(td, name, map, (size_t)st.st_size, unchecked, why, sizeof(why))) {
 		size_t skip = strlen(name) + 2; /* "NAME: " */
 
 		/* said of the copy, whose offsets are not the input's */
@@ -1284,12 +1335,18 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 	return 0;
 }
 
+static int parse_data(struct tracedat *td, const char *name, const void *data, size_t size,
+		      bool unchecked, char *err, size_t errlen)
+{
+	if (td7_is_v7(data, size))
+		return parse_v7(td, name, data, size, unchecked, err, errlen);
+	return parse_v6(td, name, data, size, unchecked, err, errlen);
+}
+
 int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
 		   char *err, size_t errlen)
 {
-	if (td7_is_v7(data, size))
-		return parse_v7(td, name, data, size, err, errlen);
-	return parse_v6(td, name, data, size, err, errlen);
+	return parse_data(td, name, data, size, false, err, errlen);
 }
 
 /* A regular file that cannot be mapped is read: no more than its size, from its start. */
@@ -1318,7 +1375,8 @@ static const char *file_kind(mode_t mode)
 	       S_ISSOCK(mode) ? "a socket" : "not a file";
 }
 
-int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen)
+static int open_file(struct tracedat *td, const char *path, bool unchecked, char *err,
+		     size_t errlen)
 {
 	struct td_priv *priv;
 	struct stat st;
@@ -1331,6 +1389,7 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
 		return fail_msg(td, err, errlen, "out of memory");
+	priv->fd = -1;
 	/*
 	 * A trace.dat is a regular file: a FIFO would be waited on (no writer) and a device read
 	 * without end (/dev/zero), before its first bytes could be checked. O_NONBLOCK: the
@@ -1375,17 +1434,63 @@ int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errle
 		}
 		priv->copy = data;
 	}
-	close(fd);
-	ret = tracedat_parse(td, path, data, size, err, errlen);
+	if (unchecked && priv->map)
+		priv->fd = fd; /* its pages are read from it: see tracedat_read_pages() */
+	else
+		close(fd);
+	ret = parse_data(td, path, data, size, unchecked, err, errlen);
 	if (ret || td->priv_) {
 		/* failed, or version 7, whose reader keeps its copy and not the input */
 		if (priv->map)
 			munmap(priv->map, priv->map_len);
+		if (priv->fd >= 0)
+			close(priv->fd);
 		free(priv->copy);
 		free(priv);
 		return ret;
 	}
 	td->priv_ = priv;
+	return 0;
+}
+
+int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen)
+{
+	return open_file(td, path, false, err, errlen);
+}
+
+int tracedat_open_unchecked(struct tracedat *td, const char *path, char *err, size_t errlen)
+{
+	return open_file(td, path, true, err, errlen);
+}
+
+int tracedat_read_pages(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t first,
+			uint64_t n, void *buf, char *err, size_t errlen)
+{
+	const struct td_priv *priv = td->priv_;
+	const struct td_cpu *c = &td->buffers[buffer].cpus[cpu];
+	uint64_t off = c->offset + first * td->page_size;
+	size_t len = (size_t)(n * td->page_size), done = 0;
+
+	if (first > c->nr_pages || n > c->nr_pages - first)
+		return fail_msg(td, err, errlen, "pages %" PRIu64 "..%" PRIu64 " of CPU %" PRIu32
+				" are past its %" PRIu64, first, first + n, cpu, c->nr_pages);
+	if (!priv || priv->fd < 0) {
+		memcpy(buf, td->data + off, len);
+		return 0;
+	}
+	while (done < len) {
+		ssize_t got = pread(priv->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return fail_msg(td, err, errlen, "reading at offset %" PRIu64 ": %s",
+					off + done, strerror(errno));
+		if (!got)
+			return fail_msg(td, err, errlen, "cut short at offset %" PRIu64 " while "
+					"being read", off + done);
+		done += (size_t)got;
+	}
 	return 0;
 }
 
@@ -1408,6 +1513,8 @@ void tracedat_close(struct tracedat *td)
 	if (priv) {
 		if (priv->map)
 			munmap(priv->map, priv->map_len);
+		if (priv->fd >= 0)
+			close(priv->fd);
 		free(priv->copy);
 		free(priv);
 	}

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 /* The option ids (TD_OPT_*) and the ring-buffer constants, the file writer's too. */
 #include "tracedat_format.h"
 
@@ -127,6 +128,48 @@ struct tracedat {
 int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen);
 
 /*
+ * tracedat_open() but for the pages: everything up to the page ranges is validated, the pages'
+ * contents are not (nr_events and nr_lost_pages stay 0), so that a one-pass reader of a big
+ * file does not walk it twice. Such a reader reads the pages with tracedat_read_pages() and
+ * walks each with tracedat_page_begin() and tracedat_page_next(), which check what they give;
+ * tracedat_check_pages() makes the file what tracedat_open() returns.
+ */
+int tracedat_open_unchecked(struct tracedat *td, const char *path, char *err, size_t errlen);
+/* Every page checked and counted, as tracedat_open() does; 0, or -1 with the reason in err. */
+int tracedat_check_pages(struct tracedat *td, char *err, size_t errlen);
+struct td_event;
+/* A page being read by tracedat_page_next(), which checks each record before it gives it. */
+struct td_page {
+	const unsigned char *data; /* the records, after the page header */
+	uint32_t commit;	   /* their bytes */
+	uint32_t off;		   /* the next one's */
+	uint64_t ts;		   /* raw clock value of the last one given */
+	long long missed;	   /* lost before the page: 0 none, -1 unknown, else the count */
+	size_t buffer;		   /* which page, for the messages */
+	uint32_t cpu;
+	uint64_t n;
+};
+/*
+ * Page n of a CPU, read into page (td->page_size bytes), its header checked: 0 and *pg set
+ * to walk it, or -1 with the reason (naming the page) in err.
+ */
+int tracedat_page_begin(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t n,
+			const unsigned char *page, struct td_page *pg, char *err, size_t errlen);
+/*
+ * The page's next record, checked as tracedat_open() checks it: 1 and *ev filled (missed as
+ * the cursor's), 0 at the page's end, or -1 with the reason (naming the page) in err.
+ */
+int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_event *ev,
+		       char *err, size_t errlen);
+/*
+ * Pages [first, first + n) of a CPU into buf (n * page_size bytes): copied by pread(2) from
+ * a file opened unchecked (in a VM, first touching a mapping costs far more than copying
+ * from the page cache), else from td->data. 0, or -1 with the reason in err.
+ */
+int tracedat_read_pages(const struct tracedat *td, size_t buffer, uint32_t cpu, uint64_t first,
+			uint64_t n, void *buf, char *err, size_t errlen);
+
+/*
  * Validate the size bytes at data (which must stay valid until close), as
  * tracedat_open does for a file; name is used in messages.  For fuzzers and
  * tests.
@@ -148,10 +191,39 @@ int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len
 /* The first option with this id, or NULL. */
 const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id);
 
-/* Numbers in the file's byte order; p must have the bytes. */
-uint16_t tracedat_u16(const struct tracedat *td, const void *p);
-uint32_t tracedat_u32(const struct tracedat *td, const void *p);
-uint64_t tracedat_u64(const struct tracedat *td, const void *p);
+/* Whether the file's numbers need their bytes swapped here. */
+static inline bool tracedat_swapped(const struct tracedat *td)
+{
+	return td->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+}
+
+/*
+ * Numbers in the file's byte order; p must have the bytes. Inline: the walks of the pages and
+ * the conversions load a few from every record.
+ */
+static inline uint16_t tracedat_u16(const struct tracedat *td, const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return tracedat_swapped(td) ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t tracedat_u32(const struct tracedat *td, const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return tracedat_swapped(td) ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t tracedat_u64(const struct tracedat *td, const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return tracedat_swapped(td) ? __builtin_bswap64(v) : v;
+}
 
 /* Page n of a CPU in a buffer (already validated), or NULL if out of range. */
 const unsigned char *tracedat_page(const struct tracedat *td, size_t buffer, uint32_t cpu,
