@@ -139,7 +139,7 @@ $(O)/tests/fmttarget: tests/fmttarget.c tests/trace/events/tpt_unsafe.h $(wildca
 
 # The tool's kernel text for libtraceevent's helpers (tools/tpoint/kprint.c), alone.
 $(O)/tests/kprint_test: tests/kprint_test.c tools/tpoint/kprint.c tools/tpoint/kprint.h tests/testutil.h $(SHLIB) | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint $(TRACEEVENT_CFLAGS) -o $@ tests/kprint_test.c \
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Ilib -Itools/tpoint $(TRACEEVENT_CFLAGS) -o $@ tests/kprint_test.c \
 		tools/tpoint/kprint.c $(TRACEEVENT_LIBS) $(INSTR_LDFLAGS) -lpthread
 
 # A TRACE_EVENT_FN whose reg()/unreg() it counts, for tests/fn_control.sh.

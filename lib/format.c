@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "growbuf.h"
 
 /* ---- walking the section ---- */
 
@@ -231,43 +232,9 @@ const struct tpoint_meta_class *tpoint_meta_find_class(const char *begin, const 
 	return NULL;
 }
 
-/* ---- a small growing string; an allocation failure sticks until the end ---- */
+/* ---- a growing string (growbuf.h), with printf ---- */
 
-struct sbuf {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *nb;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		nb = realloc(b->buf, cap);
-		if (!nb) {
-			b->failed = true;
-			return;
-		}
-		b->buf = nb;
-		b->cap = cap;
-	}
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len] = 0;
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct tp_growbuf *b, const char *fmt, ...)
 {
 	char small[256];
 	va_list ap;
@@ -277,33 +244,33 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, cons
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0) {
-		b->failed = true;
+		b->oom = true;
 	} else if ((size_t)n < sizeof(small)) {
-		sb_add(b, small, (size_t)n);
+		tp_growbuf_add(b, small, (size_t)n);
 	} else {
 		char *big = malloc((size_t)n + 1);
 
 		if (!big) {
-			b->failed = true;
+			b->oom = true;
 			return;
 		}
 		va_start(ap, fmt);
 		vsnprintf(big, (size_t)n + 1, fmt, ap);
 		va_end(ap);
-		sb_add(b, big, (size_t)n);
+		tp_growbuf_add(b, big, (size_t)n);
 		free(big);
 	}
 }
 
 /* The string, or NULL with errno ENOMEM; the builder is spent either way. */
-static char *sb_finish(struct sbuf *b)
+static char *sb_finish(struct tp_growbuf *b)
 {
-	if (b->failed || !b->buf) {
-		free(b->buf);
+	if (b->oom || !b->p) {
+		free(b->p);
 		errno = ENOMEM;
 		return NULL;
 	}
-	return b->buf;
+	return b->p;
 }
 
 /* ---- enum substitution ---- */
@@ -364,11 +331,11 @@ static const struct tpoint_enum *enum_at(const char *s, size_t word, const char 
 char *tpoint_print_fmt_subst(const char *print_fmt, const char *system,
 			     const struct tpoint_enum *enums, size_t nenums)
 {
-	struct sbuf b = { 0 };
+	struct tp_growbuf b = { 0 };
 	const char *s = print_fmt;
 	bool member = false; /* the next identifier follows "->" or "." */
 
-	sb_add(&b, "", 0);
+	tp_growbuf_add(&b, "", 0);
 	while (*s) {
 		size_t n = 1;
 
@@ -401,7 +368,7 @@ char *tpoint_print_fmt_subst(const char *print_fmt, const char *system,
 		} else if (!is_space(*s)) {
 			member = false;
 		}
-		sb_add(&b, s, n);
+		tp_growbuf_add(&b, s, n);
 		s += n;
 	}
 	return sb_finish(&b);
@@ -440,7 +407,7 @@ static void trim(const char **s, size_t *n)
 
 /* The getter of the field's bitmap that libtraceevent prints, for a %*pb(l) argument, or
  * false if the argument is not a field's bitmap (then the conversion stays as it is). */
-static bool bitmap_getter(struct sbuf *b, const char *s, size_t n, bool list)
+static bool bitmap_getter(struct tp_growbuf *b, const char *s, size_t n, bool list)
 {
 	static const struct {
 		const char *from;
@@ -525,7 +492,7 @@ static char *bitmap_convs_rewrite(const char *print)
 	struct bitmap_conv conv[16];
 	const char *args[BITMAP_MAX_ARGS + 1];
 	size_t lit = literal_len(print), nconv, nargs = 0, at = 0;
-	struct sbuf b = { 0 };
+	struct tp_growbuf b = { 0 };
 	const char *p;
 
 	if (print[0] != '"' || !lit || !strstr(print, "pb"))
@@ -557,7 +524,7 @@ static char *bitmap_convs_rewrite(const char *print)
 	nconv = find_bitmap_convs(print, lit, conv, sizeof(conv) / sizeof(conv[0]));
 
 	/* Each conversion whose bitmap is a field's, and whose width has no quote. */
-	struct sbuf getter[16];
+	struct tp_growbuf getter[16];
 	size_t kept = 0;
 
 	for (size_t i = 0; i < nconv; i++) {
@@ -565,11 +532,11 @@ static char *bitmap_convs_rewrite(const char *print)
 		const char *ws = args[w < nargs ? w : 0];
 		size_t wn = w + 1 < nargs ? (size_t)(args[w + 1] - 1 - ws) : 0;
 
-		getter[i] = (struct sbuf){ 0 };
+		getter[i] = (struct tp_growbuf){ 0 };
 		if (w + 1 >= nargs || memchr(ws, '"', wn) || memchr(ws, '\\', wn) ||
 		    !bitmap_getter(&getter[i], args[w + 1], (size_t)(args[w + 2] - 1 - args[w + 1]),
 				   conv[i].list)) {
-			free(getter[i].buf);
+			free(getter[i].p);
 			continue;
 		}
 		getter[kept] = getter[i];
@@ -580,27 +547,27 @@ static char *bitmap_convs_rewrite(const char *print)
 
 	/* The fmt literal, then the arguments, with the kept conversions rewritten. */
 	for (size_t i = 0; i < kept; i++) {
-		sb_add(&b, print + at, conv[i].at - at);
-		sb_str(&b, "%.0s%s");
+		tp_growbuf_add(&b, print + at, conv[i].at - at);
+		tp_growbuf_str(&b, "%.0s%s");
 		at = conv[i].at + conv[i].len;
 	}
-	sb_add(&b, print + at, lit - at);
-	sb_add(&b, print + lit, (size_t)(args[0] - (print + lit)));
+	tp_growbuf_add(&b, print + at, lit - at);
+	tp_growbuf_add(&b, print + lit, (size_t)(args[0] - (print + lit)));
 	for (size_t a = 0, i = 0; a < nargs; a++) {
 		const char *s = args[a];
 		size_t n = (size_t)(args[a + 1] - 1 - s);
 
 		if (i < kept && conv[i].arg == a) {
 			trim(&s, &n);
-			sb_printf(&b, " \"%.*s\", %s", (int)n, s, getter[i].buf ? getter[i].buf : "");
-			free(getter[i].buf);
+			sb_printf(&b, " \"%.*s\", %s", (int)n, s, getter[i].p ? getter[i].p : "");
+			free(getter[i].p);
 			i++;
 			a++; /* the bitmap's argument: the getter */
 		} else {
-			sb_add(&b, s, n);
+			tp_growbuf_add(&b, s, n);
 		}
 		if (a + 1 < nargs)
-			sb_str(&b, ",");
+			tp_growbuf_str(&b, ",");
 	}
 	return sb_finish(&b);
 }
@@ -654,7 +621,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	const char *system = tpoint_meta_class_system(c);
 	const char *names = tpoint_meta_class_field_strings(c);
 	uint16_t *offsets;
-	struct sbuf b = { 0 };
+	struct tp_growbuf b = { 0 };
 	char *subst, *bitmaps;
 
 	if (strcmp(tpoint_meta_event_system(e), system) ||
@@ -679,7 +646,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 		const char *type = names, *name = tpoint_meta_str_next(type);
 
 		names = tpoint_meta_str_next(name);
-		sb_str(&b, "\tfield:");
+		tp_growbuf_str(&b, "\tfield:");
 		switch (f[i].kind) {
 		case TPOINT_FIELD_ARRAY:
 			sb_printf(&b, "%s %s[%u]", type, name, (unsigned)f[i].array_len);
@@ -710,7 +677,7 @@ char *tpoint_format_build(const struct tpoint_meta_class *c, const struct tpoint
 	bitmaps = subst ? bitmap_convs_rewrite(subst) : NULL;
 	free(subst);
 	if (!bitmaps) {
-		free(b.buf);
+		free(b.p);
 		return NULL;
 	}
 	sb_printf(&b, "\nprint fmt: %s\n", bitmaps);

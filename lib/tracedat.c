@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "filter.h"
+#include "growbuf.h"
 #include "internal.h"
 #include "ringbuf.h"
 #include "spool_read.h"
@@ -619,8 +620,7 @@ struct out_file {
 	int error;
 	char *buf;    /* OUT_BUF bytes, or NULL: then every write goes straight out */
 	size_t used;
-	bool mem;     /* no file: a block of metadata gathered in buf (for version 7) */
-	size_t cap;   /* of buf, in memory */
+	struct tp_growbuf *mem; /* no file: a block of metadata gathered here (version 7) */
 };
 
 /*
@@ -662,34 +662,11 @@ static void out_flush(struct out_file *f)
 	f->used = 0;
 }
 
-/* Gathered in memory: buf grows. */
-static void out_keep(struct out_file *f, const void *buf, size_t len)
-{
-	if (f->error)
-		return;
-	if (f->used + len > f->cap) {
-		size_t cap = f->cap ? f->cap : 4096;
-		char *p;
-
-		while (cap < f->used + len)
-			cap *= 2;
-		p = realloc(f->buf, cap);
-		if (!p) {
-			f->error = ENOMEM;
-			return;
-		}
-		f->buf = p;
-		f->cap = cap;
-	}
-	memcpy(f->buf + f->used, buf, len);
-	f->used += len;
-}
-
 static void out_write(struct out_file *f, const void *buf, size_t len)
 {
 	f->off += len;
 	if (f->mem) {
-		out_keep(f, buf, len);
+		tp_growbuf_add(f->mem, buf, len);
 		return;
 	}
 	if (!f->buf) {
@@ -810,8 +787,9 @@ static int cmp_event(const void *a, const void *b)
  * The metadata, block by block: version 6 writes them one after another, version 7 one
  * section each (the same bytes, compressed).
  */
-static void block_header_info(struct out_file *f)
+static void block_header_info(struct writer_state *w, struct out_file *f)
 {
+	(void)w;
 	out_str0(f, "header_page");
 	out_u64(f, sizeof(header_page) - 1);
 	out_write(f, header_page, sizeof(header_page) - 1);
@@ -821,8 +799,9 @@ static void block_header_info(struct out_file *f)
 }
 
 /* No ftrace formats, kallsyms or printk formats: a count or size of 0. */
-static void block_empty(struct out_file *f)
+static void block_empty(struct writer_state *w, struct out_file *f)
 {
+	(void)w;
 	out_u32(f, 0);
 }
 
@@ -956,12 +935,12 @@ static void write_metadata_v6(struct writer_state *w, struct out_file *f)
 	out_write(f, "\0", 1);                          /* little endian */
 	out_write(f, &(char){ (char)sizeof(long) }, 1); /* long size */
 	out_u32(f, TPOINT_PAGE_SIZE);
-	block_header_info(f);
-	block_empty(f); /* ftrace formats */
+	block_header_info(w, f);
+	block_empty(w, f); /* ftrace formats */
 	sort_events(w);
 	block_event_formats(w, f);
-	block_empty(f); /* kallsyms */
-	block_empty(f); /* printk formats */
+	block_empty(w, f); /* kallsyms */
+	block_empty(w, f); /* printk formats */
 	block_cmdlines(w, f);
 	out_u32(f, w->ncpus);
 	out_write(f, "options  ", 10);
@@ -991,18 +970,16 @@ static void option_v7(void *ctx, uint16_t id, const void *data, uint32_t len)
 }
 
 /* One block gathered in memory, then written as its section. */
-static int section_v7(struct writer_state *w, uint16_t id, void (*block)(struct out_file *f),
-		      void (*wblock)(struct writer_state *w, struct out_file *f))
+static int section_v7(struct writer_state *w, uint16_t id,
+		      void (*block)(struct writer_state *w, struct out_file *f))
 {
-	struct out_file m = { .file = OWNED_FD_NONE, .mem = true };
+	struct tp_growbuf m = { 0 };
+	struct out_file f = { .file = OWNED_FD_NONE, .mem = &m };
 	int ret;
 
-	if (block)
-		block(&m);
-	else
-		wblock(w, &m);
-	ret = m.error ? -m.error : tp_td7_section(w->td7, id, m.buf, m.used);
-	free(m.buf);
+	block(w, &f);
+	ret = m.oom ? -ENOMEM : tp_td7_section(w->td7, id, m.p, m.len);
+	free(m.p);
 	return ret;
 }
 
@@ -1012,17 +989,17 @@ static int write_metadata_v7(struct writer_state *w)
 	int ret;
 
 	sort_events(w);
-	ret = section_v7(w, TD7_SEC_HEADER_INFO, block_header_info, NULL);
+	ret = section_v7(w, TD7_SEC_HEADER_INFO, block_header_info);
 	if (!ret)
-		ret = section_v7(w, TD7_SEC_FTRACE_EVENTS, block_empty, NULL);
+		ret = section_v7(w, TD7_SEC_FTRACE_EVENTS, block_empty);
 	if (!ret)
-		ret = section_v7(w, TD7_SEC_EVENT_FORMATS, NULL, block_event_formats);
+		ret = section_v7(w, TD7_SEC_EVENT_FORMATS, block_event_formats);
 	if (!ret)
-		ret = section_v7(w, TD7_SEC_KALLSYMS, block_empty, NULL);
+		ret = section_v7(w, TD7_SEC_KALLSYMS, block_empty);
 	if (!ret)
-		ret = section_v7(w, TD7_SEC_PRINTK, block_empty, NULL);
+		ret = section_v7(w, TD7_SEC_PRINTK, block_empty);
 	if (!ret)
-		ret = section_v7(w, TD7_SEC_CMDLINES, NULL, block_cmdlines);
+		ret = section_v7(w, TD7_SEC_CMDLINES, block_cmdlines);
 	if (!ret)
 		ret = tp_td7_option(w->td7, TD_OPT_CPUCOUNT, &ncpus, 4);
 	if (!ret)

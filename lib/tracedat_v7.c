@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "growbuf.h"
 #include "tracedat_format.h"
 #include "tracedat_v7.h"
 
@@ -28,8 +29,7 @@ struct td7_writer {
 	const struct tp_codec *codec;
 	uint32_t page_size;
 	uint64_t options_field; /* where the header's offset of the options is */
-	char *options;          /* the options section's body, growing */
-	size_t options_len, options_cap;
+	struct tp_growbuf options; /* the options section's body */
 	/* The CPU data. */
 	uint64_t buffer_section;  /* the offset of the BUFFER section's header, or 0 */
 	struct td7_cpu *cpus;
@@ -138,16 +138,10 @@ struct td7_writer *tp_td7_start(const struct td7_io *io, const struct tp_codec *
 
 int tp_td7_option(struct td7_writer *t, uint16_t id, const void *data, uint32_t len)
 {
-	size_t need = t->options_len + 6 + len;
-
-	if (grow((void **)&t->options, &t->options_cap, need, 1) < 0)
-		return t->err = -ENOMEM;
-	memcpy(t->options + t->options_len, &id, 2);
-	memcpy(t->options + t->options_len + 2, &len, 4);
-	if (len)
-		memcpy(t->options + t->options_len + 6, data, len);
-	t->options_len = need;
-	return 0;
+	tp_growbuf_add(&t->options, &id, 2);
+	tp_growbuf_add(&t->options, &len, 4);
+	tp_growbuf_add(&t->options, data, len);
+	return t->options.oom ? (t->err = -ENOMEM) : 0;
 }
 
 int tp_td7_section(struct td7_writer *t, uint16_t id, const void *body, size_t len)
@@ -282,7 +276,7 @@ static int buffer_option(struct td7_writer *t, const char *clock)
 
 static void td7_free(struct td7_writer *t)
 {
-	free(t->options);
+	free(t->options.p);
 	free(t->cpus);
 	free(t->chunk);
 	free(t->out);
@@ -304,7 +298,7 @@ int tp_td7_finish(struct td7_writer *t, const char *clock, uint64_t *in_bytes,
 		uint64_t at = section_begin(t, TD7_SEC_OPTIONS, 0);
 		uint64_t next = 0; /* DONE: no further options section */
 
-		put(t, t->options, t->options_len);
+		put(t, t->options.p, t->options.len);
 		put_u16(t, 0);
 		put_u32(t, 8);
 		put_u64(t, next);

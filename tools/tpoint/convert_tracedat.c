@@ -22,6 +22,7 @@
 
 #include "codec.h"
 #include "convert.h"
+#include "growbuf.h"
 #include "tool.h"
 #include "tracedat_v7.h"
 
@@ -90,68 +91,40 @@ static uint64_t out7_offset(void *ctx)
 	return ((struct out7 *)ctx)->off;
 }
 
-/* A metadata block gathered in memory (little-endian numbers: the writer's order). */
-struct block {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void block_put(struct block *b, const void *p, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *grown;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		grown = realloc(b->p, cap);
-		if (!grown) {
-			b->oom = true;
-			return;
-		}
-		b->p = grown;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void block_u32(struct block *b, uint32_t v)
+/* Metadata blocks are gathered in growbuf.h buffers, numbers little-endian (the writer's). */
+static void block_u32(struct tp_growbuf *b, uint32_t v)
 {
 	unsigned char x[4] = { (unsigned char)v, (unsigned char)(v >> 8),
 			       (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
 
-	block_put(b, x, 4);
+	tp_growbuf_add(b, x, 4);
 }
 
-static void block_u64(struct block *b, uint64_t v)
+static void block_u64(struct tp_growbuf *b, uint64_t v)
 {
 	block_u32(b, (uint32_t)v);
 	block_u32(b, (uint32_t)(v >> 32));
 }
 
-static void block_text(struct block *b, int size_bytes, const struct td_text *t)
+static void block_text(struct tp_growbuf *b, int size_bytes, const struct td_text *t)
 {
 	if (size_bytes == 8)
 		block_u64(b, t->len);
 	else
 		block_u32(b, (uint32_t)t->len);
-	block_put(b, t->data, t->len);
+	tp_growbuf_add(b, t->data, t->len);
 }
 
 /* The version 6 block of metadata section id, rebuilt from what the reader kept. */
-static void build_block(const struct tracedat *td, uint16_t id, struct block *b)
+static void build_block(const struct tracedat *td, uint16_t id, struct tp_growbuf *b)
 {
 	size_t i, n;
 
 	switch (id) {
 	case TD7_SEC_HEADER_INFO:
-		block_put(b, "header_page", 12);
+		tp_growbuf_add(b, "header_page", 12);
 		block_text(b, 8, &td->header_page);
-		block_put(b, "header_event", 13);
+		tp_growbuf_add(b, "header_event", 13);
 		block_text(b, 8, &td->header_event);
 		break;
 	case TD7_SEC_FTRACE_EVENTS:
@@ -173,7 +146,7 @@ static void build_block(const struct tracedat *td, uint16_t id, struct block *b)
 
 			while (j < td->nr_formats && td->formats[j].system == system)
 				j++;
-			block_put(b, system, strlen(system) + 1);
+			tp_growbuf_add(b, system, strlen(system) + 1);
 			block_u32(b, (uint32_t)(j - i));
 			for (; i < j; i++)
 				block_text(b, 8, &td->formats[i].text);
@@ -232,7 +205,7 @@ static int write_v7(int fd, const char *out, void *arg)
 		out7_patch(o, TD_MAGIC_LEN + 3, &ls, 1);
 	}
 	for (uint16_t id = TD7_SEC_HEADER_INFO; !ret && id <= TD7_SEC_CMDLINES; id++) {
-		struct block b = { 0 };
+		struct tp_growbuf b = { 0 };
 
 		build_block(td, id, &b);
 		ret = b.oom ? -ENOMEM : tp_td7_section(w, id, b.p, b.len);

@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "growbuf.h"
 #include "kprint.h"
 
 /* More bits than any bitmap a record can hold (a page); a width beyond is clamped. */
@@ -195,37 +196,6 @@ int kprint_register(struct tep_handle *tep)
 
 /* ---- the rewrite -------------------------------------------------------- */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *grown = realloc(b->p, cap);
-
-		if (!grown) {
-			b->oom = true;
-			return;
-		}
-		b->p = grown;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
 /* The end of the quoted string or char literal starting at s (its closing quote + 1). */
 static const char *skip_quoted(const char *s, const char *end)
 {
@@ -310,7 +280,7 @@ static const char *sizeof_value(const char *s, const char *end)
  * One argument's text, with cpumask getters as bitmask getters, __print_array wrapped, and
  * the sizeof()s libtraceevent 1.7.1 mis-parses as their value.
  */
-static void rewrite_expr(struct buf *b, const char *s, const char *end)
+static void rewrite_expr(struct tp_growbuf *b, const char *s, const char *end)
 {
 	const char *start = s;
 
@@ -320,33 +290,33 @@ static void rewrite_expr(struct buf *b, const char *s, const char *end)
 		if (*s == '"' || *s == '\'') {
 			const char *q = skip_quoted(s, end);
 
-			put(b, s, (size_t)(q - s));
+			tp_growbuf_add(b, s, (size_t)(q - s));
 			s = q;
 		} else if (call_at(start, s, end, "sizeof") &&
 			   (close = match_paren(s + 6, end)) &&
 			   (value = sizeof_value(s + 7, close))) {
-			puts_(b, value);
+			tp_growbuf_str(b, value);
 			s = close + 1;
 		} else if (call_at(start, s, end, "__get_cpumask")) {
-			puts_(b, "__get_bitmask");
+			tp_growbuf_str(b, "__get_bitmask");
 			s += strlen("__get_cpumask");
 		} else if (call_at(start, s, end, "__get_rel_cpumask")) {
-			puts_(b, "__get_rel_bitmask");
+			tp_growbuf_str(b, "__get_rel_bitmask");
 			s += strlen("__get_rel_cpumask");
 		} else if (call_at(start, s, end, "__print_array")) {
 			const char *open = s + strlen("__print_array");
 			const char *close = match_paren(open, end);
 
 			if (!close) {
-				put(b, s, (size_t)(end - s));
+				tp_growbuf_add(b, s, (size_t)(end - s));
 				return;
 			}
-			puts_(b, "__tpoint_kernel_array(__print_array(");
+			tp_growbuf_str(b, "__tpoint_kernel_array(__print_array(");
 			rewrite_expr(b, open + 1, close);
-			puts_(b, "))");
+			tp_growbuf_str(b, "))");
 			s = close + 1;
 		} else {
-			put(b, s, 1);
+			tp_growbuf_add(b, s, 1);
 			s++;
 		}
 	}
@@ -356,7 +326,7 @@ static void rewrite_expr(struct buf *b, const char *s, const char *end)
  * The bitmask getter for the pointer argument of %*pb/%*pbl, or false: the field's
  * __get_bitmask, so that libtraceevent prints its words in the file's byte order.
  */
-static bool bitmask_of(struct buf *b, const char *s, const char *end)
+static bool bitmask_of(struct tp_growbuf *b, const char *s, const char *end)
 {
 	static const struct {
 		const char *from, *to;
@@ -382,8 +352,8 @@ static bool bitmask_of(struct buf *b, const char *s, const char *end)
 		close = match_paren(s + n - 1, end);
 		if (close != end - 1)
 			return false; /* more than the getter: not a field's bitmap */
-		puts_(b, getters[i].to);
-		put(b, s + n, (size_t)(end - (s + n)));
+		tp_growbuf_str(b, getters[i].to);
+		tp_growbuf_add(b, s + n, (size_t)(end - (s + n)));
 		return true;
 	}
 	return false;
@@ -434,7 +404,7 @@ struct conv {
 	size_t at, len;	  /* the conversion's place in the fmt text */
 	int arg;	  /* its first argument (the width) */
 	const char *func; /* the function that prints it */
-	struct buf ptr;	  /* its bitmap argument as a bitmask getter; empty: left as is */
+	struct tp_growbuf ptr;	  /* its bitmap argument as a bitmask getter; empty: left as is */
 	bool quoted_width; /* tpoint's "%.0s%s" of a %*pb(l): the width is a string literal */
 };
 
@@ -513,7 +483,7 @@ char *kprint_rewrite(const char *text, size_t len, size_t *out_len)
 	const char *end = text + len, *pf, *q0, *q1, *a, *line_end;
 	const char *args[MAX_ARGS + 1];
 	struct conv convs[16];
-	struct buf b = { 0 };
+	struct tp_growbuf b = { 0 };
 	int nargs = 0, nconv;
 
 	pf = memmem(text, len, "print fmt: \"", 12);
@@ -561,7 +531,7 @@ char *kprint_rewrite(const char *text, size_t len, size_t *out_len)
 			b.oom = true;
 	}
 
-	put(&b, text, (size_t)(q0 + 1 - text));
+	tp_growbuf_add(&b, text, (size_t)(q0 + 1 - text));
 	{
 		size_t at = 0;
 		const char *f = q0 + 1;
@@ -569,38 +539,38 @@ char *kprint_rewrite(const char *text, size_t len, size_t *out_len)
 		for (int c = 0; c < nconv; c++) {
 			if (!convs[c].ptr.len)
 				continue;
-			put(&b, f + at, convs[c].at - at);
-			puts_(&b, "%s");
+			tp_growbuf_add(&b, f + at, convs[c].at - at);
+			tp_growbuf_str(&b, "%s");
 			at = convs[c].at + convs[c].len;
 		}
-		put(&b, f + at, (size_t)(q1 - f) - at);
+		tp_growbuf_add(&b, f + at, (size_t)(q1 - f) - at);
 	}
-	put(&b, q1, (size_t)((nargs ? args[0] : line_end) - q1));
+	tp_growbuf_add(&b, q1, (size_t)((nargs ? args[0] : line_end) - q1));
 	for (int i = 0, c = 0; i < nargs; i++) {
 		const char *s = args[i], *e = args[i + 1] - 1; /* e: its comma or the line's end */
 
 		while (c < nconv && convs[c].arg < i)
 			c++;
 		if (c < nconv && convs[c].arg == i && convs[c].ptr.len) {
-			puts_(&b, " ");
-			puts_(&b, convs[c].func);
-			puts_(&b, "(");
+			tp_growbuf_str(&b, " ");
+			tp_growbuf_str(&b, convs[c].func);
+			tp_growbuf_str(&b, "(");
 			if (convs[c].quoted_width)
 				unquote(&s, &e);
 			rewrite_expr(&b, s, e);
-			puts_(&b, ", ");
+			tp_growbuf_str(&b, ", ");
 			rewrite_expr(&b, convs[c].ptr.p, convs[c].ptr.p + convs[c].ptr.len);
-			puts_(&b, ")");
+			tp_growbuf_str(&b, ")");
 			i++; /* the bitmap argument went in the call */
 		} else {
 			rewrite_expr(&b, s, e);
 		}
 		if (i + 1 < nargs)
-			puts_(&b, ",");
+			tp_growbuf_str(&b, ",");
 	}
 	for (int c = 0; c < nconv; c++)
 		free(convs[c].ptr.p);
-	put(&b, line_end, (size_t)(end - line_end));
+	tp_growbuf_add(&b, line_end, (size_t)(end - line_end));
 	if (b.oom) {
 		free(b.p);
 		return NULL;
