@@ -15,6 +15,7 @@
 
 #include "format.h"
 #include "growbuf.h"
+#include "printf_conv.h"
 
 /* ---- walking the section ---- */
 
@@ -441,8 +442,8 @@ static size_t find_bitmap_convs(const char *lit, size_t n, struct bitmap_conv *c
 	size_t arg = 0, found = 0;
 
 	for (size_t i = 1; i + 1 < n; i++) {
-		size_t start = i;
-		bool star = false;
+		struct tp_printf_conv pc;
+		const char *spec;
 
 		if (lit[i] == '\\') {
 			i++;
@@ -450,38 +451,20 @@ static size_t find_bitmap_convs(const char *lit, size_t n, struct bitmap_conv *c
 		}
 		if (lit[i] != '%')
 			continue;
-		if (lit[i + 1] == '%') {
+		pc = tp_printf_conv_parse(lit + i, lit + n - 1);
+		spec = lit + i + pc.spec;
+		if (pc.c == '%') {
 			i++;
 			continue;
 		}
-		i++;
-		while (i < n && strchr("-+ #0'", lit[i]))
-			i++;
-		if (lit[i] == '*') {
-			star = true;
-			arg++;
-			i++;
-		}
-		while (is_digit(lit[i]))
-			i++;
-		if (lit[i] == '.') {
-			i++;
-			if (lit[i] == '*') {
-				arg++;
-				i++;
-			}
-			while (is_digit(lit[i]))
-				i++;
-		}
-		while (lit[i] && strchr("hlLqjzZt", lit[i]))
-			i++;
-		if (star && lit[i] == 'p' && lit[i + 1] == 'b' && found < max) {
-			bool list = lit[i + 2] == 'l';
+		arg += pc.stars;
+		if (pc.star_width && pc.c == 'p' && spec[1] == 'b' && found < max) {
+			bool list = spec[2] == 'l';
 
-			c[found++] = (struct bitmap_conv){ start, i + (list ? 3 : 2) - start,
-							   arg - 1, list };
+			c[found++] = (struct bitmap_conv){ i, pc.spec + (list ? 3 : 2), arg - 1, list };
 		}
 		arg++;
+		i += pc.spec;
 	}
 	return found;
 }
@@ -726,33 +709,17 @@ static bool word_is(const char *s, size_t n, const char *word)
 	return strlen(word) == n && !strncmp(s, word, n);
 }
 
-/* Past a printf width or precision: '*' or digits. */
-static size_t skip_count(const char *s, size_t i)
-{
-	if (s[i] == '*')
-		return i + 1;
-	while (is_digit(s[i]))
-		i++;
-	return i;
-}
-
 /* Check the conversion at s ('%'); *len gets its length. */
 static int check_conversion(const char *s, size_t *len, char *why, size_t whylen)
 {
-	size_t i = 1;
+	struct tp_printf_conv pc = tp_printf_conv_parse(s, s + strlen(s));
+	size_t i = pc.spec;
 	int n;
 
-	if (s[1] == '%') {
+	if (pc.c == '%') {
 		*len = 2;
 		return 0;
 	}
-	while (s[i] && strchr("-+ #0'", s[i]))
-		i++;
-	i = skip_count(s, i); /* width */
-	if (s[i] == '.')
-		i = skip_count(s, i + 1); /* precision */
-	while (s[i] && strchr("hlLqjzZt", s[i]))
-		i++;
 	*len = i + 1;
 	n = (int)(i + 1);
 	switch (s[i]) {

@@ -21,6 +21,7 @@
 #include <event-parse.h>
 
 #include "convert.h"
+#include "printf_conv.h"
 #include "tool.h"
 
 #define NR_IDS 0x10000
@@ -241,34 +242,22 @@ static void find_bases(struct conv_event *ce, const struct tep_event *ev)
 
 	while (p && *p) {
 		struct conv_field *f;
+		struct tp_printf_conv pc;
 		char conv;
 
-		if (*p++ != '%')
-			continue;
-		if (*p == '%') {
+		if (*p != '%') {
 			p++;
 			continue;
 		}
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		if (*p == '*') {
+		pc = tp_printf_conv_parse(p, p + strlen(p));
+		if (pc.c == '%') {
+			p += 2;
+			continue;
+		}
+		for (unsigned i = 0; i < pc.stars; i++)
 			a = a ? a->next : NULL;
-			p++;
-		}
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				a = a ? a->next : NULL;
-				p++;
-			}
-			while (*p >= '0' && *p <= '9')
-				p++;
-		}
-		while (*p && strchr("hlLqjzt", *p))
-			p++;
-		conv = *p;
+		p += pc.spec;
+		conv = pc.c;
 		if (conv)
 			p++;
 		if (conv == 'p')

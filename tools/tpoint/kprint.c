@@ -25,6 +25,7 @@
 
 #include "growbuf.h"
 #include "kprint.h"
+#include "printf_conv.h"
 
 /* More bits than any bitmap a record can hold (a page); a width beyond is clamped. */
 #define KPRINT_MAX_BITS (1u << 24)
@@ -418,7 +419,7 @@ static int find_bitmap_convs(const char *f, const char *end, struct conv *convs,
 
 	for (const char *p = f; p < end; p++) {
 		const char *start = p;
-		bool star_width = false;
+		struct tp_printf_conv pc;
 
 		if (*p == '\\') {
 			p++;
@@ -426,34 +427,16 @@ static int find_bitmap_convs(const char *f, const char *end, struct conv *convs,
 		}
 		if (*p != '%')
 			continue;
-		if (p + 1 < end && p[1] == '%') {
+		pc = tp_printf_conv_parse(p, end);
+		if (pc.c == '%') {
 			p++;
 			continue;
 		}
-		p++;
-		while (p < end && strchr("-+ #0", *p))
-			p++;
-		if (p < end && *p == '*') {
-			star_width = true;
-			arg++;
-			p++;
-		}
-		while (p < end && isdigit((unsigned char)*p))
-			p++;
-		if (p < end && *p == '.') {
-			p++;
-			if (p < end && *p == '*') {
-				arg++;
-				p++;
-			}
-			while (p < end && isdigit((unsigned char)*p))
-				p++;
-		}
-		while (p < end && strchr("hlLzjtq", *p))
-			p++;
-		if (p >= end)
+		if (!pc.c)
 			break;
-		if (*p == 'p' && star_width && p + 1 < end && p[1] == 'b' && n < max) {
+		arg += (int)pc.stars;
+		p += pc.spec;
+		if (pc.c == 'p' && pc.star_width && p + 1 < end && p[1] == 'b' && n < max) {
 			bool list = p + 2 < end && p[2] == 'l';
 
 			convs[n].at = (size_t)(start - f);
