@@ -72,7 +72,8 @@ damage huge packed <<EOF
 "$MUT" "\$spool" hugesize $((nchunks / 2))
 EOF
 refused huge "$(cat huge.mut)"
-grep -q "packed page chunk (type 8) of 4294967280 bytes" huge.err || { cat huge.err; fail "huge: what"; }
+# The middle one of the page chunks: packed (type 8) or, where packing did not pay, as it is (7).
+grep -q "page chunk (type [78]) of 4294967280 bytes" huge.err || { cat huge.err; fail "huge: what"; }
 [ "$kept" -gt 0 ] && [ "$kept" -lt "$all_packed" ] ||
 	fail "huge: $kept events kept of $all_packed, expected those before the damage"
 echo "ok: a chunk of 0xfffffff0 bytes: exit 1, offset named, $kept of $all_packed events kept, the directory kept"
