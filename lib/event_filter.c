@@ -25,7 +25,7 @@ static size_t nwanted;
 static int slot_compile_filter(struct event_slot *s, const char *expr, struct filter **out,
 			       char *err, size_t errlen)
 {
-	const struct tpoint_meta_class *c = s->ev->class_meta;
+	const struct tpoint_meta_class *c = s->class_meta;
 	const struct tpoint_meta_field *mf = tpoint_meta_class_fields(c);
 	const char *names = tpoint_meta_class_field_strings(c);
 	struct filter_field *f = calloc(c->nfields + 4, sizeof(*f));

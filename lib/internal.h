@@ -54,13 +54,19 @@ HIDDEN void tp_log_init_from_env(void);
 /* ---- registry.c, patterns.c, event_filter.c, control_text.c: the events and their state ---- */
 struct event_slot {
 	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */
-	char system[TPOINT_NAME_MAX];
-	char name[TPOINT_NAME_MAX];
+	/*
+	 * Its records and their names: in its object while it is loaded, then in the copy
+	 * its object left (struct meta_copy, lib/registry.c); all NULL if that copy failed.
+	 */
+	const struct tpoint_meta_class *class_meta;
+	const struct tpoint_meta_event *meta;
+	const char *system;
+	const char *name;
+	struct meta_copy *meta_copy;
 	/* Built on first need (tp_registry_slot(), tp_registry_slot_prepare()), not at registration: */
 	char *condition;         /* source text, "" if none */
 	char *format;            /* tracefs format text */
 	bool prepared;           /* condition, format and the print check are done */
-	char *meta_copy;         /* unprepared, its object unloaded: its class and event records */
 	uint16_t id;
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool client;             /* an attached client records it too (tp_registry_set_client()) */
@@ -90,6 +96,8 @@ HIDDEN uint32_t tp_registry_count(void);
 /* Under the lock; the slot comes prepared (its format built, its print format checked). */
 HIDDEN struct event_slot *tp_registry_slot(uint32_t index);
 HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);
+/* "system:name" of a registered event (else its address) for a message, without the lock. */
+HIDDEN const char *tp_registry_event_label(const struct tpoint_event *ev, char *buf, size_t len);
 /* Recording on/off for every event whose slot says record. */
 HIDDEN void tp_registry_apply_recording(bool on);
 /* Is any registered event enabled (and recordable)? Then something must record it. */

@@ -110,16 +110,6 @@ static bool patching_allowed(void)
 	return true;
 }
 
-static const char *event_name(const struct tpoint_event *ev, char *buf, size_t len)
-{
-	if (ev->meta)
-		snprintf(buf, len, "%s:%s", tpoint_meta_event_system(ev->meta),
-			 tpoint_meta_event_name(ev->meta));
-	else
-		snprintf(buf, len, "%p", (const void *)ev);
-	return buf;
-}
-
 /* The pages of [addr, addr + len) as one range. */
 static void page_range(const uint8_t *addr, size_t len, uintptr_t *lo, uintptr_t *hi)
 {
@@ -169,7 +159,7 @@ static void patch_sites(struct jump_site **todo, const bool *want, size_t n)
 				s->stuck = true;
 				tp_warn("jump labels: site %p of %s holds unexpected bytes (a "
 					"breakpoint or uprobe?); left alone", (void *)s->addr,
-					event_name(s->ev, name, sizeof(name)));
+					tp_registry_event_label(s->ev, name, sizeof(name)));
 				continue;
 			}
 			page_range(s->addr, JUMP_INSN_SIZE, &a, &b);
@@ -183,7 +173,7 @@ refused:
 			s->stuck = true;
 			if (!refusal[0] || !s->on)
 				tp_warn("jump labels: site %p of %s: mprotect: %s; it keeps %s",
-					(void *)s->addr, event_name(s->ev, name, sizeof(name)),
+					(void *)s->addr, tp_registry_event_label(s->ev, name, sizeof(name)),
 					strerror(errno), s->on ? "its checked path, as will other "
 					"sites where mprotect fails" : "its NOP: the event cannot fire there");
 			if (!refusal[0])

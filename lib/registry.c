@@ -2,8 +2,9 @@
 /*
  * The registry: every event of every loaded object, by dense index. An event keeps its slot
  * (and so its id and counters) when its object is unloaded, and gets it back when the object
- * is loaded again. Slots hold copies of the names and the format text, so nothing here points
- * into an object after dlclose.
+ * is loaded again. A slot points into its object's meta records while the object is loaded,
+ * and into a copy of them once it went (struct meta_copy), so nothing here points into an
+ * object after dlclose.
  *
  * The enable word each call site tests is derived from three wishes: the event matches an
  * enabled pattern, a recording runs, and in-process probes are registered.
@@ -30,15 +31,20 @@ __attribute__((used)) static const char *const pull_in_session = &tp_session_lin
  * unreg() of a TRACE_EVENT_FN event runs under it (tp_registry_run_fn_calls()).
  */
 static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
-struct event_slot *tp_slots;
+/*
+ * Every slot there can be, in .bss: untouched pages cost nothing, a slot never moves (a
+ * pointer to it, or to its names, stays good), and registering thousands of events copies
+ * no table as it grows.
+ */
+struct event_slot tp_slots[TPOINT_MAX_EVENTS];
 uint32_t tp_nslots;
-static uint32_t slots_cap;
 static struct tpoint_enum *enums;
 static size_t nenums, enums_cap;
 static bool recording;
-/* Slot indices + 1 by the hash of system:name, open-addressed; 0 is free (slot_find()). */
-static uint32_t *by_name;
-static uint32_t by_name_cap; /* a power of 2, at least twice tp_nslots */
+/* Slot indices + 1 by the hash of system:name, open-addressed, at most half full; 0 is free
+ * (slot_find()). */
+#define BY_NAME_CAP (2 * TPOINT_MAX_EVENTS)
+static uint32_t by_name[BY_NAME_CAP];
 /* A TRACE_EVENT_FN event waits for its reg() or unreg() (run_fn_calls()). */
 bool tp_fn_calls_pending;
 
@@ -200,7 +206,6 @@ static void run_fn_calls(void)
 			unreg();
 
 		pthread_mutex_lock(&reg_mutex);
-		s = &tp_slots[i]; /* the table may have grown meanwhile */
 		s->fn_busy = false;
 		if (want && ret) {
 			s->fn_failed = true;
@@ -267,33 +272,11 @@ static uint32_t name_hash(const char *system, const char *name)
 
 static void by_name_put(uint32_t index)
 {
-	uint32_t i = name_hash(tp_slots[index].system, tp_slots[index].name) & (by_name_cap - 1);
+	uint32_t i = name_hash(tp_slots[index].system, tp_slots[index].name) & (BY_NAME_CAP - 1);
 
 	while (by_name[i])
-		i = (i + 1) & (by_name_cap - 1);
+		i = (i + 1) & (BY_NAME_CAP - 1);
 	by_name[i] = index + 1;
-}
-
-/* Room for `want` slots in the table, at most half full: 0, or -ENOMEM. */
-static int by_name_reserve(uint32_t want)
-{
-	uint32_t cap = by_name_cap ? by_name_cap : 128;
-	uint32_t *old = by_name;
-
-	if (want * 2 <= by_name_cap)
-		return 0;
-	while (want * 2 > cap)
-		cap *= 2;
-	by_name = calloc(cap, sizeof(*by_name));
-	if (!by_name) {
-		by_name = old;
-		return -ENOMEM;
-	}
-	free(old);
-	by_name_cap = cap;
-	for (uint32_t i = 0; i < tp_nslots; i++)
-		by_name_put(i);
-	return 0;
 }
 
 /*
@@ -302,10 +285,8 @@ static int by_name_reserve(uint32_t want)
  */
 static struct event_slot *slot_find(const char *system, const char *name)
 {
-	if (!by_name_cap)
-		return NULL;
-	for (uint32_t i = name_hash(system, name) & (by_name_cap - 1); by_name[i];
-	     i = (i + 1) & (by_name_cap - 1)) {
+	for (uint32_t i = name_hash(system, name) & (BY_NAME_CAP - 1); by_name[i];
+	     i = (i + 1) & (BY_NAME_CAP - 1)) {
 		struct event_slot *s = &tp_slots[by_name[i] - 1];
 
 		if (!strcmp(s->name, name) && !strcmp(s->system, system))
@@ -316,31 +297,32 @@ static struct event_slot *slot_find(const char *system, const char *name)
 
 static struct event_slot *slot_new(void)
 {
-	if (tp_nslots == TPOINT_MAX_EVENTS || by_name_reserve(tp_nslots + 1) < 0)
+	if (tp_nslots == TPOINT_MAX_EVENTS)
 		return NULL;
-	if (tp_nslots == slots_cap) {
-		/*
-		 * Grown under the lock; slots are only read under the lock or, for the count,
-		 * after an acquire load of tp_nslots, and never through a saved pointer.
-		 */
-		uint32_t cap = slots_cap ? slots_cap * 2 : 64;
-		struct event_slot *n = realloc(tp_slots, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		tp_slots = n;
-		slots_cap = cap;
-	}
 	memset(&tp_slots[tp_nslots], 0, sizeof(tp_slots[0]));
 	return &tp_slots[tp_nslots];
 }
 
-/* Its meta record is of version 1 up to ABI 4, of version 2 from ABI 5 on. */
-static void refuse_event(const struct tpoint_meta_event *m, unsigned abi)
+/*
+ * "system:name" of a registered event, else its address, without the lock: for messages
+ * about an event whose code is running (its object is loaded, its names stay where they
+ * are).
+ */
+const char *tp_registry_event_label(const struct tpoint_event *ev, char *buf, size_t len)
 {
-	const char *system, *name;
+	uint32_t i = ev->index;
 
-	tpoint_meta_event_names(m, &system, &name);
+	if (__atomic_load_n(&ev->registered, __ATOMIC_RELAXED) && i < tp_registry_count() &&
+	    tp_slots[i].ev == ev)
+		snprintf(buf, len, "%s:%s", tp_slots[i].system, tp_slots[i].name);
+	else
+		snprintf(buf, len, "%p", (const void *)ev);
+	return buf;
+}
+
+/* Names from its meta record, of version 1 up to ABI 4, of version 2 from ABI 5 on. */
+static void refuse_event(const char *system, const char *name, unsigned abi)
+{
 	tp_err("event %s:%s was built for tpoint ABI %u, this library has %u; not registered",
 	       system, name, abi, TPOINT_ABI);
 }
@@ -367,45 +349,56 @@ static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
 		       const struct tpoint_meta_class *c);
 void tp_registry_slot_prepare(struct event_slot *s)
 {
-	const struct tpoint_meta_event *m;
-	const struct tpoint_meta_class *c;
-
 	if (s->prepared)
 		return;
 	s->prepared = true;
-	if (s->ev) {
-		m = s->ev->meta;
-		c = s->ev->class_meta;
-	} else if (s->meta_copy) {
-		c = (const struct tpoint_meta_class *)(const void *)s->meta_copy;
-		m = (const struct tpoint_meta_event *)(const void *)(s->meta_copy + c->hdr.size);
-	} else { /* out of memory when its object went */
+	if (!s->meta) { /* out of memory when its object went */
 		s->condition = no_condition;
 		s->format = no_format;
 		slot_refuse(s, "its object was unloaded before its format was read");
 		return;
 	}
-	slot_build(s, m, c);
-	free(s->meta_copy);
-	s->meta_copy = NULL;
+	slot_build(s, s->meta, s->class_meta);
 }
 
 /*
- * An object goes (dlclose, or exit, which cannot be told apart here): an unprepared slot
- * keeps a copy of its two records, a memcpy, not the format that no one may ever ask for.
+ * The meta records an unloaded object leaves: a copy of its whole tpoint_meta section, made
+ * as it goes (dlclose, or exit, which cannot be told apart in a destructor: libtpoint's
+ * atexit handler runs after _dl_fini), one memcpy, not one a slot. Its slots point into it
+ * until their object is loaded again; the last of them frees it.
  */
-static void slot_keep_meta(struct event_slot *s)
-{
-	const struct tpoint_meta_class *c = s->ev->class_meta;
-	const struct tpoint_meta_event *m = s->ev->meta;
+struct meta_copy {
+	uint32_t users;
+	char bytes[];
+};
 
-	if (s->prepared || s->meta_copy)
+static const char *rebase(const void *p, const char *from, struct meta_copy *to)
+{
+	return to->bytes + ((const char *)p - from);
+}
+
+static void slot_keep_records(struct event_slot *s, struct meta_copy *copy, const char *from)
+{
+	if (!copy) {
+		s->class_meta = NULL;
+		s->meta = NULL;
+		s->system = s->name = "?";
 		return;
-	s->meta_copy = malloc((size_t)c->hdr.size + m->hdr.size);
-	if (!s->meta_copy)
-		return;
-	memcpy(s->meta_copy, c, c->hdr.size);
-	memcpy(s->meta_copy + c->hdr.size, m, m->hdr.size);
+	}
+	s->class_meta = (const struct tpoint_meta_class *)(const void *)rebase(s->class_meta, from,
+										copy);
+	s->meta = (const struct tpoint_meta_event *)(const void *)rebase(s->meta, from, copy);
+	s->system = rebase(s->system, from, copy);
+	s->name = rebase(s->name, from, copy);
+	s->meta_copy = copy;
+	copy->users++;
+}
+
+static void slot_drop_copy(struct event_slot *s)
+{
+	if (s->meta_copy && --s->meta_copy->users == 0)
+		free(s->meta_copy);
+	s->meta_copy = NULL;
 }
 
 static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
@@ -444,31 +437,24 @@ static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
 }
 
 /*
- * Copies a name of the meta record, which the compiler made with its NUL, at most
- * TPOINT_NAME_MAX with it (stage 4 refuses longer ones at build time).
- */
-static void copy_name(char *to, const char *from)
-{
-	size_t n = strnlen(from, TPOINT_NAME_MAX - 1);
-
-	memcpy(to, from, n);
-	to[n] = 0;
-}
-
-/*
  * Only what the hot path and a lookup need: a slot, its id and index, its name in the hash.
  * The rest waits for tp_registry_slot_prepare().
  */
-static void register_event(struct tpoint_event *ev)
+static void register_event(const struct tpoint_event_ref *ref)
 {
-	const struct tpoint_meta_event *m = ev->meta;
-	const char *system = tpoint_meta_event_system(m);
-	const char *name = tpoint_meta_event_name(m);
+	struct tpoint_event *ev = (struct tpoint_event *)tpoint_event_ref_at(&ref->event);
+	const struct tpoint_meta_class *c = tpoint_event_ref_at(&ref->class_meta);
+	const struct tpoint_meta_event *m = tpoint_event_ref_at(&ref->meta);
+	const char *system, *name;
 	struct event_slot *s;
 	uint32_t index;
 
+	/* Another file of the object registered it, or a copy of its entry names it again. */
+	if (ev->registered)
+		return;
+	tpoint_meta_event_names(m, &system, &name);
 	if (ev->abi != TPOINT_ABI) {
-		refuse_event(m, ev->abi);
+		refuse_event(system, name, ev->abi);
 		return;
 	}
 	s = slot_find(system, name);
@@ -480,23 +466,26 @@ static void register_event(struct tpoint_event *ev)
 	if (!s) {
 		s = slot_new();
 		if (!s) {
-			tp_err("event %s:%s not registered: more than %u events, or out of memory",
-			       system, name, TPOINT_MAX_EVENTS);
+			tp_err("event %s:%s not registered: more than %u events", system, name,
+			       TPOINT_MAX_EVENTS);
 			return;
 		}
 		index = tp_nslots;
 		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
-		copy_name(s->system, system);
-		copy_name(s->name, name);
+		s->system = system;
+		s->name = name;
 		by_name_put(index);
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&tp_nslots, tp_nslots + 1, __ATOMIC_RELEASE);
 	} else {
 		index = (uint32_t)(s - tp_slots);
-		free(s->meta_copy); /* its object is back */
-		s->meta_copy = NULL;
+		slot_drop_copy(s); /* its object is back */
 	}
 	s->ev = ev;
+	s->class_meta = c;
+	s->meta = m;
+	s->system = system;
+	s->name = name;
 	s->reg = ev->reg;
 	s->unreg = ev->unreg;
 	ev->id = s->id;
@@ -509,22 +498,26 @@ static void register_event(struct tpoint_event *ev)
 }
 
 /*
- * An object built for another ABI: its events stay off, said by name where its struct
- * tpoint_event is known to have this layout (ABI 1 on: only the meaning of fields changed),
- * by count otherwise.
+ * An object built for another ABI: its events stay off, said by name where its table is
+ * known (ABI 1 to 5: pointers to descriptors of struct tpoint_event_v5's layout; only the
+ * meaning of fields changed), by the object otherwise.
  */
 static void refuse_module(const struct tpoint_module *mod)
 {
-	size_t n = (size_t)(mod->events_end - mod->events_begin);
+	if (mod->abi >= 1 && mod->abi < 6) {
+		const struct tpoint_module_v5 *old = (const struct tpoint_module_v5 *)(const void *)mod;
+		const char *system, *name;
 
-	if (mod->abi >= 1 && mod->abi < TPOINT_ABI) {
-		for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++)
-			if (*e)
-				refuse_event((*e)->meta, mod->abi);
+		for (struct tpoint_event_v5 *const *e = old->events_begin; e < old->events_end; e++) {
+			if (!*e)
+				continue;
+			tpoint_meta_event_names((*e)->meta, &system, &name);
+			refuse_event(system, name, mod->abi);
+		}
 		return;
 	}
 	tp_err("an object built for tpoint ABI %u (this library has %u) was not registered: "
-	       "its %zu event%s off", mod->abi, TPOINT_ABI, n, n == 1 ? " stays" : "s stay");
+	       "its events stay off", mod->abi, TPOINT_ABI);
 }
 
 TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
@@ -539,9 +532,8 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 	}
 	tp_registry_lock();
 	add_enums(mod->meta_begin, mod->meta_end);
-	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++)
-		if (*e && !(*e)->registered)
-			register_event(*e);
+	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++)
+		register_event(r);
 	tp_registry_unlock();
 	/* TPOINT_EVENTS names events before they register: they record from here on. */
 	tp_session_keep_enabled();
@@ -550,24 +542,45 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 
 TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 {
+	struct meta_copy *copy = NULL;
+	bool copied = false;
+	size_t size;
+
 	if (!mod || mod->abi != TPOINT_ABI || !mod->events_begin)
 		return;
+	size = (size_t)(mod->meta_end - mod->meta_begin);
 	tp_registry_lock();
-	for (struct tpoint_event *const *e = mod->events_begin; e < mod->events_end; e++) {
-		struct tpoint_event *ev = *e;
+	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++) {
+		struct tpoint_event *ev = (struct tpoint_event *)tpoint_event_ref_at(&r->event);
+		struct event_slot *s;
 
-		if (!ev || !ev->registered)
+		if (!ev->registered)
 			continue;
-		tp_registry_set_enable_word(ev, 0);
-		if (ev->index < tp_nslots && tp_slots[ev->index].ev == ev) {
-			slot_keep_meta(&tp_slots[ev->index]);
-			tp_slots[ev->index].ev = NULL;
-			/* Its unreg() runs as the lock is released, before the object goes. */
-			if (tp_slots[ev->index].fn_on)
-				tp_fn_calls_pending = true;
-		}
 		ev->registered = 0;
+		if (ev->index >= tp_nslots || tp_slots[ev->index].ev != ev)
+			continue;
+		s = &tp_slots[ev->index];
+		tp_registry_set_enable_word(ev, 0);
+		if (!copied) { /* the first of its events that registered */
+			copied = true;
+			copy = malloc(sizeof(*copy) + size);
+			if (copy) {
+				copy->users = 0;
+				memcpy(copy->bytes, mod->meta_begin, size);
+			}
+		}
+		if ((const char *)s->meta < mod->meta_begin ||
+		    (const char *)s->meta >= mod->meta_end)
+			slot_keep_records(s, NULL, NULL); /* not its records: cannot be */
+		else
+			slot_keep_records(s, copy, mod->meta_begin);
+		s->ev = NULL;
+		/* Its unreg() runs as the lock is released, before the object goes. */
+		if (s->fn_on)
+			tp_fn_calls_pending = true;
 	}
+	if (copy && !copy->users)
+		free(copy);
 	tp_registry_unlock();
 	tp_registry_run_fn_calls();
 }
@@ -630,8 +643,8 @@ TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, si
 			st.usdt = __atomic_load_n(&tp_slots[i].ev->enabled, __ATOMIC_RELAXED) >>
 				  TPOINT_ENABLED_USDT_SHIFT;
 		tp_counters_sum((uint32_t)i, &c);
-		memcpy(st.system, tp_slots[i].system, sizeof(st.system));
-		memcpy(st.name, tp_slots[i].name, sizeof(st.name));
+		snprintf(st.system, sizeof(st.system), "%s", tp_slots[i].system);
+		snprintf(st.name, sizeof(st.name), "%s", tp_slots[i].name);
 		st.condition = tp_slots[i].condition;
 		st.cond_skipped = c.cond_skipped;
 		st.filtered = c.filtered;

@@ -13,8 +13,8 @@
 #include "internal.h"
 
 /* ---- registry.c ---- */
-/* Every event ever registered, by index; grown under the lock. */
-extern HIDDEN struct event_slot *tp_slots;
+/* Every event ever registered, by index, the first tp_nslots; written under the lock. */
+extern HIDDEN struct event_slot tp_slots[];
 extern HIDDEN uint32_t tp_nslots;
 /* A TRACE_EVENT_FN event waits for its reg() or unreg() (tp_registry_run_fn_calls()). */
 extern HIDDEN bool tp_fn_calls_pending;
@@ -27,6 +27,29 @@ HIDDEN void tp_registry_slot_apply(struct event_slot *s);
  * Called by whatever needs them (enabling, listing, recording, a control request).
  */
 HIDDEN void tp_registry_slot_prepare(struct event_slot *s);
+
+/*
+ * The descriptor and the module as objects of ABI 1 to 5 laid them out (ABI 1 to 3 ended
+ * the descriptor at meta): the registry names their refused events from them.
+ */
+struct tpoint_event_v5 {
+	uint32_t enabled;
+	uint16_t id;
+	uint16_t abi;
+	uint32_t index;
+	uint32_t registered;
+	void *probes;
+	void *filter;
+	const struct tpoint_meta_class *class_meta;
+	const struct tpoint_meta_event *meta;
+};
+struct tpoint_module_v5 {
+	uint32_t abi;
+	struct tpoint_event_v5 *const *events_begin;
+	struct tpoint_event_v5 *const *events_end;
+	const char *meta_begin;
+	const char *meta_end;
+};
 
 /* ---- patterns.c ---- */
 HIDDEN void tp_registry_slot_apply_patterns(struct event_slot *s);

@@ -108,6 +108,9 @@ static int decode_event(const char *p, uint32_t size, struct spool_event_def *e)
 	if (!plain_text(e->system, false) || !plain_text(e->name, false) ||
 	    !plain_text(e->condition, false) || !plain_text(e->format, true))
 		return -1;
+	/* As the library makes them: the writers size their lines by this. */
+	if (strlen(e->system) >= TPOINT_NAME_MAX || strlen(e->name) >= TPOINT_NAME_MAX)
+		return -1;
 	return strstr(e->format, "format:") ? 0 : -1;
 }
 
@@ -122,7 +125,8 @@ static enum spool_step decode_chunk(struct spool_item *it, char *why, size_t why
 		if (decode_event(body, size, &it->event) == 0)
 			return SPOOL_STEP_CHUNK;
 		snprintf(why, whylen, "event chunk of %u bytes: not an id and four strings of "
-			 "printable text (system, name, condition, format)", size);
+			 "printable text (system, name, condition, format), names of at most %u "
+			 "characters", size, TPOINT_NAME_MAX - 1);
 		return SPOOL_STEP_BAD;
 	case SPOOL_COMM:
 		if (size > 4 && memchr(body + 4, 0, size - 4)) {

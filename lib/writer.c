@@ -21,7 +21,15 @@
 #include "internal.h"
 #include "ringbuf.h"
 
-TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
+/* Where every thread's reservations start (struct tpoint_tls): never written. */
+static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
+
+TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec"))) = {
+	.top = &unlinked_stream,
+};
+/* What objects built before tpoint_tls_v2 name, so that they still load, to be refused by
+ * their ABI (lib/registry.c): they never record, and never touch it. */
+TPOINT_EXPORT __thread struct tpoint_tls tpoint_tls_v1 __attribute__((tls_model("initial-exec")));
 
 struct pool *tp_active_pool;
 
@@ -349,14 +357,15 @@ uint64_t tp_writer_too_big(uint32_t index)
 /* The one caller is the hit's size check (stages/6_hit.h): a record over TPOINT_MAX_PAYLOAD. */
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
+	char name[2 * TPOINT_NAME_MAX + 2];
+
 	tp_writer_count_lost_index(ev->index, 1);
 	if (ev->index < TPOINT_MAX_EVENTS &&
 	    __atomic_fetch_add(&too_big[ev->index], 1, __ATOMIC_RELAXED) == 0)
-		tp_debug("event %s:%s: a record larger than %u bytes (TPOINT_MAX_PAYLOAD, a page "
+		tp_debug("event %s: a record larger than %u bytes (TPOINT_MAX_PAYLOAD, a page "
 			 "less its headers) was dropped and counted as lost; a __string or "
 			 "__dynamic_array that long is cut by nothing: shorten it in TP_fast_assign's "
-			 "source", ev->meta ? tpoint_meta_event_system(ev->meta) : "?",
-			 ev->meta ? tpoint_meta_event_name(ev->meta) : "?",
+			 "source", tp_registry_event_label(ev, name, sizeof(name)),
 			 (unsigned)TPOINT_MAX_PAYLOAD);
 }
 
@@ -579,7 +588,7 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 	struct pool *pool;
 	uint64_t now, delta;
 
-	if (!s) {
+	if (s == &unlinked_stream) {
 		/* The thread's first record: link its streams, start at level 0. A handler that
 		 * interrupts this does the same; linking twice is harmless. */
 		streams_clear(t);
@@ -635,6 +644,7 @@ drop:
 	return NULL;
 }
 
+
 /*
  * Take back the record `rec` that a filter rejected. It is the last of its level's stream: a
  * signal handler that traced meanwhile wrote to the next level. Its delta goes back too, or
@@ -669,7 +679,8 @@ static __attribute__((noinline)) int reject_checked(struct tpoint_event *ev,
  * Every filtered hit comes here. The numeric loop runs inline and the rest is a tail call,
  * so that the common case saves no register and makes no call.
  */
-TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
+static inline __attribute__((always_inline)) int filter_reject(struct tpoint_event *ev,
+							       const void *rec, uint32_t size)
 {
 	/* Acquire: pairs with the release that published the compiled filter. */
 	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
@@ -686,4 +697,21 @@ TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *r
 	if (filter_match_fast(f, rec))
 		return 0;
 	return take_back(ev, rec);
+}
+
+TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
+{
+	return filter_reject(ev, rec, size);
+}
+
+TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,
+					   uint32_t size, uint64_t *commit, uint64_t end,
+					   struct tpoint_stream *top)
+{
+	struct tpoint_pending p = { commit, end, top };
+
+	if (filter_reject(ev, rec, size))
+		return;
+	tpoint_commit_pending(&p);
+	tpoint_count_recorded(ev);
 }

@@ -2,23 +2,26 @@
 /*
  * abi_test - an object built for another tpoint ABI loads, and its events stay off, said
  * by name: the hot path of such an object would read the thread's state with another
- * layout. The test hands the library the module of an object built for ABI 2 (the
- * descriptor of a real event, with that ABI), of one built for ABI 4 (whose meta record has
- * version 1's fixed 64-byte names) and of one from an unknown future ABI, and checks the
- * messages, that neither event registers, and that recording and enabling
- * everything leaves them off, while this object's own event records.
+ * layout. The test hands the library the modules of objects built for ABI 2 and 5 (tables
+ * of pointers to descriptors with pointers to their records, those of a real event), of one
+ * built for ABI 4 (whose meta record has version 1's fixed 64-byte names) and of one from an
+ * unknown future ABI, and checks the messages, that none of their events registers, and
+ * that recording and enabling everything leaves them off, while this object's own event
+ * records.
  */
 #include "testutil.h"
 
 #include "format.h"
+#include "registry.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_abi.h>
 
-static struct tpoint_event old_ev, future_ev, abi4_ev;
-static struct tpoint_event *const old_events[] = { &old_ev };
-static struct tpoint_event *const future_events[] = { &future_ev };
-static struct tpoint_event *const abi4_events[] = { &abi4_ev };
+static struct tpoint_event_v5 old_ev, abi5_ev, future_ev, abi4_ev;
+static struct tpoint_event_v5 *const old_events[] = { &old_ev };
+static struct tpoint_event_v5 *const abi5_events[] = { &abi5_ev };
+static struct tpoint_event_v5 *const future_events[] = { &future_ev };
+static struct tpoint_event_v5 *const abi4_events[] = { &abi4_ev };
 
 /* The event record of an object built for ABI 4: TPOINT_META_VERSION 1. */
 static const struct tpoint_meta_event_v1 abi4_meta = {
@@ -26,56 +29,77 @@ static const struct tpoint_meta_event_v1 abi4_meta = {
 	"tpt_old", "abi4_event", "abi4_event", 1, 1
 };
 
+/* The entry of this object's table (stage 7's bounds) that names `ev`. */
+static const struct tpoint_event_ref *event_ref(const struct tpoint_event *ev)
+{
+	for (const struct tpoint_event_ref *r = __start_tpoint_events; r < __stop_tpoint_events;
+	     r++)
+		if (tpoint_event_ref_at(&r->event) == ev)
+			return r;
+	return NULL;
+}
+
 int main(void)
 {
-	struct tpoint_module old_mod = { 2, old_events, old_events + 1, NULL, NULL };
-	struct tpoint_module future_mod = { TPOINT_ABI + 7, future_events, future_events + 1,
-					    NULL, NULL };
-	struct tpoint_module abi4_mod = { 4, abi4_events, abi4_events + 1, NULL, NULL };
+	struct tpoint_module_v5 old_mod = { 2, old_events, old_events + 1, NULL, NULL };
+	struct tpoint_module_v5 abi5_mod = { 5, abi5_events, abi5_events + 1, NULL, NULL };
+	struct tpoint_module_v5 future_mod = { TPOINT_ABI + 7, future_events, future_events + 1,
+					       NULL, NULL };
+	struct tpoint_module_v5 abi4_mod = { 4, abi4_events, abi4_events + 1, NULL, NULL };
 	struct tpoint_event_stats st;
 	char want[256];
 	int ret;
 
 	tpoint_set_log(tu_log_gather, NULL);
-	/* A real event's descriptor, as an object of ABI 2 would have made it. */
-	old_ev = TPOINT_EVENT_SYM(abi_now);
+	/* A real event's records, as objects of ABI 2 and 5 would have pointed at them. */
+	const struct tpoint_event_ref *ref = event_ref(&TPOINT_EVENT_SYM(abi_now));
+
+	REQUIRE(ref, "this object's table has abi_now");
 	old_ev.abi = 2;
-	old_ev.enabled = old_ev.registered = 0;
-	old_ev.id = 0;
+	old_ev.class_meta = tpoint_event_ref_at(&ref->class_meta);
+	old_ev.meta = tpoint_event_ref_at(&ref->meta);
+	abi5_ev = old_ev;
+	abi5_ev.abi = 5;
 	future_ev = old_ev;
 	future_ev.abi = TPOINT_ABI + 7;
 	abi4_ev = old_ev;
 	abi4_ev.abi = 4;
 	abi4_ev.meta = (const struct tpoint_meta_event *)(const void *)&abi4_meta;
 	abi4_ev.class_meta = NULL;
-	tpoint_module_register(&old_mod);
-	tpoint_module_register(&future_mod);
-	tpoint_module_register(&abi4_mod);
+	tpoint_module_register((const struct tpoint_module *)(const void *)&old_mod);
+	tpoint_module_register((const struct tpoint_module *)(const void *)&abi5_mod);
+	tpoint_module_register((const struct tpoint_module *)(const void *)&future_mod);
+	tpoint_module_register((const struct tpoint_module *)(const void *)&abi4_mod);
 	tu_note("logged:\n%s", tu_logged);
 
 	snprintf(want, sizeof(want), "event tpt_abi:abi_now was built for tpoint ABI 2, this "
 		 "library has %d; not registered", TPOINT_ABI);
 	CHECK(strstr(tu_logged, want), "the ABI 2 event is refused by name");
+	snprintf(want, sizeof(want), "event tpt_abi:abi_now was built for tpoint ABI 5, this "
+		 "library has %d; not registered", TPOINT_ABI);
+	CHECK(strstr(tu_logged, want), "the ABI 5 event is refused by name");
 	snprintf(want, sizeof(want), "an object built for tpoint ABI %d (this library has %d) "
-		 "was not registered: its 1 event stays off", TPOINT_ABI + 7, TPOINT_ABI);
+		 "was not registered: its events stay off", TPOINT_ABI + 7, TPOINT_ABI);
 	CHECK(strstr(tu_logged, want), "the unknown ABI's event is refused by count");
 	snprintf(want, sizeof(want), "event tpt_old:abi4_event was built for tpoint ABI 4, this "
 		 "library has %d; not registered", TPOINT_ABI);
 	CHECK(strstr(tu_logged, want), "the ABI 4 event (meta version 1) is refused by name");
-	CHECK(!old_ev.registered && !future_ev.registered && !abi4_ev.registered,
-	      "none registered");
+	CHECK(!old_ev.registered && !abi5_ev.registered && !future_ev.registered &&
+	      !abi4_ev.registered, "none registered");
 
 	CHECK(tpoint_enable("tpt_abi:*") == 1, "only this object's event matches");
 	ret = tpoint_record_start("abi.dat");
 	REQUIRE(ret == 0, "tpoint_record_start: %s", strerror(-ret));
-	CHECK(old_ev.enabled == 0 && future_ev.enabled == 0, "recording: both stay off (%u %u)",
-	      old_ev.enabled, future_ev.enabled);
+	CHECK(old_ev.enabled == 0 && abi5_ev.enabled == 0 && future_ev.enabled == 0,
+	      "recording: they stay off (%u %u %u)", old_ev.enabled, abi5_ev.enabled,
+	      future_ev.enabled);
 	trace_abi_now(1);
 	ret = tpoint_record_stop();
 	REQUIRE(ret == 0, "tpoint_record_stop: %s", strerror(-ret));
 	CHECK(tu_stats("tpt_abi", "abi_now", &st) == 0 && st.recorded == 1,
 	      "this object's event recorded %" PRIu64 ", want 1", st.recorded);
-	tpoint_module_unregister(&old_mod); /* nothing to undo; must not touch the real one */
+	/* Nothing to undo; must not touch the real one. */
+	tpoint_module_unregister((const struct tpoint_module *)(const void *)&old_mod);
 	CHECK(TPOINT_EVENT_SYM(abi_now).registered, "unregistering the old module leaves ours");
 	return tu_finish();
 }

@@ -118,6 +118,16 @@ grep -q "event chunk of [0-9]* bytes: not an id and four strings of printable te
 	{ cat nonascii.rep; fail "nonascii: tpoint report refuses what --assemble wrote"; }
 echo "ok: a format text that is not ASCII: exit 1, offset named, the event left out, the file readable"
 
+# An event's name of 200 letters (names are shorter than 64 with their NUL): the event is
+# left out and said, as any other damaged event chunk (a formats block overflowed a buffer).
+damage longname packed <<EOF
+"$MUT" "\$spool" longname 200
+EOF
+refused longname "$(cat longname.mut)"
+grep -q "event chunk of [0-9]* bytes: .*names of at most 63 characters" longname.err ||
+	{ cat longname.err; fail "longname: what"; }
+echo "ok: an event name of 200 letters: exit 1, offset named, the event left out"
+
 # More distinct events than a file has ids (0x7000 to 0xffff): each one past them is named,
 # and the spool is read to its end (the search for a free id went round without end before).
 damage manyevents packed <<EOF

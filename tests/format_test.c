@@ -21,7 +21,7 @@
 
 /* ---- stubs for the runtime: this test never enables an event ---- */
 
-__thread struct tpoint_tls tpoint_tls_v1;
+__thread struct tpoint_tls tpoint_tls_v2;
 static const struct tpoint_module *registered;
 
 void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
@@ -33,6 +33,11 @@ int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t s
 {
 	(void)ev, (void)rec, (void)size;
 	return 0;
+}
+void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec, uint32_t size,
+			     uint64_t *commit, uint64_t end, struct tpoint_stream *top)
+{
+	(void)ev, (void)rec, (void)size, (void)commit, (void)end, (void)top;
 }
 struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev)
 {

@@ -49,7 +49,11 @@ static uint64_t handled[2]; /* SIGUSR1, SIGUSR2: written by the handlers, last t
 /* Whether the interrupted code had a level claimed: between tpoint_reserve and commit. */
 static int mid_record(void)
 {
-	return TPOINT_TLS.top && TPOINT_TLS.top != &TPOINT_TLS.stream[0];
+	/* (Before the thread's first record, top is the library's unlinked stream.) */
+	uintptr_t top = (uintptr_t)TPOINT_TLS.top;
+
+	return top > (uintptr_t)&TPOINT_TLS.stream[0] &&
+	       top <= (uintptr_t)&TPOINT_TLS.stream[TPOINT_MAX_NESTING];
 }
 
 static void on_usr1(int sig)

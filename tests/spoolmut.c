@@ -11,6 +11,7 @@
  *                                   a cut, a copied run; in a chunk's header half the time
  *   spoolmut FILE manyevents N      N event chunks after the first, copies of it named
  *                                   many0 .. manyN-1
+ *   spoolmut FILE longname N        one such copy, named with N letters
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -75,10 +76,10 @@ static void put32(size_t off, uint32_t v)
 }
 
 /*
- * N copies of the first event chunk after it, each under a name of its own: the file
- * rewritten whole. Returns the offset of the first copy.
+ * N copies of the first event chunk after it, each under a name of its own (manyI, or
+ * `long_name` letters): the file rewritten whole. Returns the offset of the first copy.
  */
-static size_t many_events(int fd, long n)
+static size_t many_events(int fd, long n, long long_name)
 {
 	static size_t off[1 << 16];
 	size_t nc = chunks(off, sizeof(off) / sizeof(off[0])), at = 0;
@@ -102,10 +103,16 @@ static size_t many_events(int fd, long n)
 	size_t pos = next;
 
 	for (long i = 0; i < n; i++) {
-		char chunk[8192], newname[32];
+		char chunk[16384], newname[4096];
 		size_t sl = strlen(sys) + 1, nl, size;
 
-		nl = (size_t)snprintf(newname, sizeof(newname), "many%ld", i) + 1;
+		if (long_name > 0 && long_name < (long)sizeof(newname)) {
+			memset(newname, 'x', (size_t)long_name);
+			newname[long_name] = 0;
+			nl = (size_t)long_name + 1;
+		} else {
+			nl = (size_t)snprintf(newname, sizeof(newname), "many%ld", i) + 1;
+		}
 		size = 4 + sl + nl + rest_len;
 		if (sizeof(c) + size + 8 > sizeof(chunk))
 			die("the event chunk is too big to copy");
@@ -133,7 +140,8 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 3)
-		die("usage: spoolmut FILE list|hugesize N|packedhdr N|rechdr N|random SEED|manyevents N");
+		die("usage: spoolmut FILE list|hugesize N|packedhdr N|rechdr N|random SEED|manyevents N|"
+		    "longname N");
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die("cannot open the file");
@@ -157,8 +165,11 @@ int main(int argc, char **argv)
 		die("a number is missing");
 	long arg = atol(argv[3]);
 
-	if (!strcmp(argv[2], "manyevents")) {
-		printf("%zu\n", many_events(fd, arg));
+	if (!strcmp(argv[2], "manyevents") || !strcmp(argv[2], "longname")) {
+		if (argv[2][0] == 'm')
+			printf("%zu\n", many_events(fd, arg, 0));
+		else
+			printf("%zu\n", many_events(fd, 1, arg));
 		return 0; /* written whole: not the buffer back over it */
 	} else if (!strcmp(argv[2], "hugesize")) {
 		size_t off = records_chunk(arg, 0);

@@ -11,7 +11,10 @@
  * .filter on every hit. ABI 3: struct tpoint_tls points at the stream to claim instead of
  * counting levels, and a commit counts its record without testing for the counters. ABI 4:
  * the descriptor ends with TRACE_EVENT_FN's reg and unreg. ABI 5: class_meta and meta point
- * at records of TPOINT_META_VERSION 2, strings as long as they are.)
+ * at records of TPOINT_META_VERSION 2, strings as long as they are. ABI 6: the descriptor
+ * has no pointers to its records, an object's table (struct tpoint_event_ref) has offsets
+ * to both; a stream's off and end are 64-bit; the thread's state, tpoint_tls_v2, starts at
+ * the library's unlinked stream.)
  *
  * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
  * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
@@ -30,7 +33,7 @@
 extern "C" {
 #endif
 
-#define TPOINT_ABI 5
+#define TPOINT_ABI 6
 #define TPOINT_EXPORT __attribute__((visibility("default")))
 
 /* Bits of tpoint_event.enabled. */
@@ -56,8 +59,6 @@ struct tpoint_event {
 	uint32_t registered;
 	void *probes;     /* struct tpoint_probe_set *, replaced as a whole on (un)register */
 	void *filter;     /* the compiled filter, or NULL; TPOINT_ENABLED_FILTER says to look */
-	const struct tpoint_meta_class *class_meta;
-	const struct tpoint_meta_event *meta;
 	/* TRACE_EVENT_FN: called by the registry, outside its lock, as the event goes on (a
 	 * non-zero return keeps it off) and after it went off; NULL for other events. */
 	int (*reg)(void);
@@ -97,8 +98,9 @@ struct tpoint_counters {
 /* Where one nesting level of one thread writes. */
 struct tpoint_stream {
 	char *data;       /* the current page's event area (page + 16), or NULL */
-	uint32_t off;     /* bytes of data used */
-	uint32_t end;     /* a reservation must end at or before this; 0 without a page */
+	/* 64-bit, as the commit word they are stored to: no widening on the hot path. */
+	uint64_t off;     /* bytes of data used */
+	uint64_t end;     /* a reservation must end at or before this; 0 without a page */
 	uint64_t last;    /* clock of the previous record in this page */
 	uint32_t cpu_key; /* tpoint_arch_cpu_key() when the page was taken */
 	uint32_t page;    /* index of the page in the pool */
@@ -109,9 +111,11 @@ struct tpoint_stream {
 struct tpoint_tls {
 	/*
 	 * The stream the next reservation claims: &stream[levels currently inside
-	 * tpoint_reserve..tpoint_commit], or NULL before the thread's first record (TLS starts
-	 * zeroed; the slow path links the streams). A pointer, not a count, so that the hot
-	 * path needs no address arithmetic.
+	 * tpoint_reserve..tpoint_commit]. Before the thread's first record, the library's
+	 * unlinked stream, shared by all threads and never written: no page and no room (its
+	 * end is 0), linked to itself, so that the first reservation fails the room check and
+	 * the slow path links the thread's own streams, with no test of its own on the hot
+	 * path. A pointer, not a count, so that the hot path needs no address arithmetic.
 	 */
 	struct tpoint_stream *top;
 	uint32_t ncounters;
@@ -128,7 +132,8 @@ struct tpoint_tls {
 	struct tpoint_stream stream[TPOINT_MAX_NESTING + 1];
 };
 
-#define TPOINT_TLS tpoint_tls_v1
+/* _v2: starts at the unlinked stream (_v1 started NULL, which the hot path tested). */
+#define TPOINT_TLS tpoint_tls_v2
 extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
 
 /*
@@ -139,9 +144,16 @@ extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-e
 TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev);
 /*
- * With a filter set on the event: 1 if it rejects the record just filled (which is then taken
- * back from the page, counted as filtered, and its nesting level released), 0 to commit it.
+ * A record just filled (`size` bytes from `rec`), reserved with the commit that follows
+ * (struct tpoint_pending's fields, by value: the caller makes this its tail call): judged by
+ * the event's filter, then taken back from the page, counted as filtered and its nesting
+ * level released, or published and counted as recorded, as with no filter.
  */
+TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,
+					   uint32_t size, uint64_t *commit, uint64_t end,
+					   struct tpoint_stream *top);
+/* The same for a caller that commits itself (the slow path): 1 when the filter rejected the
+ * record (taken back as above), 0 to commit it. */
 TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec,
 					  uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
@@ -194,12 +206,11 @@ static inline uint64_t tpoint_record_header(uint64_t delta, uint32_t total)
 static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 				   struct tpoint_pending *pending)
 {
+	uint64_t now = tpoint_arch_clock();
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct tpoint_stream *s = t->top;
 	uint32_t total = tpoint_record_total(payload);
 
-	if (__builtin_expect(s == NULL, 0))
-		return NULL;
 	/*
 	 * Claim the level before reading its stream. A signal arriving before this store sees
 	 * the same level, but it runs to completion before we read the stream below.
@@ -216,14 +227,13 @@ static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 	 * records in between leaves a later `last`, so the delta comes out negative, too wide
 	 * for 27 bits, and the slow path reads the clock again.
 	 */
-	uint32_t off = s->off;
-	uint64_t now, delta, *rec;
+	uint64_t off = s->off;
+	uint64_t delta, *rec;
 	char *data;
 
 	if (__builtin_expect(off + total > s->end, 0) ||
 	    __builtin_expect(tpoint_arch_cpu_key() != s->cpu_key, 0))
 		goto slow;
-	now = tpoint_arch_clock();
 	delta = now - s->last;
 	if (__builtin_expect(delta > TPOINT_DELTA_MAX, 0))
 		goto slow;
@@ -260,7 +270,7 @@ static inline void tpoint_commit(void)
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct tpoint_stream *s = t->top - 1;
 
-	__atomic_store_n((uint64_t *)(void *)(s->data - 8), (uint64_t)s->off, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(void *)(s->data - 8), s->off, __ATOMIC_RELEASE);
 	tpoint_barrier();
 	t->top = s;
 }
@@ -309,6 +319,21 @@ static inline void tpoint_count_recorded(struct tpoint_event *ev)
 	tpoint_count_one(&TPOINT_TLS.counters[ev->index].recorded);
 }
 
+/*
+ * The enable word as a hit function reads it, once, to compare it with one value: a plain
+ * load on x86-64, which gcc and clang fold into the compare (`cmpl $1, word`), where an
+ * atomic load is a load of its own; an aligned 4-byte load is never torn. ThreadSanitizer
+ * must see the atomic (docs/DECISIONS.md, "Data races"), and so do other architectures.
+ */
+static inline uint32_t tpoint_enabled_peek(const struct tpoint_event *ev)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+	return ev->enabled;
+#else
+	return __atomic_load_n(&ev->enabled, __ATOMIC_RELAXED);
+#endif
+}
+
 /* In-process probes (register_trace_<name>). */
 struct tpoint_probe {
 	void (*func)(void);
@@ -329,11 +354,29 @@ struct tpoint_probe_set {
 TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(void), void *data);
 TPOINT_EXPORT int tpoint_probe_unregister(struct tpoint_event *ev, void (*func)(void), void *data);
 
+/*
+ * One event of an object, in its section tpoint_events: its descriptor and its two meta
+ * records, each as an offset from the field that holds it. Offsets, not pointers, so that
+ * the dynamic loader has nothing to relocate (a pointer in a PIE or a library costs a
+ * 24-byte relocation, and the write of its page at every start) and the descriptor is not
+ * written before the event registers. tpoint_event_ref_at() reads one.
+ */
+struct tpoint_event_ref {
+	int32_t event;      /* struct tpoint_event */
+	int32_t class_meta; /* struct tpoint_meta_class */
+	int32_t meta;       /* struct tpoint_meta_event */
+};
+
+static inline const void *tpoint_event_ref_at(const int32_t *field)
+{
+	return (const char *)field + *field;
+}
+
 /* What CREATE_TRACE_POINTS hands the runtime: the section bounds of one loaded object. */
 struct tpoint_module {
 	uint32_t abi;
-	struct tpoint_event *const *events_begin;
-	struct tpoint_event *const *events_end;
+	const struct tpoint_event_ref *events_begin;
+	const struct tpoint_event_ref *events_end;
 	const char *meta_begin;
 	const char *meta_end;
 };

@@ -8,9 +8,7 @@
 
 static inline uint64_t tpoint_arch_clock(void)
 {
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return __builtin_ia32_rdtsc();
 }
 
 /*

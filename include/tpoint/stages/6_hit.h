@@ -122,10 +122,10 @@
 			(len))
 
 /*
- * Size, reserve through `reserve`, fill and publish one record of class `name`; `filter`
- * `ask_filter` says whether a filter may judge it first.
+ * Size, reserve through `reserve` (on_null when it failed), fill, and `finish`: publish and
+ * count the record, or have a filter judge it first.
  */
-#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, commit, ask_filter)  \
+#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, finish)                \
 	struct tpoint_data_offsets_##name __data_offsets;                                       \
 	struct tpoint_pending __pending;                                                        \
 	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
@@ -141,20 +141,28 @@
 	}                                                                                       \
 	tstruct                                                                                 \
 	{ assign; }                                                                             \
-	/* The kernel's missing "never mind": a filter judges the filled record. */             \
-	if ((ask_filter) && __atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL &&         \
-	    tpoint_filter_reject_v1(__ev, __entry, __payload))                                  \
-		return;                                                                         \
-	commit;                                                                                 \
-	tpoint_count_recorded(__ev);
-
+	finish;
+/* Publish and count. */
+#define TPOINT_FINISH_COMMIT                                                                  \
+	tpoint_commit_pending(&__pending);                                                     \
+	tpoint_count_recorded(__ev)
 /*
- * Three ways to record a class's event. The inline one has no filter to ask: a call there
- * would keep the record's state alive across it, in registers that cost a save and a
- * restore on every event. An event with a filter has TPOINT_ENABLED_FILTER set and records
- * through the out-of-line one that asks it; the slow path asks it too, as a filter set
- * while a hit is under way may find it there.
+ * The kernel's missing "never mind": a filter judges the filled record, in the library,
+ * which publishes and counts it or takes it back: a tail call, so that nothing here lives
+ * across it.
  */
+#define TPOINT_FINISH_FILTER                                                                  \
+	tpoint_filter_commit_v1(__ev, __entry, __payload, __pending.commit, __pending.end,     \
+				__pending.top)
+/* After tpoint_reserve_slow_v1(), with a call to the filter if there is one (this path is
+ * rare, but every event takes it). */
+#define TPOINT_FINISH_SLOW                                                                    \
+	if (__atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL &&                        \
+	    tpoint_filter_reject_v1(__ev, __entry, __payload))                                 \
+		return;                                                                        \
+	tpoint_commit();                                                                       \
+	tpoint_count_recorded(__ev)
+
 /*
  * TP_printk's arguments compiled in a function that is never called, as the kernel compiles
  * them: a field that does not exist, or a helper used wrongly, is a compiler error that names
@@ -189,34 +197,44 @@
 #define __print_ns_to_secs(value) ((uint64_t)(value) / 1000000000u)
 #define __print_ns_without_secs(value) ((uint32_t)((uint64_t)(value) % 1000000000u))
 
+/*
+ * Three ways to record a class's event. The inline one has no filter to ask: a call there
+ * would keep the record's state alive across it, in registers that cost a save and a
+ * restore on every event. An event with a filter has TPOINT_ENABLED_FILTER set and records
+ * through the out-of-line one, which hands the filled record to the library to judge and
+ * publish; the slow path asks the filter too, as a filter set while a hit is under way may
+ * find it there.
+ */
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	TPOINT_CHECK_PRINT(name, name, print)                                                  \
 	static __attribute__((noinline, cold)) void __tpoint_emit_slow_##name(                 \
-		struct tpoint_event *__ev, proto)                                              \
+		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
 				 tpoint_reserve_slow_v1(__ev, tpoint_record_total(__payload)), \
-				 (void)__pending, tpoint_commit(), 1)                          \
+				 (void)__pending, TPOINT_FINISH_SLOW)                          \
 	}                                                                                      \
 	static __attribute__((noinline)) void __tpoint_emit_filtered_##name(                   \
-		struct tpoint_event *__ev, proto)                                              \
+		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
 				 tpoint_reserve(__ev, __payload, &__pending),                  \
-				 __tpoint_emit_slow_##name(__ev, args),                        \
-				 tpoint_commit_pending(&__pending), 1)                         \
+				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_FILTER)  \
 	}                                                                                      \
 	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
-		struct tpoint_event *__ev, proto)                                              \
+		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
 				 tpoint_reserve(__ev, __payload, &__pending),                  \
-				 __tpoint_emit_slow_##name(__ev, args),                        \
-				 tpoint_commit_pending(&__pending), 0)                         \
+				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_COMMIT)  \
 	}                                                                                      \
-	/* The probe loop of the class's DEFINE_EVENTs, one copy for all (unused otherwise); \
-	 * the descriptor last, so that the caller passes its arguments where its own probe \
-	 * function took them (its fast path's registers stay the same). */               \
+	/* The recording of the class's DEFINE_EVENTs, one copy for all (unused otherwise). */\
+	static __attribute__((noinline, unused)) void __tpoint_record_class_##name(            \
+		proto, struct tpoint_event *__ev)                                              \
+	{                                                                                      \
+		__tpoint_emit_##name(args, __ev);                                              \
+	}                                                                                      \
+	/* Their probe loop, the same. */                                                     \
 	static __attribute__((noinline, cold, unused)) void __tpoint_probes_class_##name(      \
 		uint32_t __enabled, proto, struct tpoint_event *__ev)                          \
 	{                                                                                      \
@@ -232,13 +250,19 @@
 	for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                                 \
 		((void (*)(void *, proto))__ps->probe[__i].func)(__ps->probe[__i].data, args);  \
 	if (__enabled & TPOINT_ENABLED_RECORD)                                                 \
-		__tpoint_emit_filtered_##template(__ev, args);
+		__tpoint_emit_filtered_##template(args, __ev);
+
 /*
- * An event's probe loop: a function of its own for a TRACE_EVENT (the class's only event),
- * its class's for a DEFINE_EVENT, whose events share it: called with the descriptor, no
- * function of the event's own (its stub cost 42 bytes a DEFINE_EVENT: code and unwind entry).
+ * What an event records and probes with. OWN for a TRACE_EVENT, its class's only event:
+ * functions of its own, the descriptor a constant in them. SHARED for a DEFINE_EVENT: its
+ * class's, the descriptor passed last, in a register, as the kernel passes its
+ * trace_event_file: no code of the event's own but its hit function and its cold path.
  */
-#define TPOINT_PROBES_FN_OWN(template, name, proto, args)                                     \
+#define TPOINT_RECORD_FN_OWN(template, name, proto, args)                                     \
+	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
+	{                                                                                      \
+		__tpoint_emit_##template(args, &TPOINT_EVENT_SYM(name));                       \
+	}                                                                                      \
 	/* Probes are rare: their loop stays out of the recording path. */                     \
 	static __attribute__((noinline, cold)) void __tpoint_probes_##name(uint32_t __enabled, \
 									    proto)            \
@@ -246,59 +270,72 @@
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		TPOINT_PROBES_LOOP(template, PARAMS(proto), PARAMS(args))                      \
 	}
-#define TPOINT_PROBES_FN_SHARED(template, name, proto, args)
+#define TPOINT_RECORD_FN_SHARED(template, name, proto, args)
+#define TPOINT_RECORD_CALL_OWN(template, name, args) __tpoint_record_##name(args)
+#define TPOINT_RECORD_CALL_SHARED(template, name, args)                                       \
+	__tpoint_record_class_##template(args, &TPOINT_EVENT_SYM(name))
 #define TPOINT_PROBES_CALL_OWN(template, name, args) __tpoint_probes_##name(__enabled, args)
 #define TPOINT_PROBES_CALL_SHARED(template, name, args)                                       \
 	__tpoint_probes_class_##template(__enabled, args, __ev)
 
-#define TPOINT_DEFINE_HIT(template, name, proto, args, cond, probes)                         \
+/*
+ * The event's entry in its object's table (struct tpoint_event_ref), as offsets the
+ * assembler computes: asm in the hit function (emitted once, as the function is; a copy
+ * the compiler might make of it is found by the registry to name a descriptor twice, and
+ * skipped), which names the records as operands, so that the compiler keeps them and
+ * spells their names as it emits them; the descriptor by a hidden alias, which the linker
+ * resolves inside a shared library (the global symbol may be preempted there).
+ */
+#define TPOINT_EVENT_REF(template, name)                                                      \
+	__asm__ __volatile__(".pushsection tpoint_events, \"a\"\n\t"                           \
+			     ".balign 4\n\t"                                                   \
+			     ".long %c0 - ., %c1 - ., %c2 - .\n\t"                             \
+			     ".popsection"                                                     \
+			     :                                                                 \
+			     : "i"(&__tpoint_local_##name),                                     \
+			       "i"(&__tpoint_meta_class_##template), "i"(&__tpoint_meta_event_##name))
+
+#define TPOINT_DEFINE_HIT(template, name, proto, args, cond, kind)                           \
 	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), NULL, NULL, \
-			     probes)
-/* probes: OWN or SHARED, whose probe loop the event calls (TPOINT_PROBES_FN_*). */
-#define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg, probes)           \
+			     kind)
+/* kind: OWN or SHARED (TPOINT_RECORD_FN_*). */
+#define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg, kind)             \
 	struct tpoint_event TPOINT_EVENT_SYM(name) TPOINT_USDT_SECTION = {                     \
-		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, &__tpoint_meta_class_##template.h,          \
-		&__tpoint_meta_event_##name.h, reg, unreg                                      \
+		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, reg, unreg                                 \
 	};                                                                                     \
-	static struct tpoint_event *const __tpoint_ptr_##name                                  \
-		__attribute__((section("tpoint_events"), used)) = &TPOINT_EVENT_SYM(name);     \
-	TPOINT_PROBES_FN_##probes(template, name, PARAMS(proto), PARAMS(args))                 \
-	/* The USDT probe (<tpoint/usdt.h>), then what the library's bits ask for. */         \
-	static __attribute__((noinline, cold)) void __tpoint_usdt_##name(uint32_t __enabled,   \
-									  proto)              \
-	{                                                                                      \
-		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
-		TPOINT_USDT_PROBE(TPOINT_SYSTEM_STR, #name, TPOINT_STR(TPOINT_EVENT_SYM(name)), \
-				  args);                                                       \
-		if (__enabled & TPOINT_ENABLED_PROBES)                                         \
-			TPOINT_PROBES_CALL_##probes(template, name, PARAMS(args));             \
-		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
-			__tpoint_emit_filtered_##template(__ev, args);                         \
-	}                                                                                      \
-	/* Out of line, so that a false condition returns without saving a register. */      \
-	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
+	extern struct tpoint_event __tpoint_local_##name                                       \
+		__attribute__((alias(TPOINT_STR(TPOINT_EVENT_SYM(name))), visibility("hidden"))); \
+	TPOINT_RECORD_FN_##kind(template, name, PARAMS(proto), PARAMS(args))                   \
+	/* Everything but recording alone, out of line: the USDT probe (<tpoint/usdt.h>) when \
+	 * a consumer is attached, then the probes (which record after them), or a record     \
+	 * that a filter judges (FILTER is only ever set with RECORD). The word is read again: \
+	 * it may have changed since the hit read it, to RECORD alone too. */                 \
+	static __attribute__((noinline)) void __tpoint_other_##name(proto)                     \
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
-		/* Recording alone is the common case, one compare; recording through a filter \
-		 * the next (FILTER is only ever set with RECORD); a USDT consumer and probes  \
-		 * leave with a tail call, and see to a filter themselves. */                  \
-		if (__builtin_expect(__enabled == TPOINT_ENABLED_RECORD, 1))                   \
-			__tpoint_emit_##template(__ev, args);                                  \
-		else if (__enabled == (TPOINT_ENABLED_RECORD | TPOINT_ENABLED_FILTER))         \
-			__tpoint_emit_filtered_##template(__ev, args);                         \
-		else if (TPOINT_USDT && __enabled > TPOINT_ENABLED_MASK)                       \
-			__tpoint_usdt_##name(__enabled, args);                                 \
-		else if (__enabled & TPOINT_ENABLED_PROBES)                                    \
-			TPOINT_PROBES_CALL_##probes(template, name, PARAMS(args));             \
+		if (TPOINT_USDT && __enabled > TPOINT_ENABLED_MASK)                            \
+			TPOINT_USDT_PROBE(TPOINT_SYSTEM_STR, #name,                            \
+					  TPOINT_STR(TPOINT_EVENT_SYM(name)), args);           \
+		if (__enabled & TPOINT_ENABLED_PROBES)                                         \
+			TPOINT_PROBES_CALL_##kind(template, name, PARAMS(args));               \
+		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
+			__tpoint_emit_filtered_##template(args, __ev);                         \
 	}                                                                                      \
+	/* The condition first, then one compare for the common case, recording alone, and \
+	 * a tail call; a false condition returns without saving a register. */             \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
+		TPOINT_EVENT_REF(template, name);                                              \
 		if (!(cond)) {                                                                 \
 			tpoint_count_one(&tpoint_counters_of(&TPOINT_EVENT_SYM(name))->cond_skipped); \
 			return;                                                                \
 		}                                                                              \
-		__tpoint_record_##name(args);                                                  \
+		if (__builtin_expect(tpoint_enabled_peek(&TPOINT_EVENT_SYM(name)) ==           \
+					     TPOINT_ENABLED_RECORD, 1))                        \
+			TPOINT_RECORD_CALL_##kind(template, name, PARAMS(args));               \
+		else                                                                           \
+			__tpoint_other_##name(args);                                           \
 	}                                                                                      \
 	TPOINT_DECL_END
 

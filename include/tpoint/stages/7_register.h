@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 7: registration. Every descriptor of this object (executable or shared library) sits
- * in the "tpoint_events" section and every meta record in "tpoint_meta"; the linker gives
+ * Stage 7: registration. Every event of this object (executable or shared library) has its
+ * entry in the "tpoint_events" section (struct tpoint_event_ref, which stage 6 emits) and
+ * its meta records in "tpoint_meta"; the linker gives
  * each object its own __start_/__stop_ bounds. A constructor hands both ranges to the runtime
  * when the object is loaded (program start or dlopen), a destructor takes them back when it
  * is unloaded (exit or dlclose). Several files of one object may create trace points: each
@@ -10,8 +11,10 @@
 #ifndef TPOINT_REGISTER_EMITTED
 #define TPOINT_REGISTER_EMITTED
 
-extern struct tpoint_event *const __start_tpoint_events[] __attribute__((weak, visibility("hidden")));
-extern struct tpoint_event *const __stop_tpoint_events[] __attribute__((weak, visibility("hidden")));
+extern const struct tpoint_event_ref __start_tpoint_events[]
+	__attribute__((weak, visibility("hidden")));
+extern const struct tpoint_event_ref __stop_tpoint_events[]
+	__attribute__((weak, visibility("hidden")));
 extern const char __start_tpoint_meta[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_tpoint_meta[] __attribute__((weak, visibility("hidden")));
 
