@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Events of tests/tp_plugin.c, a shared library that dlopen_test loads, unloads and loads
- * again: its events live in the library, and their formats must outlive it.
+ * again: its events live in the library, and their formats must outlive it. plugin_idle is
+ * never selected nor called: its format is built only after the library went, from the
+ * copy of its records that the runtime kept.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM plugin
@@ -35,6 +37,23 @@ TRACE_EVENT(plugin_work,
 		  __entry->i, __print_symbolic(__entry->i % 3, { 0, "zero" }, { 1, "one" },
 					       { 2, "two" }),
 		  __get_str(msg))
+);
+
+TRACE_EVENT(plugin_idle,
+
+	TP_PROTO(unsigned int ticks),
+
+	TP_ARGS(ticks),
+
+	TP_STRUCT__entry(
+		__field(	unsigned int,	ticks	)
+	),
+
+	TP_fast_assign(
+		__entry->ticks = ticks;
+	),
+
+	TP_printk("idle for %u ticks", __entry->ticks)
 );
 
 #endif /* _TRACE_PLUGIN_H */
