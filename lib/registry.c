@@ -490,6 +490,7 @@ static void register_event(const struct tpoint_event_ref *ref)
 	s->unreg = ev->unreg;
 	ev->id = s->id;
 	ev->index = index;
+	ev->counters = index * (uint32_t)sizeof(struct tpoint_counters);
 	ev->registered = 1;
 	tp_registry_slot_apply_filter(s);
 	tp_registry_slot_apply_patterns(s);

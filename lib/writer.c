@@ -579,7 +579,14 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	return true;
 }
 
-TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
+/*
+ * What both slow paths do: claim the thread's current level (its streams linked on its
+ * first record) and make room there, now, for a record of `total` bytes: a page of this
+ * CPU, a time extend after a long pause. Returns the stream, the level claimed and *now
+ * set; or NULL, the record counted as lost and the level released.
+ */
+static inline __attribute__((always_inline)) struct tpoint_stream *
+claim_room(struct tpoint_event *ev, uint32_t total, uint64_t *nowp)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct tpoint_stream *s = t->top;
@@ -625,16 +632,8 @@ TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t tot
 		rec->lost_pending[level]++;
 		goto drop;
 	}
-
-	delta = now - s->last;
-	uint32_t off = s->off;
-	uint64_t *hdr = (uint64_t *)(void *)(s->data + off);
-
-	s->off = off + total;
-	s->last = now;
-	hdr[0] = tpoint_record_header(delta, total);
-	hdr[1] = t->pid_word | ev->id;
-	return hdr + 1;
+	*nowp = now;
+	return s;
 
 drop:
 	if (rec && ev->index < TPOINT_MAX_EVENTS)
@@ -642,6 +641,38 @@ drop:
 	tpoint_barrier();
 	t->top = s;
 	return NULL;
+}
+
+TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
+{
+	uint64_t now;
+	struct tpoint_stream *s = claim_room(ev, total, &now);
+
+	if (!s)
+		return 0;
+	tpoint_barrier();
+	TPOINT_TLS.top = s;
+	return 1;
+}
+
+/* Objects of ABI 5 and older call this; they load, to be refused. */
+TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
+{
+	uint64_t now;
+	struct tpoint_stream *s = claim_room(ev, total, &now);
+
+	if (!s)
+		return NULL;
+
+	uint64_t delta = now - s->last;
+	uint64_t off = s->off;
+	uint64_t *hdr = (uint64_t *)(void *)(s->data + off);
+
+	s->off = off + total;
+	s->last = now;
+	hdr[0] = tpoint_record_header(delta, total);
+	hdr[1] = TPOINT_TLS.pid_word | ev->id;
+	return hdr + 1;
 }
 
 

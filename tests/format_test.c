@@ -24,14 +24,9 @@
 __thread struct tpoint_tls tpoint_tls_v2;
 static const struct tpoint_module *registered;
 
-void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
+int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 {
 	(void)ev, (void)total;
-	return NULL;
-}
-int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
-{
-	(void)ev, (void)rec, (void)size;
 	return 0;
 }
 void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec, uint32_t size,

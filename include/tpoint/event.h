@@ -54,9 +54,11 @@ struct tpoint_event {
 	uint32_t enabled; /* TPOINT_ENABLED_* | USDT semaphore << 16; call sites read it
 			   * relaxed, then branch */
 	uint16_t id;      /* common_type of its records; 0 until registered */
-	uint16_t abi;     /* TPOINT_ABI of the object that defined it */
+	uint8_t abi;      /* TPOINT_ABI of the object that defined it */
+	uint8_t registered;
 	uint32_t index;   /* dense number in the registry: the per-thread counters' slot */
-	uint32_t registered;
+	uint32_t counters; /* index * sizeof(struct tpoint_counters): where the slot is, in bytes,
+			    * so that a commit counts with no multiplication */
 	void *probes;     /* struct tpoint_probe_set *, replaced as a whole on (un)register */
 	void *filter;     /* the compiled filter, or NULL; TPOINT_ENABLED_FILTER says to look */
 	/* TRACE_EVENT_FN: called by the registry, outside its lock, as the event goes on (a
@@ -137,10 +139,14 @@ struct tpoint_tls {
 extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
 
 /*
- * The slow path: claims a nesting level like tpoint_reserve(), then takes a page, adds a
- * time extend, follows a CPU migration, or drops the record (counted as lost) and returns
- * NULL with the level released. A non-NULL result is followed by tpoint_commit().
+ * The slow path: makes room for a record of `total` bytes (header included) in the stream of
+ * this thread's current nesting level, now, for the fast path to take: a page, a time
+ * extend after a long pause, a page of the CPU the thread migrated to, the thread's streams
+ * linked on its first record. Returns 1; or 0, having counted the record as lost (no
+ * recording, no free page, nesting too deep). Nothing stays claimed either way. (Objects of
+ * ABI 5 and older reserved through tpoint_reserve_slow_v1(), kept so that they load.)
  */
+TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev);
 /*
@@ -152,8 +158,8 @@ TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_even
 TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,
 					   uint32_t size, uint64_t *commit, uint64_t end,
 					   struct tpoint_stream *top);
-/* The same for a caller that commits itself (the slow path): 1 when the filter rejected the
- * record (taken back as above), 0 to commit it. */
+/* What objects of ABI 5 and older call instead: 1 when the filter rejected the record (taken
+ * back as above), 0 for the caller to commit it. */
 TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec,
 					  uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
@@ -195,8 +201,8 @@ static inline uint64_t tpoint_record_header(uint64_t delta, uint32_t total)
  * payload, to be filled and then published with tpoint_commit_pending(); or NULL, having
  * claimed nothing, when the slow path is needed (the thread's first record, no page, no
  * room, a pause too long for the 27-bit delta, a CPU migration, nesting too deep). Callers
- * then call tpoint_reserve_slow_v1() from a function of their own, so that this path makes
- * no call and keeps its state in the registers that a call would clobber.
+ * then call tpoint_make_room_v1() from a function of their own, and try again, so that this
+ * path makes no call and keeps its state in the registers that a call would clobber.
  *
  * Between reserve and commit, this thread's nesting level stays claimed: a signal handler
  * that traces meanwhile writes into the next level's stream, so neither record is
@@ -264,17 +270,6 @@ static inline void tpoint_commit_pending(const struct tpoint_pending *p)
 	TPOINT_TLS.top = p->top;
 }
 
-/* The same after tpoint_reserve_slow_v1(): the record is the claimed level's last. */
-static inline void tpoint_commit(void)
-{
-	struct tpoint_tls *t = &TPOINT_TLS;
-	struct tpoint_stream *s = t->top - 1;
-
-	__atomic_store_n((uint64_t *)(void *)(s->data - 8), s->off, __ATOMIC_RELEASE);
-	tpoint_barrier();
-	t->top = s;
-}
-
 /*
  * This thread's counters of the event. Only hit functions call it, behind the enabled test,
  * so counting costs nothing while an event is off; a thread only writes its own counters.
@@ -316,7 +311,9 @@ static inline void tpoint_count_one(uint64_t *counter)
  */
 static inline void tpoint_count_recorded(struct tpoint_event *ev)
 {
-	tpoint_count_one(&TPOINT_TLS.counters[ev->index].recorded);
+	char *counters = (char *)TPOINT_TLS.counters + ev->counters;
+
+	tpoint_count_one(&((struct tpoint_counters *)(void *)counters)->recorded);
 }
 
 /*

@@ -154,15 +154,6 @@
 #define TPOINT_FINISH_FILTER                                                                  \
 	tpoint_filter_commit_v1(__ev, __entry, __payload, __pending.commit, __pending.end,     \
 				__pending.top)
-/* After tpoint_reserve_slow_v1(), with a call to the filter if there is one (this path is
- * rare, but every event takes it). */
-#define TPOINT_FINISH_SLOW                                                                    \
-	if (__atomic_load_n(&__ev->filter, __ATOMIC_RELAXED) != NULL &&                        \
-	    tpoint_filter_reject_v1(__ev, __entry, __payload))                                 \
-		return;                                                                        \
-	tpoint_commit();                                                                       \
-	tpoint_count_recorded(__ev)
-
 /*
  * TP_printk's arguments compiled in a function that is never called, as the kernel compiles
  * them: a field that does not exist, or a helper used wrongly, is a compiler error that names
@@ -202,17 +193,25 @@
  * would keep the record's state alive across it, in registers that cost a save and a
  * restore on every event. An event with a filter has TPOINT_ENABLED_FILTER set and records
  * through the out-of-line one, which hands the filled record to the library to judge and
- * publish; the slow path asks the filter too, as a filter set while a hit is under way may
- * find it there.
+ * publish. Both go to the slow path when the fast one fails: the library makes room, and the
+ * out-of-line path records there (asking a filter if there is one, as a filter set while a
+ * hit is under way may find it).
  */
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                        \
 	TPOINT_CHECK_PRINT(name, name, print)                                                  \
-	static __attribute__((noinline, cold)) void __tpoint_emit_slow_##name(                 \
+	static void __tpoint_emit_filtered_##name(proto, struct tpoint_event *__ev);           \
+	/* The library makes room, and the filtered path, which asks a filter if there is one, \
+	 * records into it: the slow path has no copy of the fill of its own. */               \
+	static __attribute__((noinline)) void __tpoint_emit_slow_##name(                       \
 		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
-		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
-				 tpoint_reserve_slow_v1(__ev, tpoint_record_total(__payload)), \
-				 (void)__pending, TPOINT_FINISH_SLOW)                          \
+		struct tpoint_data_offsets_##name __data_offsets;                              \
+		uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +    \
+				     __tpoint_get_offsets_##name(&__data_offsets, args);       \
+		if (__payload <= TPOINT_MAX_PAYLOAD &&                                         \
+		    !tpoint_make_room_v1(__ev, tpoint_record_total(__payload)))                \
+			return;                                                                \
+		__tpoint_emit_filtered_##name(args, __ev);                                     \
 	}                                                                                      \
 	static __attribute__((noinline)) void __tpoint_emit_filtered_##name(                   \
 		proto, struct tpoint_event *__ev)                                              \
@@ -236,20 +235,23 @@
 	}                                                                                      \
 	/* Their probe loop, the same. */                                                     \
 	static __attribute__((noinline, cold, unused)) void __tpoint_probes_class_##name(      \
-		uint32_t __enabled, proto, struct tpoint_event *__ev)                          \
+		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_PROBES_LOOP(name, PARAMS(proto), PARAMS(args))                          \
 	}                                                                                      \
 	TPOINT_DECL_END
 
 /* Call the event's probes (acquire: the set's contents were written before it was
- * published), then record it if it records. */
+ * published), then record it if it records (the word read again: fewer values live across
+ * the calls, and a smaller unwind table). */
 #define TPOINT_PROBES_LOOP(template, proto, args)                                             \
 	const struct tpoint_probe_set *__ps = (const struct tpoint_probe_set *)                \
 		__atomic_load_n(&__ev->probes, __ATOMIC_ACQUIRE);                              \
-	for (uint32_t __i = 0; __ps && __i < __ps->count; __i++)                                 \
-		((void (*)(void *, proto))__ps->probe[__i].func)(__ps->probe[__i].data, args);  \
-	if (__enabled & TPOINT_ENABLED_RECORD)                                                 \
+	if (__ps)                                                                              \
+		for (const struct tpoint_probe *__p = __ps->probe, *__end = __p + __ps->count; \
+		     __p < __end; __p++)                                                       \
+			((void (*)(void *, proto))__p->func)(__p->data, args);                 \
+	if (__atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED) & TPOINT_ENABLED_RECORD)         \
 		__tpoint_emit_filtered_##template(args, __ev);
 
 /*
@@ -262,21 +264,18 @@
 	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
 	{                                                                                      \
 		__tpoint_emit_##template(args, &TPOINT_EVENT_SYM(name));                       \
-	}                                                                                      \
-	/* Probes are rare: their loop stays out of the recording path. */                     \
-	static __attribute__((noinline, cold)) void __tpoint_probes_##name(uint32_t __enabled, \
-									    proto)            \
-	{                                                                                      \
-		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
-		TPOINT_PROBES_LOOP(template, PARAMS(proto), PARAMS(args))                      \
 	}
 #define TPOINT_RECORD_FN_SHARED(template, name, proto, args)
 #define TPOINT_RECORD_CALL_OWN(template, name, args) __tpoint_record_##name(args)
 #define TPOINT_RECORD_CALL_SHARED(template, name, args)                                       \
 	__tpoint_record_class_##template(args, &TPOINT_EVENT_SYM(name))
-#define TPOINT_PROBES_CALL_OWN(template, name, args) __tpoint_probes_##name(__enabled, args)
-#define TPOINT_PROBES_CALL_SHARED(template, name, args)                                       \
-	__tpoint_probes_class_##template(__enabled, args, __ev)
+/* A TRACE_EVENT's loop is in its out-of-line function (__tpoint_other_*). */
+#define TPOINT_PROBES_CALL_OWN(template, proto, args)                                         \
+	do {                                                                                   \
+		TPOINT_PROBES_LOOP(template, PARAMS(proto), PARAMS(args))                      \
+	} while (0)
+#define TPOINT_PROBES_CALL_SHARED(template, proto, args)                                      \
+	__tpoint_probes_class_##template(args, __ev)
 
 /*
  * The event's entry in its object's table (struct tpoint_event_ref), as offsets the
@@ -301,16 +300,15 @@
 /* kind: OWN or SHARED (TPOINT_RECORD_FN_*). */
 #define TPOINT_DEFINE_HIT_FN(template, name, proto, args, cond, reg, unreg, kind)             \
 	struct tpoint_event TPOINT_EVENT_SYM(name) TPOINT_USDT_SECTION = {                     \
-		0, 0, TPOINT_ABI, 0, 0, NULL, NULL, reg, unreg                                 \
+		0, 0, TPOINT_ABI, 0, 0, 0, NULL, NULL, reg, unreg                              \
 	};                                                                                     \
 	extern struct tpoint_event __tpoint_local_##name                                       \
 		__attribute__((alias(TPOINT_STR(TPOINT_EVENT_SYM(name))), visibility("hidden"))); \
 	TPOINT_RECORD_FN_##kind(template, name, PARAMS(proto), PARAMS(args))                   \
-	/* Everything but recording alone, out of line: the USDT probe (<tpoint/usdt.h>) when \
-	 * a consumer is attached, then the probes (which record after them), or a record     \
-	 * that a filter judges (FILTER is only ever set with RECORD). The word is read again: \
-	 * it may have changed since the hit read it, to RECORD alone too. */                 \
-	static __attribute__((noinline)) void __tpoint_other_##name(proto)                     \
+	/* Everything else, out of line: the USDT probe (<tpoint/usdt.h>) when a consumer is  \
+	 * attached, then the probes (which record after them), or a record. The word is     \
+	 * read again: it may have changed since the hit read it. */                          \
+	static __attribute__((noinline, cold)) void __tpoint_other_##name(proto)               \
 	{                                                                                      \
 		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		uint32_t __enabled = __atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED);         \
@@ -318,22 +316,26 @@
 			TPOINT_USDT_PROBE(TPOINT_SYSTEM_STR, #name,                            \
 					  TPOINT_STR(TPOINT_EVENT_SYM(name)), args);           \
 		if (__enabled & TPOINT_ENABLED_PROBES)                                         \
-			TPOINT_PROBES_CALL_##kind(template, name, PARAMS(args));               \
+			TPOINT_PROBES_CALL_##kind(template, PARAMS(proto), PARAMS(args));      \
 		else if (__enabled & TPOINT_ENABLED_RECORD)                                    \
 			__tpoint_emit_filtered_##template(args, __ev);                         \
 	}                                                                                      \
 	/* The condition first, then one compare for the common case, recording alone, and \
-	 * a tail call; a false condition returns without saving a register. */             \
+	 * a tail call; the next compare for a record that a filter judges (FILTER is only   \
+	 * ever set with RECORD). A false condition returns without saving a register. */    \
 	__attribute__((noinline)) void TPOINT_HIT_SYM(name)(proto)                             \
 	{                                                                                      \
+		struct tpoint_event *__ev = &TPOINT_EVENT_SYM(name);                           \
 		TPOINT_EVENT_REF(template, name);                                              \
 		if (!(cond)) {                                                                 \
-			tpoint_count_one(&tpoint_counters_of(&TPOINT_EVENT_SYM(name))->cond_skipped); \
+			tpoint_count_one(&tpoint_counters_of(__ev)->cond_skipped);             \
 			return;                                                                \
 		}                                                                              \
-		if (__builtin_expect(tpoint_enabled_peek(&TPOINT_EVENT_SYM(name)) ==           \
-					     TPOINT_ENABLED_RECORD, 1))                        \
+		if (__builtin_expect(tpoint_enabled_peek(__ev) == TPOINT_ENABLED_RECORD, 1))   \
 			TPOINT_RECORD_CALL_##kind(template, name, PARAMS(args));               \
+		else if (__atomic_load_n(&__ev->enabled, __ATOMIC_RELAXED) == /* not merged */ \
+			 (TPOINT_ENABLED_RECORD | TPOINT_ENABLED_FILTER))                      \
+			__tpoint_emit_filtered_##template(args, __ev);                         \
 		else                                                                           \
 			__tpoint_other_##name(args);                                           \
 	}                                                                                      \
