@@ -84,12 +84,15 @@ static bool enum_ok(const struct tpoint_meta_enum *m)
 	       strings_ok((const char *)(m + 1), m->hdr.size - sizeof(*m), 2, 2);
 }
 
-int tpoint_meta_next(const char **cursor, const char *end, const struct tpoint_meta_hdr **rec)
+/*
+ * The header at *cursor, past the zero padding the linker may leave between the files'
+ * records: 1 with *hdr set (its size checked against `end`), 0 at the end, -EINVAL.
+ */
+static int meta_header(const char **cursor, const char *end, const struct tpoint_meta_hdr **hdr)
 {
 	const char *p = *cursor;
 	const struct tpoint_meta_hdr *h;
 	size_t left;
-	bool ok;
 
 	/* Records are read in place through their structs, so they must be aligned. */
 	if (p > end || ((uintptr_t)p & 7))
@@ -110,24 +113,55 @@ int tpoint_meta_next(const char **cursor, const char *end, const struct tpoint_m
 	if (h->magic != TPOINT_META_MAGIC || h->version != TPOINT_META_VERSION ||
 	    h->size < sizeof(*h) || (h->size & 7) || h->size > left)
 		return -EINVAL;
+	*hdr = h;
+	return 1;
+}
+
+/* Whether the record's own contents hold together (its header was checked). */
+static bool meta_record_ok(const struct tpoint_meta_hdr *h)
+{
 	switch (h->kind) {
 	case TPOINT_META_CLASS:
-		ok = class_ok((const struct tpoint_meta_class *)h);
-		break;
+		return class_ok((const struct tpoint_meta_class *)h);
 	case TPOINT_META_EVENT:
-		ok = event_ok((const struct tpoint_meta_event *)h);
-		break;
+		return event_ok((const struct tpoint_meta_event *)h);
 	case TPOINT_META_ENUM:
-		ok = enum_ok((const struct tpoint_meta_enum *)h);
-		break;
+		return enum_ok((const struct tpoint_meta_enum *)h);
 	default:
-		ok = false;
+		return false;
 	}
-	if (!ok)
+}
+
+int tpoint_meta_next(const char **cursor, const char *end, const struct tpoint_meta_hdr **rec)
+{
+	const struct tpoint_meta_hdr *h;
+	int ret = meta_header(cursor, end, &h);
+
+	if (ret <= 0)
+		return ret;
+	if (!meta_record_ok(h))
 		return -EINVAL;
 	*rec = h;
-	*cursor = p + h->size;
+	*cursor += h->size;
 	return 1;
+}
+
+int tpoint_meta_next_kind(const char **cursor, const char *end, uint16_t kind,
+			  const struct tpoint_meta_hdr **rec)
+{
+	const struct tpoint_meta_hdr *h;
+	int ret;
+
+	while ((ret = meta_header(cursor, end, &h)) > 0) {
+		*cursor += h->size;
+		if (h->kind != kind)
+			continue;
+		if (!meta_record_ok(h))
+			return -EINVAL;
+		*rec = h;
+		return 1;
+	}
+	return ret;
 }
 
 const char *tpoint_meta_str_next(const char *s)

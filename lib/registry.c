@@ -227,13 +227,11 @@ static void add_enums(const char *begin, const char *end)
 	const char *cur = begin;
 	const struct tpoint_meta_hdr *h;
 
-	while (tpoint_meta_next(&cur, end, &h) > 0) {
+	while (tpoint_meta_next_kind(&cur, end, TPOINT_META_ENUM, &h) > 0) {
 		const struct tpoint_meta_enum *e = (const struct tpoint_meta_enum *)h;
 		const char *system, *name;
 		bool dup = false;
 
-		if (h->kind != TPOINT_META_ENUM)
-			continue;
 		system = tpoint_meta_enum_system(e);
 		name = tpoint_meta_enum_name(e);
 		for (size_t i = 0; i < nenums && !dup; i++)
@@ -270,28 +268,23 @@ static uint32_t name_hash(const char *system, const char *name)
 	return h;
 }
 
-static void by_name_put(uint32_t index)
-{
-	uint32_t i = name_hash(tp_slots[index].system, tp_slots[index].name) & (BY_NAME_CAP - 1);
-
-	while (by_name[i])
-		i = (i + 1) & (BY_NAME_CAP - 1);
-	by_name[i] = index + 1;
-}
-
 /*
  * A hash, not a walk of every slot with strcmp: registering n events compared n^2/2 names,
- * most of the start-up of a program with thousands of events (docs/DECISIONS.md).
+ * most of the start-up of a program with thousands of events (docs/DECISIONS.md). When the
+ * name is not there, *free is the bucket where it goes (the table does not change before
+ * the caller fills it, under the lock).
  */
-static struct event_slot *slot_find(const char *system, const char *name)
+static struct event_slot *slot_find(const char *system, const char *name, uint32_t *free)
 {
-	for (uint32_t i = name_hash(system, name) & (BY_NAME_CAP - 1); by_name[i];
-	     i = (i + 1) & (BY_NAME_CAP - 1)) {
+	uint32_t i = name_hash(system, name) & (BY_NAME_CAP - 1);
+
+	for (; by_name[i]; i = (i + 1) & (BY_NAME_CAP - 1)) {
 		struct event_slot *s = &tp_slots[by_name[i] - 1];
 
 		if (!strcmp(s->name, name) && !strcmp(s->system, system))
 			return s;
 	}
+	*free = i;
 	return NULL;
 }
 
@@ -447,7 +440,7 @@ static void register_event(const struct tpoint_event_ref *ref)
 	const struct tpoint_meta_event *m = tpoint_event_ref_at(&ref->meta);
 	const char *system, *name;
 	struct event_slot *s;
-	uint32_t index;
+	uint32_t index, bucket = 0;
 
 	/* Another file of the object registered it, or a copy of its entry names it again. */
 	if (ev->registered)
@@ -457,7 +450,7 @@ static void register_event(const struct tpoint_event_ref *ref)
 		refuse_event(system, name, ev->abi);
 		return;
 	}
-	s = slot_find(system, name);
+	s = slot_find(system, name, &bucket);
 	if (s && s->ev) {
 		tp_err("event %s:%s is defined twice (two objects define it); the second is ignored",
 		       system, name);
@@ -474,7 +467,7 @@ static void register_event(const struct tpoint_event_ref *ref)
 		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
 		s->system = system;
 		s->name = name;
-		by_name_put(index);
+		by_name[bucket] = index + 1;
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&tp_nslots, tp_nslots + 1, __ATOMIC_RELEASE);
 	} else {
