@@ -32,6 +32,8 @@ export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
 make --no-print-directory -j2 build/tpoint
 tests=""
 for t in tests/*_test.c; do
+	# kprint_test tests the tool's renderer, which links libtraceevent: the host's only.
+	[ "$t" = tests/kprint_test.c ] && continue
 	tests="$tests $O/tests/$(basename "$t" .c)"
 done
 make --no-print-directory -j2 O=$O CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ \

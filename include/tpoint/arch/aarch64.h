@@ -21,4 +21,11 @@ static inline uint64_t tpoint_arch_clock(void)
 #define TPOINT_ARCH_JUMP_INSN "1:\tb %l0\n\t"
 #define TPOINT_ARCH_JUMP_LABEL 1
 
+/*
+ * The asm constraint of an operand that is a symbol's address, printed bare by %c: the
+ * assembler makes an offset of it (the object's event table, stage 6). gcc takes no "i" for
+ * a symbol in PIC code; "S", an absolute symbolic address, both gcc and clang take.
+ */
+#define TPOINT_ARCH_SYMBOL "S"
+
 #endif

@@ -14,4 +14,11 @@ static inline uint64_t tpoint_arch_clock(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The asm constraint of an operand that is a symbol's address, printed bare by %c: the
+ * assembler makes an offset of it (the object's event table, stage 6). The usual spelling;
+ * an architecture whose compiler refuses it needs a header of its own.
+ */
+#define TPOINT_ARCH_SYMBOL "i"
+
 #endif

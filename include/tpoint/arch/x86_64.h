@@ -37,4 +37,11 @@ static inline uint32_t tpoint_arch_rseq_cpu_id(ptrdiff_t rseq_offset)
 #define TPOINT_ARCH_JUMP_INSN "1:\t.byte 0xe9\n\t.long %l0 - 2f\n2:\n\t"
 #define TPOINT_ARCH_JUMP_LABEL 1
 
+/*
+ * The asm constraint of an operand that is a symbol's address, printed bare by %c: the
+ * assembler makes an offset of it (the object's event table, stage 6). An immediate, in PIC
+ * code too, for a local or hidden symbol.
+ */
+#define TPOINT_ARCH_SYMBOL "i"
+
 #endif

@@ -291,8 +291,9 @@
 			     ".long %c0 - ., %c1 - ., %c2 - .\n\t"                             \
 			     ".popsection"                                                     \
 			     :                                                                 \
-			     : "i"(&__tpoint_local_##name),                                     \
-			       "i"(&__tpoint_meta_class_##template), "i"(&__tpoint_meta_event_##name))
+			     : TPOINT_ARCH_SYMBOL(&__tpoint_local_##name),                     \
+			       TPOINT_ARCH_SYMBOL(&__tpoint_meta_class_##template),             \
+			       TPOINT_ARCH_SYMBOL(&__tpoint_meta_event_##name))
 
 #define TPOINT_DEFINE_HIT(template, name, proto, args, cond, kind)                           \
 	TPOINT_DEFINE_HIT_FN(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond), NULL, NULL, \
