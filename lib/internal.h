@@ -96,6 +96,9 @@ HIDDEN uint32_t tp_registry_count(void);
 /* Under the lock; the slot comes prepared (its format built, its print format checked). */
 HIDDEN struct event_slot *tp_registry_slot(uint32_t index);
 HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);
+/* Events (or, of an unknown ABI, objects) refused for the ABI they were built for; *abi the
+ * last such ABI. */
+HIDDEN uint32_t tp_registry_refused_by_abi(unsigned *abi);
 /* "system:name" of a registered event (else its address) for a message, without the lock. */
 HIDDEN const char *tp_registry_event_label(const struct tpoint_event *ev, char *buf, size_t len);
 /* Recording on/off for every event whose slot says record. */

@@ -250,6 +250,7 @@ void tp_registry_say_nothing_enabled(const char *file)
 {
 	const char *env = getenv("TPOINT_EVENTS");
 	bool any = false, refused = false;
+	unsigned abi;
 
 	tp_registry_lock();
 	for (uint32_t i = 0; i < tp_nslots && !any; i++) {
@@ -266,6 +267,11 @@ void tp_registry_say_nothing_enabled(const char *file)
 		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches only events that stay off (their "
 		       "TP_printk cannot be rendered; see `tpoint list --check`), so the file holds "
 		       "none", file, env);
+	else if (tp_registry_refused_by_abi(&abi))
+		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches no event of this program, so the "
+			  "file holds none; its events built for tpoint ABI %u were refused (this "
+			  "library has %u): rebuild them with its headers (TPOINT_DEBUG=1 names "
+			  "them)", file, env, abi, TPOINT_ABI);
 	else
 		tp_notice("TPOINT_RECORD=%s: TPOINT_EVENTS='%s' matches no event of this program, so the "
 		       "file holds none", file, env);

@@ -313,9 +313,26 @@ const char *tp_registry_event_label(const struct tpoint_event *ev, char *buf, si
 	return buf;
 }
 
+/* Events refused for their ABI, and the last such ABI: said when a recording holds nothing. */
+static uint32_t refused_by_abi;
+static unsigned refused_abi;
+
+uint32_t tp_registry_refused_by_abi(unsigned *abi)
+{
+	uint32_t n;
+
+	tp_registry_lock();
+	n = refused_by_abi;
+	*abi = refused_abi;
+	tp_registry_unlock();
+	return n;
+}
+
 /* Names from its meta record, of version 1 up to ABI 4, of version 2 from ABI 5 on. */
 static void refuse_event(const char *system, const char *name, unsigned abi)
 {
+	refused_by_abi++;
+	refused_abi = abi;
 	tp_err("event %s:%s was built for tpoint ABI %u, this library has %u; not registered",
 	       system, name, abi, TPOINT_ABI);
 }
@@ -510,6 +527,8 @@ static void refuse_module(const struct tpoint_module *mod)
 		}
 		return;
 	}
+	refused_by_abi++;
+	refused_abi = mod->abi;
 	tp_err("an object built for tpoint ABI %u (this library has %u) was not registered: "
 	       "its events stay off", mod->abi, TPOINT_ABI);
 }
