@@ -316,6 +316,15 @@ static inline void tpoint_count_recorded(struct tpoint_event *ev)
 	tpoint_count_one(&((struct tpoint_counters *)(void *)counters)->recorded);
 }
 
+/* Built for ThreadSanitizer: gcc says so with a macro, clang with a feature. */
+#if defined(__SANITIZE_THREAD__)
+#define TPOINT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TPOINT_TSAN 1
+#endif
+#endif
+
 /*
  * The enable word as a hit function reads it, once, to compare it with one value: a plain
  * load on x86-64, which gcc and clang fold into the compare (`cmpl $1, word`), where an
@@ -324,7 +333,7 @@ static inline void tpoint_count_recorded(struct tpoint_event *ev)
  */
 static inline uint32_t tpoint_enabled_peek(const struct tpoint_event *ev)
 {
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && !defined(TPOINT_TSAN)
 	return ev->enabled;
 #else
 	return __atomic_load_n(&ev->enabled, __ATOMIC_RELAXED);
