@@ -56,7 +56,8 @@ struct event_slot {
 	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */
 	/*
 	 * Its records and their names: in its object while it is loaded, then in the copy
-	 * its object left (struct meta_copy, lib/registry.c); all NULL if that copy failed.
+	 * its object left (struct meta_copy, lib/registry.c); the records NULL and the names
+	 * "?" if that copy failed.
 	 */
 	const struct tpoint_meta_class *class_meta;
 	const struct tpoint_meta_event *meta;
@@ -66,21 +67,23 @@ struct event_slot {
 	/* Built on first need (tp_registry_slot(), tp_registry_slot_prepare()), not at registration: */
 	char *condition;         /* source text, "" if none */
 	char *format;            /* tracefs format text */
-	bool prepared;           /* condition, format and the print check are done */
+	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
+	/* TRACE_EVENT_FN: copies of the descriptor's reg/unreg, and where they stand (fn_*). */
+	int (*reg)(void);
+	void (*unreg)(void);
+	int fn_error;            /* what the last failed reg() returned, 0 if none */
 	uint16_t id;
+	/* The flags last, packed: a slot is 104 bytes (a program of 3,000 events writes 76
+	 * pages of them as it starts). */
+	bool prepared;           /* condition, format and the print check are done */
 	bool record;             /* wanted state of TPOINT_ENABLED_RECORD */
 	bool client;             /* an attached client records it too (tp_registry_set_client()) */
 	bool broken;             /* print format libtraceevent cannot render: never enabled
 				  * (known once prepared) */
-	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
 	bool refusal_said;       /* the refusal was said on stderr, once */
-	/* TRACE_EVENT_FN: copies of the descriptor's reg/unreg, and where they stand. */
-	int (*reg)(void);
-	void (*unreg)(void);
 	bool fn_on;              /* reg() succeeded and unreg() has not run since */
 	bool fn_busy;            /* a thread runs reg() or unreg() now, without the lock */
 	bool fn_failed;          /* reg() failed; not called again until the event is off */
-	int fn_error;            /* what the last failed reg() returned, 0 if none */
 };
 /* The registry lock guards the slot table; the drain thread takes it to read formats. */
 HIDDEN void tp_registry_lock(void);

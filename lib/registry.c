@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "filter.h"
 #include "format.h"
 #include "internal.h"
@@ -44,7 +46,8 @@ static bool recording;
 /* Slot indices + 1 by the hash of system:name, open-addressed, at most half full; 0 is free
  * (slot_find()). */
 #define BY_NAME_CAP (2 * TPOINT_MAX_EVENTS)
-static uint32_t by_name[BY_NAME_CAP];
+static uint16_t by_name[BY_NAME_CAP]; /* (TPOINT_MAX_EVENTS + 1 fits) */
+_Static_assert(TPOINT_MAX_EVENTS < 65535, "a slot's index + 1 fits in by_name");
 /* A TRACE_EVENT_FN event waits for its reg() or unreg() (run_fn_calls()). */
 bool tp_fn_calls_pending;
 
@@ -484,7 +487,7 @@ static void register_event(const struct tpoint_event_ref *ref)
 		s->id = (uint16_t)(TPOINT_FIRST_ID + index);
 		s->system = system;
 		s->name = name;
-		by_name[bucket] = index + 1;
+		by_name[bucket] = (uint16_t)(index + 1);
 		/* Publish the slot (release) only once it is complete. */
 		__atomic_store_n(&tp_nslots, tp_nslots + 1, __ATOMIC_RELEASE);
 	} else {
@@ -533,6 +536,51 @@ static void refuse_module(const struct tpoint_module *mod)
 	       "its events stay off", mod->abi, TPOINT_ABI);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/*
+ * Fault in, writable, the pages of [lo, hi) that registration is about to write (slots,
+ * descriptors, the copy of an object's records): one call, where each page's first write
+ * would fault on its own, which costs twice as much a page (13 against 6.5 us in this
+ * project's VM: docs/PERFORMANCE.md, "Footprint and start-up"). Best effort: an older
+ * kernel says EINVAL, and the writes fault as before.
+ */
+static void populate(const void *lo, const void *hi)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)lo & ~(page - 1), b = ((uintptr_t)hi + page - 1) & ~(page - 1);
+
+	if ((uintptr_t)lo < (uintptr_t)hi)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+}
+
+/* The slots and the descriptors that an object's registration writes (under the lock). */
+static void populate_for(const struct tpoint_module *mod)
+{
+	size_t n = (size_t)(mod->events_end - mod->events_begin);
+	const char *lo = NULL, *hi = NULL;
+
+	if (n < 64) /* a page or two: the faults cost no more */
+		return;
+	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++) {
+		const char *ev = tpoint_event_ref_at(&r->event);
+
+		if (!lo || ev < lo)
+			lo = ev;
+		if (!hi || ev + sizeof(struct tpoint_event) > hi)
+			hi = ev + sizeof(struct tpoint_event);
+	}
+	if ((size_t)(hi - lo) <= 2 * n * sizeof(struct tpoint_event)) /* a range of them alone */
+		populate(lo, hi);
+	populate(by_name, by_name + BY_NAME_CAP); /* touched all over: 4 pages */
+	if (tp_nslots < TPOINT_MAX_EVENTS)
+		populate(&tp_slots[tp_nslots],
+			 &tp_slots[tp_nslots + n < TPOINT_MAX_EVENTS ? tp_nslots + n :
+								   TPOINT_MAX_EVENTS]);
+}
+
 TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 {
 	if (!mod || !mod->events_begin)
@@ -545,6 +593,7 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 	}
 	tp_registry_lock();
 	add_enums(mod->meta_begin, mod->meta_end);
+	populate_for(mod);
 	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++)
 		register_event(r);
 	tp_registry_unlock();
@@ -579,6 +628,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			copy = malloc(sizeof(*copy) + size);
 			if (copy) {
 				copy->users = 0;
+				populate(copy->bytes, copy->bytes + size);
 				memcpy(copy->bytes, mod->meta_begin, size);
 			}
 		}
