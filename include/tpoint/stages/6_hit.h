@@ -2,35 +2,35 @@
 /*
  * Stage 6: the event descriptors and what runs once an event is enabled.
  *
- *	static inline void __tpoint_emit_foo(struct tpoint_event *ev, proto)	(per class)
+ *	static inline void __tpoint_emit_foo(proto, struct tpoint_event *ev)	(per class)
  *	{
  *		struct tpoint_data_offsets_foo __data_offsets;
  *		size = __tpoint_get_offsets_foo(&__data_offsets, args);
  *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, fixed part + size, &pending);
- *		if (!__entry) { __tpoint_emit_slow_foo(ev, args); return; }	(a tail call)
+ *		if (!__entry) { __tpoint_emit_slow_foo(args, ev); return; }	(a tail call)
  *		__entry->__data_loc_s = __data_offsets.s;	(each dynamic field)
  *		{ TP_fast_assign }
- *		tpoint_commit_pending(&pending);
+ *		tpoint_commit_pending(&pending); count it;
  *	}
- *	__tpoint_emit_filtered_foo() is the same with a filter's judgement before the commit,
- *	out of line; __tpoint_emit_slow_foo() is that with tpoint_reserve_slow_v1(), out of line
- *	too. The inline path calls nothing that returns to it, so it keeps the record's state in
- *	the registers a call would clobber.
+ *	__tpoint_emit_filtered_foo() is the same, out of line, ending in a tail call to
+ *	tpoint_filter_commit_v1() (the filter judges, the library publishes or takes back);
+ *	__tpoint_emit_slow_foo() has tpoint_make_room_v1() make room, then records through
+ *	__tpoint_emit_filtered_foo(). __tpoint_record_class_foo(args, ev) is the inline one out
+ *	of line, for the class's DEFINE_EVENTs; __tpoint_probes_class_foo(args, ev) their probe
+ *	loop. The inline path calls nothing that returns to it, so it keeps the record's state
+ *	in the registers a call would clobber.
  *
- *	struct tpoint_event __tpoint_event_bar = { ..., &__tpoint_meta_class_foo.h,
- *						   &__tpoint_meta_event_bar.h };
- *	void __tpoint_hit_bar(proto)					(per event)
+ *	struct tpoint_event __tpoint_event_bar = { 0, 0, TPOINT_ABI, ... };	(per event)
+ *	void __tpoint_hit_bar(proto)
  *	{
+ *		(asm: the entry of the object's table: offsets of the descriptor and records)
  *		if (!(TP_CONDITION)) { count it as skipped by the condition; return; }
- *		__tpoint_record_bar(args);				(a tail call)
- *	}
- *	static void __tpoint_record_bar(proto)
- *	{
- *		if recording only: __tpoint_emit_foo(&__tpoint_event_bar, args);
- *		else if probes: call them, then record (out of line): __tpoint_probes_bar()
- *			for a TRACE_EVENT, its class's __tpoint_probes_class_foo(.., &event)
- *			for a DEFINE_EVENT;
- *		else if a filter: __tpoint_emit_filtered_foo(&__tpoint_event_bar, args);
+ *		if (word == RECORD): a TRACE_EVENT's __tpoint_record_bar(args), which inlines
+ *			__tpoint_emit_foo with the descriptor a constant; a DEFINE_EVENT's
+ *			__tpoint_record_class_foo(args, &__tpoint_event_bar)	(tail calls)
+ *		else if (word == RECORD | FILTER): __tpoint_emit_filtered_foo(args, &event)
+ *		else: __tpoint_other_bar(args): the USDT probe, probes (a TRACE_EVENT's loop is
+ *			in it, a DEFINE_EVENT calls its class's), a record	(cold)
  *	}
  *
  * The call site reached __tpoint_hit_bar only because the event's enable word was set, so
