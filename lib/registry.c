@@ -562,7 +562,9 @@ static void populate_for(const struct tpoint_module *mod)
 	size_t n = (size_t)(mod->events_end - mod->events_begin);
 	const char *lo = NULL, *hi = NULL;
 
-	if (n < 64) /* a page or two: the faults cost no more */
+	/* A page or two faults for no more; another file of the object registered it. */
+	if (n < 64 || ((struct tpoint_event *)tpoint_event_ref_at(&mod->events_begin->event))
+			      ->registered)
 		return;
 	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++) {
 		const char *ev = tpoint_event_ref_at(&r->event);

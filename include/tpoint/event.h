@@ -284,6 +284,15 @@ static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev
 	return tpoint_counters_slow_v1(ev); /* first event of the thread */
 }
 
+/* Built for ThreadSanitizer: gcc says so with a macro, clang with a feature. */
+#if defined(__SANITIZE_THREAD__)
+#define TPOINT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TPOINT_TSAN 1
+#endif
+#endif
+
 /*
  * One more in a counter of this thread's. Only its thread writes a counter, while others
  * read it (tp_counters_sum()): a relaxed load and store, not a read-modify-write, so that the
@@ -296,8 +305,7 @@ static inline struct tpoint_counters *tpoint_counters_of(struct tpoint_event *ev
  */
 static inline void tpoint_count_one(uint64_t *counter)
 {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-	!defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TPOINT_TSAN)
 	++*counter;
 #else
 	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
@@ -315,15 +323,6 @@ static inline void tpoint_count_recorded(struct tpoint_event *ev)
 
 	tpoint_count_one(&((struct tpoint_counters *)(void *)counters)->recorded);
 }
-
-/* Built for ThreadSanitizer: gcc says so with a macro, clang with a feature. */
-#if defined(__SANITIZE_THREAD__)
-#define TPOINT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TPOINT_TSAN 1
-#endif
-#endif
 
 /*
  * The enable word as a hit function reads it, once, to compare it with one value: a plain
