@@ -580,13 +580,12 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 }
 
 /*
- * What both slow paths do: claim the thread's current level (its streams linked on its
+ * The slow path's work: claim the thread's current level (its streams linked on its
  * first record) and make room there, now, for a record of `total` bytes: a page of this
  * CPU, a time extend after a long pause. Returns the stream, the level claimed and *now
  * set; or NULL, the record counted as lost and the level released.
  */
-static inline __attribute__((always_inline)) struct tpoint_stream *
-claim_room(struct tpoint_event *ev, uint32_t total, uint64_t *nowp)
+static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total, uint64_t *nowp)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct tpoint_stream *s = t->top;
@@ -655,27 +654,14 @@ TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 	return 1;
 }
 
-/* Objects of ABI 5 and older call this; they load, to be refused. */
+/* Objects of ABI 5 and older call this. They load, to be refused: never enabled, they never
+ * get here, and if one did, its record would be dropped. */
 TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
 {
-	uint64_t now;
-	struct tpoint_stream *s = claim_room(ev, total, &now);
-
-	if (!s)
-		return NULL;
-
-	uint64_t delta = now - s->last;
-	uint64_t off = s->off;
-	uint64_t *hdr = (uint64_t *)(void *)(s->data + off);
-
-	s->off = off + total;
-	s->last = now;
-	hdr[0] = tpoint_record_header(delta, total);
-	hdr[1] = TPOINT_TLS.pid_word | ev->id;
-	return hdr + 1;
+	(void)ev;
+	(void)total;
+	return NULL;
 }
-
-
 /*
  * Take back the record `rec` that a filter rejected. It is the last of its level's stream: a
  * signal handler that traced meanwhile wrote to the next level. Its delta goes back too, or

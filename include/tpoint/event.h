@@ -227,11 +227,10 @@ static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 	/*
 	 * No page, no room or nesting too deep (the spare stream has no room), a CPU migration,
 	 * a delta too wide for 27 bits: branches that are never taken, cheaper than folding
-	 * them into one. The CPU is checked before the clock is read, so that fewer values are
-	 * live across it: the check is a hint anyway, as the thread may move right after it.
-	 * The compiler may move the clock read above the claim: harmless, as a handler that
-	 * records in between leaves a later `last`, so the delta comes out negative, too wide
-	 * for 27 bits, and the slow path reads the clock again.
+	 * them into one. The clock was read first, before the claim, so that fewer values live
+	 * across it: harmless, as a handler that records in between leaves a later `last`, so
+	 * the delta comes out negative, too wide for 27 bits, and the slow path makes room
+	 * again. The CPU check is a hint anyway, as the thread may move right after it.
 	 */
 	uint64_t off = s->off;
 	uint64_t delta, *rec;
