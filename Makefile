@@ -1,6 +1,7 @@
 # tpoint - GNU make, no autotools.
 #   make                 library (shared + static), the tpoint tool, the examples
 #   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make check-private   the tests run as another user, from a copy of the tree in a 0700 directory
 #   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
 #   make check-usdt-stress  bpftrace attached and detached 50 times under load (USDT probes)
 #   make check-install   install into a scratch prefix; build, link and run programs against it
@@ -200,8 +201,18 @@ $(O)/tests/%_test: tests/%_test.cc $(wildcard tests/*.h tests/trace/events/*.h i
 $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fPIC -shared -Itests -o $@ $< -L$(O) -ltpoint
 
+# make check TESTS='tests/top.sh build/tests/krecord_test' runs those alone.
+TESTS ?= $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
-	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
+	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TESTS)
+
+# The tests that run programs as another user, from a copy of this tree placed where that
+# user cannot reach it (a directory of mode 0700, as a private home is): they must stage
+# what the user runs, never rely on the tree being readable (scripts/check-private.sh).
+USER_TESTS := tests/attach_root.sh tests/ps_root.sh tests/top.sh tests/control.sh \
+	      $(O)/tests/krecord_test
+check-private:
+	@sh scripts/check-private.sh $(USER_TESTS)
 
 # tests/usdt_stress.sh with the 50 bpftrace attach/detach rounds per kind of site of issue 24
 # (make check runs 5: each takes ~2.5 s).
@@ -271,4 +282,4 @@ install: all
 clean:
 	rm -rf build build-san build-tsan build-clang build-arm64
 
-.PHONY: all deps check check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean
+.PHONY: all deps check check-private check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean

@@ -16,16 +16,18 @@ command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77;
 B=$(dirname "$TPOINT")
 U=63001
 as_user() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
+. "$(dirname "$0")/lib/user_stage.sh"
 T=$TPOINT_TEST_TMP
 chmod 755 "$T" # the user's process writes its spool below it
 rm -rf /tmp/tpoint-$U
 pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf /tmp/tpoint-$U; }
+cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf /tmp/tpoint-$U; user_unstage; }
 trap cleanup EXIT
+user_stage ctltarget
 
 # The user's process, and its pid once it is ready.
 start_user_target() {
-	as_user env -u XDG_RUNTIME_DIR "$B/tests/ctltarget" 60 300 >"$T/target.out" 2>&1 &
+	as_user env -u XDG_RUNTIME_DIR "$UB/tests/ctltarget" 60 300 >"$T/target.out" 2>&1 &
 	pids="$pids $!"
 	for i in $(seq 100); do
 		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/target.out" | head -n 1)

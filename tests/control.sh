@@ -76,8 +76,12 @@ kill $sl
 "$TPOINT" enable -p "$P" 'nosuch:*' 2>err.txt; [ $? = 1 ] || fail "enable of nothing should exit 1"
 grep -q "matches no event" err.txt || fail "enable of nothing: message"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$TPOINT" stat -p "$P" 2>err.txt
-	[ $? = 1 ] || fail "another user's stat should exit 1"
+	. "$(dirname "$0")/lib/user_stage.sh"
+	user_stage
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$UTPOINT" stat -p "$P" 2>err.txt
+	rc=$?
+	user_unstage
+	[ $rc = 1 ] || fail "another user's stat should exit 1"
 	grep -q "permission denied" err.txt || { cat err.txt; fail "another user: message"; }
 	echo "ok: another user is refused"
 else

@@ -13,12 +13,14 @@ command -v setpriv >/dev/null || { echo "setpriv is not installed"; exit 77; }
 B=$(dirname "$TPOINT")
 U=63002
 as_user() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
+. "$(dirname "$0")/lib/user_stage.sh"
 T=$TPOINT_TEST_TMP
 chmod 755 "$T"
 rm -rf /tmp/tpoint-$U
 pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf /tmp/tpoint-$U; }
+cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf /tmp/tpoint-$U; user_unstage; }
 trap cleanup EXIT
+user_stage ctlfake ctltarget
 # Run "$@" as the user in the background; $P is its pid once it says "ready PID".
 start_user() {
 	out=$T/user.$#.$(date +%s%N)
@@ -45,9 +47,9 @@ rm -f /tmp/tpoint-$U
 echo "ok: a planted /tmp/tpoint-$U symlink: root's $dead.sock is still there"
 
 # 2. Lying listeners.
-start_user "$B/tests/ctlfake" listen pid1 /tmp/tpoint-$U
+start_user "$UB/tests/ctlfake" listen pid1 /tmp/tpoint-$U
 liar=$P
-start_user "$B/tests/ctlfake" listen escape /tmp/tpoint-$U
+start_user "$UB/tests/ctlfake" listen escape /tmp/tpoint-$U
 esc=$P
 timeout 60 "$TPOINT" ps >ps2.txt 2>&1
 grep -q "^ *1 " ps2.txt && { cat ps2.txt; fail "ps shows a row for PID 1 on a listener's word"; }
@@ -60,7 +62,7 @@ echo "ok: a listener claiming PID 1 is shown as $liar, escape sequences are prin
 kill -9 $liar $esc
 
 # 3. A dripping listener holds ps for at most a few seconds.
-start_user "$B/tests/ctlfake" listen drip /tmp/tpoint-$U
+start_user "$UB/tests/ctlfake" listen drip /tmp/tpoint-$U
 drip=$P
 t0=$(date +%s)
 timeout 60 "$TPOINT" ps >ps3.txt 2>&1
@@ -73,7 +75,7 @@ kill -9 $drip
 # 4. $XDG_RUNTIME_DIR outside /run/user.
 mkdir -m 700 "$T/xdg"
 chown $U:$U "$T/xdg"
-start_user env XDG_RUNTIME_DIR="$T/xdg" "$B/tests/ctltarget" 30 1000
+start_user env XDG_RUNTIME_DIR="$T/xdg" "$UB/tests/ctltarget" 30 1000
 [ -S "$T/xdg/tpoint/$P.sock" ] || { sleep 1; [ -S "$T/xdg/tpoint/$P.sock" ]; } ||
 	fail "the target's socket is not in its \$XDG_RUNTIME_DIR"
 "$TPOINT" ps >ps4.txt 2>&1

@@ -10,9 +10,11 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 B=$(dirname "$TPOINT")
+TB=$B # where toptarget is run from: the tree, or the copy that nobody can read
 T=${TPOINT_TEST_TMP:-$(pwd)}
 pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
+. "$(dirname "$0")/lib/user_stage.sh"
+cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; user_unstage; }
 trap cleanup EXIT
 
 [ "$(id -u)" = 0 ] || skip "skip: the dirty view needs root (tracefs)"
@@ -31,7 +33,7 @@ start() {
 	dir=$1
 	shift
 	rm -f "$dir/target.out"
-	"$@" "$B/tests/toptarget" "$dir/dirtied.txt" "$dir/unlinked.txt" 200 30 \
+	"$@" "$TB/tests/toptarget" "$dir/dirtied.txt" "$dir/unlinked.txt" 200 30 \
 		>"$dir/target.out" 2>&1 &
 	pids="$pids $!"
 	for i in $(seq 50); do
@@ -130,6 +132,9 @@ chown 65534:65534 "$U"
 chmod 755 "$U"
 as_user() { env -u XDG_RUNTIME_DIR setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 as_user true 2>/dev/null || { rm -rf "$U"; skip "skip: setpriv cannot become nobody"; }
+user_stage toptarget
+TB=$UB
+TPOINT=$UTPOINT
 start "$U" as_user
 NP=$P
 as_user "$TPOINT" enable -p "$NP" tpt_ctl:ctl_tick >/dev/null || fail "enable as nobody"
