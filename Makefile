@@ -204,7 +204,7 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 # make check TESTS='tests/top.sh build/tests/krecord_test' runs those alone.
 TESTS ?= $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
-	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TESTS)
+	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh -j $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $(TESTS)
 
 # The tests that run programs as another user, from a copy of this tree placed where that
 # user cannot reach it (a directory of mode 0700, as a private home is): they must stage

@@ -4,9 +4,24 @@
 # test names the missing tool or privilege on its last output line). Each test gets
 # $TPOINT (the tool), $O (the build directory) and $TPOINT_TEST_TMP (its own scratch dir).
 # A test that runs longer than $TPOINT_TEST_TIMEOUT seconds (300) fails.
-pass=0 fail=0 skip=0 failed=""
-top=$(pwd)
-for t in "$@"; do
+#
+#	tests/run.sh [-j N] TEST...
+#
+# With -j N (make check -j2 passes it on), up to N tests run at once. A test that must
+# have the machine to itself says so in its source with the line "tpoint-test: alone" and
+# why (it measures rates, saturates the CPUs, or holds machine-wide state such as a tracefs
+# instance or a fixed user's directory); those run one by one after the others. Each
+# result line gives the test's wall-clock seconds.
+jobs=1
+case "${1:-}" in
+-j) jobs=${2:-1}; shift 2 ;;
+esac
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+
+# run_one TEST: runs it, prints its result (with its output's tail when it failed) in one
+# write, and leaves pass/fail/skip in $results.
+run_one() {
+	t=$1
 	name=$(basename "$(dirname "$t")")/$(basename "$t")
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpoint-test.XXXXXX")
 	case "$t" in
@@ -17,22 +32,63 @@ for t in "$@"; do
 	*.sh) cmd="sh $path" ;;
 	*) cmd="$path" ;;
 	esac
+	t0=$(date +%s)
 	out=$(cd "$tmp" && TPOINT_TEST_TMP=$tmp timeout "${TPOINT_TEST_TIMEOUT:-300}" $cmd 2>&1)
 	rc=$?
+	secs=$(($(date +%s) - t0))
+	key=$results/$(printf '%s' "$name" | tr '/' '_')
 	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "PASS $name"
+		echo "pass $name" >"$key"
+		msg="PASS $name (${secs} s)"
 	elif [ $rc -eq 77 ]; then
-		skip=$((skip + 1))
-		echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"
+		echo "skip $name" >"$key"
+		msg="SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"
 	else
-		fail=$((fail + 1))
-		failed="$failed $name"
-		echo "FAIL $name (exit $rc)"
-		printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
+		echo "fail $name" >"$key"
+		msg="FAIL $name (exit $rc, ${secs} s)
+$(printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /')"
 	fi
+	printf '%s\n' "$msg"
 	rm -rf "$tmp"
+}
+
+# The source of a test, where its "tpoint-test: alone" line would be.
+source_of() {
+	case "$1" in
+	*.sh) echo "$1" ;;
+	*) b=$(basename "$1"); ls "$top/tests/$b.c" "$top/tests/$b.cc" 2>/dev/null | head -n 1 ;;
+	esac
+}
+
+# tests/run.sh --one TEST, with $top and $results set: one test (the parallel runner's unit).
+if [ "${1:-}" = --one ]; then
+	run_one "$2"
+	exit 0
+fi
+
+top=$(pwd)
+results=$(mktemp -d "${TMPDIR:-/tmp}/tpoint-results.XXXXXX")
+trap 'rm -rf "$results"' EXIT
+alone="" shared=""
+for t in "$@"; do
+	s=$(source_of "$t")
+	if [ "$jobs" -gt 1 ] && [ -n "$s" ] && grep -q "tpoint-test: alone" "$s"; then
+		alone="$alone $t"
+	else
+		shared="$shared $t"
+	fi
 done
-[ -n "$failed" ] && echo "failed:$failed"
+
+if [ "$jobs" -gt 1 ]; then
+	export top results
+	for t in $shared; do printf '%s\n' "$t"; done | xargs -P "$jobs" -I{} sh "$0" --one {}
+else
+	for t in $shared; do run_one "$t"; done
+fi
+for t in $alone; do run_one "$t"; done
+
+count() { cat "$results"/* 2>/dev/null | grep -c "^$1 "; }
+pass=$(count pass) fail=$(count fail) skip=$(count skip)
+[ "$fail" -gt 0 ] && echo "failed:$(cat "$results"/* | sed -n 's/^fail / /p' | tr -d '\n')"
 echo "$pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+[ "$fail" -eq 0 ]
