@@ -50,7 +50,7 @@ LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/lo
 	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
 	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool_read.c lib/tracedat.c lib/tracedat_v7.c lib/codec.c \
 	   lib/drain.c lib/spool_context.c lib/spool_out.c lib/spool_snapshot.c \
-	   lib/control_text.c lib/event_filter.c lib/patterns.c lib/probes.c \
+	   lib/control_text.c lib/event_filter.c lib/globs.c lib/patterns.c lib/probes.c \
 	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
 	   lib/arch/pack_x86_64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
@@ -59,7 +59,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
-		$(O)/lib/filter.o
+		$(O)/lib/filter.o $(O)/lib/globs.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 
@@ -162,6 +162,14 @@ $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard
 # The filter test links the filter compiler alone.
 $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
+
+# The glob test links the glob matcher alone.
+$(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
+
+# The size test links the size parser alone (with the log it may write to).
+$(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c
 
 # The packing test links the page packer alone.
 $(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pack.h | $(O)/tests

@@ -7,10 +7,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "globs.h"
 #include "internal.h"
 #include "registry.h"
 
@@ -24,28 +24,11 @@ static struct pattern *patterns;
 static size_t npatterns, patterns_cap;
 static char *client_globs; /* tp_registry_set_client(): comma-separated, or NULL */
 
-static bool glob_matches(const char *glob, const char *system, const char *name)
-{
-	const char *colon = strchr(glob, ':');
-
-	if (colon) {
-		char sys[TPOINT_NAME_MAX * 2];
-		size_t n = (size_t)(colon - glob);
-
-		if (n >= sizeof(sys))
-			return false;
-		memcpy(sys, glob, n);
-		sys[n] = 0;
-		return fnmatch(sys, system, 0) == 0 && fnmatch(colon + 1, name, 0) == 0;
-	}
-	return fnmatch(glob, system, 0) == 0 || fnmatch(glob, name, 0) == 0;
-}
-
 /* The last pattern that matches decides, as when the user typed them in order. */
 void tp_registry_slot_apply_patterns(struct event_slot *s)
 {
 	for (size_t i = 0; i < npatterns; i++)
-		if (glob_matches(patterns[i].glob, s->system, s->name)) {
+		if (tp_glob_selects(patterns[i].glob, strlen(patterns[i].glob), s->system, s->name)) {
 			s->record = patterns[i].on;
 			patterns[i].matched = true;
 		}
@@ -54,46 +37,7 @@ void tp_registry_slot_apply_patterns(struct event_slot *s)
 /* Does a glob of the attached client's list select the slot's event? */
 bool tp_registry_slot_client_matches(const struct event_slot *s)
 {
-	const char *p = client_globs;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-		char glob[2 * TPOINT_NAME_MAX + 2];
-
-		if (n < sizeof(glob)) {
-			memcpy(glob, p, n);
-			glob[n] = 0;
-			if (glob_matches(glob, s->system, s->name))
-				return true;
-		}
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
-static int check_pattern(const char *p, size_t n)
-{
-	if (n == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n')
-			return -EINVAL;
-	return 0;
-}
-
-/* Every item of a comma-separated list, before any is used: 0 or -EINVAL. */
-static int check_pattern_list(const char *list)
-{
-	const char *p = list;
-
-	for (const char *q = list;; q++)
-		if (*q == ',' || !*q) {
-			if (check_pattern(p, (size_t)(q - p)) < 0)
-				return -EINVAL;
-			if (!*q)
-				return 0;
-			p = q + 1;
-		}
+	return tp_globs_select(client_globs, s->system, s->name);
 }
 
 static int add_patterns(const char *list, bool on, bool from_env)
@@ -104,7 +48,7 @@ static int add_patterns(const char *list, bool on, bool from_env)
 	if (!list)
 		return -EINVAL;
 	/* Validate the whole list first: a bad item changes nothing. */
-	if (check_pattern_list(list) < 0)
+	if (!tp_globs_valid(list))
 		return -EINVAL;
 	size_t first = npatterns;
 
@@ -155,7 +99,8 @@ static int add_patterns(const char *list, bool on, bool from_env)
 		bool hit = false;
 
 		for (size_t k = first; k < npatterns && !hit; k++)
-			hit = glob_matches(patterns[k].glob, tp_slots[i].system, tp_slots[i].name);
+			hit = tp_glob_selects(patterns[k].glob, strlen(patterns[k].glob),
+					      tp_slots[i].system, tp_slots[i].name);
 		if (hit) {
 			matched++;
 			tp_registry_slot_apply_patterns(&tp_slots[i]);
@@ -205,7 +150,7 @@ int tp_registry_set_client(const char *globs)
 	int matched = 0;
 
 	if (globs) {
-		if (check_pattern_list(globs) < 0)
+		if (!tp_globs_valid(globs))
 			return -EINVAL;
 		copy = strdup(globs);
 		if (!copy)

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# tpoint-test: alone (the fuzzers saturate a CPU each)
 #
 # tests/fuzz/run.sh [NAME...] - fuzz what reads untrusted bytes, each for FUZZ_SECONDS:
 #	filter		the event filter (lib/filter.c)
@@ -13,7 +14,9 @@
 # NAME is given.
 #
 # Builds each harness with clang's libFuzzer, ASan and UBSan, and runs it over its seeds in
-# tests/fuzz/NAME_corpus (new inputs go to the scratch dir, never into the tree). Exit 0
+# tests/fuzz/NAME_corpus, and those it builds (the ELF objects, from the examples: an object
+# of an older tpoint would be refused before the record parser). New inputs go to the
+# scratch dir, never into the tree. Exit 0
 # when nothing crashed, leaked or timed out, 1 otherwise (the reproducer is named), 77 when
 # clang or libFuzzer is not there (the reason on the last line).
 #
@@ -62,12 +65,13 @@ fuzz() {
 		echo "FAIL: the $name fuzz harness does not build"
 		return 1
 	fi
-	mkdir -p "$tmp/$name/corpus" "$tmp/$name/artifacts"
+	mkdir -p "$tmp/$name/corpus" "$tmp/$name/artifacts" "$tmp/$name/seeds"
 	# libFuzzer's own exit codes (77 for a crash by default) must not read as a skip here.
 	"$tmp/${name}_fuzz" -max_total_time="$secs" -rss_limit_mb=512 -timeout=2 \
 		-error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
 		-artifact_prefix="$tmp/$name/artifacts/" \
-		"$tmp/$name/corpus" "$here/${name}_corpus" >"$tmp/$name/fuzz.log" 2>&1
+		"$tmp/$name/corpus" "$tmp/$name/seeds" $(ls -d "$here/${name}_corpus" 2>/dev/null) \
+		>"$tmp/$name/fuzz.log" 2>&1
 	rc=$?
 	grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' \
 		"$tmp/$name/fuzz.log"
@@ -88,6 +92,16 @@ fuzz() {
 L=$top/lib
 T=$top/tools/tpoint
 
+# The ELF seeds: the examples' objects, built with the current headers.
+elf_seeds() {
+	d=$tmp/elf/seeds
+	mkdir -p "$d"
+	for e in hello writeback; do
+		"$CLANG" -std=gnu11 -O2 -I"$top/include" -I"$top/examples" -c \
+			"$top/examples/$e.c" -o "$d/$e.o" || { echo "FAIL: the seed $e.o does not build"; return 1; }
+	done
+}
+
 fail=0
 for name in ${*:-filter pack spool elf tracedat}; do
 	case $name in
@@ -99,7 +113,10 @@ for name in ${*:-filter pack spool elf tracedat}; do
 		"$L/arch/pack_x86_64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
 		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
-	elf) fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$L/format.c" ;;
+	# Its seeds are built here from the examples, with this tree's headers: objects of an
+	# older tpoint are refused before the record parser is reached.
+	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$L/globs.c" \
+		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" \

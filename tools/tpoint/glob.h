@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tool's one matcher of event globs, the rules tpoint(1) documents and the runtime
- * applies (lib/patterns.c, which cannot link the tool; tests/glob.sh checks that the two
- * agree): a glob with a ':' is a system glob and a name glob, each matched with fnmatch(3)
- * against its part ("sys:name", "sys:*", "*:name"); a glob without one selects the events
- * whose system or whose name it matches ("sys", "name", "ctl_*"). A list is comma-separated;
- * empty items are skipped.
+ * The tool's use of the one matcher of event globs (lib/globs.h, which the runtime links
+ * too: the rules are written there once).
  */
 #ifndef TPOINT_GLOB_H
 #define TPOINT_GLOB_H
