@@ -22,6 +22,7 @@
 
 #include "control_client.h"
 #include "control_proto.h"
+#include "escape.h"
 #include "tool.h"
 #include "../../lib/format.h"
 
@@ -678,8 +679,12 @@ static int list_process(pid_t pid, bool format)
 		tool_error("list", "process %d: %s", (int)pid, err);
 		return EXIT_FAIL;
 	}
+	/* The process's own words: escaped on a terminal, as they are through a pipe. */
 	if (format) {
-		fputs(text, stdout);
+		if (text_tty(stdout))
+			text_write_escaped(stdout, text, strlen(text), true);
+		else
+			fputs(text, stdout);
 		free(text);
 		return EXIT_OK;
 	}
@@ -695,18 +700,27 @@ static int list_process(pid_t pid, bool format)
 		}
 		if (!f[1])
 			continue;
-		printf("%s%s%s\n", f[1], f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
+		text_put(stdout, f[1]);
+		printf("%s%s\n", f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
 		       f[5] && *f[5] ? "  [refused]" : "");
 		if (f[5] && *f[5]) {
 			char why[600];
 
 			ctl_refusal_text(f[5], why, sizeof(why));
-			printf("  refused: stays off, %s\n", why);
+			fputs("  refused: stays off, ", stdout);
+			text_put(stdout, why);
+			putchar('\n');
 		}
-		if (f[3] && *f[3])
-			printf("  condition: %s\n", f[3]);
-		if (f[4] && *f[4])
-			printf("  filter: %s\n", f[4]);
+		if (f[3] && *f[3]) {
+			fputs("  condition: ", stdout);
+			text_put(stdout, f[3]);
+			putchar('\n');
+		}
+		if (f[4] && *f[4]) {
+			fputs("  filter: ", stdout);
+			text_put(stdout, f[4]);
+			putchar('\n');
+		}
 	}
 	free(text);
 	return EXIT_OK;
