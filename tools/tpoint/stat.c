@@ -16,6 +16,7 @@
 #include "control_proto.h"
 #include "escape.h"
 #include "glob.h"
+#include "json.h"
 #include "stat_rows.h"
 #include "tool.h"
 

@@ -19,6 +19,7 @@
 #include <curses.h>
 #include "control_client.h"
 #include "escape.h"
+#include "json.h"
 #include "stat_rows.h"
 #include "top_dirty.h"
 #include "top_events.h"
