@@ -18,7 +18,8 @@
  *		a fake instrumented process whose answers to LIST, STATS, FORMATS and JUMP put
  *		terminal controls (ESC ] 0 ; x BEL, ESC [ 2 J, a raw 0x9b, U+009B in UTF-8) and
  *		bytes that are not UTF-8 (0xff 0xfe) in its event names, conditions, filters,
- *		refusal texts and format text (tests/tty_escape.sh, tests/json_utf8.sh).
+ *		refusal texts and format text, and says ENABLE matched one event
+ *		(tests/tty_escape.sh, tests/json_utf8.sh).
  *	ctlfake slow SOCKET
  *		a client that sends its HELLO header one byte every 1.5 s, reconnecting when
  *		it is dropped, forever.
@@ -271,6 +272,15 @@ static int spool_fake(const char *dir, const char *copydir)
 
 #define EVIL "\033]0;x\a\033[2J\x9b\xc2\x9b\xff\xfe"
 
+/* An OK with a result: ENABLE's number of events matched. */
+static int send_count(int fd, int32_t result)
+{
+	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, CTL_OK, 4 };
+
+	return send(fd, &h, sizeof(h), MSG_NOSIGNAL) == (ssize_t)sizeof(h) &&
+	       send(fd, &result, 4, MSG_NOSIGNAL) == 4 ? 0 : -1;
+}
+
 /* The requests of one connection, each answered with EVIL wherever text goes. */
 static void serve_hostile(int fd)
 {
@@ -305,6 +315,11 @@ static void serve_hostile(int fd)
 		case CTL_JUMP:
 			snprintf(text, sizeof(text), "4\t2\tjump" EVIL "\n");
 			break;
+		case CTL_ENABLE:
+			/* one event enabled: the tool then asks LIST which stayed off */
+			if (send_count(fd, 1) < 0)
+				return;
+			continue;
 		default:
 			text[0] = 0;
 			break;

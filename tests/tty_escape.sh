@@ -6,9 +6,9 @@
 # (clear the screen), a raw 0x9b (CSI on an 8-bit terminal), U+009B in UTF-8 (CSI on a UTF-8
 # one) and 0xff 0xfe (not UTF-8); a traced program (tests/ctltarget.c, "hostile") names its
 # thread and records a __string with the same bytes. Read through a pseudo-terminal
-# (script(1)), `list -p`, `list -p --format`, `stat -p`, `report` and `stream -p` show each
-# as \xHH and send none of the bytes; through a pipe the bytes are what the process said, and
-# `report` is trace-cmd report's, byte for byte.
+# (script(1)), `list -p`, `list -p --format`, `stat -p`, `enable -p` (its refusal, on stderr),
+# `report` and `stream -p` show each as \xHH and send none of the bytes; through a pipe the
+# bytes are what the process said, and `report` is trace-cmd report's, byte for byte.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 command -v script >/dev/null 2>&1 || { echo "script (util-linux) is not installed"; exit 77; }
@@ -75,6 +75,13 @@ grep -qxF "  refused: stays off, its reg function returned -1$SHOWN" stat.tty ||
 	{ cat stat.tty; fail "stat -p: the refusal is not escaped"; }
 grep -qF "jump$SHOWN" stat.tty || { cat stat.tty; fail "stat -p: the jump-label reason is not escaped"; }
 echo "ok: stat -p on a terminal escapes the event, its condition, its refusal"
+
+# enable -p: the refusal, said on stderr (tool_error), escaped there too.
+on_tty "$TPOINT" enable -p "$F" 'tpt_evil:*' >enable.tty 2>&1
+no_raw enable.tty "enable -p"
+grep -qF "event tpt_evil:name$SHOWN stays off: its reg function returned -1$SHOWN" enable.tty ||
+	{ cat enable.tty; fail "enable -p on a terminal: the refusal is not escaped on stderr"; }
+echo "ok: enable -p on a terminal escapes the refusal it says on stderr"
 
 # A traced program whose thread name and __string hold the same bytes.
 CSHOWN='\x1b]0;x\x07\x1b[2J\x9b\xff'
