@@ -102,8 +102,9 @@ else
 	echo "ok: report on a terminal escapes comm and __string (trace-cmd is not installed: not compared)"
 fi
 
-# stream -p of the same program, running: ends when the program does.
-"$B/tests/ctltarget" 8 1000 hostile >s.out 2>&1 &
+# stream -p of the same program, running; once ticks show, the program is ended, and stream
+# with it (bounded: a busy machine may take a while to attach).
+"$B/tests/ctltarget" 300 1000 hostile >s.out 2>&1 &
 S=$!
 pids="$pids $S"
 for i in $(seq 200); do
@@ -111,7 +112,16 @@ for i in $(seq 200); do
 	sleep 0.1
 done
 grep -q '^ready' s.out || { cat s.out; fail "ctltarget hostile did not start"; }
-on_tty timeout 120 "$TPOINT" stream -p "$S" -e tpt_ctl:ctl_tick >stream.tty 2>&1
+script -qec "timeout 120 '$TPOINT' stream -p $S -e tpt_ctl:ctl_tick" /dev/null </dev/null >stream.raw 2>&1 &
+st=$!
+for i in $(seq 600); do
+	[ "$(grep -c 'ctl_tick:' stream.raw)" -ge 8 ] && break
+	sleep 0.1
+done
+kill "$S"
+wait "$st"
+tr -d '\r' <stream.raw >stream.tty
+grep -q 'ctl_tick:' stream.tty || { cat stream.tty; fail "stream -p printed no tick"; }
 no_raw stream.tty "stream -p"
 grep -qF "$CSHOWN-$S " stream.tty || { head -5 stream.tty; fail "stream -p: the thread's name is not escaped"; }
 grep -qF "name=$SHOWN" stream.tty || { head -5 stream.tty; fail "stream -p: the __string is not escaped"; }
