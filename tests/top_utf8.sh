@@ -54,6 +54,7 @@ for i in $(seq 120); do
 	sleep 0.5
 done
 [ -n "$seen" ] || { cat pane.txt; fail "top's screen never showed the target's files"; }
+grep -q 'keys: r rate' pane.txt || { cat pane.txt; fail "top did not draw its ncurses screen"; }
 grep -qF "$T/$NAME" pane.txt || { cat pane.txt; fail "the UTF-8 name is not shown intact"; }
 grep -q '~' pane.txt && { cat pane.txt; fail "bytes shown as ~X"; }
 echo "ok: top's screen under $U8 shows '$NAME' intact"
