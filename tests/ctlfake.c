@@ -14,6 +14,12 @@
  *		is not this machine's ("other-clock"), and it has one clock sample, taken at
  *		ATTACH: its records, 2, 4 and 6 million ticks after it, have times that only the
  *		spool's own samples give (tests/clock_agree.sh).
+ *	ctlfake hostile DIR
+ *		a fake instrumented process whose answers to LIST, STATS, FORMATS and JUMP put
+ *		terminal controls (ESC ] 0 ; x BEL, ESC [ 2 J, a raw 0x9b, U+009B in UTF-8) and
+ *		bytes that are not UTF-8 (0xff 0xfe) in its event names, conditions, filters,
+ *		refusal texts and format text, and says ENABLE matched one event
+ *		(tests/tty_escape.sh, tests/json_utf8.sh).
  *	ctlfake slow SOCKET
  *		a client that sends its HELLO header one byte every 1.5 s, reconnecting when
  *		it is dropped, forever.
@@ -262,6 +268,85 @@ static int spool_fake(const char *dir, const char *copydir)
 	return 0;
 }
 
+/* ---- hostile: answers that would take over a terminal ---- */
+
+#define EVIL "\033]0;x\a\033[2J\x9b\xc2\x9b\xff\xfe"
+
+/* An OK with a result: ENABLE's number of events matched. */
+static int send_count(int fd, int32_t result)
+{
+	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, CTL_OK, 4 };
+
+	return send(fd, &h, sizeof(h), MSG_NOSIGNAL) == (ssize_t)sizeof(h) &&
+	       send(fd, &result, 4, MSG_NOSIGNAL) == 4 ? 0 : -1;
+}
+
+/* The requests of one connection, each answered with EVIL wherever text goes. */
+static void serve_hostile(int fd)
+{
+	char text[2048], req[4096];
+	struct ctl_hdr h;
+
+	while (recv(fd, &h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h)) {
+		if (h.len >= sizeof(req) ||
+		    (h.len && recv(fd, req, h.len, MSG_WAITALL) != (ssize_t)h.len))
+			return;
+		switch (h.type) {
+		case CTL_HELLO:
+			snprintf(text, sizeof(text), "%d\thostile\t2\t1\tnone\n", (int)getpid());
+			break;
+		case CTL_LIST:
+			snprintf(text, sizeof(text),
+				 "28673\ttpt_evil:name" EVIL "\t1\tcond" EVIL "\tfilter" EVIL
+				 "\treg function returned -1" EVIL "\n"
+				 "28674\ttpt_evil:plain\t0\t\t\t\n");
+			break;
+		case CTL_STATS:
+			snprintf(text, sizeof(text),
+				 "tpt_evil:name" EVIL "\t5\t1\t0\t4\t0\tcond" EVIL "\t0\n"
+				 "tpt_evil:plain\t0\t0\t0\t0\t0\t\t0\n");
+			break;
+		case CTL_FORMATS:
+			snprintf(text, sizeof(text),
+				 "name: name" EVIL "\nID: 28673\nformat:\n"
+				 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+				 "print fmt: \"" EVIL "\"\n\n");
+			break;
+		case CTL_JUMP:
+			snprintf(text, sizeof(text), "4\t2\tjump" EVIL "\n");
+			break;
+		case CTL_ENABLE:
+			/* one event enabled: the tool then asks LIST which stayed off */
+			if (send_count(fd, 1) < 0)
+				return;
+			continue;
+		default:
+			text[0] = 0;
+			break;
+		}
+		if (send_reply(fd, text, 0) < 0)
+			return;
+	}
+}
+
+static int hostile_fake(const char *dir)
+{
+	int lfd = listen_at(dir);
+
+	if (lfd < 0)
+		return 1;
+	ready();
+	for (;;) {
+		int fd = accept(lfd, NULL, NULL);
+
+		if (fd < 0)
+			continue;
+		serve_hostile(fd);
+		close(fd);
+	}
+	return 0;
+}
+
 static int slow_client(const char *path)
 {
 	struct ctl_hdr h = { CTL_MAGIC, CTL_MAJOR, CTL_MINOR, CTL_HELLO, 0 };
@@ -305,11 +390,13 @@ int main(int argc, char **argv)
 		return listen_fake(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "spool"))
 		return spool_fake(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "hostile"))
+		return hostile_fake(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "slow"))
 		return slow_client(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "idle"))
 		return idle_clients(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: ctlfake listen pid1|escape|drip DIR | spool DIR COPYDIR | slow SOCKET | "
-		"idle SOCKET N\n");
+	fprintf(stderr, "usage: ctlfake listen pid1|escape|drip DIR | spool DIR COPYDIR | "
+		"hostile DIR | slow SOCKET | idle SOCKET N\n");
 	return 2;
 }

@@ -5,8 +5,10 @@
  * ends it. A third argument: "fork" forks once at start, and both run; "closefds" closes
  * every descriptor but 0-2 at start and opens /dev/null a few times, as daemons do;
  * "busythread" adds a thread that hits ctl_odd (odd n from 1 up) every 50 microseconds, so
- * that its pages fill while the main thread's slow ticks sit in a page being written.
- *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread]]]
+ * that its pages fill while the main thread's slow ticks sit in a page being written;
+ * "hostile" names its thread and the first of its tick names with terminal controls and
+ * bytes that are not UTF-8 (tests/tty_escape.sh).
+ *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread|hostile]]]
  * CTLTARGET_MIN_TICKS=N in the environment: it ticks at least N times, however long that
  * takes, so that a test that needs that many events passes on a busy machine too.
  *
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define CREATE_TRACE_POINTS
@@ -65,6 +68,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4; i++)
 			if (open("/dev/null", O_RDONLY) < 0)
 				return 1;
+	}
+	if (argc > 3 && !strcmp(argv[3], "hostile")) {
+		/* ESC ] 0 ; x BEL, ESC [ 2 J, a raw CSI, CSI in UTF-8, not UTF-8 */
+		names[0] = "\033]0;x\a\033[2J\x9b\xc2\x9b\xff\xfe";
+		prctl(PR_SET_NAME, "\033]0;x\a\033[2J\x9b\xff");
 	}
 	if (argc > 3 && !strcmp(argv[3], "busythread")) {
 		pthread_t t;

@@ -19,16 +19,18 @@
 #include <string.h>
 
 #include "convert.h"
+#include "json.h"
 #include "tool.h"
 
 /*
- * The output, gathered here and handed to stdio 64 KiB at a time: a line is some twenty
- * pieces, and a stdio call for each cost more than all the rest of the conversion.
+ * The output, gathered here and handed to stdio a buffer at a time (64 KiB for the JSON
+ * lines): a line is some twenty pieces, and a stdio call for each cost more than all the
+ * rest of the conversion.
  */
 struct jout {
 	FILE *f;
-	size_t len;
-	char buf[1 << 16];
+	size_t len, cap;
+	char *buf;
 };
 
 static void jflush(struct jout *o)
@@ -40,9 +42,9 @@ static void jflush(struct jout *o)
 
 static inline void jwrite(const void *p, size_t n, struct jout *o)
 {
-	if (o->len + n > sizeof(o->buf)) {
+	if (o->len + n > o->cap) {
 		jflush(o);
-		if (n > sizeof(o->buf)) {
+		if (n > o->cap) {
 			fwrite(p, 1, n, o->f);
 			return;
 		}
@@ -53,7 +55,7 @@ static inline void jwrite(const void *p, size_t n, struct jout *o)
 
 static inline void jputc(char c, struct jout *o)
 {
-	if (o->len == sizeof(o->buf))
+	if (o->len == o->cap)
 		jflush(o);
 	o->buf[o->len++] = c;
 }
@@ -106,7 +108,19 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
-/* Text up to its first NUL (or n bytes), quoted. */
+/*
+ * Text up to its first NUL (or n bytes), quoted: the one JSON string writer of the tool
+ * (report --json, convert --to json, stat --json, top --json).
+ *
+ * Every line must parse, strictly, as JSON in UTF-8, whatever bytes a program or a file
+ * name holds. A byte that is not part of valid UTF-8 is written as \u00XX, the Latin-1
+ * character of that byte: it keeps the byte (U+FFFD would lose it), it is valid Unicode
+ * (Python's surrogate escapes, \udcXX, are not, and strict parsers refuse them), and a name
+ * in Latin-1 reads as itself. The one ambiguity, a parsed U+0080-U+00FF that was either
+ * that character or a lone byte, is the price; report --json has always written this.
+ * C1 controls (U+0080-U+009F) are escaped as well, as the same code point: JSON read on a
+ * terminal then carries no control a terminal obeys.
+ */
 static void put_str(struct jout *f, const void *s, size_t n)
 {
 	const unsigned char *p = s;
@@ -140,6 +154,10 @@ static void put_str(struct jout *f, const void *s, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			jprintf(f, "\\u%04x", c);
 			i++;
+		} else if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xa0) {
+			/* a C1 control in UTF-8: the same code point, escaped */
+			jprintf(f, "\\u%04x", p[i + 1]);
+			i += 2;
 		} else if ((l = utf8_len(p + i, n - i))) {
 			jwrite(p + i, l, f);
 			i += l;
@@ -150,6 +168,15 @@ static void put_str(struct jout *f, const void *s, size_t n)
 		}
 	}
 	jputc('"', f);
+}
+
+void json_print_str(const char *s)
+{
+	char buf[512];
+	struct jout o = { stdout, 0, sizeof(buf), buf };
+
+	put_str(&o, s, strlen(s));
+	jflush(&o);
 }
 
 /* A number in decimal, without printf's parsing of a format for every field. */
@@ -255,7 +282,7 @@ int json_write(struct conv *cv, FILE *out, const char *outname)
 	if (conv_check_pages(cv))
 		return -1;
 	m = conv_merge_new(cv);
-	f = malloc(sizeof(*f));
+	f = malloc(sizeof(*f) + (1 << 16));
 	if (!m || !f) {
 		conv_merge_free(m);
 		free(f);
@@ -264,6 +291,8 @@ int json_write(struct conv *cv, FILE *out, const char *outname)
 	}
 	f->f = out;
 	f->len = 0;
+	f->cap = 1 << 16;
+	f->buf = (char *)(f + 1);
 	while (conv_merge_next(m, &r)) {
 		struct conv_event *ev = conv_event(cv, r.in, r.data, r.size);
 		const char *comm;

@@ -22,6 +22,7 @@
 
 #include "control_client.h"
 #include "control_proto.h"
+#include "escape.h"
 #include "tool.h"
 #include "../../lib/format.h"
 
@@ -454,19 +455,22 @@ static int collect_enums(const char *b, const char *end, struct tpoint_enum **ou
 	return 0;
 }
 
+/* The file's words (names, types, conditions): escaped on a terminal, as they are piped. */
+static void put_words(const char *before, const char *s, const char *after)
+{
+	fputs(before, stdout);
+	text_put(stdout, s);
+	fputs(after, stdout);
+}
+
 static void print_field(const struct tpoint_meta_field *f, const char *type, const char *name)
 {
-	switch (f->kind) {
-	case TPOINT_FIELD_ARRAY:
-		printf("  field: %s %s[%u]\n", type, name, (unsigned)f->array_len);
-		break;
-	case TPOINT_FIELD_DYNAMIC:
-		printf("  field: __data_loc %s[] %s\n", type, name);
-		break;
-	default:
-		printf("  field: %s %s\n", type, name);
-		break;
-	}
+	put_words(f->kind == TPOINT_FIELD_DYNAMIC ? "  field: __data_loc " : "  field: ", type,
+		  f->kind == TPOINT_FIELD_DYNAMIC ? "[] " : " ");
+	text_put(stdout, name);
+	if (f->kind == TPOINT_FIELD_ARRAY)
+		printf("[%u]", (unsigned)f->array_len);
+	putchar('\n');
 }
 
 /*
@@ -560,18 +564,24 @@ static int list_section(const char *file, const char *b, const char *end,
 			}
 		}
 		if (o->format) {
-			printf("%s%s", printed ? "\n" : "", fmt);
+			if (printed)
+				putchar('\n');
+			if (text_tty(stdout))
+				text_write_escaped(stdout, fmt, strlen(fmt), true);
+			else
+				fputs(fmt, stdout);
 			printed = true;
 		} else if (!o->check) {
 			const struct tpoint_meta_field *f = tpoint_meta_class_fields(c);
 			const char *names = tpoint_meta_class_field_strings(c);
 
-			printf("%s:%s\n", system, name);
+			put_words("", system, ":");
+			put_words("", name, "\n");
 			if (strcmp(class_name, name))
-				printf("  class: %s\n", class_name);
+				put_words("  class: ", class_name, "\n");
 			cond = tpoint_meta_event_condition(e);
 			if (*cond)
-				printf("  condition: %s\n", cond);
+				put_words("  condition: ", cond, "\n");
 			for (uint32_t i = 0; i < c->nfields; i++) {
 				const char *type = names, *field = tpoint_meta_str_next(type);
 
@@ -580,9 +590,12 @@ static int list_section(const char *file, const char *b, const char *end,
 			}
 			int nargs = usdt_probe_args(&o->notes, system, name);
 
-			if (nargs >= 0)
-				printf("  usdt: usdt:%s:%s:%s (%d argument%s)\n", file, system,
-				       name, nargs, nargs == 1 ? "" : "s");
+			if (nargs >= 0) {
+				put_words("  usdt: usdt:", file, ":");
+				put_words("", system, ":");
+				put_words("", name, "");
+				printf(" (%d argument%s)\n", nargs, nargs == 1 ? "" : "s");
+			}
 		}
 		free(fmt);
 		id++;
@@ -600,8 +613,9 @@ static int list_section(const char *file, const char *b, const char *end,
 			continue;
 		}
 		if (tpoint_print_fmt_check(subst, why, sizeof(why))) {
-			printf("%s:%s: print fmt not renderable by libtraceevent: %s\n", system,
-			       name, why);
+			put_words("", system, ":");
+			put_words("", name, ": print fmt not renderable by libtraceevent: ");
+			put_words("", why, "\n");
 			bad = 1;
 		}
 		free(subst);
@@ -651,7 +665,7 @@ static int list_file(const char *file, struct list_opts *o)
 	if (e.swap)
 		swap_records(buf, (size_t)len);
 	if (o->headings) {
-		printf("%s%s:\n", o->first ? "" : "\n", file);
+		put_words(o->first ? "" : "\n", file, ":\n");
 		o->first = false;
 	}
 	r = list_section(file, buf, buf + len, o);
@@ -678,8 +692,12 @@ static int list_process(pid_t pid, bool format)
 		tool_error("list", "process %d: %s", (int)pid, err);
 		return EXIT_FAIL;
 	}
+	/* The process's own words: escaped on a terminal, as they are through a pipe. */
 	if (format) {
-		fputs(text, stdout);
+		if (text_tty(stdout))
+			text_write_escaped(stdout, text, strlen(text), true);
+		else
+			fputs(text, stdout);
 		free(text);
 		return EXIT_OK;
 	}
@@ -695,18 +713,27 @@ static int list_process(pid_t pid, bool format)
 		}
 		if (!f[1])
 			continue;
-		printf("%s%s%s\n", f[1], f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
+		text_put(stdout, f[1]);
+		printf("%s%s\n", f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
 		       f[5] && *f[5] ? "  [refused]" : "");
 		if (f[5] && *f[5]) {
 			char why[600];
 
 			ctl_refusal_text(f[5], why, sizeof(why));
-			printf("  refused: stays off, %s\n", why);
+			fputs("  refused: stays off, ", stdout);
+			text_put(stdout, why);
+			putchar('\n');
 		}
-		if (f[3] && *f[3])
-			printf("  condition: %s\n", f[3]);
-		if (f[4] && *f[4])
-			printf("  filter: %s\n", f[4]);
+		if (f[3] && *f[3]) {
+			fputs("  condition: ", stdout);
+			text_put(stdout, f[3]);
+			putchar('\n');
+		}
+		if (f[4] && *f[4]) {
+			fputs("  filter: ", stdout);
+			text_put(stdout, f[4]);
+			putchar('\n');
+		}
 	}
 	free(text);
 	return EXIT_OK;

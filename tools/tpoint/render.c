@@ -16,6 +16,7 @@
 #include <event-utils.h>
 #include <trace-seq.h>
 
+#include "escape.h"
 #include "kprint.h"
 #include "render.h"
 #include "tep_guard.h"
@@ -407,8 +408,12 @@ void render_record(struct renderer *r, const struct tep_record *orig, const char
 	ev = tep_find_event_by_record(r->tep, rec);
 	id = (int)tep_read_number(r->tep, rec->data, 2);
 
-	if (prefix)
-		printf(*prefix ? "%*s: " : "%*s  ", width, prefix);
+	if (prefix) {
+		char shown[4 * 256];
+
+		printf(*prefix ? "%*s: " : "%*s  ", width, text_for(stdout, prefix, shown,
+								    sizeof(shown)));
+	}
 	trace_seq_init(&s);
 	if (rec->missed_events > 0)
 		trace_seq_printf(&s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu,
@@ -496,7 +501,15 @@ void render_record(struct renderer *r, const struct tep_record *orig, const char
 	tep_log_clear();
 	if (s.len && s.buffer[s.len - 1] == '\n')
 		s.len--;
-	trace_seq_do_printf(&s);
+	/*
+	 * The line holds the record's strings and its thread's name as the traced program
+	 * wrote them: escaped on a terminal (the line breaks a plugin or a print fmt put in
+	 * stay), as they are through a pipe, where the report is trace-cmd's byte for byte.
+	 */
+	if (text_tty(stdout))
+		text_write_escaped(stdout, s.buffer, s.len, true);
+	else
+		trace_seq_do_printf(&s);
 	trace_seq_destroy(&s);
 	printf("\n");
 }

@@ -28,6 +28,7 @@
 
 #include <tpoint/event.h>
 #include "convert.h"
+#include "escape.h"
 #include "render.h"
 #include "tool.h"
 #include "tracedat_read.h"
@@ -452,7 +453,8 @@ static void show_notes(struct report *r)
 	end = p + o->size - 1;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		char line[512], *t1, *t2;
+		char line[512], buf[4 * sizeof(line)], *t1, *t2;
+		const char *shown;
 		unsigned long long big;
 
 		if (!eol || (size_t)(eol - p) >= sizeof(line))
@@ -466,15 +468,16 @@ static void show_notes(struct report *r)
 			return;
 		*t1 = *t2 = 0;
 		big = strtoull(t1 + 1, NULL, 10);
+		shown = text_for(stdout, line, buf, sizeof(buf)); /* the file's words */
 		if (big)
 			printf("%s: too big: %llu lost record%s larger than a page holds (%u bytes, "
-			       "TPOINT_MAX_PAYLOAD)\n", line, big, big == 1 ? " was" : "s were",
+			       "TPOINT_MAX_PAYLOAD)\n", shown, big, big == 1 ? " was" : "s were",
 			       (unsigned)TPOINT_MAX_PAYLOAD);
 		if (!strcmp(t2 + 1, "1"))
 			printf("%s: refused: it stayed off, libtraceevent cannot render its TP_printk "
-			       "('tpoint list --check' names the problem)\n", line);
+			       "('tpoint list --check' names the problem)\n", shown);
 		else if (!strncmp(t2 + 1, "reg ", 4))
-			printf("%s: refused: it stayed off, its reg function returned %d\n", line,
+			printf("%s: refused: it stayed off, its reg function returned %d\n", shown,
 			       atoi(t2 + 5));
 	}
 }
@@ -535,6 +538,20 @@ static int show_stats(struct report *r)
 	for (size_t i = 0; i < t.nr; i++) {
 		int l = (int)strlen(t.rows[i].event);
 
+		/* the file's names go out escaped on a terminal: the column as wide as shown */
+		if (text_tty(stdout)) {
+			char *shown = malloc(4 * (size_t)l + 1);
+
+			if (!shown) {
+				tool_error(VERB, "out of memory");
+				goto out;
+			}
+			text_escaped(t.rows[i].event, shown, 4 * (size_t)l + 1);
+			free(t.rows[i].event);
+			t.rows[i].event = shown;
+			l = (int)strlen(shown);
+		}
+
 		if (l > w[0])
 			w[0] = l;
 		for (int k = 0; k < 6; k++) {
@@ -565,8 +582,10 @@ static int show_stats(struct report *r)
 			}
 		}
 		printf("  %*" PRIu64, w[6], row->in_file);
-		if (o && row->condition && *row->condition)
-			printf("  %s", row->condition);
+		if (o && row->condition && *row->condition) {
+			fputs("  ", stdout);
+			text_put(stdout, row->condition);
+		}
 		printf("\n");
 	}
 	uint64_t in_file = 0;

@@ -14,7 +14,9 @@
 #include <time.h>
 #include "control_client.h"
 #include "control_proto.h"
+#include "escape.h"
 #include "glob.h"
+#include "json.h"
 #include "stat_rows.h"
 #include "tool.h"
 
@@ -76,15 +78,21 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 				printf(", \"interval\": %.6f", since);
 			printf("}\n");
 		} else {
-			char why[512];
+			char why[512], ev[4 * sizeof(r[i].event)];
 
-			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  %s\n", r[i].event, v[0], v[1],
-			       v[2], v[3], v[4], r[i].condition);
+			/* the process's own words: escaped on a terminal */
+			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  ",
+			       text_for(stdout, r[i].event, ev, sizeof(ev)), v[0], v[1], v[2], v[3],
+			       v[4]);
+			text_put(stdout, r[i].condition);
+			putchar('\n');
 			if (ctl_refused_why(refused, r[i].event, why, sizeof(why))) {
 				char text[600];
 
 				ctl_refusal_text(why, text, sizeof(text));
-				printf("  refused: stays off, %s\n", text);
+				fputs("  refused: stays off, ", stdout);
+				text_put(stdout, text);
+				putchar('\n');
 			}
 			if (r[i].usdt)
 				printf("  usdt: %llu probe%s attached (bpftrace, perf, ...)\n",
@@ -107,11 +115,14 @@ static void print_jump_labels(struct ctl_conn *conn)
 	if (ctl_request(conn, CTL_JUMP, NULL, &text, err, sizeof(err)) < 0)
 		return;
 	if (sscanf(text, "%llu\t%llu\t%m[^\n]", &sites, &checked, &reason) >= 2 && sites) {
-		if (!checked)
+		if (!checked) {
 			printf("jump labels: %llu sites, patched (a NOP while off)\n", sites);
-		else
+		} else {
 			printf("jump labels: %llu sites, %llu keep their checked path (a jump and a "
-			       "load while off): %s\n", sites, checked, reason ? reason : "");
+			       "load while off): ", sites, checked);
+			text_put(stdout, reason ? reason : "");
+			putchar('\n');
+		}
 	}
 	free(reason);
 	free(text);

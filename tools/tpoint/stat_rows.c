@@ -50,17 +50,3 @@ const struct stat_row *stat_rows_find(const struct stat_row *rows, int n, const 
 			return &rows[i];
 	return NULL;
 }
-
-void json_print_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}

@@ -27,7 +27,4 @@ int stat_rows_parse(char *text, const char *globs, struct stat_row **rows);
 /* The row of `event` in rows[0..n), or NULL. */
 const struct stat_row *stat_rows_find(const struct stat_row *rows, int n, const char *event);
 
-/* s as a JSON string, quotes included, on stdout. */
-void json_print_str(const char *s);
-
 #endif

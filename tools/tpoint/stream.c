@@ -29,6 +29,7 @@
 
 #include "attach.h"
 #include "control_proto.h"
+#include "escape.h"
 #include "filter.h"
 #include "select.h"
 #include "render.h"
@@ -701,8 +702,9 @@ int cmd_stream(int argc, char **argv)
 			sel_free(&sel);
 			return EXIT_FAIL;
 		}
-		fprintf(stderr, "tpoint stream: the events process %d has enabled: %s\n", (int)pid,
-			enabled);
+		fprintf(stderr, "tpoint stream: the events process %d has enabled: ", (int)pid);
+		text_put(stderr, enabled); /* their names, as the process gave them */
+		fputc('\n', stderr);
 	}
 	ret = stream_pid(pid, &sel);
 	sel_free(&sel);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <curses.h>
 #include "control_client.h"
 #include "escape.h"
+#include "json.h"
 #include "stat_rows.h"
 #include "top_dirty.h"
 #include "top_events.h"
@@ -521,13 +523,23 @@ int cmd_top(int argc, char **argv)
 		tool_error("top", "out of memory");
 		return EXIT_FAIL;
 	}
-	if (!t.json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && getenv("TERM") &&
-	    newterm(NULL, stdout, stdin)) {
-		t.curses = true;
-		cbreak();
-		noecho();
-		curs_set(0);
-		keypad(stdscr, TRUE);
+	if (!t.json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && getenv("TERM")) {
+		/*
+		 * ncurses draws the bytes of a name by the locale's character set: in the "C"
+		 * locale a UTF-8 name would show as ~X~@. LC_CTYPE only, for the screen only:
+		 * numbers keep their "C" form (LC_NUMERIC), and the text and JSON views, which
+		 * escape by bytes, are not touched.
+		 */
+		setlocale(LC_CTYPE, "");
+		if (newterm(NULL, stdout, stdin)) {
+			t.curses = true;
+			cbreak();
+			noecho();
+			curs_set(0);
+			keypad(stdscr, TRUE);
+		} else {
+			setlocale(LC_CTYPE, "C");
+		}
 	}
 	/* The first sample: every rate shown is over a whole refresh. */
 	double last = now_secs(CLOCK_MONOTONIC);
