@@ -35,7 +35,10 @@ CXX := clang++
 SAN := -fsanitize=thread -fno-omit-frame-pointer
 O := build-tsan
 endif
-BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
+# -MMD -MP: each compile writes the headers it read beside its output (.d), included below,
+# so that a change to any header rebuilds what read it.
+DEPFLAGS := -MMD -MP
+BASE_CFLAGS := -std=gnu11 $(WARN) $(SAN) $(DEPFLAGS) -Iinclude -DTPOINT_VERSION='"$(VERSION)"'
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ilib
 # The tool reads trace.dat with libtraceevent, and the kernel's events (record -k, top) with
 # libtracefs (tools/tpoint/kinstance.c).
@@ -198,13 +201,13 @@ $(O)/tests/c11_jump_test: tests/c11_test.c $(wildcard tests/*.h examples/trace/e
 	$(CC) $(CFLAGS) $(subst -std=gnu11,-std=c11,$(BASE_CFLAGS)) -DTPOINT_JUMP_LABEL -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/cxx_jump_test: tests/cxx_test.cc $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
-	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) -DTPOINT_JUMP_LABEL -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) $(DEPFLAGS) -DTPOINT_JUMP_LABEL -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/%_test: tests/%_test.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Iexamples -Ilib -o $@ $< $(INSTR_LDFLAGS) -lpthread -ldl
 
 $(O)/tests/%_test: tests/%_test.cc $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
-	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
+	$(CXX) $(CFLAGS) -std=c++17 $(WARN) $(SAN) $(DEPFLAGS) -Iinclude -Itests -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fPIC -shared -Itests -o $@ $< -L$(O) -ltpoint
@@ -289,5 +292,7 @@ install: all
 
 clean:
 	rm -rf build build-san build-tsan build-clang build-arm64
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 .PHONY: all deps check check-private check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean
