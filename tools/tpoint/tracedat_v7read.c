@@ -45,6 +45,15 @@
 #define PAGE_SIZE_MIN 64u
 #define PAGE_SIZE_MAX (1u << 27)
 #define OUT_BUF (1u << 20)
+/*
+ * A file's declared expansion (every section and chunk at its uncompressed size) may be at
+ * most MAX_RATIO times the file, or MIN_BOUND whatever the ratio: zstd turns 43 KB into
+ * 1 GiB of zeros, and the copy would fill $TMPDIR with them. Trace pages compress 5 to 30
+ * times (tests/v7bomb.sh measures a recording of identical events); what is refused is
+ * refused before anything is decompressed or written.
+ */
+#define MAX_RATIO 256u
+#define MIN_BOUND (64ull << 20)
 
 #define TD7_OPT_DONE 0
 #define TD7_OPT_BUFFER_TEXT 22
@@ -103,6 +112,7 @@ struct v7 {
 	size_t oused;
 	unsigned char *chunk; /* a chunk decompressed */
 	size_t chunk_cap;
+	uint64_t declared; /* bytes the sections and chunks seen so far expand to */
 
 	char *err;
 	size_t errlen;
@@ -167,6 +177,31 @@ static int need(struct v7 *v, uint64_t off, uint64_t n, const char *what)
 		return fail(v, "truncated: %s needs %" PRIu64 " bytes at offset %" PRIu64
 			       ", file has %zu", what, n, off, v->size);
 	return 0;
+}
+
+/*
+ * Counts n more bytes that the file declares it expands to; what and at (printf-style, then
+ * its offset) name the section or chunk that would pass the bound, for the message.
+ */
+__attribute__((format(printf, 4, 5))) static int declare(struct v7 *v, uint64_t n, uint64_t at,
+							  const char *fmt, ...)
+{
+	uint64_t bound = (uint64_t)v->size * MAX_RATIO;
+	char what[320];
+	va_list ap;
+
+	if (bound < MIN_BOUND)
+		bound = MIN_BOUND;
+	v->declared = n > UINT64_MAX - v->declared ? UINT64_MAX : v->declared + n;
+	if (v->declared <= bound)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return fail(v, "%s at offset %" PRIu64 " brings what the file declares uncompressed to %"
+		       PRIu64 " bytes, %" PRIu64 " times its %zu (a decompression bomb?): refused, "
+		       "at most %u times or %llu MiB is read", what, at, v->declared,
+		    v->declared / (v->size ? v->size : 1), v->size, MAX_RATIO, MIN_BOUND >> 20);
 }
 
 /* ---- the copy ---- */
@@ -299,6 +334,9 @@ static int section_body(struct v7 *v, uint64_t at, uint16_t want_id, const char 
 	if (!(flags & TD7_FLAG_COMPRESSED)) {
 		if (need(v, at + 16, size, what))
 			return -1;
+		/* the metadata sections are counted before any is read: count_meta() */
+		if (want_id == TD7_SEC_OPTIONS && declare(v, size, at, "%s", what))
+			return -1;
 		b->p = v->data + at + 16;
 		b->len = (size_t)size;
 		return 0;
@@ -315,6 +353,8 @@ static int section_body(struct v7 *v, uint64_t at, uint16_t want_id, const char 
 	if (usize > MAX_SECTION)
 		return fail(v, "%s at offset %" PRIu64 " claims %" PRIu32 " bytes uncompressed, "
 			       "more than the %u accepted", what, at, usize, MAX_SECTION);
+	if (want_id == TD7_SEC_OPTIONS && declare(v, usize, at, "%s", what))
+		return -1;
 	b->owned = malloc(usize ? usize : 1);
 	if (!b->owned)
 		return fail(v, "out of memory");
@@ -572,8 +612,33 @@ static int scan_chunks(struct v7 *v, const struct buf7 *b, struct cpu7 *c)
 				       "offset %" PRIu64 " claims %" PRIu32 " bytes uncompressed, more"
 				       " than the %u accepted", i, c->cpu, b->name, at, usize,
 				    MAX_CHUNK);
+		if (declare(v, usize, at, "chunk %" PRIu32 " of CPU %" PRIu32 " of buffer '%s'", i,
+			    c->cpu, b->name))
+			return -1;
 		c->expanded += usize;
 		at += 8 + (uint64_t)csize;
+	}
+	return 0;
+}
+
+/* The metadata sections' uncompressed sizes, counted before any is decompressed. */
+static int count_meta(struct v7 *v)
+{
+	for (int i = 0; i < NR_META; i++) {
+		uint64_t at = v->meta_off[i], n;
+
+		if (!v->has_meta[i])
+			continue;
+		if (need(v, at, 16, meta_name[i]))
+			return -1;
+		n = rd64(v, v->data + at + 8);
+		if (rd16(v, v->data + at + 2) & TD7_FLAG_COMPRESSED) {
+			if (need(v, at + 16, 8, meta_name[i]))
+				return -1;
+			n = rd32(v, v->data + at + 20);
+		}
+		if (declare(v, n, at, "the %s section", meta_name[i]))
+			return -1;
 	}
 	return 0;
 }
@@ -605,6 +670,9 @@ static int check_buffers(struct v7 *v)
 				if (scan_chunks(v, b, c))
 					return -1;
 			} else {
+				if (declare(v, c->size, c->offset, "CPU %" PRIu32 " of buffer '%s'",
+					    c->cpu, b->name))
+					return -1;
 				c->expanded = c->size;
 			}
 			if (c->expanded % v->page_size)
@@ -988,8 +1056,8 @@ int td7_expand(const void *data, size_t size, int fd, char *err, size_t errlen)
 	v.obuf = malloc(OUT_BUF);
 	if (!v.obuf)
 		return fail(&v, "out of memory");
-	if (!read_header(&v, &options) && !read_options(&v, options) && !check_buffers(&v) &&
-	    !cpu_count(&v))
+	if (!read_header(&v, &options) && !read_options(&v, options) && !count_meta(&v) &&
+	    !check_buffers(&v) && !cpu_count(&v))
 		ret = write_copy(&v);
 	for (size_t i = 0; i < v.nopts; i++)
 		free(v.opts[i].data);
