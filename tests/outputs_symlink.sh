@@ -3,7 +3,8 @@
 # Intermediate symbolic links in an output's path (issue 30). In a sticky, world-writable
 # directory, a link owned by another user (uid 63010) points at a root-only directory that
 # holds precious/a: root's `tpoint convert --force -o sticky/userlink/a` (--to v6, json, ctf),
-# `tpoint record -o sticky/userlink/a` and `tpoint snapshot -o` are refused with one line,
+# `tpoint record -o sticky/userlink/a`, `tpoint snapshot -o` and a program's TPOINT_RECORD
+# are refused with one line,
 # and precious/a stays byte for byte what it was (before, each replaced it). A root-owned
 # link in a directory only root writes is followed as before. `-o link/` and `-o .` of a CTF
 # directory leave no .NAME.old-* directory behind.
@@ -51,6 +52,15 @@ rc=$? refused "convert --force -o $top/sticky/userlink/../precious/a"
 timeout 60 "$TPOINT" record -e 'tpt_ctl:*' -o sticky/userlink/a -- "$T" 0.2 1000 >out.txt 2>err.txt
 rc=$? refused "record -o sticky/userlink/a"
 [ ! -s out.txt ] || fail "record -o sticky/userlink/a: the command ran"
+
+# The library's own recording (TPOINT_RECORD) goes the same way: refused, the program runs on.
+TPOINT_EVENTS='tpt_ctl:*' TPOINT_RECORD=sticky/userlink/a timeout 60 "$T" 0.2 1000 >out.txt 2>err.txt
+rc=$?
+[ $rc = 0 ] || { cat err.txt; fail "TPOINT_RECORD=sticky/userlink/a: the program exited $rc"; }
+grep -q '^last [0-9]*$' out.txt || fail "TPOINT_RECORD=sticky/userlink/a: the program did not run to its end"
+grep -q "^tpoint: TPOINT_RECORD: sticky/userlink/a: .* owned by uid 63010.*running untraced$" err.txt ||
+	{ cat err.txt; fail "TPOINT_RECORD=sticky/userlink/a: not said"; }
+rc=1 refused "TPOINT_RECORD=sticky/userlink/a"
 
 start 60 1000
 "$TPOINT" enable -p "$P" 'tpt_ctl:*' >/dev/null || fail "enable -p"
