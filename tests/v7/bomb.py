@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 """A decompression bomb made of a little-endian trace.dat version 7 file (tpoint's).
 
-usage: bomb.py IN OUT CHUNKS
+usage: bomb.py IN OUT CHUNKS [MIB]
 
-OUT is IN with its top buffer's pages replaced by CPU 0 holding CHUNKS chunks, each 64 MiB of
-zeros (empty pages) compressed with the file's own codec: zstd (through the zstd command,
+OUT is IN with its top buffer's pages replaced by CPU 0 holding CHUNKS chunks, each MIB (4)
+MiB of zeros (empty pages) compressed with the file's own codec: zstd (through the zstd command,
 which Python lacks) or zlib. Everything else (the metadata sections) stays IN's, so that the
 file is valid: a reader that trusts the declared sizes expands it whole. The options go into a
 new, uncompressed options section at the end, which the header points at.
@@ -15,7 +15,6 @@ import subprocess
 import sys
 import zlib
 
-CHUNK = 64 << 20
 
 
 def u16(b, at):
@@ -30,15 +29,16 @@ def u64(b, at):
     return struct.unpack_from("<Q", b, at)[0]
 
 
-def zeros(codec):
+def zeros(codec, size):
     if codec == b"zlib":
-        return zlib.compress(bytes(CHUNK), 9)
-    return subprocess.run(["zstd", "-19", "-q", "-c"], input=bytes(CHUNK), check=True,
+        return zlib.compress(bytes(size), 9)
+    return subprocess.run(["zstd", "-19", "-q", "-c"], input=bytes(size), check=True,
                           stdout=subprocess.PIPE).stdout
 
 
 def main():
     src, dst, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    chunk = (int(sys.argv[4]) if len(sys.argv) > 4 else 4) << 20
     b = bytearray(open(src, "rb").read())
     at = 18
     codec = bytes(b[at:b.index(b"\0", at)])
@@ -66,10 +66,10 @@ def main():
     q = buffer.index(b"\0", 8) + 1
     q = buffer.index(b"\0", q) + 1
     head = buffer[:q + 4]
-    frame = zeros(codec)
+    frame = zeros(codec, chunk)
     data = struct.pack("<I", count)
     for _ in range(count):
-        data += struct.pack("<II", len(frame), CHUNK) + frame
+        data += struct.pack("<II", len(frame), chunk) + frame
     data_at = len(b)
     b += data
     buffer = head + struct.pack("<IIQQ", 1, 0, data_at, len(data))
