@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tracedat_v7read - version 7 expanded into version 6: see tracedat_v7read.h. The layout
- * read is trace-cmd.dat.v7(5) (and docs/TRACEDAT-FORMAT.md for what tpoint writes).
+ * tracedat_v7read - version 7 read as its version 6 equivalent: see tracedat_v7read.h. The
+ * layout read is trace-cmd.dat.v7(5) (and docs/TRACEDAT-FORMAT.md for what tpoint writes).
  *
  * Version 7 keeps version 6's blocks, only elsewhere: each metadata block is a section found
  * through an option holding its offset (HEADER_INFO 16 .. CMDLINES 21), compressed whole or
@@ -9,8 +9,10 @@
  * page size, and each CPU's offset and size), compressed in chunks; the options are in one
  * or more options sections chained by the DONE option's offset of the next. The copy puts
  * the blocks back in version 6's order, the options (but the version 7 ones) in its options
- * block, the instances as version 6 BUFFER options, and every CPU's pages page-aligned after
- * the flyrecord tables, as trace-cmd's version 6 writer does.
+ * block, the instances as version 6 BUFFER options, and gives every CPU's pages an offset,
+ * page-aligned after the flyrecord tables, as trace-cmd's version 6 writer does. Only the
+ * copy's bytes up to there are made (in memory); a page is read by that offset from the
+ * input, its chunk decompressed then (td7_page()).
  *
  * Every size and offset is checked against the input before use, so that a damaged file
  * is one error naming what is wrong and where, and a compressed size can ask for no more
