@@ -17,11 +17,19 @@
  * which would replace a device node (as root, /dev/null for the whole system) or a link
  * with a regular file; opening a FIFO for writing blocks until a reader comes, and a
  * constructor must never block the program.
+ *
+ * Nor is it reached through someone else's link. Root's `-o /sticky/userlink/a`, where
+ * userlink is another user's link to one of root's directories, would replace root's file
+ * there: the directories on the way are opened one by one (tp_output_dir()) and the output
+ * is created, checked and renamed relative to the last one's descriptor.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -126,11 +134,166 @@ static const char *file_type(mode_t mode)
 	}
 }
 
+/* As the kernel's path walk: at most this many links in one path. */
+#define MAX_LINKS 40
+
+/*
+ * May a link of st's owner, in the directory dfd, be followed? The caller's and root's
+ * links, yes; another user's only where neither they nor anyone else but the caller and
+ * root can have made it: a directory of the caller's or root's, writable by nobody else.
+ */
+static bool link_trusted(int dfd, const struct stat *st, struct stat *dir)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid == me || st->st_uid == 0)
+		return true;
+	if (fstat(dfd, dir) < 0)
+		return false;
+	return (dir->st_uid == me || dir->st_uid == 0) && !(dir->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+__attribute__((format(printf, 5, 6))) static int dir_fail(int dfd, int ret, char *err,
+							  size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (dfd >= 0)
+		close(dfd);
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+int tp_output_dir(const char *path, char *name, size_t namelen, char *err, size_t errlen)
+{
+	/* what is left to walk (a link's target put in front), and what was walked */
+	char rest[2 * PATH_MAX], walked[PATH_MAX], target[PATH_MAX];
+	size_t len = strlen(path), blen, dlen, wlen;
+	const char *base;
+	int dfd, links = 0;
+	char *p;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	for (base = path + len; base > path && base[-1] != '/'; base--)
+		;
+	blen = (size_t)(path + len - base);
+	if (!blen || *base == '/' || (blen == 1 && *base == '.') ||
+	    (blen == 2 && !memcmp(base, "..", 2)))
+		return dir_fail(-1, -EISDIR, err, errlen, "%s names a directory by '/', '.' or "
+				"'..': give the output a name of its own", path);
+	if (blen >= namelen || blen > NAME_MAX)
+		return dir_fail(-1, -ENAMETOOLONG, err, errlen, "%s: %s", path,
+				strerror(ENAMETOOLONG));
+	memcpy(name, base, blen);
+	name[blen] = '\0';
+	dlen = (size_t)(base - path);
+	if (dlen >= PATH_MAX)
+		return dir_fail(-1, -ENAMETOOLONG, err, errlen, "%s: %s", path,
+				strerror(ENAMETOOLONG));
+	memcpy(rest, path, dlen);
+	rest[dlen] = '\0';
+	wlen = 0;
+	walked[0] = '\0';
+	dfd = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return dir_fail(-1, -errno, err, errlen, "%s: %s", path, strerror(errno));
+	if (rest[0] == '/')
+		walked[wlen++] = '/';
+	p = rest;
+	for (;;) {
+		struct stat st, dir;
+		char *c, *slash;
+		ssize_t n;
+		int next;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		c = p;
+		slash = strchr(p, '/');
+		if (slash) {
+			*slash = '\0';
+			p = slash + 1;
+		} else {
+			p += strlen(p);
+		}
+		if (!strcmp(c, "."))
+			continue;
+		/* for the messages: the way as walked, links replaced by their targets */
+		if (wlen + strlen(c) + 2 < sizeof(walked))
+			wlen += (size_t)snprintf(walked + wlen, sizeof(walked) - wlen, "%s%s",
+						 wlen && walked[wlen - 1] != '/' ? "/" : "", c);
+		if (fstatat(dfd, c, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return dir_fail(dfd, -errno, err, errlen, "%s: %s: %s", path, walked,
+					strerror(errno));
+		if (!S_ISLNK(st.st_mode)) {
+			next = openat(dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (next < 0)
+				return dir_fail(dfd, -errno, err, errlen, "%s: %s: %s", path, walked,
+						strerror(errno));
+			close(dfd);
+			dfd = next;
+			continue;
+		}
+		if (!link_trusted(dfd, &st, &dir))
+			return dir_fail(dfd, -EPERM, err, errlen, "%s: %s is a symbolic link owned by "
+					"uid %u in a directory %s: not followed, only the caller's "
+					"and root's links are (as fs.protected_symlinks does); give "
+					"the path without it", path, walked, (unsigned)st.st_uid,
+					dir.st_mode & (S_IWGRP | S_IWOTH) ? "others can write" :
+					"of another user");
+		if (++links > MAX_LINKS)
+			return dir_fail(dfd, -ELOOP, err, errlen, "%s: %s", path, strerror(ELOOP));
+		n = readlinkat(dfd, c, target, sizeof(target));
+		if (n < 0 || (size_t)n >= sizeof(target) || strlen(p) + (size_t)n + 2 > sizeof(rest))
+			return dir_fail(dfd, n < 0 ? -errno : -ENAMETOOLONG, err, errlen, "%s: %s: %s",
+					path, walked, strerror(n < 0 ? errno : ENAMETOOLONG));
+		/* the target, then what was left after the link */
+		memmove(rest + n + 1, p, strlen(p) + 1);
+		memcpy(rest, target, (size_t)n);
+		rest[n] = '/';
+		p = rest;
+		/* the link's directory is where a relative target starts: drop its name */
+		while (wlen && walked[wlen - 1] != '/')
+			wlen--;
+		walked[wlen] = '\0';
+		if (target[0] == '/') {
+			next = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (next < 0)
+				return dir_fail(dfd, -errno, err, errlen, "%s: %s", path,
+						strerror(errno));
+			close(dfd);
+			dfd = next;
+			wlen = 0;
+			walked[0] = '\0';
+		}
+	}
+	return dfd;
+}
+
 int tp_output_check(const char *path, char *err, size_t errlen)
 {
+	char name[NAME_MAX + 1];
 	struct stat st;
+	int dfd = tp_output_dir(path, name, sizeof(name), err, errlen), ret;
 
-	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode))
+	if (dfd == -ENOENT || dfd == -ENOTDIR) {
+		/* a directory that is not there: the open says so */
+		if (errlen)
+			err[0] = '\0';
+		return 0;
+	}
+	if (dfd < 0)
+		return dfd;
+	ret = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	close(dfd);
+	if (ret < 0 || S_ISREG(st.st_mode))
 		return 0; /* a new file, or one of ours; the open says if it cannot be written */
 	if (S_ISLNK(st.st_mode))
 		snprintf(err, errlen, "%s is a symbolic link: tpoint writes its output only as a "
@@ -149,18 +312,26 @@ int tp_output_check(const char *path, char *err, size_t errlen)
  */
 int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
+	char name[NAME_MAX + 1];
 	struct stat st;
-	int fd, ret = 0;
+	int dfd, fd, ret = 0;
 
-	if (!(flags & OUTPUT_FIFO) || lstat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
+	dfd = tp_output_dir(path, name, sizeof(name), err, errlen);
+	if (dfd < 0)
+		return dfd;
+	if (!(flags & OUTPUT_FIFO) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISFIFO(st.st_mode))
 		ret = tp_output_check(path, err, errlen);
-	if (ret)
+	if (ret) {
+		close(dfd);
 		return ret;
+	}
 	/*
 	 * What was checked may have changed since: no link followed, no wait for a reader, and
 	 * nothing truncated until the file is known to be a regular one.
 	 */
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	close(dfd);
 	if (fd < 0) {
 		ret = -errno;
 		if (errno == ELOOP || errno == ENXIO)
@@ -193,10 +364,25 @@ int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen)
 	return fd;
 }
 
+/* path without its trailing slashes: the length tp_output_dir() takes the name from */
+static size_t trimmed(const char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return len;
+}
+
 int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen)
 {
 	static unsigned counter;
+	char name[NAME_MAX + 1];
+	int dfd = tp_output_dir(path, name, sizeof(name), NULL, 0), ret = -EEXIST;
+	size_t plen = trimmed(path), nlen = strlen(name);
 
+	if (dfd < 0)
+		return dfd;
 	for (int tries = 0; tries < 100; tries++) {
 		struct timespec ts;
 		unsigned r;
@@ -205,13 +391,39 @@ int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		r = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u ^
 		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 40503u;
-		if ((size_t)snprintf(tmp, tmplen, "%s.tmp.%d.%06x", path, (int)getpid(),
-				     r & 0xffffffu) >= tmplen)
-			return -ENAMETOOLONG;
+		if ((size_t)snprintf(tmp, tmplen, "%.*s.tmp.%d.%06x", (int)plen, path,
+				     (int)getpid(), r & 0xffffffu) >= tmplen ||
+		    nlen + strlen(tmp + plen) > NAME_MAX) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		/* the same name, in the directory walked to */
+		memcpy(name + nlen, tmp + plen, strlen(tmp + plen) + 1);
 		/* O_EXCL: a name that exists (a planted link among them) is never opened. */
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		name[nlen] = '\0';
+		if (fd >= 0 || errno != EEXIST) {
+			ret = fd >= 0 ? fd : -errno;
+			break;
+		}
 	}
-	return -EEXIST;
+	close(dfd);
+	return ret;
+}
+
+int tp_output_rename(const char *tmp, const char *path)
+{
+	char name[NAME_MAX + 1], from[NAME_MAX + 1];
+	int dfd = tp_output_dir(path, name, sizeof(name), NULL, 0), ret = 0;
+	size_t plen = trimmed(path);
+
+	if (dfd < 0)
+		return dfd;
+	if (strncmp(tmp, path, plen) || (size_t)snprintf(from, sizeof(from), "%s%s", name,
+							   tmp + plen) >= sizeof(from))
+		ret = -EINVAL; /* not a name tp_output_create_tmp() gave */
+	else if (renameat(dfd, from, dfd, name) < 0)
+		ret = -errno;
+	close(dfd);
+	return ret;
 }

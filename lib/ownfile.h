@@ -22,6 +22,19 @@ HIDDEN bool tp_ownfd_intact(const struct owned_fd *o);
 HIDDEN void tp_ownfd_close(struct owned_fd *o);
 /* Open `path` again, at `pos`, if it is still the file *o was: 0, or -errno (-ESTALE: not). */
 HIDDEN int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
+/*
+ * The directory that holds an output, and the output's name in it: every output of the
+ * library and the tool is reached through this. `path` is walked one component at a time
+ * (openat, O_NOFOLLOW); a symbolic link on the way is followed only when it is the caller's
+ * or root's, or when no one else can have put it there (its directory is the caller's or
+ * root's, writable by neither group nor others). A link of another user in a sticky or
+ * shared directory is refused, as fs.protected_symlinks would refuse it, and so is one in
+ * another user's directory. The last component is not followed (it is the caller's to
+ * check: O_NOFOLLOW); it may not be "." or "..". An O_PATH descriptor of the directory and
+ * the name in `name`, or -errno with `err` saying why (naming the link refused).
+ */
+HIDDEN int tp_output_dir(const char *path, char *name, size_t namelen, char *err,
+			 size_t errlen);
 /* 0 if `path` is a regular file or does not exist; otherwise -errno, and `err` says what it is. */
 HIDDEN int tp_output_check(const char *path, char *err, size_t errlen);
 /* Open `path` for writing, created if need be: a regular file only, never blocking, never
@@ -33,5 +46,7 @@ enum {
 HIDDEN int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen);
 /* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
 HIDDEN int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen);
+/* tmp, made by tp_output_create_tmp(path), renamed to path: 0 or -errno. */
+HIDDEN int tp_output_rename(const char *tmp, const char *path);
 
 #endif

@@ -1516,8 +1516,9 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 	ret = tp_output_check(out_path, err, errlen);
 	if (ret)
 		goto out;
-	if (rename(tmp, out_path) < 0) {
-		ret = fail(&w, -errno, "%s: %s", out_path, strerror(errno));
+	ret = tp_output_rename(tmp, out_path);
+	if (ret < 0) {
+		ret = fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 		goto out;
 	}
 	for (int i = 0; i < w.nin; i++)

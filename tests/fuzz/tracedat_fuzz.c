@@ -72,9 +72,12 @@ static void walk(const struct tracedat *td)
 					abort(); /* a page it counted is not there */
 			tracedat_cursor_init(&cur, td, b, cpu);
 			while (tracedat_next_event(&cur, &ev) > 0) {
-				if (ev.size < 8 || ev.data < td->data ||
-				    ev.data + ev.size > td->data + td->size)
-					abort(); /* a record outside the file */
+				const unsigned char *pg = tracedat_page(td, b, cpu, cur.page);
+
+				/* (a version 7 file's page is in a chunk decompressed) */
+				if (ev.size < 8 || !pg || ev.data < pg ||
+				    ev.data + ev.size > pg + td->page_size)
+					abort(); /* a record outside its page */
 				tracedat_ts(td, ev.ts);
 				n++;
 			}

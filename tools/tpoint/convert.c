@@ -4,7 +4,8 @@
  * into the other trace.dat version (convert_tracedat.c).
  *
  * The output is written under a temporary name beside it (".NAME.tmp-XXXXXX") and renamed
- * into place only when all of it was written and synced, so that a full disk, a damaged
+ * into place only when all of it was written and synced, all of it relative to the
+ * output's directory as tp_output_dir() reached it (no other user's link followed), so that a full disk, a damaged
  * input or an interrupted run never leaves a trace that looks complete. An output that
  * exists and is not empty is replaced only with --force, and then only if it holds nothing
  * but files (a CTF directory, or the file of an earlier run).
@@ -14,14 +15,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "convert.h"
+#include "ownfile.h"
 #include "tool.h"
 
 #define VERB "convert"
@@ -50,37 +53,62 @@ static void usage(FILE *f)
 		"(named on stderr) or a write error, 2 usage error.\n");
 }
 
-/* Removes the files of a directory we made, then the directory. */
-static void remove_tree(const char *path)
+/*
+ * Where the output goes: its directory, reached as every output is (tp_output_dir(): no
+ * other user's link followed on the way), and its name there. Everything below is done
+ * relative to that directory's descriptor: what is checked is what is replaced.
+ */
+struct place {
+	const char *out; /* as given, for the messages */
+	int dir;
+	char name[NAME_MAX + 1];
+};
+
+static int place_open(struct place *pl, const char *out)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char err[1024];
+
+	pl->out = out;
+	pl->dir = tp_output_dir(out, pl->name, sizeof(pl->name), err, sizeof(err));
+	if (pl->dir < 0) {
+		tool_error(VERB, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes the files of a directory we made, then the directory. */
+static void remove_tree(const struct place *pl, const char *name)
+{
+	int fd = openat(pl->dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		rmdir(path);
+		unlinkat(pl->dir, name, AT_REMOVEDIR);
 		return;
 	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			unlinkat(fd, de->d_name, 0);
 	closedir(d);
-	rmdir(path);
+	unlinkat(pl->dir, name, AT_REMOVEDIR);
 }
 
 /*
  * Whether the output may be written: 0 (*exists says whether something is to be replaced),
  * or -1 with the reason said.
  */
-static int check_output(const char *out, bool dir, bool force, bool *exists)
+static int check_output(const struct place *pl, bool dir, bool force, bool *exists)
 {
+	const char *out = pl->out;
 	struct stat st;
 	bool empty = true;
 
 	*exists = false;
-	if (lstat(out, &st)) {
+	if (fstatat(pl->dir, pl->name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno == ENOENT)
 			return 0;
 		tool_error(VERB, "%s: %s", out, strerror(errno));
@@ -96,7 +124,7 @@ static int check_output(const char *out, bool dir, bool force, bool *exists)
 		return -1;
 	}
 	if (dir) {
-		int fd = open(out, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = openat(pl->dir, pl->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		DIR *d = fd < 0 ? NULL : fdopendir(fd);
 		struct dirent *de;
 		bool subdir = false;
@@ -133,17 +161,39 @@ static int check_output(const char *out, bool dir, bool force, bool *exists)
 	return 0;
 }
 
-/* ".BASE.tmp-XXXXXX" (or .old-) beside path, in buf. */
-static int side_name(const char *path, const char *what, char *buf, size_t len)
+/*
+ * A new ".NAME.WHAT-XXXXXX" beside the output, its name in buf: a directory (0), or a file
+ * (its descriptor); made exclusively, so that nothing already there is used. -1 with errno.
+ */
+static int make_side(const struct place *pl, const char *what, bool dir, char *buf, size_t len)
 {
-	char *copy1 = strdup(path), *copy2 = strdup(path);
-	int n = -1;
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned counter;
 
-	if (copy1 && copy2)
-		n = snprintf(buf, len, "%s/.%s.%s-XXXXXX", dirname(copy1), basename(copy2), what);
-	free(copy1);
-	free(copy2);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	for (int tries = 0; tries < 100; tries++) {
+		struct timespec ts;
+		uint64_t r;
+		char x[7];
+		int fd;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = (uint64_t)ts.tv_nsec * 6364136223846793005ull ^ (uint64_t)getpid() << 32 ^
+		    ++counter * 2654435761u;
+		for (int i = 0; i < 6; i++, r /= 62)
+			x[i] = digits[r % 62];
+		x[6] = '\0';
+		if ((size_t)snprintf(buf, len, ".%s.%s-%s", pl->name, what, x) >= len ||
+		    strlen(buf) > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = dir ? mkdirat(pl->dir, buf, 0700) :
+			   openat(pl->dir, buf, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				  0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
 }
 
 static mode_t file_mode(mode_t mode)
@@ -154,100 +204,110 @@ static mode_t file_mode(mode_t mode)
 	return mode & ~mask;
 }
 
-/* Puts tmp in out's place; the old out, if any, is removed after. */
-static int commit(const char *tmp, const char *out, bool dir, bool exists)
+/* Puts tmp in the output's place; the old output, if any, is removed after. */
+static int commit(const struct place *pl, const char *tmp, bool dir, bool exists)
 {
-	char old[4096];
+	char old[NAME_MAX + 1];
+	int e;
 
 	if (!exists || !dir) {
-		if (rename(tmp, out)) {
-			tool_error(VERB, "%s: %s", out, strerror(errno));
+		if (renameat(pl->dir, tmp, pl->dir, pl->name)) {
+			tool_error(VERB, "%s: %s", pl->out, strerror(errno));
 			return -1;
 		}
 		return 0;
 	}
 	/* a directory: swapped in one step, the old one then removed */
-	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE)) {
-		remove_tree(tmp);
+	if (!renameat2(pl->dir, tmp, pl->dir, pl->name, RENAME_EXCHANGE)) {
+		remove_tree(pl, tmp);
 		return 0;
 	}
-	if (side_name(out, "old", old, sizeof(old)) || !mkdtemp(old) || rename(out, old) ||
-	    rename(tmp, out)) {
-		tool_error(VERB, "%s: %s", out, strerror(errno));
+	/* a file system without RENAME_EXCHANGE: the old one moved aside, over an empty one */
+	if (make_side(pl, "old", true, old, sizeof(old)) < 0) {
+		tool_error(VERB, "%s: %s", pl->out, strerror(errno));
 		return -1;
 	}
-	remove_tree(old);
+	if (renameat(pl->dir, pl->name, pl->dir, old)) {
+		e = errno;
+		unlinkat(pl->dir, old, AT_REMOVEDIR);
+		tool_error(VERB, "%s: %s", pl->out, strerror(e));
+		return -1;
+	}
+	if (renameat(pl->dir, tmp, pl->dir, pl->name)) {
+		e = errno;
+		renameat(pl->dir, old, pl->dir, pl->name); /* the old one back */
+		tool_error(VERB, "%s: %s", pl->out, strerror(e));
+		return -1;
+	}
+	remove_tree(pl, old);
 	return 0;
 }
 
-static int convert_ctf(struct conv *cv, const char *out, bool force)
+static int convert_ctf(struct conv *cv, const struct place *pl, bool force)
 {
-	char tmp[4096];
+	char tmp[NAME_MAX + 1];
 	bool exists;
 	int fd, ret;
 
-	if (check_output(out, true, force, &exists))
+	if (check_output(pl, true, force, &exists))
 		return EXIT_FAIL;
-	if (side_name(out, "tmp", tmp, sizeof(tmp)) || !mkdtemp(tmp)) {
-		tool_error(VERB, "%s: cannot make a directory beside it: %s", out, strerror(errno));
+	if (make_side(pl, "tmp", true, tmp, sizeof(tmp)) < 0) {
+		tool_error(VERB, "%s: cannot make a directory beside it: %s", pl->out,
+			   strerror(errno));
 		return EXIT_FAIL;
 	}
-	fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(pl->dir, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		tool_error(VERB, "%s: %s", tmp, strerror(errno));
-		rmdir(tmp);
+		tool_error(VERB, "%s: %s", pl->out, strerror(errno));
+		unlinkat(pl->dir, tmp, AT_REMOVEDIR);
 		return EXIT_FAIL;
 	}
-	ret = ctf_write(cv, fd, out);
+	ret = ctf_write(cv, fd, pl->out);
 	if (!ret && (fchmod(fd, file_mode(0777)) || fsync(fd))) {
-		tool_error(VERB, "%s: %s", out, strerror(errno));
+		tool_error(VERB, "%s: %s", pl->out, strerror(errno));
 		ret = -1;
 	}
 	close(fd);
-	if (ret || commit(tmp, out, true, exists)) {
-		remove_tree(tmp);
+	if (ret || commit(pl, tmp, true, exists)) {
+		remove_tree(pl, tmp);
 		return EXIT_FAIL;
 	}
 	return cv->problems ? EXIT_FAIL : EXIT_OK;
 }
 
-static int convert_json(struct conv *cv, const char *out, bool force)
+static int convert_json(struct conv *cv, const struct place *pl, bool force)
 {
-	char tmp[4096];
+	char tmp[NAME_MAX + 1];
 	bool exists;
 	FILE *f;
 	int fd, ret;
 
-	if (!strcmp(out, "-")) {
-		cv->progress = false;
-		return json_write(cv, stdout, "standard output") || cv->problems ? EXIT_FAIL :
-										     EXIT_OK;
-	}
-	if (check_output(out, false, force, &exists))
+	if (check_output(pl, false, force, &exists))
 		return EXIT_FAIL;
-	if (side_name(out, "tmp", tmp, sizeof(tmp)) || (fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		tool_error(VERB, "%s: cannot make a file beside it: %s", out, strerror(errno));
+	fd = make_side(pl, "tmp", false, tmp, sizeof(tmp));
+	if (fd < 0) {
+		tool_error(VERB, "%s: cannot make a file beside it: %s", pl->out, strerror(errno));
 		return EXIT_FAIL;
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
-		tool_error(VERB, "%s: %s", out, strerror(errno));
+		tool_error(VERB, "%s: %s", pl->out, strerror(errno));
 		close(fd);
-		unlink(tmp);
+		unlinkat(pl->dir, tmp, 0);
 		return EXIT_FAIL;
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
-	ret = json_write(cv, f, out);
+	ret = json_write(cv, f, pl->out);
 	if (!ret && (fchmod(fd, file_mode(0666)) || fsync(fd))) {
-		tool_error(VERB, "%s: %s", out, strerror(errno));
+		tool_error(VERB, "%s: %s", pl->out, strerror(errno));
 		ret = -1;
 	}
 	if (fclose(f) && !ret) {
-		tool_error(VERB, "%s: writing: %s", out, strerror(errno));
+		tool_error(VERB, "%s: writing: %s", pl->out, strerror(errno));
 		ret = -1;
 	}
-	if (ret || commit(tmp, out, false, exists)) {
-		unlink(tmp);
+	if (ret || commit(pl, tmp, false, exists)) {
+		unlinkat(pl->dir, tmp, 0);
 		return EXIT_FAIL;
 	}
 	return cv->problems ? EXIT_FAIL : EXIT_OK;
@@ -256,15 +316,19 @@ static int convert_json(struct conv *cv, const char *out, bool force)
 int conv_write_file(const char *out, bool force, int (*fill)(int fd, const char *out, void *arg),
 		    void *arg)
 {
-	char tmp[4096];
+	char tmp[NAME_MAX + 1];
+	struct place pl;
 	bool exists;
-	int fd, ret;
+	int fd, ret = -1;
 
-	if (check_output(out, false, force, &exists))
+	if (place_open(&pl, out))
 		return -1;
-	if (side_name(out, "tmp", tmp, sizeof(tmp)) || (fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+	if (check_output(&pl, false, force, &exists))
+		goto out;
+	fd = make_side(&pl, "tmp", false, tmp, sizeof(tmp));
+	if (fd < 0) {
 		tool_error(VERB, "%s: cannot make a file beside it: %s", out, strerror(errno));
-		return -1;
+		goto out;
 	}
 	ret = fill(fd, out, arg);
 	if (!ret && (fchmod(fd, file_mode(0666)) || fsync(fd))) {
@@ -272,11 +336,13 @@ int conv_write_file(const char *out, bool force, int (*fill)(int fd, const char 
 		ret = -1;
 	}
 	close(fd);
-	if (ret || commit(tmp, out, false, exists)) {
-		unlink(tmp);
-		return -1;
+	if (ret || commit(&pl, tmp, false, exists)) {
+		unlinkat(pl.dir, tmp, 0);
+		ret = -1;
 	}
-	return 0;
+out:
+	close(pl.dir);
+	return ret;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -295,6 +361,7 @@ int cmd_convert(int argc, char **argv)
 	bool force = false;
 	char **files;
 	size_t nr;
+	struct place pl;
 	struct conv cv;
 	int opt, ret;
 
@@ -368,7 +435,17 @@ int cmd_convert(int argc, char **argv)
 	conv_catch_signals(); /* a stopped conversion removes what it wrote */
 	if (conv_open(&cv, VERB, files, nr))
 		return EXIT_FAIL;
-	ret = !strcmp(to, "ctf") ? convert_ctf(&cv, out, force) : convert_json(&cv, out, force);
+	if (!strcmp(out, "-")) {
+		cv.progress = false;
+		ret = json_write(&cv, stdout, "standard output") || cv.problems ? EXIT_FAIL :
+										    EXIT_OK;
+	} else if (place_open(&pl, out)) {
+		ret = EXIT_FAIL;
+	} else {
+		ret = !strcmp(to, "ctf") ? convert_ctf(&cv, &pl, force) :
+					   convert_json(&cv, &pl, force);
+		close(pl.dir);
+	}
 	conv_close(&cv);
 	return ret;
 }

@@ -184,6 +184,8 @@ static int write_v7(int fd, const char *out, void *arg)
 	struct td7_io io = { o, out7_write, out7_patch, out7_offset };
 	struct conv cv = { .verb = VERB, .progress = isatty(STDERR_FILENO) };
 	struct td7_writer *w;
+	unsigned char *pages = NULL;
+	char err[1024];
 	int ret = 0;
 
 	if (!o) {
@@ -219,6 +221,9 @@ static int write_v7(int fd, const char *out, void *arg)
 					    td->options[i].size);
 	for (uint32_t cpu = 0; !ret && cpu < td->nr_cpus; cpu++)
 		cv.total += td->buffers[0].cpus[cpu].nr_pages;
+	pages = malloc((size_t)PAGES_AT_ONCE * td->page_size);
+	if (!pages)
+		ret = -ENOMEM;
 	for (uint32_t cpu = 0; !ret && cpu < td->nr_cpus; cpu++) {
 		const struct td_cpu *c = &td->buffers[0].cpus[cpu];
 
@@ -226,16 +231,25 @@ static int write_v7(int fd, const char *out, void *arg)
 			uint64_t n = c->nr_pages - p < PAGES_AT_ONCE ? c->nr_pages - p :
 								       PAGES_AT_ONCE;
 
-			ret = tp_td7_cpu_data(w, cpu, tracedat_page(td, 0, cpu, p),
-					      (size_t)(n * td->page_size));
+			/* copied: a version 7 input's pages are in its chunks, not in a row */
+			if (tracedat_read_pages(td, 0, cpu, p, n, pages, err, sizeof(err))) {
+				tool_error(VERB, "%s", err);
+				tp_td7_abort(w);
+				free(pages);
+				free(o);
+				return -1;
+			}
+			ret = tp_td7_cpu_data(w, cpu, pages, (size_t)(n * td->page_size));
 			cv.done += n - 1;
 			if (!ret && conv_tick(&cv)) {
 				tp_td7_abort(w);
+				free(pages);
 				free(o);
 				return -1;
 			}
 		}
 	}
+	free(pages);
 	conv_progress_end(&cv);
 	if (ret) {
 		tp_td7_abort(w);
@@ -252,25 +266,43 @@ static int write_v7(int fd, const char *out, void *arg)
 	return ret ? -1 : 0;
 }
 
-/* The version 6 file is the reader's own: every byte as it holds them. */
+/* The version 6 file is the reader's own: every byte as it holds them (a version 7 input's
+ * version 6 equivalent, its pages decompressed a chunk at a time). */
 static int write_v6(int fd, const char *out, void *arg)
 {
 	const struct tracedat *td = arg;
-	size_t done = 0;
+	uint64_t total = tracedat_v6_size(td), done = 0;
+	size_t step = 1u << 20;
+	char *buf = malloc(step), err[1024];
 
-	while (done < td->size) {
-		size_t k = td->size - done < (1u << 24) ? td->size - done : (1u << 24);
-		ssize_t n = write(fd, td->data + done, k);
+	if (!buf) {
+		tool_error(VERB, "out of memory");
+		return -1;
+	}
+	while (done < total) {
+		size_t k = total - done < step ? (size_t)(total - done) : step, put = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			tool_error(VERB, "%s: writing: %s", out, n < 0 ? strerror(errno) :
-				   "short write");
+		if (tracedat_read_v6(td, done, k, buf, err, sizeof(err))) {
+			tool_error(VERB, "%s", err);
+			free(buf);
 			return -1;
 		}
-		done += (size_t)n;
+		while (put < k) {
+			ssize_t n = write(fd, buf + put, k - put);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				tool_error(VERB, "%s: writing: %s", out, n < 0 ? strerror(errno) :
+					   "short write");
+				free(buf);
+				return -1;
+			}
+			put += (size_t)n;
+		}
+		done += k;
 	}
+	free(buf);
 	return 0;
 }
 

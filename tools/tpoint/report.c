@@ -146,6 +146,10 @@ static void stream_fill(struct report *r, struct stream *s, void *data, unsigned
 			return;
 		}
 		page = tracedat_page(&r->td, s->buffer, s->cpu, s->page++);
+		if (!page) { /* a version 7 chunk that cannot be had now: out of memory */
+			s->has = false;
+			return;
+		}
 		/* kbuffer only reads the page; the reader checked every event in it */
 		kbuffer_load_subbuffer(s->kbuf, (void *)page);
 		data = kbuffer_read_event(s->kbuf, &ts);

@@ -45,6 +45,9 @@ struct td_priv {
 	size_t map_len;
 	void *copy;	/* malloc'd contents when the file could not be mapped */
 	int fd;		/* tracedat_open_unchecked() of a mapped file: its pages are read */
+	struct td7 *v7; /* version 7: its pages, read from the input (tracedat_v7read.h) */
+	unsigned char *head; /* version 7: its version 6 equivalent up to the pages (td->data) */
+	uint64_t size6;	/* version 7: the size of that version 6 equivalent */
 };
 
 struct rd {
@@ -54,6 +57,7 @@ struct rd {
 	size_t errlen;
 	size_t formats_cap;
 	bool unchecked; /* tracedat_open_unchecked(): the pages are the caller's to check */
+	uint64_t pages_end; /* where the pages must end: the file's size, or version 7's copy's */
 };
 
 __attribute__((format(printf, 4, 5))) static int fail_msg(const struct tracedat *td, char *err,
@@ -837,10 +841,11 @@ static int check_cpu_ranges(struct rd *r, const struct td_buffer *b, uint64_t me
 
 		if (!c->size)
 			continue;
-		if (c->offset > td->size || c->size > td->size - c->offset)
+		if (c->offset > r->pages_end || c->size > r->pages_end - c->offset)
 			return fail(r, "truncated: %s%sCPU %" PRIu32 " data needs %" PRIu64
-				       " bytes at offset %" PRIu64 ", file has %zu",
-				    *bn ? bn : "", *bn ? " " : "", cpu, c->size, c->offset, td->size);
+				       " bytes at offset %" PRIu64 ", file has %" PRIu64,
+				    *bn ? bn : "", *bn ? " " : "", cpu, c->size, c->offset,
+				    r->pages_end);
 		if (c->size % td->page_size)
 			return fail(r, "%s%sCPU %" PRIu32 " data size %" PRIu64
 				       " is not a multiple of the page size %" PRIu32,
@@ -1047,6 +1052,15 @@ static int page_fail(const struct tracedat *td, char *err, size_t errlen, size_t
 			b->cpus[cpu].offset + n * td->page_size, bad);
 }
 
+/* A version 7 page that could not be had (a chunk that does not decompress): why. */
+static int page_missing(const struct tracedat *td, char *err, size_t errlen)
+{
+	const struct td_priv *priv = td->priv_;
+
+	return fail_msg(td, err, errlen, "version 7: %s", priv && priv->v7 ?
+			td7_fault(priv->v7) : "a page is missing");
+}
+
 static int check_pages(struct rd *r, size_t bi, uint32_t cpu)
 {
 	struct tracedat *td = r->td;
@@ -1055,9 +1069,12 @@ static int check_pages(struct rd *r, size_t bi, uint32_t cpu)
 
 	c->nr_events = c->nr_lost_pages = 0;
 	for (uint64_t n = 0; n < c->nr_pages; n++) {
-		const char *bad = check_page(td, td->data + c->offset + n * td->page_size, c, why,
-					     sizeof(why));
+		const unsigned char *page = tracedat_page(td, bi, cpu, n);
+		const char *bad;
 
+		if (!page)
+			return page_missing(td, r->err, r->errlen);
+		bad = check_page(td, page, c, why, sizeof(why));
 		if (bad)
 			return page_fail(td, r->err, r->errlen, bi, cpu, n, bad);
 	}
@@ -1263,17 +1280,21 @@ static int parse(struct rd *r)
 }
 
 static int parse_v6(struct tracedat *td, const char *name, const void *data, size_t size,
-		    bool unchecked, char *err, size_t errlen)
+		    uint64_t pages_end, struct td_priv *priv, bool unchecked, char *err,
+		    size_t errlen)
 {
-	struct rd r = { .td = td, .err = err, .errlen = errlen, .unchecked = unchecked };
+	struct rd r = { .td = td, .err = err, .errlen = errlen, .unchecked = unchecked,
+			.pages_end = pages_end };
 
 	memset(td, 0, sizeof(*td));
 	td->name = name;
 	td->data = data;
 	td->size = size;
+	td->priv_ = priv; /* the pages are read through it */
 	if (err && errlen)
 		err[0] = '\0';
 	if (parse(&r)) {
+		td->priv_ = NULL; /* the caller's to free */
 		tracedat_close(td);
 		return -1;
 	}
@@ -1281,72 +1302,68 @@ static int parse_v6(struct tracedat *td, const char *name, const void *data, siz
 }
 
 /*
- * Version 7: its version 6 copy (tracedat_v7read.c) in an unlinked temporary file, mapped and
- * checked as a version 6 file is; the copy's mapping is the reader's from then on, and the
- * input is no longer needed.
+ * Version 7: its version 6 equivalent up to the pages made in memory (tracedat_v7read.c) and
+ * checked as a version 6 file is; its pages read from the input, a chunk decompressed when a
+ * page of it is asked for. The input stays the caller's (priv's) until tracedat_close().
  */
 static int parse_v7(struct tracedat *td, const char *name, const void *data, size_t size,
-		    bool unchecked, char *err, size_t errlen)
+		    struct td_priv *priv, bool unchecked, char *err, size_t errlen)
 {
-	struct td_priv *priv = calloc(1, sizeof(*priv));
 	char why[768];
-	struct stat st;
-	void *map;
-	int fd;
+	size_t head_len = 0;
+	int ret;
 
 	memset(td, 0, sizeof(*td));
 	td->name = name;
-	if (!priv)
-		return fail_msg(td, err, errlen, "out of memory");
-	priv->fd = -1; /* its pages are read from the copy's mapping */
-	fd = td7_tmpfile(why, sizeof(why));
-	if (fd < 0) {
-		free(priv);
-		return fail_msg(td, err, errlen, "%s", why);
-	}
-	if (td7_expand(data, size, fd, why, sizeof(why))) {
-		close(fd);
-		free(priv);
+	priv->v7 = td7_open(data, size, &priv->head, &head_len, &priv->size6, why, sizeof(why));
+	if (!priv->v7)
 		return fail_msg(td, err, errlen, "version 7: %s", why);
-	}
-	if (fstat(fd, &st) || (uint64_t)st.st_size > SIZE_MAX ||
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		int e = errno;
-
-		close(fd);
-		free(priv);
-		return fail_msg(td, err, errlen, "cannot map its version 6 copy: %s", strerror(e));
-	}
-	close(fd);
-	if (parse_v6(td, name, map, (size_t)st.st_size, unchecked, why, sizeof(why))) {
+	ret = parse_v6(td, name, priv->head, head_len, priv->size6, priv, unchecked, why,
+		       sizeof(why));
+	if (ret) {
 		size_t skip = strlen(name) + 2; /* "NAME: " */
+		const char *rest = strlen(why) > skip ? why + skip : why;
 
-		/* said of the copy, whose offsets are not the input's */
-		munmap(map, (size_t)st.st_size);
-		free(priv);
 		td->name = name;
-		return fail_msg(td, err, errlen, "version 7, in its version 6 copy: %s",
-				strlen(why) > skip ? why + skip : why);
+		if (!strncmp(rest, "version 7: ", 11))
+			/* a chunk that does not decompress: said of the input */
+			fail_msg(td, err, errlen, "%s", rest);
+		else
+			/* said of the copy, whose offsets are not the input's */
+			fail_msg(td, err, errlen, "version 7, in its version 6 copy: %s", rest);
+		td7_close(priv->v7);
+		priv->v7 = NULL;
+		free(priv->head);
+		priv->head = NULL;
+		return -1;
 	}
-	td->name = name;
-	priv->map = map;
-	priv->map_len = (size_t)st.st_size;
-	td->priv_ = priv;
 	return 0;
 }
 
 static int parse_data(struct tracedat *td, const char *name, const void *data, size_t size,
-		      bool unchecked, char *err, size_t errlen)
+		      struct td_priv *priv, bool unchecked, char *err, size_t errlen)
 {
 	if (td7_is_v7(data, size))
-		return parse_v7(td, name, data, size, unchecked, err, errlen);
-	return parse_v6(td, name, data, size, unchecked, err, errlen);
+		return parse_v7(td, name, data, size, priv, unchecked, err, errlen);
+	return parse_v6(td, name, data, size, size, priv, unchecked, err, errlen);
 }
 
 int tracedat_parse(struct tracedat *td, const char *name, const void *data, size_t size,
 		   char *err, size_t errlen)
 {
-	return parse_data(td, name, data, size, false, err, errlen);
+	struct td_priv *priv = calloc(1, sizeof(*priv));
+
+	if (!priv) {
+		memset(td, 0, sizeof(*td));
+		td->name = name;
+		return fail_msg(td, err, errlen, "out of memory");
+	}
+	priv->fd = -1;
+	if (parse_data(td, name, data, size, priv, false, err, errlen)) {
+		free(priv);
+		return -1;
+	}
+	return 0;
 }
 
 /* A regular file that cannot be mapped is read: no more than its size, from its start. */
@@ -1438,19 +1455,16 @@ static int open_file(struct tracedat *td, const char *path, bool unchecked, char
 		priv->fd = fd; /* its pages are read from it: see tracedat_read_pages() */
 	else
 		close(fd);
-	ret = parse_data(td, path, data, size, unchecked, err, errlen);
-	if (ret || td->priv_) {
-		/* failed, or version 7, whose reader keeps its copy and not the input */
+	ret = parse_data(td, path, data, size, priv, unchecked, err, errlen);
+	if (ret) {
 		if (priv->map)
 			munmap(priv->map, priv->map_len);
 		if (priv->fd >= 0)
 			close(priv->fd);
 		free(priv->copy);
 		free(priv);
-		return ret;
 	}
-	td->priv_ = priv;
-	return 0;
+	return ret;
 }
 
 int tracedat_open(struct tracedat *td, const char *path, char *err, size_t errlen)
@@ -1474,6 +1488,8 @@ int tracedat_read_pages(const struct tracedat *td, size_t buffer, uint32_t cpu, 
 	if (first > c->nr_pages || n > c->nr_pages - first)
 		return fail_msg(td, err, errlen, "pages %" PRIu64 "..%" PRIu64 " of CPU %" PRIu32
 				" are past its %" PRIu64, first, first + n, cpu, c->nr_pages);
+	if (priv && priv->v7)
+		return td7_read(priv->v7, off, len, buf) ? page_missing(td, err, errlen) : 0;
 	if (!priv || priv->fd < 0) {
 		memcpy(buf, td->data + off, len);
 		return 0;
@@ -1511,6 +1527,8 @@ void tracedat_close(struct tracedat *td)
 	}
 	free(td->buffers);
 	if (priv) {
+		td7_close(priv->v7);
+		free(priv->head);
 		if (priv->map)
 			munmap(priv->map, priv->map_len);
 		if (priv->fd >= 0)
@@ -1539,7 +1557,39 @@ const unsigned char *tracedat_page(const struct tracedat *td, size_t buffer, uin
 	c = &td->buffers[buffer].cpus[cpu];
 	if (n >= c->nr_pages)
 		return NULL;
+	if (td->priv_ && ((const struct td_priv *)td->priv_)->v7)
+		return td7_page(((const struct td_priv *)td->priv_)->v7,
+				c->offset + n * td->page_size);
 	return td->data + c->offset + n * td->page_size;
+}
+
+uint64_t tracedat_v6_size(const struct tracedat *td)
+{
+	const struct td_priv *priv = td->priv_;
+
+	return priv && priv->v7 ? priv->size6 : td->size;
+}
+
+int tracedat_read_v6(const struct tracedat *td, uint64_t off, size_t len, void *buf,
+		     char *err, size_t errlen)
+{
+	const struct td_priv *priv = td->priv_;
+	unsigned char *to = buf;
+
+	if (off > tracedat_v6_size(td) || len > tracedat_v6_size(td) - off)
+		return fail_msg(td, err, errlen, "bytes %" PRIu64 "..%" PRIu64 " are past its %"
+				PRIu64, off, off + len, tracedat_v6_size(td));
+	if (off < td->size) {
+		size_t k = td->size - off < len ? (size_t)(td->size - off) : len;
+
+		memcpy(to, td->data + off, k);
+		to += k;
+		off += k;
+		len -= k;
+	}
+	if (len && td7_read(priv->v7, off, len, to))
+		return page_missing(td, err, errlen);
+	return 0;
 }
 
 /* (a * mul) >> shift without losing the top bits, as the kernel's mul_u64_u32_shr(). */

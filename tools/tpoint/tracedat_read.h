@@ -12,10 +12,11 @@
  * The layout is trace-cmd.dat.v6(5) (tpoint's part: docs/TRACEDAT-FORMAT.md), the v6 format as
  * trace-cmd 3.1.6 reads it.  Little and big endian files, kernel longs of 4 and
  * 8 bytes, any page size from 64 bytes to 128 MiB, and v6 instance buffers
- * (option BUFFER) are read.  Version 7 files (compressed or not) are expanded
- * into their version 6 copy in an unlinked temporary file first
- * (tracedat_v7read.h), which is then read as any version 6 file: td->data is
- * that copy.  Beyond the layout, the reader refuses what would make
+ * (option BUFFER) are read.  Version 7 files (compressed or not) are read as
+ * their version 6 equivalent (tracedat_v7read.h): td->data holds its bytes up to
+ * the pages, made in memory, and each page is had through tracedat_page() or
+ * tracedat_read_pages(), which decompress its chunk when it is asked for.  Beyond
+ * the layout, the reader refuses what would make
  * libtraceevent 1.7.1 misread or crash: format texts that are not printable
  * ASCII, formats whose common_type/common_pid differ from the kernel's, two
  * formats with one id, kallsyms/printk/cmdlines lines it would stop at.
@@ -76,7 +77,8 @@ struct td_buffer {
 
 struct tracedat {
 	const char *name;	   /* the file name used in messages */
-	const unsigned char *data; /* the whole file */
+	/* the whole file; version 7: its version 6 equivalent up to the pages */
+	const unsigned char *data;
 	size_t size;
 
 	bool big_endian;
@@ -225,9 +227,20 @@ static inline uint64_t tracedat_u64(const struct tracedat *td, const void *p)
 	return tracedat_swapped(td) ? __builtin_bswap64(v) : v;
 }
 
-/* Page n of a CPU in a buffer (already validated), or NULL if out of range. */
+/*
+ * Page n of a CPU in a buffer (already validated), or NULL if out of range. In a version 7
+ * file it points into the chunk of that CPU decompressed last: valid until the next page of
+ * another chunk of the same CPU and buffer is asked for (a walk of each CPU at a time, as the
+ * cursors and report's merge do, holds one page of each).
+ */
 const unsigned char *tracedat_page(const struct tracedat *td, size_t buffer, uint32_t cpu,
 				   uint64_t n);
+
+/* The size of the version 6 file td reads (a version 7 file's version 6 equivalent). */
+uint64_t tracedat_v6_size(const struct tracedat *td);
+/* Bytes [off, off + len) of that version 6 file into buf: 0, or -1 with the reason in err. */
+int tracedat_read_v6(const struct tracedat *td, uint64_t off, size_t len, void *buf,
+		     char *err, size_t errlen);
 
 /*
  * A raw clock value as trace-cmd shows it: TSC2NSEC applied, then the DATE

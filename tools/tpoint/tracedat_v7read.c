@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tracedat_v7read - version 7 expanded into version 6: see tracedat_v7read.h. The layout
- * read is trace-cmd.dat.v7(5) (and docs/TRACEDAT-FORMAT.md for what tpoint writes).
+ * tracedat_v7read - version 7 read as its version 6 equivalent: see tracedat_v7read.h. The
+ * layout read is trace-cmd.dat.v7(5) (and docs/TRACEDAT-FORMAT.md for what tpoint writes).
  *
  * Version 7 keeps version 6's blocks, only elsewhere: each metadata block is a section found
  * through an option holding its offset (HEADER_INFO 16 .. CMDLINES 21), compressed whole or
@@ -9,8 +9,10 @@
  * page size, and each CPU's offset and size), compressed in chunks; the options are in one
  * or more options sections chained by the DONE option's offset of the next. The copy puts
  * the blocks back in version 6's order, the options (but the version 7 ones) in its options
- * block, the instances as version 6 BUFFER options, and every CPU's pages page-aligned after
- * the flyrecord tables, as trace-cmd's version 6 writer does.
+ * block, the instances as version 6 BUFFER options, and gives every CPU's pages an offset,
+ * page-aligned after the flyrecord tables, as trace-cmd's version 6 writer does. Only the
+ * copy's bytes up to there are made (in memory); a page is read by that offset from the
+ * input, its chunk decompressed then (td7_page()).
  *
  * Every size and offset is checked against the input before use, so that a damaged file
  * is one error naming what is wrong and where, and a compressed size can ask for no more
@@ -29,14 +31,19 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "growbuf.h"
 #include "tracedat_format.h"
 #include "tracedat_v7.h"
 #include "tracedat_v7read.h"
 
-/* The largest uncompressed metadata section and page chunk accepted (a kernel's kallsyms is
- * some MB; trace-cmd and tpoint compress 10 pages a chunk): what a damaged size may cost. */
+/*
+ * The largest uncompressed metadata section and page chunk accepted (a kernel's kallsyms is
+ * some MB; trace-cmd and tpoint compress 10 pages a chunk): what a damaged size may cost. A
+ * chunk may hold 4 MiB or 64 pages, whichever is more: each CPU being read keeps one.
+ */
 #define MAX_SECTION (256u << 20)
-#define MAX_CHUNK (64u << 20)
+#define MAX_CHUNK (4u << 20)
+#define MAX_CHUNK_PAGES 64u
 /* CPU numbers: the kernel's NR_CPUS is at most 8192; the copy's tables have one entry each. */
 #define MAX_CPUS 65536u
 /* Options sections chained by DONE: a loop in the chain stops here. */
@@ -44,7 +51,15 @@
 /* Same as the version 6 reader's. */
 #define PAGE_SIZE_MIN 64u
 #define PAGE_SIZE_MAX (1u << 27)
-#define OUT_BUF (1u << 20)
+/*
+ * A file's declared expansion (every section and chunk at its uncompressed size) may be at
+ * most MAX_RATIO times the file, or MIN_BOUND whatever the ratio: zstd turns 43 KB into
+ * 1 GiB of zeros, and the copy would fill $TMPDIR with them. Trace pages compress 5 to 30
+ * times (tests/v7bomb.sh measures a recording of identical events); what is refused is
+ * refused before anything is decompressed or written.
+ */
+#define MAX_RATIO 256u
+#define MIN_BOUND (64ull << 20)
 
 #define TD7_OPT_DONE 0
 #define TD7_OPT_BUFFER_TEXT 22
@@ -62,11 +77,28 @@ struct opt7 {
 	unsigned char *data; /* a copy: the section it came from may be freed */
 };
 
+/* A compressed chunk of a CPU's pages. */
+struct chunk7 {
+	uint64_t in;	     /* offset of its compressed bytes in the input */
+	uint32_t csize, usize;
+	uint64_t out;	     /* offset of its pages among the CPU's */
+};
+
 struct cpu7 {
 	uint32_t cpu;
 	uint64_t offset, size; /* in the input */
 	uint64_t expanded;     /* bytes of pages */
 	uint64_t out;	       /* offset in the copy */
+	const struct buf7 *buf;
+	struct chunk7 *chunks; /* a compressed buffer's */
+	uint32_t nchunks;
+	/*
+	 * The chunk read last, decompressed: a reader walks a CPU's pages in order, so one
+	 * chunk each is what the walks of every CPU at once (report's merge) need.
+	 */
+	unsigned char *cache;
+	size_t cache_cap;
+	int64_t cached; /* its index, -1: none */
 };
 
 struct buf7 {
@@ -96,13 +128,13 @@ struct v7 {
 	size_t nbufs;
 	uint32_t ncpus;
 
-	/* the copy */
-	int fd;
+	/* the copy: its bytes up to the first page, in memory; the pages stay in the input */
+	struct tp_growbuf head;
 	uint64_t out_off; /* bytes handed to put() */
-	unsigned char *obuf;
-	size_t oused;
-	unsigned char *chunk; /* a chunk decompressed */
-	size_t chunk_cap;
+	struct cpu7 **by_out; /* the CPUs with pages, in the copy's order */
+	size_t nby_out;
+	char fault[512];      /* why the last page could not be had */
+	uint64_t declared; /* bytes the sections and chunks seen so far expand to */
 
 	char *err;
 	size_t errlen;
@@ -169,43 +201,38 @@ static int need(struct v7 *v, uint64_t off, uint64_t n, const char *what)
 	return 0;
 }
 
-/* ---- the copy ---- */
-
-static int out_flush(struct v7 *v)
+/*
+ * Counts n more bytes that the file declares it expands to; what and at (printf-style, then
+ * its offset) name the section or chunk that would pass the bound, for the message.
+ */
+__attribute__((format(printf, 4, 5))) static int declare(struct v7 *v, uint64_t n, uint64_t at,
+							  const char *fmt, ...)
 {
-	size_t done = 0;
+	uint64_t bound = (uint64_t)v->size * MAX_RATIO;
+	char what[320];
+	va_list ap;
 
-	while (done < v->oused) {
-		ssize_t n = pwrite(v->fd, v->obuf + done, v->oused - done,
-				   (off_t)(v->out_off - v->oused + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail(v, "cannot write its version 6 copy (in $TMPDIR or /tmp): %s",
-				    n < 0 ? strerror(errno) : "short write");
-		done += (size_t)n;
-	}
-	v->oused = 0;
-	return 0;
+	if (bound < MIN_BOUND)
+		bound = MIN_BOUND;
+	v->declared = n > UINT64_MAX - v->declared ? UINT64_MAX : v->declared + n;
+	if (v->declared <= bound)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return fail(v, "%s at offset %" PRIu64 " brings what the file declares uncompressed to %"
+		       PRIu64 " bytes, %" PRIu64 " times its %zu (a decompression bomb?): refused, "
+		       "at most %u times or %llu MiB is read", what, at, v->declared,
+		    v->declared / (v->size ? v->size : 1), v->size, MAX_RATIO, MIN_BOUND >> 20);
 }
+
+/* ---- the copy ---- */
 
 static int put(struct v7 *v, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-
-	while (n) {
-		size_t room = OUT_BUF - v->oused, k = n < room ? n : room;
-
-		memcpy(v->obuf + v->oused, b, k);
-		v->oused += k;
-		v->out_off += k;
-		b += k;
-		n -= k;
-		if (v->oused == OUT_BUF && out_flush(v))
-			return -1;
-	}
-	return 0;
+	tp_growbuf_add(&v->head, p, n);
+	v->out_off += n;
+	return v->head.oom ? fail(v, "out of memory") : 0;
 }
 
 static int put16(struct v7 *v, uint16_t x)
@@ -249,14 +276,9 @@ static int put_zeros(struct v7 *v, uint64_t n)
 /* Rewrites 8 bytes already put at offset at. */
 static int patch64(struct v7 *v, uint64_t at, uint64_t x)
 {
-	unsigned char b[8];
-
-	if (out_flush(v))
-		return -1;
-	wr64(v, b, x);
-	if (pwrite(v->fd, b, 8, (off_t)at) != 8)
-		return fail(v, "cannot write its version 6 copy (in $TMPDIR or /tmp): %s",
-			    strerror(errno));
+	if (at + 8 > v->head.len)
+		return fail(v, "out of memory");
+	wr64(v, (unsigned char *)v->head.p + at, x);
 	return 0;
 }
 
@@ -299,6 +321,9 @@ static int section_body(struct v7 *v, uint64_t at, uint16_t want_id, const char 
 	if (!(flags & TD7_FLAG_COMPRESSED)) {
 		if (need(v, at + 16, size, what))
 			return -1;
+		/* the metadata sections are counted before any is read: count_meta() */
+		if (want_id == TD7_SEC_OPTIONS && declare(v, size, at, "%s", what))
+			return -1;
 		b->p = v->data + at + 16;
 		b->len = (size_t)size;
 		return 0;
@@ -315,6 +340,8 @@ static int section_body(struct v7 *v, uint64_t at, uint16_t want_id, const char 
 	if (usize > MAX_SECTION)
 		return fail(v, "%s at offset %" PRIu64 " claims %" PRIu32 " bytes uncompressed, "
 			       "more than the %u accepted", what, at, usize, MAX_SECTION);
+	if (want_id == TD7_SEC_OPTIONS && declare(v, usize, at, "%s", what))
+		return -1;
 	b->owned = malloc(usize ? usize : 1);
 	if (!b->owned)
 		return fail(v, "out of memory");
@@ -557,6 +584,15 @@ static int scan_chunks(struct v7 *v, const struct buf7 *b, struct cpu7 *c)
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t csize, usize;
 
+		if (!(i & (i - 1))) { /* 0, 1, 2, 4...: room for twice as many */
+			struct chunk7 *grown = realloc(c->chunks, (i ? 2 * (size_t)i : 1) *
+								 sizeof(*grown));
+
+			if (!grown)
+				return fail(v, "out of memory");
+			c->chunks = grown;
+		}
+
 		if (!have(v, at, 8))
 			return fail(v, "truncated: chunk %" PRIu32 " of %" PRIu32 " of CPU %" PRIu32
 				       " of buffer '%s' needs 8 bytes at offset %" PRIu64 ", file has "
@@ -567,13 +603,41 @@ static int scan_chunks(struct v7 *v, const struct buf7 *b, struct cpu7 *c)
 			return fail(v, "truncated: chunk %" PRIu32 " of CPU %" PRIu32 " of buffer "
 				       "'%s' needs %" PRIu32 " bytes at offset %" PRIu64 ", file has "
 				       "%zu", i, c->cpu, b->name, csize, at + 8, v->size);
-		if (usize > MAX_CHUNK && usize > v->page_size)
+		if (usize > MAX_CHUNK && usize > (uint64_t)v->page_size * MAX_CHUNK_PAGES)
 			return fail(v, "chunk %" PRIu32 " of CPU %" PRIu32 " of buffer '%s' at "
 				       "offset %" PRIu64 " claims %" PRIu32 " bytes uncompressed, more"
-				       " than the %u accepted", i, c->cpu, b->name, at, usize,
-				    MAX_CHUNK);
+				       " than the %" PRIu64 " accepted", i, c->cpu, b->name, at, usize,
+				    MAX_CHUNK > (uint64_t)v->page_size * MAX_CHUNK_PAGES ? MAX_CHUNK :
+				    (uint64_t)v->page_size * MAX_CHUNK_PAGES);
+		if (declare(v, usize, at, "chunk %" PRIu32 " of CPU %" PRIu32 " of buffer '%s'", i,
+			    c->cpu, b->name))
+			return -1;
+		c->chunks[i] = (struct chunk7){ at + 8, csize, usize, c->expanded };
+		c->nchunks = i + 1;
 		c->expanded += usize;
 		at += 8 + (uint64_t)csize;
+	}
+	return 0;
+}
+
+/* The metadata sections' uncompressed sizes, counted before any is decompressed. */
+static int count_meta(struct v7 *v)
+{
+	for (int i = 0; i < NR_META; i++) {
+		uint64_t at = v->meta_off[i], n;
+
+		if (!v->has_meta[i])
+			continue;
+		if (need(v, at, 16, meta_name[i]))
+			return -1;
+		n = rd64(v, v->data + at + 8);
+		if (rd16(v, v->data + at + 2) & TD7_FLAG_COMPRESSED) {
+			if (need(v, at + 16, 8, meta_name[i]))
+				return -1;
+			n = rd32(v, v->data + at + 20);
+		}
+		if (declare(v, n, at, "the %s section", meta_name[i]))
+			return -1;
 	}
 	return 0;
 }
@@ -605,6 +669,9 @@ static int check_buffers(struct v7 *v)
 				if (scan_chunks(v, b, c))
 					return -1;
 			} else {
+				if (declare(v, c->size, c->offset, "CPU %" PRIu32 " of buffer '%s'",
+					    c->cpu, b->name))
+					return -1;
 				c->expanded = c->size;
 			}
 			if (c->expanded % v->page_size)
@@ -612,44 +679,19 @@ static int check_buffers(struct v7 *v)
 					       "holds %" PRIu64 " bytes of pages, not a multiple of the "
 					       "page size %" PRIu32, c->cpu, b->name, c->offset,
 					    c->expanded, v->page_size);
+			/* a page is read from one chunk: trace-cmd and tpoint write whole pages */
+			for (uint32_t k = 0; k < c->nchunks; k++)
+				if (c->chunks[k].usize % v->page_size)
+					return fail(v, "chunk %" PRIu32 " of CPU %" PRIu32 " of buffer "
+						       "'%s' at offset %" PRIu64 " holds %" PRIu32 " bytes,"
+						       " not whole pages of %" PRIu32 ": not supported",
+						    k, c->cpu, b->name, c->chunks[k].in - 8,
+						    c->chunks[k].usize, v->page_size);
+			c->buf = b;
+			c->cached = -1;
 			if (c->cpu + 1 > v->ncpus)
 				v->ncpus = c->cpu + 1;
 		}
-	}
-	return 0;
-}
-
-static int put_cpu_data(struct v7 *v, const struct buf7 *b, const struct cpu7 *c)
-{
-	uint64_t at = c->offset + 4;
-	uint32_t count;
-
-	if (!c->size)
-		return 0;
-	if (!b->compressed)
-		return put(v, v->data + c->offset, (size_t)c->size);
-	count = rd32(v, v->data + c->offset);
-	for (uint32_t i = 0; i < count; i++) {
-		uint32_t csize = rd32(v, v->data + at), usize = rd32(v, v->data + at + 4);
-		ssize_t got;
-
-		if (usize > v->chunk_cap) {
-			free(v->chunk);
-			v->chunk = malloc(usize);
-			v->chunk_cap = v->chunk ? usize : 0;
-			if (!v->chunk)
-				return fail(v, "out of memory");
-		}
-		got = usize ? tp_codec_decompress(&v->codec, v->chunk, usize, v->data + at + 8,
-						  csize) : 0;
-		if (got != (ssize_t)usize)
-			return fail(v, "chunk %" PRIu32 " of CPU %" PRIu32 " of buffer '%s' at offset"
-				       " %" PRIu64 ": %s cannot decompress its %" PRIu32 " bytes into "
-				       "the %" PRIu32 " it declares", i, c->cpu, b->name, at,
-				    v->codec_name, csize, usize);
-		if (put(v, v->chunk, usize))
-			return -1;
-		at += 8 + (uint64_t)csize;
 	}
 	return 0;
 }
@@ -900,19 +942,7 @@ static int write_copy(struct v7 *v)
 		if (patch64(v, v->bufs[i].table_patch, v->out_off) || put_table(v, &v->bufs[i]))
 			return -1;
 	}
-	if (put_zeros(v, (v->page_size - v->out_off % v->page_size) % v->page_size))
-		return -1;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < v->nbufs; i++) {
-			const struct buf7 *b = &v->bufs[i];
-
-			if ((b == top) != (pass == 0))
-				continue;
-			for (uint32_t j = 0; j < b->ncpus; j++)
-				if (put_cpu_data(v, b, &b->cpus[j]))
-					return -1;
-		}
-	return out_flush(v);
+	return put_zeros(v, (v->page_size - v->out_off % v->page_size) % v->page_size);
 }
 
 int td7_is_v7(const void *data, size_t size)
@@ -977,58 +1007,220 @@ static int cpu_count(struct v7 *v)
 	return 0;
 }
 
-int td7_expand(const void *data, size_t size, int fd, char *err, size_t errlen)
+static int cmp_out(const void *a, const void *b)
 {
-	struct v7 v = { .data = data, .size = size, .fd = fd, .err = err, .errlen = errlen };
-	uint64_t options = 0;
-	int ret = -1;
+	const struct cpu7 *x = *(const struct cpu7 *const *)a, *y = *(const struct cpu7 *const *)b;
 
-	if (!td7_is_v7(data, size))
-		return fail(&v, "not a trace.dat file of version 7");
-	v.obuf = malloc(OUT_BUF);
-	if (!v.obuf)
-		return fail(&v, "out of memory");
-	if (!read_header(&v, &options) && !read_options(&v, options) && !check_buffers(&v) &&
-	    !cpu_count(&v))
-		ret = write_copy(&v);
-	for (size_t i = 0; i < v.nopts; i++)
-		free(v.opts[i].data);
-	free(v.opts);
-	for (size_t i = 0; i < v.nbufs; i++) {
-		free(v.bufs[i].name);
-		free(v.bufs[i].clock);
-		free(v.bufs[i].cpus);
-	}
-	free(v.bufs);
-	free(v.obuf);
-	free(v.chunk);
-	if (v.has_codec)
-		tp_codec_close(&v.codec);
-	return ret;
+	return x->out < y->out ? -1 : x->out > y->out;
 }
 
-int td7_tmpfile(char *err, size_t errlen)
+/* The CPUs with pages, by their offset in the copy: what td7_page() looks offsets up in. */
+static int index_cpus(struct v7 *v)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd;
+	size_t n = 0;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	/* a file system without O_TMPFILE: a new name (O_EXCL), removed at once */
-	if (snprintf(path, sizeof(path), "%s/tpoint-v7-XXXXXX", dir) >= (int)sizeof(path)) {
-		snprintf(err, errlen, "TMPDIR '%.200s' is too long", dir);
-		return -1;
+	for (size_t i = 0; i < v->nbufs; i++)
+		n += v->bufs[i].ncpus;
+	v->by_out = calloc(n ? n : 1, sizeof(*v->by_out));
+	if (!v->by_out)
+		return fail(v, "out of memory");
+	for (size_t i = 0; i < v->nbufs; i++)
+		for (uint32_t j = 0; j < v->bufs[i].ncpus; j++)
+			if (v->bufs[i].cpus[j].expanded)
+				v->by_out[v->nby_out++] = &v->bufs[i].cpus[j];
+	qsort(v->by_out, v->nby_out, sizeof(*v->by_out), cmp_out);
+	return 0;
+}
+
+void td7_close(struct td7 *t)
+{
+	struct v7 *v = (struct v7 *)t;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nopts; i++)
+		free(v->opts[i].data);
+	free(v->opts);
+	for (size_t i = 0; i < v->nbufs; i++) {
+		for (uint32_t j = 0; v->bufs[i].cpus && j < v->bufs[i].ncpus; j++) {
+			free(v->bufs[i].cpus[j].chunks);
+			free(v->bufs[i].cpus[j].cache);
+		}
+		free(v->bufs[i].name);
+		free(v->bufs[i].clock);
+		free(v->bufs[i].cpus);
 	}
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot make a temporary file in %.200s for its version 6 "
-			 "copy: %s", dir, strerror(errno));
-		return -1;
+	free(v->bufs);
+	free(v->by_out);
+	free(v->head.p);
+	if (v->has_codec)
+		tp_codec_close(&v->codec);
+	free(v);
+}
+
+struct td7 *td7_open(const void *data, size_t size, unsigned char **head, size_t *head_len,
+		     uint64_t *size6, char *err, size_t errlen)
+{
+	struct v7 *v = calloc(1, sizeof(*v));
+	uint64_t options = 0, end;
+
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
-	unlink(path);
-	return fd;
+	v->data = data;
+	v->size = size;
+	v->err = err;
+	v->errlen = errlen;
+	if (!td7_is_v7(data, size)) {
+		fail(v, "not a trace.dat file of version 7");
+		goto bad;
+	}
+	if (read_header(v, &options) || read_options(v, options) || count_meta(v) ||
+	    check_buffers(v) || cpu_count(v) || write_copy(v) || index_cpus(v))
+		goto bad;
+	end = v->out_off;
+	if (v->nby_out)
+		end = v->by_out[v->nby_out - 1]->out + v->by_out[v->nby_out - 1]->expanded;
+	*head = (unsigned char *)v->head.p;
+	*head_len = v->head.len;
+	*size6 = end;
+	v->head.p = NULL;
+	v->err = v->fault;
+	v->errlen = sizeof(v->fault);
+	return (struct td7 *)v;
+bad:
+	td7_close((struct td7 *)v);
+	return NULL;
+}
+
+/* The CPU whose pages hold offset off of the copy, or NULL. */
+static struct cpu7 *cpu_at(const struct v7 *v, uint64_t off)
+{
+	size_t lo = 0, hi = v->nby_out;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct cpu7 *c = v->by_out[mid];
+
+		if (off < c->out)
+			hi = mid;
+		else if (off - c->out >= c->expanded)
+			lo = mid + 1;
+		else
+			return c;
+	}
+	return NULL;
+}
+
+/* The chunk of c that holds byte rel of its pages, decompressed into c->cache. */
+static const struct chunk7 *load_chunk(struct v7 *v, struct cpu7 *c, uint64_t rel)
+{
+	const struct chunk7 *k;
+	uint32_t lo = 0, hi = c->nchunks;
+	ssize_t got;
+
+	if (c->cached >= 0) {
+		k = &c->chunks[c->cached];
+		if (rel >= k->out && rel - k->out < k->usize)
+			return k;
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		k = &c->chunks[mid];
+		if (rel < k->out)
+			hi = mid;
+		else if (rel - k->out >= k->usize)
+			lo = mid + 1;
+		else
+			break;
+	}
+	if (lo >= hi) {
+		fail(v, "offset %" PRIu64 " of CPU %" PRIu32 " is in none of its chunks", rel,
+		     c->cpu);
+		return NULL;
+	}
+	c->cached = -1;
+	if (k->usize > c->cache_cap) {
+		free(c->cache);
+		c->cache = malloc(k->usize);
+		c->cache_cap = c->cache ? k->usize : 0;
+		if (!c->cache) {
+			fail(v, "out of memory");
+			return NULL;
+		}
+	}
+	got = tp_codec_decompress(&v->codec, c->cache, k->usize, v->data + k->in, k->csize);
+	if (got != (ssize_t)k->usize) {
+		fail(v, "chunk %" PRIu32 " of CPU %" PRIu32 " of buffer '%s' at offset %" PRIu64
+			": %s cannot decompress its %" PRIu32 " bytes into the %" PRIu32 " it "
+			"declares", (uint32_t)(k - c->chunks), c->cpu, c->buf->name, k->in - 8,
+		     v->codec_name, k->csize, k->usize);
+		return NULL;
+	}
+	c->cached = k - c->chunks;
+	return k;
+}
+
+/* n bytes of the pages at offset off of the copy, all in one CPU's chunk (or input). */
+static const unsigned char *pages_at(struct v7 *v, uint64_t off, uint64_t *room)
+{
+	struct cpu7 *c = cpu_at(v, off);
+	const struct chunk7 *k;
+	uint64_t rel;
+
+	if (!c) {
+		fail(v, "offset %" PRIu64 " of its version 6 copy holds no pages", off);
+		return NULL;
+	}
+	rel = off - c->out;
+	if (!c->buf->compressed) {
+		*room = c->expanded - rel;
+		return v->data + c->offset + rel;
+	}
+	k = load_chunk(v, c, rel);
+	if (!k)
+		return NULL;
+	*room = k->usize - (rel - k->out);
+	return c->cache + (rel - k->out);
+}
+
+const unsigned char *td7_page(struct td7 *t, uint64_t off)
+{
+	struct v7 *v = (struct v7 *)t;
+	uint64_t room;
+	const unsigned char *p = pages_at(v, off, &room);
+
+	if (p && room < v->page_size) {
+		fail(v, "the page at offset %" PRIu64 " of its version 6 copy is cut short", off);
+		return NULL;
+	}
+	return p;
+}
+
+int td7_read(struct td7 *t, uint64_t off, size_t len, void *buf)
+{
+	struct v7 *v = (struct v7 *)t;
+	unsigned char *to = buf;
+
+	while (len) {
+		uint64_t room;
+		const unsigned char *p = pages_at(v, off, &room);
+		size_t k;
+
+		if (!p)
+			return -1;
+		k = room < len ? (size_t)room : len;
+		memcpy(to, p, k);
+		to += k;
+		off += k;
+		len -= k;
+	}
+	return 0;
+}
+
+const char *td7_fault(const struct td7 *t)
+{
+	return ((const struct v7 *)t)->fault;
 }
