@@ -6,7 +6,8 @@
  * every descriptor but 0-2 at start and opens /dev/null a few times, as daemons do;
  * "busythread" adds a thread that hits ctl_odd (odd n from 1 up) every 50 microseconds, so
  * that its pages fill while the main thread's slow ticks sit in a page being written.
- *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread]]]
+ * "raiseSIG" (raise9, raise15) ends by killing itself with signal SIG, after saying its last n.
+ *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread|raiseSIG]]]
  *
  * Its call sites are jump labels: every verb of the tool that switches an event switches
  * patched code here (tests/control.sh, attach.sh, stream.sh).
@@ -87,5 +88,11 @@ int main(int argc, char **argv)
 	/* The last n ticked, for a test that checks the end of what it recorded. */
 	printf("last %lu\n", last);
 	fflush(stdout);
+	if (argc > 3 && !strncmp(argv[3], "raise", 5)) {
+		int sig = atoi(argv[3] + 5);
+
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	return 0;
 }

@@ -29,6 +29,7 @@
 #include "glob.h"
 #include "handover.h"
 #include "krecord.h"
+#include "owner.h"
 #include "ownfile.h"
 #include "poolsize.h"
 #include "salvage.h"
@@ -441,6 +442,20 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
+/*
+ * The signals that end a recording cleanly: the file is written, the instance and our
+ * directories removed. A hang-up (a closed terminal, a dropped ssh session) and a reader that
+ * went away (tpoint record ... | head) are endings like Ctrl-C and SIGTERM, not a reason to
+ * leave a spool, an instance that keeps tracing, or nothing at all.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+static void stop_signals_set(void (*handler)(int))
+{
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		signal(stop_signals[i], handler);
+}
+
 /* The file keeps the selection's events, and of those the records its filters pass. */
 static bool keep_event(void *ctx, const char *system, const char *name, const char *format,
 		       struct filter **f)
@@ -462,12 +477,14 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	bool salvaged, tty = isatty(2);
 	double elapsed = 0;
 	unsigned long long last_rec = 0;
-	int ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, dir_lock;
 
 	if (attach_make_dir(&a, pid, out, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
+	/* Held until we are gone: if we are killed, the next record names the directory. */
+	dir_lock = owner_lock_dir(a.dir);
 	/* Every -e names an event, every -f compiles for one: before anything changes. */
 	if (ctl_connect(pid, &a.conn, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
@@ -476,9 +493,6 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	if (sel_check(sel, "record", &a.conn, pid) < 0)
 		goto out;
 	ctl_close(&a.conn);
-	/* From here on: a process that keeps events in memory has older ones in its pool. */
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	if (kr && ((kernel_pids && krec_set_pids(kr, &pid, 1, err, sizeof(err)) < 0) ||
 		   krec_start(kr, out, err, sizeof(err)) < 0)) {
 		tool_error("record", "-k: %s", err);
@@ -552,6 +566,8 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	tp_tracedat_result_free(&res);
 out:
 	attach_cleanup(&a);
+	if (dir_lock >= 0)
+		close(dir_lock);
 	return ret;
 }
 
@@ -563,8 +579,6 @@ static int record_kernel(struct krecord *kr, const char *out, double duration)
 	double elapsed = 0;
 	char err[1024];
 
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	if (krec_start(kr, out, err, sizeof(err)) < 0) {
 		tool_error("record", "-k: %s", err);
 		return EXIT_FAIL;
@@ -811,14 +825,16 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!pid && optind < argc && events && check_before_start(argv[optind], events) < 0)
 		return EXIT_FAIL;
+	/* From here on, the stop signals end the recording cleanly, in whatever form. */
+	stop_signals_set(on_stop);
+	/* Spools a recorder killed before us left beside our file: said, to be assembled. */
+	if (!nkgroups || pid || optind < argc)
+		owner_say_unfinished("record", out);
 	/*
 	 * The kernel's side, before anything runs: every -k names events, every -f after one
 	 * the kernel accepts; else nothing is left behind and no command is started.
 	 */
 	if (nkgroups) {
-		/* From the instance's making on, Ctrl-C and SIGTERM end the recording cleanly. */
-		signal(SIGINT, on_stop);
-		signal(SIGTERM, on_stop);
 		kr = krec_setup(kgroup, nkgroups, err, sizeof(err));
 		if (!kr) {
 			tool_error("record", "-k: %s", err);
@@ -859,6 +875,8 @@ int cmd_record(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
+	/* Held until we are gone: if we are killed, the next record names the directory. */
+	int dir_lock = owner_lock_dir(dirbuf);
 
 	struct pools ps = { .fd = -1, .dir = dirbuf };
 	int send_fd = tp_collect_make(&ps.fd, false);
@@ -867,6 +885,11 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: note: no channel for the processes' buffers (%s): "
 			"what a process ending with _exit() leaves in its buffer is lost\n",
 			strerror(-send_fd));
+	if (stop_requested) { /* stopped before the command started: nothing to record */
+		remove_dir(dirbuf);
+		krec_free(kr);
+		return EXIT_FAIL;
+	}
 	if (kr && pipe2(go, O_CLOEXEC) < 0) {
 		tool_error("record", "pipe: %s", strerror(errno));
 		remove_dir(dirbuf);
@@ -922,9 +945,11 @@ int cmd_record(int argc, char **argv)
 		}
 		close(go[1]);
 	}
-	/* Ctrl-C goes to the whole foreground group; the command decides, we wait for it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
+	/*
+	 * Ctrl-C goes to the whole foreground group, and so does a hang-up: the command decides,
+	 * we wait for it, then write the file. A closed pipe on our side ends nothing either.
+	 */
+	stop_signals_set(SIG_IGN);
 	for (;;) {
 		pid_t w = waitpid(child, &status, WNOHANG);
 		struct pollfd pfd = { ps.fd, POLLIN, 0 };
@@ -1024,6 +1049,8 @@ out:
 	free_spools(spools, nspools);
 	if (!keep_dir)
 		remove_dir(dirbuf);
+	if (dir_lock >= 0)
+		close(dir_lock);
 	krec_free(kr);
 	return ret;
 }
