@@ -328,7 +328,17 @@ static void free_spools(char **spools, size_t nspools)
 /* What was recorded: the events in the file, and each event's counters. */
 static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
 {
-	if (nproc)
+	unsigned long long kernel = 0; /* the kernel's records are the system's, not a process's */
+
+	for (size_t i = 0; i < res->nev; i++)
+		kernel += res->ev[i].kernel ? res->ev[i].recorded : 0;
+	if (kernel > res->events)
+		kernel = res->events;
+	if (nproc && kernel)
+		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost; "
+			"%llu events of the kernel\n", out, (unsigned long long)res->events - kernel,
+			nproc, nproc == 1 ? "" : "es", (unsigned long long)res->lost, kernel);
+	else if (nproc)
 		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n",
 			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
 			(unsigned long long)res->lost);
@@ -461,6 +471,68 @@ static bool keep_event(void *ctx, const char *system, const char *name, const ch
 		       struct filter **f)
 {
 	return sel_event(ctx, system, name, format, f);
+}
+
+/*
+ * -- CMD with -e ... -f EXPR: the filters are judged as the file is written, as for -p, and
+ * what each -f did is counted per -e: the events it compiled for, and those it did not (a
+ * field they lack): these keep all their records. The command's other events stay as they
+ * are, as without a filter.
+ */
+struct cmd_filters {
+	const struct selection *sel;
+	size_t *took, *left; /* per group */
+	char **first_left;   /* per group: the first event it left unfiltered */
+};
+
+static bool keep_cmd_event(void *ctx, const char *system, const char *name, const char *format,
+			   struct filter **f)
+{
+	struct cmd_filters *cf = ctx;
+
+	for (size_t i = 0; i < cf->sel->ngroups; i++) {
+		struct selection one = { &cf->sel->group[i], 1, NULL };
+		struct filter *g;
+
+		if (!one.group->filter || !sel_event(&one, system, name, format, &g))
+			continue;
+		if (g) {
+			cf->took[i]++;
+			tp_filter_free(g);
+		} else if (!cf->left[i]++) {
+			if (asprintf(&cf->first_left[i], "%s:%s", system, name) < 0)
+				cf->first_left[i] = NULL;
+		}
+	}
+	sel_event(cf->sel, system, name, format, f);
+	return true;
+}
+
+/* What the -f of a command's -e did; -1 when one applied to none of its events. */
+static int cmd_filters_said(struct cmd_filters *cf)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < cf->sel->ngroups; i++) {
+		const struct sel_group *g = &cf->sel->group[i];
+
+		if (g->filter && !cf->took[i] && cf->left[i]) {
+			tool_error("record", "-f '%s' filters none of the events of -e '%s' (it does "
+				   "not compile for %s: a field it lacks, or its syntax): their "
+				   "records are all kept", g->filter, g->globs,
+				   cf->first_left[i] ? cf->first_left[i] : "them");
+			ret = -1;
+		} else if (g->filter && cf->left[i]) {
+			tool_error("record", "-f '%s' leaves %zu of the events of -e '%s' unfiltered "
+				   "(%s: a field it lacks)", g->filter, cf->left[i], g->globs,
+				   cf->first_left[i] ? cf->first_left[i] : "?");
+		}
+		free(cf->first_left[i]);
+	}
+	free(cf->took);
+	free(cf->left);
+	free(cf->first_left);
+	return ret;
 }
 
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
@@ -670,7 +742,7 @@ int cmd_record(int argc, char **argv)
 	bool keep_dir = false;
 	pid_t child;
 	struct tracedat_result res;
-	const char *filter = NULL, *assemble = NULL;
+	const char *filter = NULL, *assemble = NULL, *duration_arg = NULL;
 	static struct selection sel; /* static: reachable to the end, whichever way we return */
 	double duration = 0;
 	pid_t pid = 0;
@@ -728,7 +800,7 @@ int cmd_record(int argc, char **argv)
 			mode = c == 'W' ? "overwrite" : "block";
 			break;
 		case 'p':
-			pid = ctl_parse_pid("record", optarg);
+			pid = ctl_parse_one_pid("record", optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
@@ -740,6 +812,7 @@ int cmd_record(int argc, char **argv)
 		case 'A': assemble = optarg; break;
 		case 'Z': compress = optarg ? optarg : ""; break;
 		case 'd':
+			duration_arg = optarg;
 			duration = strtod(optarg, &end);
 			if (*end || !(duration > 0)) {
 				tool_error("record", "--duration '%s': expected seconds, like 10", optarg);
@@ -790,6 +863,16 @@ int cmd_record(int argc, char **argv)
 			   "or the -p process; there is %s", nkgroups ? "neither" : "no -k");
 		return EXIT_USAGE;
 	}
+	if (events && !pid && optind >= argc) {
+		tool_error("record", "-e '%s': no process to record it of; give -p PID, or -- CMD "
+			   "to run one%s", events, nkgroups ? " (-k alone records the kernel)" : "");
+		return EXIT_USAGE;
+	}
+	if (duration && optind < argc) {
+		tool_error("record", "--duration %s: a command is recorded until it ends; "
+			   "--duration goes with -p PID, or -k alone", duration_arg);
+		return EXIT_USAGE;
+	}
 	if (nkgroups && !pid && optind >= argc && (filter || mode || buffer)) {
 		tool_error("record", "-k alone records the kernel: -f goes after a -k, and -b, "
 			   "--overwrite, --block are for a program's events");
@@ -818,13 +901,11 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "-p records a running process: no command with it");
 		return EXIT_USAGE;
 	}
-	if (!pid && (filter || (duration && optind < argc))) {
-		tool_error("record", "-f and --duration go with -p; for a command, set filters "
-			   "with TPOINT_FILTER");
-		return EXIT_USAGE;
-	}
 	if (!pid && optind < argc && events && check_before_start(argv[optind], events) < 0)
 		return EXIT_FAIL;
+	if (!pid && optind < argc && !events)
+		fprintf(stderr, "tpoint record: note: no -e: none of the events of %s are selected, "
+			"only the kernel's (-k); -e GLOB selects them\n", argv[optind]);
 	/* From here on, the stop signals end the recording cleanly, in whatever form. */
 	stop_signals_set(on_stop);
 	/* Spools a recorder killed before us left beside our file: said, to be assembled. */
@@ -851,11 +932,6 @@ int cmd_record(int argc, char **argv)
 		ret = record_kernel(kr, out, duration);
 		krec_free(kr);
 		return ret;
-	}
-	if (filter || duration) {
-		tool_error("record", "-f and --duration go with -p; for a command, set filters "
-			   "with TPOINT_FILTER");
-		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		tool_error("record", "no command to run; usage: tpoint record -e GLOB -- CMD [ARGS...]");
@@ -985,8 +1061,18 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "-k: %s", err);
 		goto out;
 	}
-	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools, NULL,
-			      kr ? &x : NULL, opt_codec, &res, err, sizeof(err)) < 0) {
+	struct cmd_filters cf = { &sel, calloc(sel.ngroups + 1, sizeof(size_t)),
+				  calloc(sel.ngroups + 1, sizeof(size_t)),
+				  calloc(sel.ngroups + 1, sizeof(char *)) };
+	struct tracedat_select keep = { &cf, 0, keep_cmd_event };
+
+	if (filter && (!cf.took || !cf.left || !cf.first_left)) {
+		tool_error("record", "out of memory");
+		goto out;
+	}
+	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools,
+			      filter ? &keep : NULL, kr ? &x : NULL, opt_codec, &res, err,
+			      sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
@@ -999,6 +1085,9 @@ int cmd_record(int argc, char **argv)
 	}
 
 	ret = EXIT_OK;
+	if (filter && cmd_filters_said(&cf) < 0)
+		ret = EXIT_FAIL;
+	cf.took = NULL; /* freed */
 	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
 	if (res.damage) {
 		tool_error_lines("record", "damaged: ", res.damage);
