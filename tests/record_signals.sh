@@ -1,11 +1,12 @@
 #!/bin/sh
-# tpoint record ended by a hang-up (SIGHUP: a closed terminal, a dropped ssh session) or a
-# closed pipe (SIGPIPE: tpoint record ... | head), in each of its forms: -- CMD, -p PID, and
-# with kernel events (-k) alone, with a command and with -p. Each ends as on SIGTERM: the
-# file is written and read by trace-cmd, no tracefs instance of it is left, and no hidden
-# directory (.tpoint-spool.*, .tpoint-kernel.*). Then SIGKILL, which nothing can catch: the
-# next record names the spool directory left and how to assemble it, and the next record -k
-# removes the killed one's instance and its spill directory.
+# tpoint record and signals. A command killed by a signal: its events are in the file, its
+# counts unknown and said so, naming the signal. A hang-up (SIGHUP: a closed terminal, a
+# dropped ssh session) or a closed pipe (SIGPIPE: tpoint record ... | head) to each form of
+# record: -- CMD, -p PID, and with kernel events (-k) alone, with a command and with -p. Each
+# ends as on SIGTERM: the file is written and read by trace-cmd, no tracefs instance of it is
+# left, and no hidden directory (.tpoint-spool.*, .tpoint-kernel.*). Then SIGKILL, which
+# nothing can catch: the next record names the spool directory left and how to assemble it,
+# and the next record -k removes the killed one's instance and its spill directory.
 set -u
 B=$(dirname "$TPOINT")
 T=/sys/kernel/tracing
@@ -55,6 +56,28 @@ check() {
 		[ -z "$(instance_of "$rec")" ] || fail "$what: instance $(instance_of "$rec") left"
 	fi
 }
+
+# A command killed by a signal (raised on itself after its last tick) cannot write its
+# counters: every event it recorded is in the file, and its counts are said to be unknown,
+# naming the signal; they were 0 ("hits 0, recorded 0"), and the message blamed _exit().
+for sig in 9 15; do
+	"$TPOINT" record -e tpt_ctl -o raise$sig.dat -- "$B/tests/ctltarget" 0.2 1000 raise$sig \
+		>out.txt 2>err.txt
+	rc=$?
+	[ $rc = $((128 + sig)) ] || { cat err.txt; fail "raise $sig: exit $rc"; }
+	last=$(sed -n 's/^last //p' out.txt)
+	n=$(trace-cmd report raise$sig.dat 2>/dev/null | grep -c 'ctl_tick:')
+	[ "$n" = $((last + 1)) ] || { cat err.txt; fail "raise $sig: $n ctl_tick in the file, $((last + 1)) ticked"; }
+	grep -q "ctltarget was killed by signal $sig ([A-Za-z]*) before it wrote its counters: the counts of its events are unknown" err.txt ||
+		{ cat err.txt; fail "raise $sig: the unknown counts are not said with the signal"; }
+	grep -q "_exit\|exec" err.txt && { cat err.txt; fail "raise $sig: _exit() or exec blamed"; }
+	awk '$1 == "tpt_ctl:ctl_tick" && $2 == "?" && $5 == "?" { ok = 1 } END { exit !ok }' err.txt ||
+		{ cat err.txt; fail "raise $sig: the summary gives counts for ctl_tick"; }
+	"$TPOINT" report --stats raise$sig.dat >stats.txt 2>&1 || fail "raise $sig: report --stats"
+	awk -v n=$n '$1 == "tpt_ctl:ctl_tick" && $2 == "-" && $5 == "-" && $7 == n { ok = 1 }
+		END { exit !ok }' stats.txt || { cat stats.txt; fail "raise $sig: report --stats gives counts for ctl_tick, or not its $n in the file"; }
+	echo "ok: a command killed by signal $sig: its $n ticks in the file, its counts unknown and said so"
+done
 
 for sig in HUP PIPE; do
 	# -- CMD: the command gets the hang-up too, and dies of it; the file holds what it did.

@@ -325,8 +325,13 @@ static void free_spools(char **spools, size_t nspools)
 	free(spools);
 }
 
-/* What was recorded: the events in the file, and each event's counters. */
-static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
+/*
+ * What was recorded: the events in the file, and each event's counters. An event whose
+ * counts are unknown (a process that recorded it ended without writing them) shows '?', if
+ * `globs` selects it (NULL: every such event).
+ */
+static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc,
+			  const char *globs)
 {
 	unsigned long long kernel = 0; /* the kernel's records are the system's, not a process's */
 
@@ -338,6 +343,11 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost; "
 			"%llu events of the kernel\n", out, (unsigned long long)res->events - kernel,
 			nproc, nproc == 1 ? "" : "es", (unsigned long long)res->lost, kernel);
+	else if (nproc && res->uncounted)
+		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost by "
+			"the pages' marks (maybe more: the counters of %zu process%s are missing)\n",
+			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
+			(unsigned long long)res->lost, res->uncounted, res->uncounted == 1 ? "" : "es");
 	else if (nproc)
 		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n",
 			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
@@ -360,6 +370,14 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	for (size_t i = 0; i < res->nev; i++) {
 		char name[2 * TPOINT_NAME_MAX + 2];
 
+		if (res->ev[i].uncounted) {
+			if (globs && !globs_select(globs, res->ev[i].system, res->ev[i].name))
+				continue;
+			snprintf(name, sizeof(name), "%s:%s", res->ev[i].system, res->ev[i].name);
+			fprintf(stderr, "  %-40s %12s %12s %12s %12s %12s\n", name, "?", "?", "?",
+				"?", "?");
+			continue;
+		}
 		if (!res->ev[i].hits)
 			continue;
 		snprintf(name, sizeof(name), "%s:%s", res->ev[i].system, res->ev[i].name);
@@ -403,6 +421,8 @@ struct pools {
 	size_t n;
 	const char *dir;
 	unsigned long long added;
+	pid_t main;			/* the command itself */
+	unsigned long long added_main;	/* of `added`, its */
 };
 
 static void pools_sweep(struct pools *ps, bool take)
@@ -434,6 +454,8 @@ static void pools_sweep(struct pools *ps, bool take)
 					   sizeof(err)) < 0)
 			fprintf(stderr, "tpoint record: process %d: %s\n", (int)c->pid, err);
 		ps->added += added;
+		if (c->pid == ps->main)
+			ps->added_main += added;
 		free(spool);
 		free(base);
 		close(c->memfd);
@@ -631,7 +653,11 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		goto out;
 	}
 	tool_error_lines("record", "damaged: ", res.damage);
-	print_summary(out, &res, 1);
+	print_summary(out, &res, 1, NULL);
+	if (res.uncounted)
+		fprintf(stderr, "tpoint record: process %d ended before it wrote its counters "
+			"(killed by a signal, or _exit()): its events' counts are unknown ('?'); "
+			"the file holds every event it recorded\n", (int)pid);
 	if (kr)
 		krec_summary(kr);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
@@ -668,7 +694,7 @@ static int record_kernel(struct krecord *kr, const char *out, double duration)
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
-	print_summary(out, &res, 0);
+	print_summary(out, &res, 0, NULL);
 	krec_summary(kr);
 	tp_tracedat_result_free(&res);
 	return EXIT_OK;
@@ -701,7 +727,7 @@ static int record_assemble(const char *dir, const char *out)
 	}
 	tool_error_lines("record", "damaged: ", res.damage);
 	tool_error_lines("record", "incomplete: ", res.unfinished);
-	print_summary(out, &res, nspools);
+	print_summary(out, &res, nspools, NULL);
 	if (res.damage || res.unfinished) {
 		tool_error("record", "%s holds what could be read, not all of it; %s is kept as it "
 			   "was", out, dir);
@@ -1004,6 +1030,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}
+	ps.main = child;
 	if (send_fd >= 0)
 		close(send_fd);
 	unsetenv("TPOINT_COLLECT");
@@ -1043,9 +1070,18 @@ int cmd_record(int argc, char **argv)
 	if (ps.fd >= 0)
 		close(ps.fd);
 	krec_stop(kr);
-	if (ps.added)
-		fprintf(stderr, "tpoint record: %llu events that processes left in their buffers "
-			"(ended with _exit() or exec) were added from there\n", ps.added);
+	if (ps.added_main && WIFSIGNALED(status))
+		fprintf(stderr, "tpoint record: %llu events that %s left in its buffer when signal "
+			"%d (%s) killed it were added from there\n", ps.added_main, argv[optind],
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (ps.added_main)
+		fprintf(stderr, "tpoint record: %llu events that %s left in its buffer (it ended "
+			"with _exit(), or exec'd a program without libtpoint) were added from there\n",
+			ps.added_main, argv[optind]);
+	if (ps.added > ps.added_main)
+		fprintf(stderr, "tpoint record: %llu events that other processes left in their "
+			"buffers (killed by a signal, ended with _exit(), or exec'd a program without "
+			"libtpoint) were added from there\n", ps.added - ps.added_main);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		remove_dir(dirbuf);
 		krec_free(kr);
@@ -1116,7 +1152,17 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; i < nspools; i++)
 		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
 				 ".exec");
-	print_summary(out, &res, nproc);
+	print_summary(out, &res, nproc, events);
+	if (res.uncounted == 1 && WIFSIGNALED(status))
+		fprintf(stderr, "tpoint record: %s was killed by signal %d (%s) before it wrote its "
+			"counters: the counts of its events are unknown ('?'); the file holds every "
+			"event it recorded\n", argv[optind], WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else if (res.uncounted)
+		fprintf(stderr, "tpoint record: %zu of the processes ended before they wrote their "
+			"counters (killed by a signal, _exit(), or an exec into a program without "
+			"libtpoint): the counts of their events are unknown ('?'); the file holds "
+			"every event they recorded\n", res.uncounted);
 	if (kr)
 		krec_summary(kr);
 	/*
