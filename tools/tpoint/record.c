@@ -551,12 +551,18 @@ static int cmd_filters_said(struct cmd_filters *cf)
 				   "(%s: a field it lacks)", g->filter, cf->left[i], g->globs,
 				   cf->first_left[i] ? cf->first_left[i] : "?");
 		}
-		free(cf->first_left[i]);
 	}
+	return ret;
+}
+
+static void cmd_filters_free(struct cmd_filters *cf)
+{
+	for (size_t i = 0; cf->first_left && i < cf->sel->ngroups; i++)
+		free(cf->first_left[i]);
 	free(cf->took);
 	free(cf->left);
 	free(cf->first_left);
-	return ret;
+	memset(cf, 0, sizeof(*cf));
 }
 
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
@@ -782,6 +788,7 @@ int cmd_record(int argc, char **argv)
 	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
 	struct tracedat_extra x;
 	const char *compress = getenv("TPOINT_COMPRESS");
+	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:k:h", opts, NULL)) != -1) {
@@ -1099,14 +1106,16 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "-k: %s", err);
 		goto out;
 	}
-	struct cmd_filters cf = { &sel, calloc(sel.ngroups + 1, sizeof(size_t)),
-				  calloc(sel.ngroups + 1, sizeof(size_t)),
-				  calloc(sel.ngroups + 1, sizeof(char *)) };
 	struct tracedat_select keep = { &cf, 0, keep_cmd_event };
 
-	if (filter && (!cf.took || !cf.left || !cf.first_left)) {
-		tool_error("record", "out of memory");
-		goto out;
+	if (filter) {
+		cf = (struct cmd_filters){ &sel, calloc(sel.ngroups, sizeof(size_t)),
+					   calloc(sel.ngroups, sizeof(size_t)),
+					   calloc(sel.ngroups, sizeof(char *)) };
+		if (!cf.took || !cf.left || !cf.first_left) {
+			tool_error("record", "out of memory");
+			goto out;
+		}
 	}
 	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools,
 			      filter ? &keep : NULL, kr ? &x : NULL, opt_codec, &res, err,
@@ -1117,6 +1126,7 @@ int cmd_record(int argc, char **argv)
 			"  tpoint record --assemble %s -o FILE\n", argv[optind], dirbuf, dirbuf);
 		if (kr)
 			fprintf(stderr, "tpoint record: (the kernel's events are not kept)\n");
+		cmd_filters_free(&cf);
 		free_spools(spools, nspools);
 		krec_free(kr);
 		return EXIT_FAIL;
@@ -1125,7 +1135,6 @@ int cmd_record(int argc, char **argv)
 	ret = EXIT_OK;
 	if (filter && cmd_filters_said(&cf) < 0)
 		ret = EXIT_FAIL;
-	cf.took = NULL; /* freed */
 	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
 	if (res.damage) {
 		tool_error_lines("record", "damaged: ", res.damage);
@@ -1183,6 +1192,7 @@ int cmd_record(int argc, char **argv)
 	}
 	tp_tracedat_result_free(&res);
 out:
+	cmd_filters_free(&cf);
 	free_spools(spools, nspools);
 	if (!keep_dir)
 		remove_dir(dirbuf);
