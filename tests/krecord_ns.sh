@@ -23,6 +23,14 @@ wait_for() {
 	done
 }
 instances() { ls $T/instances | grep "^tpoint-record-$1-" ; }
+# How many of those trace already (the instance is made before its events are enabled).
+tracing() {
+	tn=0
+	for ti in $(instances "$1"); do
+		[ "$(cat "$T/instances/$ti/tracing_on" 2>/dev/null)" = 1 ] && tn=$((tn + 1))
+	done
+	echo $tn
+}
 # The recorder, the child of unshare (pid 1 in its namespace), as this namespace sees it.
 recorder_of() { pgrep -P "$1" | head -n 1; }
 
@@ -33,7 +41,7 @@ unshare -p -f --mount-proc "$TPOINT" record -k sched:sched_process_exec -o a.dat
 ua=$!
 unshare -p -f --mount-proc "$TPOINT" record -k sched:sched_process_exec -o b.dat >b.out 2>&1 &
 ub=$!
-wait_for '[ "$(instances 1 | wc -l)" -ge 2 ]' ||
+wait_for '[ "$(tracing 1)" -ge 2 ]' ||
 	{ cat a.out b.out; ls $T/instances; fail "two instances of pid-1 recorders did not appear"; }
 ra=$(recorder_of $ua) rb=$(recorder_of $ub)
 [ -n "$ra" ] && [ -n "$rb" ] || fail "the recorders in the namespaces are not found"
@@ -61,7 +69,7 @@ echo "ok: two record -k as pid 1 of two PID namespaces: instances $ia and $ib, e
 cp "$TPOINT" ./renamed-rec || fail "cannot copy the tool"
 ./renamed-rec record -k sched:sched_process_exec -o r.dat >r.out 2>&1 &
 r=$!
-wait_for 'instances $r >/dev/null' || { cat r.out; fail "the renamed recorder made no instance"; }
+wait_for '[ "$(tracing $r)" = 1 ]' || { cat r.out; fail "the renamed recorder made no instance"; }
 inst=$(instances $r)
 "$TPOINT" record -k sched:sched_switch --duration 0.2 -o s.dat >s.out 2>&1 ||
 	{ cat s.out; fail "the second recorder exited $?"; }

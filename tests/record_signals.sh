@@ -31,13 +31,26 @@ wait_for() {
 	done
 }
 instance_of() { ls $T/instances 2>/dev/null | grep "^tpoint-record-$1-"; }
-spooling() { for f in .tpoint-spool.*/*.spool; do [ -s "$f" ] && return 0; done; return 1; }
+# The recorder's instance traces (it is made before its events are enabled).
+ktracing() {
+	ki=$(instance_of "$1") && [ "$(cat "$T/instances/$ki/tracing_on" 2>/dev/null)" = 1 ]
+}
+# A spool has grown since first seen: records reached it, the recording runs.
+spooling() {
+	for f in .tpoint-spool.*/*.spool; do
+		[ -s "$f" ] || continue
+		size=$(stat -c %s "$f")
+		[ -n "$first_size" ] || { first_size=$size; return 1; }
+		[ "$size" -gt "$first_size" ] && return 0
+	done
+	return 1
+}
 hidden() { ls -A | grep '^\.tpoint-'; }
 
 # One recorder, signalled (its process group: a hang-up reaches the whole foreground group).
 # $1: signal, $2: what to wait for before, $3: file, the rest: the record's arguments.
 run() {
-	sig=$1 ready=$2 out=$3
+	sig=$1 ready=$2 out=$3 first_size=
 	shift 3
 	setsid "$TPOINT" record -o "$out" "$@" >/dev/null 2>"$out.err" &
 	rec=$!
@@ -103,13 +116,13 @@ for sig in HUP PIPE; do
 		kill $tgt; wait $tgt
 		continue
 	fi
-	run $sig 'instance_of $rec >/dev/null' k$sig.dat -k sched:sched_switch
+	run $sig 'ktracing $rec' k$sig.dat -k sched:sched_switch
 	[ $rc = 0 ] || { cat k$sig.dat.err; fail "SIG$sig -k: exit $rc"; }
 	check "SIG$sig -k" k$sig.dat
 	grep -q 'sched_switch:' k$sig.dat.txt || fail "SIG$sig -k: no sched_switch in the file"
 	echo "ok: SIG$sig to record -k (the kernel alone): file written, instance removed"
 
-	run $sig 'instance_of $rec >/dev/null && spooling' kc$sig.dat -k sched:sched_switch \
+	run $sig 'ktracing $rec && spooling' kc$sig.dat -k sched:sched_switch \
 		-e tpt_ctl -- "$B/tests/ctltarget" 60 1000
 	[ $rc = $want ] || { cat kc$sig.dat.err; fail "SIG$sig -k -- CMD: exit $rc, expected $want"; }
 	check "SIG$sig -k -- CMD" kc$sig.dat
@@ -117,7 +130,7 @@ for sig in HUP PIPE; do
 		fail "SIG$sig -k -- CMD: the file lacks ctl_tick or sched_switch"
 	echo "ok: SIG$sig to record -k -- CMD: file written, instance removed"
 
-	run $sig 'instance_of $rec >/dev/null && spooling' kp$sig.dat -k sched:sched_switch \
+	run $sig 'ktracing $rec && spooling' kp$sig.dat -k sched:sched_switch \
 		-p $tgt -e tpt_ctl
 	[ $rc = 0 ] || { cat kp$sig.dat.err; fail "SIG$sig -k -p: exit $rc"; }
 	check "SIG$sig -k -p" kp$sig.dat
@@ -130,7 +143,7 @@ done
 # SIGKILL of record -- CMD: its spools stay; the next record beside them says where they
 # are and how to write their file, and that command writes it.
 "$TPOINT" record -e tpt_ctl -o killed.dat -- "$B/tests/ctltarget" 1.37 1000 >/dev/null 2>&1 &
-rec=$!
+rec=$! first_size=
 wait_for spooling || fail "SIGKILL: the recording did not start"
 kill -KILL $rec
 wait $rec
@@ -151,7 +164,7 @@ echo "ok: SIGKILL of record -- CMD: the next record names $left and --assemble w
 # SIGKILL of record -k: the next record -k removes its instance and its spill directory.
 "$TPOINT" record -k sched:sched_switch -o kkilled.dat >/dev/null 2>&1 &
 rec=$!
-wait_for 'instance_of $rec >/dev/null && [ -n "$(hidden)" ]' || fail "SIGKILL -k: no instance"
+wait_for 'ktracing $rec && [ -n "$(hidden)" ]' || fail "SIGKILL -k: no instance"
 inst=$(instance_of $rec)
 kill -KILL $rec
 wait $rec
