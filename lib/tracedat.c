@@ -40,6 +40,7 @@ struct out_event {
 	bool refused;            /* selected, but its print format keeps it off */
 	bool kernel;             /* from tracedat_extra: no spool's event, whatever its name */
 	int reg_error;           /* selected, but its reg() returned this (non-zero): off */
+	bool uncounted;          /* a spool naming it has no counters: its counts are unknown */
 };
 
 struct stream_chunk {
@@ -97,6 +98,7 @@ struct writer_state {
 	 */
 	char *damage, *unfinished;
 	size_t ndamage, nunfinished;
+	size_t uncounted; /* spools without their process's counters */
 };
 
 /* At most this many lines of each kind are kept; the rest are counted. */
@@ -571,6 +573,24 @@ static int read_spool(struct writer_state *w, uint32_t si)
 	if (!ended)
 		unfinished(w, s, walk.off, "no end mark: the process was killed, "
 			   "or the file was cut short");
+	/*
+	 * No counters: the process ended before it wrote them (killed by a signal, _exit(), an
+	 * exec). Its share of each of its events' counts is unknown, and so is their sum: the
+	 * counts of those events are not given, rather than given short.
+	 */
+	if (!last_stats_count) {
+		bool any = false;
+
+		for (size_t i = 0; i < s->nidmap; i++) {
+			struct out_event *e = s->idmap[i] ? event_by_out_id(w, s->idmap[i]) : NULL;
+
+			if (e && !e->kernel) {
+				e->uncounted = true;
+				any = true;
+			}
+		}
+		w->uncounted += any;
+	}
 	for (size_t i = 0; i < last_stats_count; i++) {
 		struct spool_stat stat;
 		struct out_event *e;
@@ -875,7 +895,7 @@ static void each_option(struct writer_state *w, option_fn option, void *ctx)
 			const struct out_event *e = &w->events[i];
 			const struct spool_stat *st = &e->stat;
 
-			if (e->dropped)
+			if (e->dropped || e->uncounted) /* no line: a reader shows them unknown */
 				continue;
 			len += (size_t)snprintf(stats + len, cap - len,
 						"%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
@@ -1550,6 +1570,7 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 		d->refused = e->refused;
 		d->kernel = e->kernel;
 		d->reg_error = e->reg_error;
+		d->uncounted = e->uncounted;
 		counted += d->lost;
 		res->nev++;
 	}
@@ -1561,6 +1582,7 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 	res->lost_marked = res->lost;
 	if (counted > res->lost)
 		res->lost = counted;
+	res->uncounted = w.uncounted;
 out:
 	tp_td7_abort(w.td7);
 	tp_ownfd_close(&f.file);

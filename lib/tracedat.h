@@ -15,6 +15,11 @@ struct tracedat_event {
 	bool refused;     /* selected, but kept off: its print format cannot be rendered */
 	bool kernel;      /* the kernel's (tracedat_extra), not a program's */
 	int reg_error;    /* selected, but kept off: its TRACE_EVENT_FN reg() returned this */
+	/*
+	 * A process that recorded it ended without writing its counters (killed by a signal,
+	 * _exit(), exec): its counts are unknown, and are left out of the file's statistics.
+	 */
+	bool uncounted;
 };
 struct tracedat_result {
 	uint64_t events; /* records written */
@@ -30,6 +35,7 @@ struct tracedat_result {
 	 * killed, or a file cut short at a chunk's end: nothing says which).
 	 */
 	char *damage, *unfinished;
+	size_t uncounted; /* spools whose process's counters are missing (see above) */
 };
 HIDDEN void tp_tracedat_result_free(struct tracedat_result *res);
 /* What a reader of the file should know about its size, or NULL (trace-cmd's 2 GiB limit). */

@@ -7,8 +7,9 @@
  * "busythread" adds a thread that hits ctl_odd (odd n from 1 up) every 50 microseconds, so
  * that its pages fill while the main thread's slow ticks sit in a page being written;
  * "hostile" names its thread and the first of its tick names with terminal controls and
- * bytes that are not UTF-8 (tests/tty_escape.sh).
- *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread|hostile]]]
+ * bytes that are not UTF-8 (tests/tty_escape.sh); "raiseSIG" (raise9, raise15) ends by
+ * killing itself with signal SIG, after saying its last n.
+ *	ctltarget [SECONDS [PERIOD_US [fork|closefds|busythread|hostile|raiseSIG]]]
  * CTLTARGET_MIN_TICKS=N in the environment: it ticks at least N times, however long that
  * takes, so that a test that needs that many events passes on a busy machine too.
  *
@@ -100,5 +101,11 @@ int main(int argc, char **argv)
 	/* The last n ticked, for a test that checks the end of what it recorded. */
 	printf("last %lu\n", last);
 	fflush(stdout);
+	if (argc > 3 && !strncmp(argv[3], "raise", 5)) {
+		int sig = atoi(argv[3] + 5);
+
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	return 0;
 }

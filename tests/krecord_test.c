@@ -117,13 +117,20 @@ static int reap(pid_t p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The recorder's instance: tpoint-record-PID-RANDOM. */
 static bool instance_exists(long pid)
 {
-	char path[128];
-	struct stat st;
+	char prefix[64];
+	DIR *d = opendir(TRACEFS "/instances");
+	struct dirent *e;
+	bool found = false;
 
-	snprintf(path, sizeof(path), TRACEFS "/instances/tpoint-record-%ld", pid);
-	return stat(path, &st) == 0;
+	snprintf(prefix, sizeof(prefix), "tpoint-record-%ld-", pid);
+	while (d && !found && (e = readdir(d)))
+		found = !strncmp(e->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return found;
 }
 
 static int count_instances(void)

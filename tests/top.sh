@@ -45,6 +45,8 @@ start() {
 	fail "toptarget did not start: $(cat "$dir/target.out")"
 }
 instances() { ls "$TR/instances" 2>/dev/null | grep -c '^tpoint-top-'; }
+# The instance of top PID: tpoint-top-PID-RANDOM.
+has_instance() { ls "$TR/instances" 2>/dev/null | grep -q "^tpoint-top-$1-"; }
 
 start "$T"
 "$TPOINT" enable -p "$P" tpt_ctl:ctl_tick >/dev/null || fail "enable -p $P"
@@ -104,20 +106,20 @@ echo "ok: plain text, -p"
 "$TPOINT" top -d 5 --json --dirty >/dev/null 2>&1 &
 tp=$!
 pids="$pids $tp"
-for i in $(seq 50); do [ -d "$TR/instances/tpoint-top-$tp" ] && break; sleep 0.1; done
-[ -d "$TR/instances/tpoint-top-$tp" ] || fail "no instance tpoint-top-$tp"
+for i in $(seq 50); do has_instance "$tp" && break; sleep 0.1; done
+has_instance "$tp" || fail "no instance tpoint-top-$tp"
 kill -TERM "$tp"
 wait "$tp"
-[ -d "$TR/instances/tpoint-top-$tp" ] && fail "SIGTERM left the instance tpoint-top-$tp"
+has_instance "$tp" && fail "SIGTERM left the instance tpoint-top-$tp"
 "$TPOINT" top -d 5 --json --dirty >/dev/null 2>&1 &
 tp=$!
 pids="$pids $tp"
-for i in $(seq 50); do [ -d "$TR/instances/tpoint-top-$tp" ] && break; sleep 0.1; done
+for i in $(seq 50); do has_instance "$tp" && break; sleep 0.1; done
 kill -KILL "$tp"
 wait "$tp" 2>/dev/null
-[ -d "$TR/instances/tpoint-top-$tp" ] || fail "no instance left by SIGKILL"
+has_instance "$tp" || fail "no instance left by SIGKILL"
 "$TPOINT" top -n 1 -d 0.1 --dirty >/dev/null || fail "top after a SIGKILL"
-[ -d "$TR/instances/tpoint-top-$tp" ] && fail "the next top did not remove tpoint-top-$tp"
+has_instance "$tp" && fail "the next top did not remove tpoint-top-$tp"
 echo "ok: SIGTERM removes the instance; a SIGKILLed one's goes at the next run"
 
 # Bad input: one line naming the bad value, exit 2.

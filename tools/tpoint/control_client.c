@@ -489,6 +489,16 @@ pid_t ctl_parse_pid(const char *verb, const char *arg)
 	return (pid_t)v;
 }
 
+pid_t ctl_parse_one_pid(const char *verb, const char *arg, pid_t before)
+{
+	if (before) {
+		tool_error(verb, "-p %s: -p %d is given already; one process at a time (run one "
+			   "tpoint %s for each)", arg ? arg : "", (int)before, verb);
+		return -1;
+	}
+	return ctl_parse_pid(verb, arg);
+}
+
 /*
  * See control_client.h. The CTL_LIST text: "id\tsystem:name\tenabled\tcondition\tfilter
  * [\trefused]" per line.

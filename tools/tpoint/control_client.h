@@ -50,6 +50,11 @@ void ctl_proc_comm(pid_t pid, char *out, size_t len);
 
 /* Parse "-p PID" arguments: a positive number naming a process; else -1 with a message. */
 pid_t ctl_parse_pid(const char *verb, const char *arg);
+/*
+ * The same for a verb that acts on one process: a second -p (`before` is the first's pid,
+ * or 0) is refused with one line, not taken over the first.
+ */
+pid_t ctl_parse_one_pid(const char *verb, const char *arg, pid_t before);
 
 /*
  * The events the process refused -- selected, but they stay off whatever enables them: a

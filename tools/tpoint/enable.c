@@ -28,7 +28,7 @@ static int run(const char *verb, bool on, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_pid(verb, optarg);
+			pid = ctl_parse_one_pid(verb, optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;

@@ -91,7 +91,7 @@ int cmd_filter(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_pid("filter", optarg);
+			pid = ctl_parse_one_pid("filter", optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;

@@ -11,15 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs.h>
 #include "glob.h"
 #include "kinstance.h"
+#include "owner.h"
+
+/* Where an instance's lock lives: root's, as the instances are (kinstance.h). */
+#define LOCK_DIR "/run/tpoint"
 
 struct kinstance {
 	struct tracefs_instance *inst;
 	char name[64];
+	int lock_fd; /* NAME.lock in LOCK_DIR, held while the instance is ours; or -1 */
 	struct tracefs_cpu **cpu; /* per CPU, or NULL (a CPU without a buffer) */
 	int ncpus;
 };
@@ -155,55 +163,138 @@ int kinst_match(const char *globs, struct kevent_list *out, char *err, size_t er
 	return ret;
 }
 
-/* Is process pid gone, or another program than a tpoint tool? Then its instance is stale. */
-static bool owner_gone(pid_t pid)
+/* LOCK_DIR, made if it is not there: a directory of ours that no one else can write; or -1. */
+static int lock_dir(bool make)
 {
-	char path[64], comm[64] = "";
-	FILE *f;
+	struct stat st;
+	int fd;
 
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false; /* cannot tell: leave it */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
-	return strncmp(comm, "tpoint", 6) != 0;
+	if (make && mkdir(LOCK_DIR, 0700) < 0 && errno != EEXIST)
+		return -1;
+	fd = open(LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
-int kinst_remove_stale(const char *prefix)
+/*
+ * The spill directory a lock names ("DEV INO PATH"), removed if it is still that directory:
+ * what a recorder killed with SIGKILL left beside its output.
+ */
+static void remove_spill(int lock_fd)
+{
+	char buf[4200], *path, *slash;
+	unsigned long long dev, ino;
+	struct stat st;
+	ssize_t n = pread(lock_fd, buf, sizeof(buf) - 1, 0);
+	int consumed = 0, parent;
+
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	if (sscanf(buf, "%llu %llu %n", &dev, &ino, &consumed) < 2 || !consumed)
+		return;
+	path = buf + consumed;
+	slash = strrchr(path, '/');
+	if (!slash || slash == path || !slash[1])
+		return;
+	*slash = 0;
+	parent = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0)
+		return;
+	if (fstatat(parent, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_dev == (dev_t)dev && st.st_ino == (ino_t)ino)
+		owner_remove_dir(parent, slash + 1);
+	close(parent);
+}
+
+int kinst_remove_stale(void)
 {
 	char *dir = NULL;
-	size_t plen = strlen(prefix);
 	struct dirent *e;
-	int removed = 0;
+	int removed = 0, locks = lock_dir(false);
 	DIR *d;
 
+	if (locks < 0)
+		return 0; /* no lock of any instance: none can be proved stale */
 	/* The directory read here, not tracefs_instances(): libtracefs 1.6 leaks its regex. */
-	if (asprintf(&dir, "%s/instances", tracefs_tracing_dir()) < 0)
+	if (asprintf(&dir, "%s/instances", tracefs_tracing_dir()) < 0) {
+		close(locks);
 		return 0;
+	}
 	d = opendir(dir);
 	free(dir);
 	while (d && (e = readdir(d))) {
-		char *end;
-		long pid;
+		char lock[300];
 		struct tracefs_instance *in;
+		struct stat st;
+		int fd;
 
-		if (strncmp(e->d_name, prefix, plen) || e->d_name[plen] != '-')
+		if (strncmp(e->d_name, "tpoint-", 7))
 			continue;
-		pid = strtol(e->d_name + plen + 1, &end, 10);
-		if (*end || pid <= 0 || pid == getpid() || !owner_gone((pid_t)pid))
+		snprintf(lock, sizeof(lock), "%s.lock", e->d_name);
+		fd = openat(locks, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* no lock: its owner cannot be proved gone (kinstance.h) */
+		/* Taken: whoever held it is gone, however it ended, in whatever namespace. */
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
 			continue;
+		}
 		in = tracefs_instance_alloc(NULL, e->d_name);
-		if (in && tracefs_instance_destroy(in) == 0)
-			removed++;
+		if (in) {
+			tracefs_trace_off(in);
+			if (tracefs_instance_destroy(in) == 0)
+				removed++;
+		}
 		tracefs_instance_free(in);
+		remove_spill(fd);
+		unlinkat(locks, lock, 0);
+		close(fd);
 	}
 	if (d)
 		closedir(d);
+	close(locks);
 	return removed;
+}
+
+/* PREFIX-PID-RANDOM in k->name, with its lock taken when LOCK_DIR can hold it. */
+static int name_and_lock(struct kinstance *k, const char *prefix)
+{
+	int locks = lock_dir(true);
+
+	for (int tries = 0; tries < 16; tries++) {
+		unsigned int r = 0;
+		char lock[300];
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = (unsigned int)rand() ^ (unsigned int)getpid() << 16;
+		snprintf(k->name, sizeof(k->name), "%s-%d-%08x", prefix, (int)getpid(), r);
+		if (tracefs_instance_exists(k->name))
+			continue;
+		if (locks < 0)
+			return 0; /* an instance no one else can prove stale: ours to remove */
+		snprintf(lock, sizeof(lock), "%s.lock", k->name);
+		k->lock_fd = openat(locks, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    0600);
+		if (k->lock_fd < 0 && errno == EEXIST)
+			continue;
+		if (k->lock_fd >= 0 && flock(k->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+			close(k->lock_fd);
+			unlinkat(locks, lock, 0);
+			k->lock_fd = -1;
+		}
+		close(locks);
+		return 0;
+	}
+	if (locks >= 0)
+		close(locks);
+	errno = EEXIST;
+	return -1;
 }
 
 struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen)
@@ -214,22 +305,15 @@ struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	snprintf(k->name, sizeof(k->name), "%s-%d", prefix, (int)getpid());
-	if (tracefs_instance_exists(k->name)) { /* our pid, an earlier tool's: stale */
-		struct tracefs_instance *old = tracefs_instance_alloc(NULL, k->name);
-
-		if (old)
-			tracefs_instance_destroy(old);
-		tracefs_instance_free(old);
-	}
+	k->lock_fd = -1;
 	errno = 0;
-	k->inst = tracefs_instance_create(k->name);
+	k->inst = name_and_lock(k, prefix) < 0 ? NULL : tracefs_instance_create(k->name);
 	if (!k->inst) {
 		char what[128];
 
 		snprintf(what, sizeof(what), "tracefs instance %s", k->name);
 		access_error(err, errlen, what, errno ? errno : EIO);
-		free(k);
+		kinst_remove(k);
 		return NULL;
 	}
 	if (tracefs_trace_off(k->inst) < 0 ||
@@ -242,6 +326,17 @@ struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen)
 		return NULL;
 	}
 	return k;
+}
+
+void kinst_set_spill(struct kinstance *k, const char *dir)
+{
+	char *abs = realpath(dir, NULL);
+	struct stat st;
+
+	if (k->lock_fd >= 0 && abs && stat(abs, &st) == 0 && ftruncate(k->lock_fd, 0) == 0)
+		dprintf(k->lock_fd, "%llu %llu %s\n", (unsigned long long)st.st_dev,
+			(unsigned long long)st.st_ino, abs);
+	free(abs);
 }
 
 const char *kinst_name(const struct kinstance *k)
@@ -461,6 +556,17 @@ void kinst_remove(struct kinstance *k)
 		tracefs_trace_off(k->inst);
 		tracefs_instance_destroy(k->inst);
 		tracefs_instance_free(k->inst);
+	}
+	if (k->lock_fd >= 0) { /* the instance first: a lock that can be taken means it is stale */
+		int locks = lock_dir(false);
+		char lock[300];
+
+		snprintf(lock, sizeof(lock), "%s.lock", k->name);
+		if (locks >= 0) {
+			unlinkat(locks, lock, 0);
+			close(locks);
+		}
+		close(k->lock_fd);
 	}
 	free(k);
 }

@@ -4,10 +4,14 @@
  * touches the kernel's tracing (tpoint record -k, tpoint top's dirty view). Nothing outside
  * the instance changes: its events, filters, pid list, clock and buffers are its own.
  *
- * The instance is named PREFIX-PID, the prefix its user's (tpoint-record, tpoint-top) and PID
- * the tool's process id, e.g. tpoint-record-1234: a tool killed with SIGKILL leaves it behind,
- * and the next kinst_remove_stale() with the same prefix removes every such instance whose
- * process is gone.
+ * The instance is named PREFIX-PID-RANDOM, the prefix its user's (tpoint-record, tpoint-top),
+ * PID the tool's process id and RANDOM 8 hex digits, e.g. tpoint-record-1234-5f0c22a9: two
+ * tools in two PID namespaces can both be pid 1. Its owner holds the lock of
+ * /run/tpoint/NAME.lock (flock) while the instance is its own. A tool killed with SIGKILL
+ * leaves the instance behind, and the next kinst_remove_stale() removes every instance whose
+ * lock can be taken, with the spill directory its lock names: the owner is proved gone. An
+ * instance with no lock there (another tool's, or one whose lock could not be made) is
+ * never removed: a pid and a process's name prove nothing.
  *
  * Every function that can fail says why in err (one line, naming the value and what was
  * wrong: not root, tracefs not mounted, lockdown, an unknown event, the kernel's own words on
@@ -44,12 +48,14 @@ int kevent_list_add(struct kevent_list *l, const char *event);
 void kevent_list_free(struct kevent_list *l);
 
 /*
- * Remove the instances named PREFIX-PID whose process is gone (or is not a tpoint tool):
- * left by a tool killed with SIGKILL. Returns how many were removed.
+ * Remove the tpoint-* instances whose owner is proved gone (their lock can be taken): left by
+ * a tool killed with SIGKILL, with the spill directory each names. How many were removed.
  */
-int kinst_remove_stale(const char *prefix);
-/* Make PREFIX-PID, tracing off (kinst_trace() starts it), clock mono. */
+int kinst_remove_stale(void);
+/* Make PREFIX-PID-RANDOM, its lock held, tracing off (kinst_trace() starts it), clock mono. */
 struct kinstance *kinst_create(const char *prefix, char *err, size_t errlen);
+/* The directory the instance's pages go to: what kinst_remove_stale() removes with it. */
+void kinst_set_spill(struct kinstance *k, const char *dir);
 const char *kinst_name(const struct kinstance *k);
 /* Enable one event ("system:name"), with the kernel's filter EXPR unless NULL. */
 int kinst_enable(struct kinstance *k, const char *event, const char *filter, char *err,

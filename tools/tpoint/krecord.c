@@ -15,7 +15,7 @@
 #include "kpages.h"
 #include "krecord.h"
 
-/* The instances are named INSTANCE_PREFIX-PID (tpoint(1) says so). */
+/* The instances are named INSTANCE_PREFIX-PID-RANDOM (tpoint(1) says so). */
 #define INSTANCE_PREFIX "tpoint-record"
 /* With nothing to read, the reader looks again after this long. */
 #define READ_PAUSE_NS 10000000L
@@ -100,7 +100,7 @@ struct krecord *krec_setup(const struct kgroup *groups, size_t ngroups, char *er
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	kinst_remove_stale(INSTANCE_PREFIX);
+	kinst_remove_stale();
 	/* Every glob must name an event before anything is made. */
 	for (size_t i = 0; i < ngroups; i++) {
 		struct kevent_list l = { 0 };
@@ -200,6 +200,7 @@ int krec_start(struct krecord *kr, const char *near, char *err, size_t errlen)
 		kr->dir[0] = 0;
 		return -1;
 	}
+	kinst_set_spill(kr->ki, kr->dir); /* removed with the instance if we are killed */
 	kr->page_size = kinst_open_cpus(kr->ki, err, errlen);
 	if (kr->page_size <= 0)
 		return -1;

@@ -823,7 +823,7 @@ int cmd_list(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:fch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_pid("list", optarg);
+			pid = ctl_parse_one_pid("list", optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;

@@ -29,6 +29,7 @@
 #include "glob.h"
 #include "handover.h"
 #include "krecord.h"
+#include "owner.h"
 #include "ownfile.h"
 #include "poolsize.h"
 #include "salvage.h"
@@ -39,8 +40,9 @@
 static void record_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpoint record -e GLOB[,GLOB...] [-o FILE] [-b SIZE] [--overwrite|--block]\n"
-		"                     [-k GLOB[,GLOB...] [-f EXPR]]... [--kernel-pids] -- CMD [ARGS...]\n"
+		"usage: tpoint record -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]... [-o FILE]\n"
+		"                     [-b SIZE] [--overwrite|--block] [-k GLOB[,GLOB...] [-f EXPR]]...\n"
+		"                     [--kernel-pids] -- CMD [ARGS...]\n"
 		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...\n"
 		"                     [-k GLOB[,GLOB...] [-f EXPR]]... [--kernel-pids]\n"
 		"                     [-o FILE] [--duration S] [-b SIZE] [--overwrite|--block]\n"
@@ -50,15 +52,16 @@ static void record_usage(FILE *f)
 		"\n"
 		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
 		"hits into FILE, a trace-cmd trace.dat v6 file (v7 with --compress). With -p,\n"
-		"record the running process PID instead, until Ctrl-C, the duration, or its\n"
-		"end; if it is killed, every event it had committed is still in the file.\n"
+		"record the running process PID instead, until Ctrl-C, SIGTERM, SIGHUP, SIGPIPE,\n"
+		"the duration, or its end; if it is killed, every event it had committed is\n"
+		"still in the file.\n"
 		"\n"
-		"  -p, --pid PID        record a running process\n"
+		"  -p, --pid PID        record a running process (one)\n"
 		"      --assemble DIR   write FILE from the spools of a recording that could not\n"
 		"                       be completed (a full disk): record keeps them in DIR\n"
-		"  -f, --filter EXPR    with -p: keep only records for which EXPR holds (the\n"
-		"                       kernel's filter syntax), of the events of the -e before\n"
-		"                       it; on those that lack its fields it does not apply.\n"
+		"  -f, --filter EXPR    keep only records for which EXPR holds (the kernel's\n"
+		"                       filter syntax), of the events of the -e before it; on\n"
+		"                       those that lack its fields it does not apply.\n"
 		"                       After a -k: the kernel's own filter on its events\n"
 		"  -k, --kernel GLOBS   kernel events too (root): sys:name, sys:* or sys, comma-\n"
 		"                       separated, may be given more than once; recorded in a\n"
@@ -324,10 +327,30 @@ static void free_spools(char **spools, size_t nspools)
 	free(spools);
 }
 
-/* What was recorded: the events in the file, and each event's counters. */
-static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc)
+/*
+ * What was recorded: the events in the file, and each event's counters. An event whose
+ * counts are unknown (a process that recorded it ended without writing them) shows '?', if
+ * `globs` selects it (NULL: every such event).
+ */
+static void print_summary(const char *out, const struct tracedat_result *res, size_t nproc,
+			  const char *globs)
 {
-	if (nproc)
+	unsigned long long kernel = 0; /* the kernel's records are the system's, not a process's */
+
+	for (size_t i = 0; i < res->nev; i++)
+		kernel += res->ev[i].kernel ? res->ev[i].recorded : 0;
+	if (kernel > res->events)
+		kernel = res->events;
+	if (nproc && kernel)
+		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost; "
+			"%llu events of the kernel\n", out, (unsigned long long)res->events - kernel,
+			nproc, nproc == 1 ? "" : "es", (unsigned long long)res->lost, kernel);
+	else if (nproc && res->uncounted)
+		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost by "
+			"the pages' marks (maybe more: the counters of %zu process%s are missing)\n",
+			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
+			(unsigned long long)res->lost, res->uncounted, res->uncounted == 1 ? "" : "es");
+	else if (nproc)
 		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n",
 			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
 			(unsigned long long)res->lost);
@@ -349,6 +372,14 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	for (size_t i = 0; i < res->nev; i++) {
 		char name[2 * TPOINT_NAME_MAX + 2];
 
+		if (res->ev[i].uncounted) {
+			if (globs && !globs_select(globs, res->ev[i].system, res->ev[i].name))
+				continue;
+			snprintf(name, sizeof(name), "%s:%s", res->ev[i].system, res->ev[i].name);
+			fprintf(stderr, "  %-40s %12s %12s %12s %12s %12s\n", name, "?", "?", "?",
+				"?", "?");
+			continue;
+		}
 		if (!res->ev[i].hits)
 			continue;
 		snprintf(name, sizeof(name), "%s:%s", res->ev[i].system, res->ev[i].name);
@@ -392,6 +423,8 @@ struct pools {
 	size_t n;
 	const char *dir;
 	unsigned long long added;
+	pid_t main;			/* the command itself */
+	unsigned long long added_main;	/* of `added`, its */
 };
 
 static void pools_sweep(struct pools *ps, bool take)
@@ -423,6 +456,8 @@ static void pools_sweep(struct pools *ps, bool take)
 					   sizeof(err)) < 0)
 			fprintf(stderr, "tpoint record: process %d: %s\n", (int)c->pid, err);
 		ps->added += added;
+		if (c->pid == ps->main)
+			ps->added_main += added;
 		free(spool);
 		free(base);
 		close(c->memfd);
@@ -441,11 +476,93 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
+/*
+ * The signals that end a recording cleanly: the file is written, the instance and our
+ * directories removed. A hang-up (a closed terminal, a dropped ssh session) and a reader that
+ * went away (tpoint record ... | head) are endings like Ctrl-C and SIGTERM, not a reason to
+ * leave a spool, an instance that keeps tracing, or nothing at all.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+static void stop_signals_set(void (*handler)(int))
+{
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		signal(stop_signals[i], handler);
+}
+
 /* The file keeps the selection's events, and of those the records its filters pass. */
 static bool keep_event(void *ctx, const char *system, const char *name, const char *format,
 		       struct filter **f)
 {
 	return sel_event(ctx, system, name, format, f);
+}
+
+/*
+ * -- CMD with -e ... -f EXPR: the filters are judged as the file is written, as for -p, and
+ * what each -f did is counted per -e: the events it compiled for, and those it did not (a
+ * field they lack): these keep all their records. The command's other events stay as they
+ * are, as without a filter.
+ */
+struct cmd_filters {
+	const struct selection *sel;
+	size_t *took, *left; /* per group */
+	char **first_left;   /* per group: the first event it left unfiltered */
+};
+
+static bool keep_cmd_event(void *ctx, const char *system, const char *name, const char *format,
+			   struct filter **f)
+{
+	struct cmd_filters *cf = ctx;
+
+	for (size_t i = 0; i < cf->sel->ngroups; i++) {
+		struct selection one = { &cf->sel->group[i], 1, NULL };
+		struct filter *g;
+
+		if (!one.group->filter || !sel_event(&one, system, name, format, &g))
+			continue;
+		if (g) {
+			cf->took[i]++;
+			tp_filter_free(g);
+		} else if (!cf->left[i]++) {
+			if (asprintf(&cf->first_left[i], "%s:%s", system, name) < 0)
+				cf->first_left[i] = NULL;
+		}
+	}
+	sel_event(cf->sel, system, name, format, f);
+	return true;
+}
+
+/* What the -f of a command's -e did; -1 when one applied to none of its events. */
+static int cmd_filters_said(struct cmd_filters *cf)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < cf->sel->ngroups; i++) {
+		const struct sel_group *g = &cf->sel->group[i];
+
+		if (g->filter && !cf->took[i] && cf->left[i]) {
+			tool_error("record", "-f '%s' filters none of the events of -e '%s' (it does "
+				   "not compile for %s: a field it lacks, or its syntax): their "
+				   "records are all kept", g->filter, g->globs,
+				   cf->first_left[i] ? cf->first_left[i] : "them");
+			ret = -1;
+		} else if (g->filter && cf->left[i]) {
+			tool_error("record", "-f '%s' leaves %zu of the events of -e '%s' unfiltered "
+				   "(%s: a field it lacks)", g->filter, cf->left[i], g->globs,
+				   cf->first_left[i] ? cf->first_left[i] : "?");
+		}
+	}
+	return ret;
+}
+
+static void cmd_filters_free(struct cmd_filters *cf)
+{
+	for (size_t i = 0; cf->first_left && i < cf->sel->ngroups; i++)
+		free(cf->first_left[i]);
+	free(cf->took);
+	free(cf->left);
+	free(cf->first_left);
+	memset(cf, 0, sizeof(*cf));
 }
 
 /* tpoint record -p PID: the process spools into our directory; we wait, then assemble. */
@@ -462,12 +579,14 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	bool salvaged, tty = isatty(2);
 	double elapsed = 0;
 	unsigned long long last_rec = 0;
-	int ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, dir_lock;
 
 	if (attach_make_dir(&a, pid, out, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
+	/* Held until we are gone: if we are killed, the next record names the directory. */
+	dir_lock = owner_lock_dir(a.dir);
 	/* Every -e names an event, every -f compiles for one: before anything changes. */
 	if (ctl_connect(pid, &a.conn, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
@@ -476,9 +595,6 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	if (sel_check(sel, "record", &a.conn, pid) < 0)
 		goto out;
 	ctl_close(&a.conn);
-	/* From here on: a process that keeps events in memory has older ones in its pool. */
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	if (kr && ((kernel_pids && krec_set_pids(kr, &pid, 1, err, sizeof(err)) < 0) ||
 		   krec_start(kr, out, err, sizeof(err)) < 0)) {
 		tool_error("record", "-k: %s", err);
@@ -545,13 +661,19 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		goto out;
 	}
 	tool_error_lines("record", "damaged: ", res.damage);
-	print_summary(out, &res, 1);
+	print_summary(out, &res, 1, NULL);
+	if (res.uncounted)
+		fprintf(stderr, "tpoint record: process %d ended before it wrote its counters "
+			"(killed by a signal, or _exit()): its events' counts are unknown ('?'); "
+			"the file holds every event it recorded\n", (int)pid);
 	if (kr)
 		krec_summary(kr);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tp_tracedat_result_free(&res);
 out:
 	attach_cleanup(&a);
+	if (dir_lock >= 0)
+		close(dir_lock);
 	return ret;
 }
 
@@ -563,8 +685,6 @@ static int record_kernel(struct krecord *kr, const char *out, double duration)
 	double elapsed = 0;
 	char err[1024];
 
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	if (krec_start(kr, out, err, sizeof(err)) < 0) {
 		tool_error("record", "-k: %s", err);
 		return EXIT_FAIL;
@@ -582,7 +702,7 @@ static int record_kernel(struct krecord *kr, const char *out, double duration)
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
-	print_summary(out, &res, 0);
+	print_summary(out, &res, 0, NULL);
 	krec_summary(kr);
 	tp_tracedat_result_free(&res);
 	return EXIT_OK;
@@ -615,7 +735,7 @@ static int record_assemble(const char *dir, const char *out)
 	}
 	tool_error_lines("record", "damaged: ", res.damage);
 	tool_error_lines("record", "incomplete: ", res.unfinished);
-	print_summary(out, &res, nspools);
+	print_summary(out, &res, nspools, NULL);
 	if (res.damage || res.unfinished) {
 		tool_error("record", "%s holds what could be read, not all of it; %s is kept as it "
 			   "was", out, dir);
@@ -656,7 +776,7 @@ int cmd_record(int argc, char **argv)
 	bool keep_dir = false;
 	pid_t child;
 	struct tracedat_result res;
-	const char *filter = NULL, *assemble = NULL;
+	const char *filter = NULL, *assemble = NULL, *duration_arg = NULL;
 	static struct selection sel; /* static: reachable to the end, whichever way we return */
 	double duration = 0;
 	pid_t pid = 0;
@@ -668,6 +788,7 @@ int cmd_record(int argc, char **argv)
 	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
 	struct tracedat_extra x;
 	const char *compress = getenv("TPOINT_COMPRESS");
+	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:k:h", opts, NULL)) != -1) {
@@ -714,7 +835,7 @@ int cmd_record(int argc, char **argv)
 			mode = c == 'W' ? "overwrite" : "block";
 			break;
 		case 'p':
-			pid = ctl_parse_pid("record", optarg);
+			pid = ctl_parse_one_pid("record", optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
@@ -726,6 +847,7 @@ int cmd_record(int argc, char **argv)
 		case 'A': assemble = optarg; break;
 		case 'Z': compress = optarg ? optarg : ""; break;
 		case 'd':
+			duration_arg = optarg;
 			duration = strtod(optarg, &end);
 			if (*end || !(duration > 0)) {
 				tool_error("record", "--duration '%s': expected seconds, like 10", optarg);
@@ -776,6 +898,16 @@ int cmd_record(int argc, char **argv)
 			   "or the -p process; there is %s", nkgroups ? "neither" : "no -k");
 		return EXIT_USAGE;
 	}
+	if (events && !pid && optind >= argc) {
+		tool_error("record", "-e '%s': no process to record it of; give -p PID, or -- CMD "
+			   "to run one%s", events, nkgroups ? " (-k alone records the kernel)" : "");
+		return EXIT_USAGE;
+	}
+	if (duration && optind < argc) {
+		tool_error("record", "--duration %s: a command is recorded until it ends; "
+			   "--duration goes with -p PID, or -k alone", duration_arg);
+		return EXIT_USAGE;
+	}
 	if (nkgroups && !pid && optind >= argc && (filter || mode || buffer)) {
 		tool_error("record", "-k alone records the kernel: -f goes after a -k, and -b, "
 			   "--overwrite, --block are for a program's events");
@@ -804,21 +936,21 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "-p records a running process: no command with it");
 		return EXIT_USAGE;
 	}
-	if (!pid && (filter || (duration && optind < argc))) {
-		tool_error("record", "-f and --duration go with -p; for a command, set filters "
-			   "with TPOINT_FILTER");
-		return EXIT_USAGE;
-	}
 	if (!pid && optind < argc && events && check_before_start(argv[optind], events) < 0)
 		return EXIT_FAIL;
+	if (!pid && optind < argc && !events)
+		fprintf(stderr, "tpoint record: note: no -e: none of the events of %s are selected, "
+			"only the kernel's (-k); -e GLOB selects them\n", argv[optind]);
+	/* From here on, the stop signals end the recording cleanly, in whatever form. */
+	stop_signals_set(on_stop);
+	/* Spools a recorder killed before us left beside our file: said, to be assembled. */
+	if (!nkgroups || pid || optind < argc)
+		owner_say_unfinished("record", out);
 	/*
 	 * The kernel's side, before anything runs: every -k names events, every -f after one
 	 * the kernel accepts; else nothing is left behind and no command is started.
 	 */
 	if (nkgroups) {
-		/* From the instance's making on, Ctrl-C and SIGTERM end the recording cleanly. */
-		signal(SIGINT, on_stop);
-		signal(SIGTERM, on_stop);
 		kr = krec_setup(kgroup, nkgroups, err, sizeof(err));
 		if (!kr) {
 			tool_error("record", "-k: %s", err);
@@ -835,11 +967,6 @@ int cmd_record(int argc, char **argv)
 		ret = record_kernel(kr, out, duration);
 		krec_free(kr);
 		return ret;
-	}
-	if (filter || duration) {
-		tool_error("record", "-f and --duration go with -p; for a command, set filters "
-			   "with TPOINT_FILTER");
-		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		tool_error("record", "no command to run; usage: tpoint record -e GLOB -- CMD [ARGS...]");
@@ -859,6 +986,8 @@ int cmd_record(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
+	/* Held until we are gone: if we are killed, the next record names the directory. */
+	int dir_lock = owner_lock_dir(dirbuf);
 
 	struct pools ps = { .fd = -1, .dir = dirbuf };
 	int send_fd = tp_collect_make(&ps.fd, false);
@@ -867,6 +996,11 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: note: no channel for the processes' buffers (%s): "
 			"what a process ending with _exit() leaves in its buffer is lost\n",
 			strerror(-send_fd));
+	if (stop_requested) { /* stopped before the command started: nothing to record */
+		remove_dir(dirbuf);
+		krec_free(kr);
+		return EXIT_FAIL;
+	}
 	if (kr && pipe2(go, O_CLOEXEC) < 0) {
 		tool_error("record", "pipe: %s", strerror(errno));
 		remove_dir(dirbuf);
@@ -905,6 +1039,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}
+	ps.main = child;
 	if (send_fd >= 0)
 		close(send_fd);
 	unsetenv("TPOINT_COLLECT");
@@ -922,9 +1057,11 @@ int cmd_record(int argc, char **argv)
 		}
 		close(go[1]);
 	}
-	/* Ctrl-C goes to the whole foreground group; the command decides, we wait for it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
+	/*
+	 * Ctrl-C goes to the whole foreground group, and so does a hang-up: the command decides,
+	 * we wait for it, then write the file. A closed pipe on our side ends nothing either.
+	 */
+	stop_signals_set(SIG_IGN);
 	for (;;) {
 		pid_t w = waitpid(child, &status, WNOHANG);
 		struct pollfd pfd = { ps.fd, POLLIN, 0 };
@@ -942,9 +1079,18 @@ int cmd_record(int argc, char **argv)
 	if (ps.fd >= 0)
 		close(ps.fd);
 	krec_stop(kr);
-	if (ps.added)
-		fprintf(stderr, "tpoint record: %llu events that processes left in their buffers "
-			"(ended with _exit() or exec) were added from there\n", ps.added);
+	if (ps.added_main && WIFSIGNALED(status))
+		fprintf(stderr, "tpoint record: %llu events that %s left in its buffer when signal "
+			"%d (%s) killed it were added from there\n", ps.added_main, argv[optind],
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (ps.added_main)
+		fprintf(stderr, "tpoint record: %llu events that %s left in its buffer (it ended "
+			"with _exit(), or exec'd a program without libtpoint) were added from there\n",
+			ps.added_main, argv[optind]);
+	if (ps.added > ps.added_main)
+		fprintf(stderr, "tpoint record: %llu events that other processes left in their "
+			"buffers (killed by a signal, ended with _exit(), or exec'd a program without "
+			"libtpoint) were added from there\n", ps.added - ps.added_main);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		remove_dir(dirbuf);
 		krec_free(kr);
@@ -960,20 +1106,35 @@ int cmd_record(int argc, char **argv)
 		tool_error("record", "-k: %s", err);
 		goto out;
 	}
-	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools, NULL,
-			      kr ? &x : NULL, opt_codec, &res, err, sizeof(err)) < 0) {
+	struct tracedat_select keep = { &cf, 0, keep_cmd_event };
+
+	if (filter) {
+		cf = (struct cmd_filters){ &sel, calloc(sel.ngroups, sizeof(size_t)),
+					   calloc(sel.ngroups, sizeof(size_t)),
+					   calloc(sel.ngroups, sizeof(char *)) };
+		if (!cf.took || !cf.left || !cf.first_left) {
+			tool_error("record", "out of memory");
+			goto out;
+		}
+	}
+	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools,
+			      filter ? &keep : NULL, kr ? &x : NULL, opt_codec, &res, err,
+			      sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
 			"  tpoint record --assemble %s -o FILE\n", argv[optind], dirbuf, dirbuf);
 		if (kr)
 			fprintf(stderr, "tpoint record: (the kernel's events are not kept)\n");
+		cmd_filters_free(&cf);
 		free_spools(spools, nspools);
 		krec_free(kr);
 		return EXIT_FAIL;
 	}
 
 	ret = EXIT_OK;
+	if (filter && cmd_filters_said(&cf) < 0)
+		ret = EXIT_FAIL;
 	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
 	if (res.damage) {
 		tool_error_lines("record", "damaged: ", res.damage);
@@ -1002,7 +1163,17 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; i < nspools; i++)
 		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
 				 ".exec");
-	print_summary(out, &res, nproc);
+	print_summary(out, &res, nproc, events);
+	if (res.uncounted == 1 && WIFSIGNALED(status))
+		fprintf(stderr, "tpoint record: %s was killed by signal %d (%s) before it wrote its "
+			"counters: the counts of its events are unknown ('?'); the file holds every "
+			"event it recorded\n", argv[optind], WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else if (res.uncounted)
+		fprintf(stderr, "tpoint record: %zu of the processes ended before they wrote their "
+			"counters (killed by a signal, _exit(), or an exec into a program without "
+			"libtpoint): the counts of their events are unknown ('?'); the file holds "
+			"every event they recorded\n", res.uncounted);
 	if (kr)
 		krec_summary(kr);
 	/*
@@ -1021,9 +1192,12 @@ int cmd_record(int argc, char **argv)
 	}
 	tp_tracedat_result_free(&res);
 out:
+	cmd_filters_free(&cf);
 	free_spools(spools, nspools);
 	if (!keep_dir)
 		remove_dir(dirbuf);
+	if (dir_lock >= 0)
+		close(dir_lock);
 	krec_free(kr);
 	return ret;
 }

@@ -36,7 +36,7 @@ int cmd_snapshot(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_pid("snapshot", optarg);
+			pid = ctl_parse_one_pid("snapshot", optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;

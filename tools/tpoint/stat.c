@@ -151,7 +151,7 @@ int cmd_stat(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:e:i:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_pid("stat", optarg);
+			pid = ctl_parse_one_pid("stat", optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;

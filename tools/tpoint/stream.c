@@ -662,7 +662,7 @@ int cmd_stream(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+p:e:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_pid(VERB, optarg);
+			pid = ctl_parse_one_pid(VERB, optarg, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;

@@ -17,7 +17,7 @@
 #include "top_dirty.h"
 #include "top_paths.h"
 
-/* The instance is tpoint-top-PID (tpoint(1) says so), made and read by kinstance.c. */
+/* The instance is tpoint-top-PID-RANDOM (tpoint(1) says so), made and read by kinstance.c. */
 #define INSTANCE_PREFIX "tpoint-top"
 #define MAX_ROWS (1 << 20) /* beyond: counted in `overflow`, not shown */
 
@@ -238,7 +238,7 @@ struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t le
 	/* Not root, no tracefs, lockdown: said before an instance is made. */
 	if (kinst_check(why, len) < 0)
 		goto fail;
-	kinst_remove_stale(INSTANCE_PREFIX);
+	kinst_remove_stale();
 	d->ki = kinst_create(INSTANCE_PREFIX, why, len);
 	if (!d->ki || set_up_event(d, why, len) < 0)
 		goto fail;
