@@ -67,7 +67,13 @@ for verb in report "report --json"; do
 	[ -e "$T/env.mark" ] && fail "root's $verb loaded a plugin from \$TRACEEVENT_PLUGIN_DIR"
 	grep -q 'hello_greet' r.out || fail "root's $verb printed no event"
 done
-echo "ok: root's report loads no plugin from \$HOME or \$TRACEEVENT_PLUGIN_DIR"
+rm -f "$T/home.mark" "$T/env.mark"
+HOME="$T/home" TRACEEVENT_PLUGIN_DIR="$T/env" "$TPOINT" convert --to json -o c.json "$T/hello.dat" \
+	2>c.err || { cat c.err; fail "root's convert exited $?"; }
+[ -e "$T/home.mark" ] && fail "root's convert loaded a plugin from \$HOME"
+[ -e "$T/env.mark" ] && fail "root's convert loaded a plugin from \$TRACEEVENT_PLUGIN_DIR"
+grep -q 'TRACEEVENT_PLUGIN_DIR=.* ignored' c.err || { cat c.err; fail "convert: no word on TRACEEVENT_PLUGIN_DIR"; }
+echo "ok: root's report and convert load no plugin from \$HOME or \$TRACEEVENT_PLUGIN_DIR"
 
 # Root's stream of a live process, the same.
 rm -f "$T/home.mark" "$T/env.mark"
