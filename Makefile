@@ -236,7 +236,8 @@ check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
 # die_after_fork=0: a forked child of a recording process starts its own drain thread, which
 # TSan refuses by default after a fork of a threaded process.
 TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
-		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test)
+		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test \
+		filter_reclaim_test)
 check-tsan:
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
 

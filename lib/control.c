@@ -114,7 +114,7 @@ static void reply_add(struct reply *r, const char *fmt, ...)
 /* Make (or check) the per-user directory: ours, a real directory, mode 0700. */
 static int control_dir(char *out, size_t len)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = tp_getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 	int n;
 
@@ -701,7 +701,7 @@ static void control_at_exit(void)
 
 void tp_control_start(void)
 {
-	const char *v = getenv("TPOINT_CONTROL");
+	const char *v = tp_getenv("TPOINT_CONTROL");
 	sigset_t all, old;
 	int err;
 

@@ -6,9 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include "filter.h"
 #include "format.h"
 #include "internal.h"
@@ -78,6 +82,183 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
 	return ret;
 }
 
+/*
+ * Replaced filters, freed after a grace period. A hit loads ev->filter after it claimed its
+ * thread's nesting level (tpoint_reserve() stores TPOINT_TLS.top first) and is done with it
+ * before it lets the level go (tpoint_filter_commit_v1(): the commit or the take-back). So a
+ * thread seen with no level claimed after the filter was replaced holds it no longer. The
+ * hits do nothing more than before: the price is paid here, by the one who replaces a
+ * filter, with membarrier() in place of fences on the hot path. Each round of reclaim_filters():
+ *   - a fence (membarrier) numbered F: every thread's claim made before its load of the
+ *     pointer is visible from here, and a thread that loads it later sees the new one;
+ *   - each thread is looked at once (a few microseconds of waiting at most): seen free of a
+ *     level, it is known to hold no filter replaced before fence F;
+ *   - a filter is freed once every thread was so seen after the fence that followed its
+ *     replacement, and after one more fence, which orders the loads of its last
+ *     evaluation before the free.
+ * So threads need not be free at the same moment, and one that is stopped in the middle
+ * of a record (a debugger) only delays it. Every replacement runs a round; without
+ * membarrier() (an old kernel) the filters are kept, as they always were. Under the
+ * registry lock.
+ */
+struct retired_filter {
+	struct retired_filter *next;
+	struct filter *f;
+	uint64_t fence; /* the first fence after its replacement */
+};
+static struct retired_filter *retired;
+static uint64_t fences;    /* fences made so far: the number of the last one */
+static int membarrier_cmd; /* 0: not tried yet; -1: none works */
+
+/* The last fence after which each thread record was seen free of filters. */
+static struct seen_thread {
+	const struct thread_rec *rec;
+	uint64_t fence;
+} *seen;
+static size_t nseen, seen_cap;
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static bool fence_all_threads(void)
+{
+	if (!membarrier_cmd) {
+		if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+			membarrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+		else if (syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) > 0)
+			membarrier_cmd = MEMBARRIER_CMD_GLOBAL; /* slower, and as rare */
+		else
+			membarrier_cmd = -1;
+		if (membarrier_cmd < 0)
+			tp_debug("filters: no membarrier() (%s): replaced filters are kept",
+				 strerror(errno));
+	}
+	if (membarrier_cmd < 0 || syscall(__NR_membarrier, membarrier_cmd, 0, 0) < 0)
+		return false;
+	fences++;
+	return true;
+}
+
+/* -1: not known now (another is looking at it, or it is exiting); 0: busy; 1: free. */
+static int thread_free_of_filters(struct thread_rec *r)
+{
+	uint32_t state = THREAD_LIVE;
+	int quiet;
+
+	/* LIVE -> POKED keeps its TLS from going away while we read it (tp_writer_detach_all) */
+	if (!__atomic_compare_exchange_n(&r->state, &state, THREAD_POKED, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return state == THREAD_FREE ? 1 : -1;
+	/*
+	 * No TLS yet: the thread is attaching (its first record), and has loaded no filter
+	 * before the fence, or its pointer to the TLS would be seen. Else a level is claimed
+	 * when `top` is past stream[0]; the unlinked stream (not attached) is elsewhere.
+	 */
+	const struct tpoint_tls *t = __atomic_load_n(&r->tls, __ATOMIC_RELAXED);
+	uintptr_t top = t ? (uintptr_t)__atomic_load_n(&t->top, __ATOMIC_RELAXED) : 0;
+
+	quiet = !t || top < (uintptr_t)&t->stream[1] ||
+		top > (uintptr_t)&t->stream[TPOINT_MAX_NESTING];
+	__atomic_store_n(&r->state, THREAD_LIVE, __ATOMIC_RELEASE);
+	return quiet;
+}
+
+static struct seen_thread *seen_of(const struct thread_rec *r)
+{
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i].rec == r)
+			return &seen[i];
+	if (nseen == seen_cap) {
+		size_t cap = seen_cap ? 2 * seen_cap : 16;
+		struct seen_thread *n = realloc(seen, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		seen = n;
+		seen_cap = cap;
+	}
+	seen[nseen] = (struct seen_thread){ r, 0 }; /* new: seen free after no fence yet */
+	return &seen[nseen++];
+}
+
+/* Look at every thread once; the fence after which all were seen free of filters. */
+static uint64_t look_at_threads(void)
+{
+	uint64_t all = fences;
+
+	for (struct thread_rec *r = tp_thread_list_head(); r; r = r->next) {
+		struct seen_thread *st = seen_of(r);
+		int quiet;
+
+		if (!st)
+			return 0;
+		/* a running thread is in the middle of a record for well under a microsecond */
+		for (int spin = 0; (quiet = thread_free_of_filters(r)) != 1 && spin < 256; spin++)
+			spin_pause();
+		if (quiet == 1)
+			st->fence = fences;
+		if (st->fence < all)
+			all = st->fence;
+	}
+	return all;
+}
+
+static void free_retired(uint64_t upto)
+{
+	for (struct retired_filter **p = &retired; *p;) {
+		struct retired_filter *r = *p;
+
+		if (r->fence > upto) {
+			p = &r->next;
+			continue;
+		}
+		*p = r->next;
+		tp_filter_free(r->f);
+		free(r);
+	}
+}
+
+static void reclaim_filters(void)
+{
+	uint64_t quiet;
+
+#ifdef TPOINT_TSAN
+	/*
+	 * ThreadSanitizer cannot see what membarrier() orders: it would take every free for
+	 * a race with the last evaluation. Its builds keep the filters, as before.
+	 */
+	return;
+#endif
+	if (!retired || !fence_all_threads())
+		return;
+	quiet = look_at_threads();
+	if (quiet && fence_all_threads())
+		free_retired(quiet);
+}
+
+/* A filter no longer published: freed when no hit can be evaluating it. */
+static void retire_filter(struct filter *f)
+{
+	struct retired_filter *r;
+
+	if (f) {
+		r = malloc(sizeof(*r));
+		if (!r)
+			return; /* kept for ever: a hit may be using it */
+		*r = (struct retired_filter){ retired, f, fences + 1 };
+		retired = r;
+	}
+	reclaim_filters();
+}
+
 /* Publish a slot's wanted filter (or none) to its event. */
 void tp_registry_slot_apply_filter(struct event_slot *s)
 {
@@ -102,10 +283,19 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 	}
 	/*
 	 * Release: the compiled filter is complete before a hit can load it. The one it
-	 * replaces is not freed: a thread may be evaluating it right now (probe sets alike).
+	 * replaces waits: a thread may be evaluating it right now.
 	 */
-	__atomic_store_n(&s->ev->filter, f, __ATOMIC_RELEASE);
+	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter, f,
+						 __ATOMIC_ACQ_REL);
+
 	tp_registry_slot_apply(s); /* TPOINT_ENABLED_FILTER follows the filter */
+	retire_filter(old);
+}
+
+void tp_registry_slot_drop_filter(struct event_slot *s)
+{
+	retire_filter(__atomic_exchange_n((struct filter **)&s->ev->filter, NULL,
+					  __ATOMIC_ACQ_REL));
 }
 
 /*

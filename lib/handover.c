@@ -49,7 +49,7 @@ static bool fd_is(int fd, unsigned long long ino)
 
 int tp_handover_adopt(const char *base)
 {
-	const char *v = getenv("TPOINT_POOL");
+	const char *v = tp_getenv("TPOINT_POOL");
 	unsigned long long ino;
 	unsigned npages;
 	size_t meta_off;
@@ -84,7 +84,7 @@ struct collect_msg {
 
 void tp_handover_publish(struct pool *p, int gen)
 {
-	const char *v = getenv("TPOINT_COLLECT");
+	const char *v = tp_getenv("TPOINT_COLLECT");
 	unsigned long long ino;
 	struct stat st;
 	char buf[128];
@@ -152,7 +152,7 @@ int tp_collect_make(int *recv_fd, bool keep_recv)
 
 int tp_collect_owned(void)
 {
-	const char *v = getenv("TPOINT_COLLECT");
+	const char *v = tp_getenv("TPOINT_COLLECT");
 	unsigned long long sino, rino;
 	int sfd, rfd, owner;
 

@@ -50,6 +50,8 @@ HIDDEN void tp_log(int level, const char *fmt, ...) __attribute__((format(printf
  */
 HIDDEN void tp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 HIDDEN void tp_log_init_from_env(void);
+/* getenv() of TPOINT_* and XDG_RUNTIME_DIR: NULL in a setuid/setcap program (AT_SECURE). */
+HIDDEN const char *tp_getenv(const char *name);
 
 /* ---- registry.c, patterns.c, event_filter.c, control_text.c: the events and their state ---- */
 struct event_slot {

@@ -85,7 +85,7 @@ static __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...)
 /* Decide once whether this process may patch its code at all. */
 static bool patching_allowed(void)
 {
-	const char *env = getenv("TPOINT_JUMP_LABEL");
+	const char *env = tp_getenv("TPOINT_JUMP_LABEL");
 
 	if (patching)
 		return patching > 0;

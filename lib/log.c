@@ -4,11 +4,15 @@
  * tpoint_set_log() or by TPOINT_DEBUG=1. One kind of message is the exception
  * (tp_notice()): a recording the user asked for by name (TPOINT_RECORD) that the library
  * refuses to make, or that nothing could go into.
+ *
+ * Every variable the library reads goes through tp_getenv() here: a program that runs with
+ * more privilege than its caller (setuid, setgid, file capabilities) obeys none of them.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include "internal.h"
 
 static tpoint_log_fn log_fn;
@@ -24,7 +28,7 @@ static void log_stderr(int level, const char *msg, void *arg)
 
 void tp_log_init_from_env(void)
 {
-	const char *v = getenv("TPOINT_DEBUG");
+	const char *v = tp_getenv("TPOINT_DEBUG");
 
 	if (v && *v && strcmp(v, "0") != 0 && !log_fn)
 		log_fn = log_stderr;
@@ -70,4 +74,58 @@ void tp_notice(const char *fmt, ...)
 		fn(0, msg, log_arg);
 	else
 		fprintf(stderr, "tpoint: %s\n", msg);
+}
+
+/*
+ * The variables of the caller a privileged program must not obey: every TPOINT_* (file
+ * names, descriptors, events) and XDG_RUNTIME_DIR (where the control socket goes).
+ */
+static bool env_is_ours(const char *entry)
+{
+	return !strncmp(entry, "TPOINT_", 7) || !strncmp(entry, "XDG_RUNTIME_DIR=", 16);
+}
+
+/*
+ * Ignored variables get one line, the first time any is asked for: the user who set
+ * TPOINT_RECORD for a setuid program learns why no file came.
+ */
+static void say_env_ignored(void)
+{
+	extern char **environ;
+	char names[400];
+	size_t len = 0;
+	bool cut = false;
+
+	names[0] = 0;
+	for (char **e = environ; e && *e; e++) {
+		size_t n = strcspn(*e, "=");
+
+		if (!env_is_ours(*e))
+			continue;
+		if (len + n + 3 >= sizeof(names)) {
+			cut = true;
+			break;
+		}
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.*s", len ? ", " : "",
+					(int)n, *e);
+	}
+	if (len)
+		tp_notice("%s%s ignored: this program runs with privileges its caller does not "
+			  "have (setuid, setgid or file capabilities); root can still trace it "
+			  "through its control socket (tpoint record -p)", names, cut ? ", ..." : "");
+}
+
+/*
+ * getenv() for the library's variables, with secure_getenv()'s rule: nothing when the
+ * kernel marked this program's execution secure (AT_SECURE).
+ */
+const char *tp_getenv(const char *name)
+{
+	static int said;
+
+	if (!getauxval(AT_SECURE))
+		return getenv(name);
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL))
+		say_env_ignored();
+	return NULL;
 }

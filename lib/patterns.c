@@ -193,7 +193,7 @@ void tp_registry_report_unmatched(void)
  */
 void tp_registry_say_nothing_enabled(const char *file)
 {
-	const char *env = getenv("TPOINT_EVENTS");
+	const char *env = tp_getenv("TPOINT_EVENTS");
 	bool any = false, refused = false;
 	unsigned abi;
 

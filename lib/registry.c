@@ -639,6 +639,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			slot_keep_records(s, NULL, NULL); /* not its records: cannot be */
 		else
 			slot_keep_records(s, copy, mod->meta_begin);
+		tp_registry_slot_drop_filter(s);
 		s->ev = NULL;
 		/* Its unreg() runs as the lock is released, before the object goes. */
 		if (s->fn_on)

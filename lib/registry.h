@@ -59,6 +59,8 @@ HIDDEN void tp_registry_forget_client(void);
 /* ---- event_filter.c ---- */
 /* The filter wanted for the slot's event by name, if any, compiled and attached. */
 HIDDEN void tp_registry_slot_apply_filter(struct event_slot *s);
+/* The event's object goes (dlclose): its compiled filter is freed after a grace period. */
+HIDDEN void tp_registry_slot_drop_filter(struct event_slot *s);
 /* The source text of the slot's filter, or "". */
 HIDDEN const char *tp_registry_slot_filter_text(const struct event_slot *s);
 

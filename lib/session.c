@@ -598,7 +598,7 @@ static void configure_from_env(void)
 	const char *v;
 	size_t size;
 
-	v = getenv("TPOINT_BUFFER_SIZE");
+	v = tp_getenv("TPOINT_BUFFER_SIZE");
 	if (v) {
 		if (tp_pool_size_parse(v, &size) < 0)
 			tp_err("TPOINT_BUFFER_SIZE='%s': expected " TP_POOL_SIZE_EXPECTED "; using "
@@ -606,7 +606,7 @@ static void configure_from_env(void)
 		else
 			pool_bytes = size;
 	}
-	v = getenv("TPOINT_MODE");
+	v = tp_getenv("TPOINT_MODE");
 	if (v) {
 		if (!strcmp(v, "discard"))
 			pool_mode = TPOINT_MODE_DISCARD;
@@ -618,15 +618,15 @@ static void configure_from_env(void)
 			tp_err("TPOINT_MODE='%s': expected 'discard', 'overwrite' or 'block'; using "
 			       "discard", v);
 	}
-	v = getenv("TPOINT_COMPRESS");
+	v = tp_getenv("TPOINT_COMPRESS");
 	if (v && *v && strcmp(v, "none"))
 		compress_spec = strdup(v);
-	v = getenv("TPOINT_EVENTS");
+	v = tp_getenv("TPOINT_EVENTS");
 	if (v && tp_registry_enable_patterns(v, true, true) == -EINVAL)
 		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
 		       v);
 	tp_registry_run_fn_calls();
-	v = getenv("TPOINT_FILTER");
+	v = tp_getenv("TPOINT_FILTER");
 	if (v)
 		filters_from_env(v);
 }
@@ -667,8 +667,8 @@ static char *env_owned_out;
 /* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
 static void start_from_env(void)
 {
-	const char *dir = getenv("TPOINT_SPOOL_DIR");
-	const char *path = getenv("TPOINT_RECORD");
+	const char *dir = tp_getenv("TPOINT_SPOOL_DIR");
+	const char *path = tp_getenv("TPOINT_RECORD");
 	char *spool = NULL, *out = NULL, *what = NULL;
 
 	if (dir && *dir) {
@@ -688,7 +688,7 @@ static void start_from_env(void)
 	 * A child of the recording process (forked, or exec'd from one) records beside it,
 	 * into FILE.<pid>: the owner's pid travels in the environment across exec.
 	 */
-	const char *owner = getenv("TPOINT_RECORD_OWNER");
+	const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
@@ -823,7 +823,8 @@ static void at_exit(void)
 
 	pthread_mutex_lock(&session_mutex);
 	if (rec.active) {
-		const char *env = getenv("TPOINT_RECORD"), *owner = getenv("TPOINT_RECORD_OWNER");
+		const char *env = tp_getenv("TPOINT_RECORD");
+		const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
 
 		/*
 		 * TPOINT_RECORD's own file, in the process that owns it: said, by the name the
@@ -906,11 +907,11 @@ static void fork_child(void)
 	tp_registry_apply_recording(false);
 	if (!spool_only && !parent_out) {
 		keep_enabled_locked(); /* the parent kept its events in memory: so does the child */
-	} else if (spool_only || getenv("TPOINT_RECORD")) {
+	} else if (spool_only || tp_getenv("TPOINT_RECORD")) {
 		start_from_env(); /* a recording of the environment's goes on as one */
 	} else if (parent_out) {
 		char *out = NULL, *spool = NULL;
-		const char *base = getenv("TPOINT_RECORD");
+		const char *base = tp_getenv("TPOINT_RECORD");
 
 		if (asprintf(&out, "%s.%d", base ? base : parent_out, (int)getpid()) >= 0 &&
 		    asprintf(&spool, "%s.spool", out) >= 0) {
@@ -935,7 +936,7 @@ __attribute__((constructor)) static void tpoint_init(void)
 		tp_err("no thread-exit hook; pages of exited threads are read at the end");
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	configure_from_env();
-	if (getenv("TPOINT_RECORD") || getenv("TPOINT_SPOOL_DIR")) {
+	if (tp_getenv("TPOINT_RECORD") || tp_getenv("TPOINT_SPOOL_DIR")) {
 		pthread_mutex_lock(&session_mutex);
 		start_from_env();
 		pthread_mutex_unlock(&session_mutex);

@@ -325,7 +325,7 @@ void tp_spool_free_state(void)
  */
 static pack_fn spool_packer(void)
 {
-	const char *v = getenv("TPOINT_SPOOL_PACK");
+	const char *v = tp_getenv("TPOINT_SPOOL_PACK");
 
 	if (v && strcmp(v, "0") && strcmp(v, "1"))
 		tp_err("TPOINT_SPOOL_PACK='%s': expected 0 or 1; packing where the CPU can", v);

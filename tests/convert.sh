@@ -119,6 +119,25 @@ mkdir -p keep.ctf/sub
 expect_fail "a directory holding a directory, --force" "$TPOINT" convert --to ctf --force -o keep.ctf conv.dat
 [ -d keep.ctf/sub ] || fail "keep.ctf/sub is gone"
 
+# A CPU whose pages hold no record (each page's commit word 0): its stream has nothing to
+# write, and the writer never had a buffer (UBSan once stopped here on memmove(NULL)).
+python3 - gen1.dat empty.dat <<'PY' || fail "cannot make empty.dat"
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+t = d.index(b"flyrecord\0") + 10
+off, size = struct.unpack_from("<QQ", d, t)  # CPU 0's pages
+for p in range(off, off + size, 4096):
+    d[p + 8:p + 16] = bytes(8)
+open(sys.argv[2], "wb").write(d)
+PY
+"$TPOINT" convert --to ctf -o empty.ctf empty.dat 2>err.txt
+rc=$?
+[ $rc = 0 ] || { cat err.txt; fail "a CPU of empty pages: convert exited $rc"; }
+[ -s err.txt ] && { cat err.txt; fail "a CPU of empty pages: convert said something"; }
+n=$(babeltrace2 empty.ctf 2>/dev/null | wc -l)
+[ "$n" -gt 0 ] || fail "a CPU of empty pages: babeltrace2 reads no event of the other CPU"
+echo "ok: a CPU of empty pages converts ($n events of the other CPU)"
+
 # A full disk: a file size limit (EFBIG) for anyone; a small tmpfs (ENOSPC) as root.
 expect_fail "file size limit" sh -c "trap '' XFSZ; ulimit -f 64; exec \"$TPOINT\" convert --to ctf -o big.ctf lost.dat"
 [ -e big.ctf ] && fail "a CTF directory after a write error"

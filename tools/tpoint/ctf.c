@@ -154,7 +154,9 @@ static int out_flush(struct ctf *c, bool all)
 		return 0;
 	if (write_all(c, c->buf, n))
 		return -1;
-	memmove(c->buf, c->buf + n, c->len - n);
+	/* a stream whose pages held no record never had a buffer */
+	if (c->len > n)
+		memmove(c->buf, c->buf + n, c->len - n);
 	c->len -= n;
 	c->packet -= n;
 	c->written += n;

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/auxv.h>
 
 #include <event-parse.h>
 #include <event-utils.h>
@@ -76,6 +78,51 @@ static void tep_log_clear(void)
 	tep_log.text[0] = '\0';
 }
 
+/*
+ * libtraceevent 1.7 loads plugins from its system directory, then $TRACEEVENT_PLUGIN_DIR,
+ * then $HOME/.local/lib/traceevent/plugins (tep_load_plugins_hook(): no flag turns off the
+ * last two alone). A plugin is code. Root's tool (sudo -E, env_keep+=HOME: the variables
+ * are a user's) or a tool with more privilege than its caller must not run what those name:
+ * the two variables are hidden while the plugins load, so only the system's directory is
+ * read (the project has no plugins of its own). The tool has no other thread yet.
+ */
+static struct tep_plugin_list *load_plugins(struct renderer *r)
+{
+	static const char *const hide[] = { "TRACEEVENT_PLUGIN_DIR", "HOME" };
+	static bool said;
+	char *saved[2] = { NULL, NULL };
+	struct tep_plugin_list *list = NULL;
+	bool ok = true;
+
+	if (geteuid() != 0 && getuid() == geteuid() && getgid() == getegid() &&
+	    !getauxval(AT_SECURE))
+		return tep_load_plugins(r->tep);
+	if (getenv(hide[0]) && !said) {
+		tool_error(r->verb, "TRACEEVENT_PLUGIN_DIR=%s ignored: running as root (or "
+			   "setuid), only the system's libtraceevent plugins are loaded",
+			   getenv(hide[0]));
+		said = true;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(hide[i]);
+
+		if (v && !(saved[i] = strdup(v)))
+			ok = false;
+	}
+	/* without a copy to put back, no plugin at all rather than the user's */
+	if (ok) {
+		unsetenv(hide[0]);
+		unsetenv(hide[1]);
+		list = tep_load_plugins(r->tep);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (saved[i])
+			setenv(hide[i], saved[i], 1);
+		free(saved[i]);
+	}
+	return list;
+}
+
 int render_init(struct renderer *r, const char *verb, const char *file, bool big_endian,
 		int long_size, size_t tail)
 {
@@ -97,7 +144,7 @@ int render_init(struct renderer *r, const char *verb, const char *file, bool big
 	if (!r->events || !r->added || !r->tep)
 		return -1;
 	/* the plugins trace-cmd loads: they print sched_switch and friends */
-	r->plugins = tep_load_plugins(r->tep);
+	r->plugins = load_plugins(r);
 	/* the kernel's text where libtraceevent has its own (kprint.h) */
 	if (kprint_register(r->tep))
 		return -1;
