@@ -15,7 +15,7 @@ command -v setpriv >/dev/null || { echo "setpriv is not installed"; exit 77; }
 B=$(dirname "$TPOINT")
 top=$(cd "$(dirname "$0")/.." && pwd)
 CC=${CC:-cc}
-U=63002
+U=63005 # its own user: tests that run at the same time must not share /tmp/tpoint-UID
 as_user() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
 . "$(dirname "$0")/lib/user_stage.sh"
 T=$TPOINT_TEST_TMP
