@@ -55,6 +55,7 @@ static struct {
 } rec;
 
 static void keep_enabled_locked(void);
+static void env_filters_check(void);
 
 bool tp_session_recording(void)
 {
@@ -613,6 +614,7 @@ static void keep_enabled_locked(void)
 void tp_session_keep_enabled(void)
 {
 	pthread_mutex_lock(&session_mutex);
+	env_filters_check();
 	keep_enabled_locked();
 	tp_spool_put_events(); /* events that registered are named in the spool at once */
 	pthread_mutex_unlock(&session_mutex);
@@ -753,11 +755,72 @@ static char *find_unquoted(char *s, char c)
 }
 
 /*
+ * The filters of TPOINT_FILTER, until each has met its event: one that does not compile, or
+ * whose event never registers, is said in one line even without TPOINT_DEBUG (tp_notice()):
+ * the user asked for it by name, and a filter ignored in silence records what it was meant
+ * to keep out.
+ */
+struct env_filter {
+	char *event, *expr;
+	bool met; /* its event registered, and the filter was tried on it */
+};
+static struct env_filter *env_filters;
+static size_t nenv_filters;
+
+static void env_filter_add(const char *event, const char *expr)
+{
+	struct env_filter *n = realloc(env_filters, (nenv_filters + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	env_filters = n;
+	n[nenv_filters] = (struct env_filter){ strdup(event), strdup(expr), false };
+	if (n[nenv_filters].event && n[nenv_filters].expr) {
+		nenv_filters++;
+	} else {
+		free(n[nenv_filters].event);
+		free(n[nenv_filters].expr);
+	}
+}
+
+/* Events registered (an object's constructor, a dlopen()): the filters that name them. */
+static void env_filters_check(void)
+{
+	char err[512];
+
+	for (size_t i = 0; i < nenv_filters; i++) {
+		struct env_filter *f = &env_filters[i];
+		int ret;
+
+		if (f->met)
+			continue;
+		/* Compiled against the event now; the same filter is set again if it compiles. */
+		ret = tp_registry_set_filter(f->event, f->expr, err, sizeof(err));
+		if (ret == -ENOENT)
+			continue; /* not registered yet */
+		f->met = true;
+		if (ret < 0)
+			tp_notice("TPOINT_FILTER: '%s:%s': %s; %s records unfiltered", f->event,
+				  f->expr, err, f->event);
+	}
+}
+
+/* At exit: the filters whose event never registered. */
+static void env_filters_report(void)
+{
+	for (size_t i = 0; i < nenv_filters; i++)
+		if (!env_filters[i].met)
+			tp_notice("TPOINT_FILTER: '%s:%s': no event '%s' in this program; the "
+				  "filter was ignored", env_filters[i].event, env_filters[i].expr,
+				  env_filters[i].event);
+}
+
+/*
  * TPOINT_FILTER='sys:event:EXPR;event:EXPR', the event named as `tpoint filter` and
  * tpoint_set_filter() take it: with its system or without. A ';' or ':' inside a quoted
  * string is the string's. The events are not registered yet (their objects' constructors
  * run after ours), so the filters wait in the registry; a filter that does not compile is
- * named when its event registers.
+ * named when its event registers (env_filters_check()).
  */
 static void filters_from_env(const char *v)
 {
@@ -774,14 +837,16 @@ static void filters_from_env(const char *v)
 		first = find_unquoted(item, ':');
 		second = first ? find_unquoted(first + 1, ':') : NULL;
 		if (*item && (!first || first == item || (second && second == first + 1))) {
-			tp_err("TPOINT_FILTER: '%s': expected system:event:expression or "
-			       "event:expression", item);
+			tp_notice("TPOINT_FILTER: '%s': expected system:event:expression or "
+				  "event:expression; ignored", item);
 		} else if (*item) {
 			char *sep = second ? second : first;
 
 			*sep = 0;
 			if (tp_registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
-				tp_err("TPOINT_FILTER: %s", err);
+				tp_notice("TPOINT_FILTER: '%s:%s': %s; ignored", item, sep + 1, err);
+			else
+				env_filter_add(item, sep + 1);
 		}
 		item = end ? end + 1 : NULL;
 	}
@@ -1129,6 +1194,7 @@ static void at_exit(void)
 	tp_watch_done(); /* the file is complete, or said not to be */
 	if (collect_fd >= 0 && collect_base)
 		collect_children();
+	env_filters_report();
 	pthread_mutex_unlock(&session_mutex);
 	tp_registry_report_unmatched();
 	if (said)
