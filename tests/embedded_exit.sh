@@ -29,6 +29,17 @@ echo "ok: 15000 events, then _exit(0): o.dat holds them all, and stderr says so 
 ends exec 3000
 echo "ok: 3000 events, then exec of /bin/true: o.dat holds them all, and stderr says so in one line"
 
+# exec of itself (libtpoint again: a second generation of the spool), which ends with _exit().
+rm -rf o.dat o.dat.*
+TPOINT_RECORD=o.dat "$E" reexec 2500 >out.txt 2>err.txt || { cat err.txt; fail "reexec: exit $?"; }
+wait_for err.txt "ended without completing its file.*5000 events, 0 lost$" 60 ||
+	{ cat err.txt; fail "reexec: no line on stderr within 60 s"; }
+[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "reexec: more than one line"; }
+[ "$(events o.dat)" = 5000 ] || fail "reexec: o.dat holds $(events o.dat) of 5000 events"
+set -- o.dat.*
+[ ! -e "$1" ] || fail "reexec: left behind: $*"
+echo "ok: 2500 events, exec of itself, 2500 more, then _exit(0): o.dat holds all 5000"
+
 # Killed: the same.
 rm -rf o.dat o.dat.*
 TPOINT_RECORD=o.dat "$E" wait 4000 go >out.txt 2>err.txt &

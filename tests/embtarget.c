@@ -5,6 +5,7 @@
  *	exit N		returns from main;
  *	_exit N		ends with _exit(0): no atexit handler, no destructor;
  *	exec N		execs /bin/true (no libtpoint there);
+ *	reexec N	execs itself (libtpoint there), which records N more and ends with _exit(0);
  *	wait N FILE	waits until FILE exists (at most 60 s), then N more, then returns.
  * It prints "ready" on stdout after the first N (wait mode), and "done" before it ends.
  */
@@ -37,6 +38,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!strcmp(argv[1], "_exit"))
 		_exit(0);
+	if (!strcmp(argv[1], "reexec")) {
+		execl("/proc/self/exe", argv[0], "_exit", argv[2], (char *)NULL);
+		return 3;
+	}
 	if (!strcmp(argv[1], "exec")) {
 		execl("/bin/true", "true", (char *)NULL);
 		return 3;
