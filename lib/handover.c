@@ -495,7 +495,6 @@ static void __attribute__((noreturn)) watch_main(int sock, int pidfd, pid_t owne
 	struct watched w = { .memfd = -1, .gen = -1 };
 	const int keep[3] = { sock, pidfd, errfd };
 	bool done = false;
-	int one = 1;
 
 	setsid();
 	prctl(PR_SET_NAME, "tpoint-watch");
@@ -503,7 +502,6 @@ static void __attribute__((noreturn)) watch_main(int sock, int pidfd, pid_t owne
 		_exit(0);
 	signal(SIGPIPE, SIG_IGN);
 	watch_close_others(keep);
-	setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 	while (!done) {
 		struct pollfd pf[2] = { { sock, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
 		int r = poll(pf, 2, pidfd >= 0 ? -1 : 200);
@@ -528,7 +526,7 @@ void tp_watch_start(void)
 {
 	const char *v = getenv("TPOINT_WATCH");
 	unsigned long long ino;
-	int pid, fd, sv[2], pidfd, errfd;
+	int pid, fd, sv[2], pidfd, errfd, one = 1;
 	struct stat st;
 	pid_t mid;
 	char buf[128];
@@ -544,6 +542,8 @@ void tp_watch_start(void)
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
+	/* Before the first message: the credentials of each say it is the owner's. */
+	setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	errfd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	pid = (int)getpid();

@@ -367,8 +367,12 @@ static int write_file(const char *out, char **spools, int n, struct tracedat_res
 	return ret;
 }
 
-/* The file from the spools: its events and lost records, or -errno with why. */
-static int finish_file(uint64_t *events, uint64_t *lost, char *why, size_t whylen)
+/*
+ * The file from the spools: its events and lost records, or -errno with why (*damaged: -EIO,
+ * the file written with what could be read of damaged spools).
+ */
+static int finish_file(uint64_t *events, uint64_t *lost, bool *damaged, char *why,
+		       size_t whylen)
 {
 	struct tracedat_result res;
 	char err[512], **spools;
@@ -388,6 +392,7 @@ static int finish_file(uint64_t *events, uint64_t *lost, char *why, size_t whyle
 		tp_warn("%s: %s", rec.out_path, err);
 	*events = res.events;
 	*lost = res.lost;
+	*damaged = res.damage != NULL;
 	if (res.damage) { /* the spool stays, for a look at what was wrong */
 		snprintf(why, whylen, "%s holds what could be read of %s: %.*s", rec.out_path,
 			 rec.spool, (int)strcspn(res.damage, "\n"), res.damage);
@@ -419,30 +424,36 @@ static int stop_reader_locked(void)
 #define say(...) (rec.what ? tp_notice(__VA_ARGS__) : tp_err(__VA_ARGS__))
 
 /*
- * The file of the recording could not be written (`why`): its spools stay in their
- * directory, the one line says where and the command that makes the file from them; the
- * output is removed if the recording made it and it is still empty.
+ * The file of the recording could not be written (`why`), or holds only what could be read
+ * of damaged spools (`written`): the spools stay in their directory, and the one line says
+ * where and the command that makes the file from them. An output the recording made, still
+ * empty, is removed rather than left to be taken for an empty recording.
  */
-static void keep_spools(const char *why)
+static void keep_spools(const char *why, bool written)
 {
+	const char *what = rec.what ? rec.what : "recording";
 	struct stat st;
 
 	if (rec.out_made && lstat(rec.out_path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size == 0 && st.st_dev == rec.out_dev && st.st_ino == rec.out_ino)
 		unlink(rec.out_path);
-	if (rec.spool_dir)
+	if (written)
+		say("%s: %s; the recording is kept in %s", what, why,
+		    rec.spool_dir ? rec.spool_dir : rec.spool);
+	else if (rec.spool_dir)
 		say("%s: %s; %s is not written: the recording is kept in %s, 'tpoint record "
-		    "--assemble %s -o %s' makes the file", rec.what ? rec.what : "recording",
-		    why, rec.out_path, rec.spool_dir, rec.spool_dir, rec.out_path);
+		    "--assemble %s -o %s' makes the file", what, why, rec.out_path, rec.spool_dir,
+		    rec.spool_dir, rec.out_path);
 	else
-		say("%s: %s; %s is not written: the recording is kept in %s",
-		    rec.what ? rec.what : "recording", why, rec.out_path, rec.spool);
+		say("%s: %s; %s is not written: the recording is kept in %s", what, why,
+		    rec.out_path, rec.spool);
 }
 
 /* The file from the spools, at the end; the spools go once it is written. */
 static int complete_file(int spool_err)
 {
 	uint64_t events = 0, lost = 0;
+	bool damaged = false;
 	char why[2048] = "", fwhy[1024], **spools;
 	int ret = spool_err, n;
 
@@ -454,15 +465,15 @@ static int complete_file(int spool_err)
 	 * Anything else (the spool's descriptor and name both gone) leaves it as it is.
 	 */
 	if (spool_err && spool_err != -ENOSPC && spool_err != -EDQUOT) {
-		keep_spools(why);
+		keep_spools(why, false);
 		return ret;
 	}
-	ret = finish_file(&events, &lost, fwhy, sizeof(fwhy));
+	ret = finish_file(&events, &lost, &damaged, fwhy, sizeof(fwhy));
 	if (ret < 0) {
 		size_t len = strlen(why);
 
 		snprintf(why + len, sizeof(why) - len, "%s%s", len ? "; " : "", fwhy);
-		keep_spools(why);
+		keep_spools(why, damaged);
 		return ret;
 	}
 	n = recording_spools(&spools);
@@ -558,9 +569,10 @@ TPOINT_EXPORT int tpoint_flush(void)
 		ret = -ENOENT;
 	else if ((ret = tp_spool_sync()) == 0 && !rec.spool_only) {
 		uint64_t events, lost;
+		bool damaged;
 		char why[1024];
 
-		ret = finish_file(&events, &lost, why, sizeof(why));
+		ret = finish_file(&events, &lost, &damaged, why, sizeof(why));
 		if (ret == 0)
 			ret = (int)(events > INT32_MAX ? INT32_MAX : events);
 	}
