@@ -277,6 +277,9 @@ HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len);
 /* ---- drain.c, spool_out.c, spool_context.c, spool_snapshot.c: the spool file ---- */
 /* live: also spool partly filled pages every 50 ms, for a reader that follows the file. */
 HIDDEN int tp_spool_start(struct pool *p, const char *path, bool live);
+/* A new, empty spool at `path`: created exclusively, mode 0600, checked to be ours alone.
+ * 0, or -errno with why. */
+HIDDEN int tp_spool_create(const char *path, char *why, size_t whylen);
 /*
  * A live spool of a pool that something else owns (the in-memory flight recorder): it copies
  * what writers commit, full pages and pages being written alike, and never takes a page,

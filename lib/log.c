@@ -2,8 +2,9 @@
 /*
  * The library prints nothing on its own: messages go to a replaceable callback, set by
  * tpoint_set_log() or by TPOINT_DEBUG=1. One kind of message is the exception
- * (tp_notice()): a recording the user asked for by name (TPOINT_RECORD) that the library
- * refuses to make, or that nothing could go into.
+ * (tp_notice()): a recording or filter the user asked for by name (TPOINT_RECORD,
+ * TPOINT_FILTER) that the library refuses to make, could not complete, or that nothing
+ * could go into.
  *
  * Every variable the library reads goes through tp_getenv() here: a program that runs with
  * more privilege than its caller (setuid, setgid, file capabilities) obeys none of them.
@@ -56,15 +57,17 @@ void tp_log(int level, const char *fmt, ...)
 
 /*
  * The messages printed without TPOINT_DEBUG: TPOINT_RECORD named something the library will
- * not write (a device, a FIFO, a link), or a file into which no event could go (nothing
- * enabled, tp_registry_say_nothing_enabled()). The user asked for a file and would otherwise
- * find nothing, or an empty one, with no word why. One line on stderr, unless the program's
- * log callback takes it.
+ * not write (a device, a FIFO, a link, a directory it cannot write in), a file into which no
+ * event could go (nothing enabled, tp_registry_say_nothing_enabled()), or one it could not
+ * complete (where the recording is kept instead); a TPOINT_FILTER that cannot be set. The
+ * user asked for a file or a filter and would otherwise find nothing, an empty file or an
+ * unfiltered one, with no word why. One line on stderr, unless the program's log callback
+ * takes it.
  */
 void tp_notice(const char *fmt, ...)
 {
 	tpoint_log_fn fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
-	char msg[512];
+	char msg[4096]; /* paths, each up to PATH_MAX, and the command that names them twice */
 	va_list ap;
 
 	va_start(ap, fmt);

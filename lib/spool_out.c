@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
@@ -334,6 +335,27 @@ static pack_fn spool_packer(void)
 	return tp_pack_encoder();
 }
 
+int tp_spool_create(const char *path, char *why, size_t whylen)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot create its spool %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	/* Belt and braces: what O_EXCL made is a new file of ours, with this name alone. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		snprintf(why, whylen, "its spool %s is not a new file of this process's user",
+			 path);
+		close(fd);
+		return -EEXIST;
+	}
+	close(fd);
+	return 0;
+}
+
 /* The file, its header, the first clock sample and the formats: all but the thread. */
 int tp_spool_open(struct pool *p, const char *path, bool live)
 {
@@ -362,6 +384,15 @@ int tp_spool_open(struct pool *p, const char *path, bool live)
 	char why[512];
 	int fd = tp_output_open(path, OUTPUT_TRUNCATE | OUTPUT_FIFO, why, sizeof(why)), err;
 
+	struct stat st;
+
+	/* A regular file with another name could be read through that name: not ours. */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && st.st_nlink != 1))) {
+		snprintf(why, sizeof(why), "%s has %lu names: another one could read the "
+			 "recording", path, (unsigned long)st.st_nlink);
+		close(fd);
+		fd = -EMLINK;
+	}
 	if (fd < 0 || (err = tp_ownfd_adopt(&sp->file, fd)) < 0) {
 		err = fd < 0 ? fd : err;
 		if (fd < 0)

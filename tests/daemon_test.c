@@ -316,7 +316,16 @@ static void numbers_reused(void)
 	REQUIRE(tpoint_flush() >= 0, "tpoint_flush()");
 	spool = find_fd("/gone.dat.spool");
 	REQUIRE(spool >= 0, "the spool in /proc/self/fd");
-	REQUIRE(rename("gone.dat.spool", "moved.spool") == 0, "rename the spool");
+	{
+		char link[64], path[PATH_MAX];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", spool);
+		n = readlink(link, path, sizeof(path) - 1);
+		REQUIRE(n > 0, "readlink %s", link);
+		path[n] = 0;
+		REQUIRE(rename(path, "moved.spool") == 0, "rename the spool");
+	}
 	REQUIRE(dup2(mine, spool) == spool, "dup2");
 	for (int i = K; i < 2 * K; i++)
 		trace_daemon_tick(1, i);

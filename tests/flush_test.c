@@ -10,6 +10,7 @@
  * reads the file, and the counts add up.
  */
 #include "testutil.h"
+#include <glob.h>
 #include <pthread.h>
 #include <sys/stat.h>
 
@@ -38,11 +39,17 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+/* The spool is in a directory of its own beside the file: FILE.spool.XXXXXX/FILE.spool. */
 static long long spool_size(const char *spool)
 {
 	struct stat st;
+	long long size = -1;
+	glob_t g;
 
-	return stat(spool, &st) == 0 ? (long long)st.st_size : -1;
+	if (glob(spool, 0, NULL, &g) == 0 && g.gl_pathc == 1 && stat(g.gl_pathv[0], &st) == 0)
+		size = (long long)st.st_size;
+	globfree(&g);
+	return size;
 }
 
 static int count_line(const struct tu_line *l, void *arg)
@@ -54,7 +61,7 @@ static int count_line(const struct tu_line *l, void *arg)
 
 int main(void)
 {
-	const char *file = "flush.dat", *spool = "flush.dat.spool";
+	const char *file = "flush.dat", *spool = "flush.dat.spool.*/flush.dat.spool";
 	struct tpoint_event_stats st;
 	pthread_t th[THREADS];
 	long long grew_most = 0;
