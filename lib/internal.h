@@ -100,7 +100,6 @@ HIDDEN void tp_registry_unlock(void);
 HIDDEN uint32_t tp_registry_count(void);
 /* Under the lock; the slot comes prepared (its format built, its print format checked). */
 HIDDEN struct event_slot *tp_registry_slot(uint32_t index);
-HIDDEN struct event_slot *tp_registry_slot_by_id(uint16_t id);
 /* Events (or, of an unknown ABI, objects) refused for the ABI they were built for; *abi the
  * last such ABI. */
 HIDDEN uint32_t tp_registry_refused_by_abi(unsigned *abi);

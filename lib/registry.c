@@ -83,11 +83,6 @@ struct event_slot *tp_registry_slot(uint32_t index)
 	return &tp_slots[index];
 }
 
-struct event_slot *tp_registry_slot_by_id(uint16_t id)
-{
-	return id >= TPOINT_FIRST_ID ? tp_registry_slot(id - TPOINT_FIRST_ID) : NULL;
-}
-
 /*
  * Under the lock: is the slot's event selected (by a pattern, a client or a probe)? Its
  * reg()/unreg() follow this, not the enable word, which a recording's start and stop also

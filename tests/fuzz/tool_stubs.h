@@ -14,7 +14,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-const char *tool_name = "tpoint";
 
 void tool_error(const char *verb, const char *fmt, ...)
 {

@@ -29,7 +29,6 @@
 #include "tool.h"
 #include "tracedat_read.h"
 
-const char *tool_name = "tpoint";
 static unsigned long messages;
 
 void tool_error(const char *verb, const char *fmt, ...)

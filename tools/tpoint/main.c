@@ -7,8 +7,6 @@
 #include "escape.h"
 #include "tool.h"
 
-const char *tool_name = "tpoint";
-
 void tool_error(const char *verb, const char *fmt, ...)
 {
 	char *msg = NULL;

@@ -11,8 +11,6 @@
 #define EXIT_FAIL 1  /* the work failed: bad file, command failed, nothing matched */
 #define EXIT_USAGE 2 /* the command line was wrong */
 
-extern const char *tool_name;
-
 /* "tpoint VERB: message\n" on stderr. */
 void tool_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Each line of `lines` (may be NULL) as an error of its own, after `prefix`. */
