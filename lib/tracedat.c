@@ -56,6 +56,7 @@ struct spool_in {
 	const char *path;
 	char *map;
 	size_t len;
+	bool copied; /* map is a copy in the heap (read_copy()), not a mapping */
 	uint64_t unknown_ids; /* records whose event id no SPOOL_EVENT chunk names: dropped */
 	size_t unknown_off;   /* the chunk of the first of them */
 	uint16_t unknown_id;
@@ -396,35 +397,60 @@ static void add_extra_cmdlines(struct writer_state *w, const char *text)
 /*
  * A spool that another user owns (root's tpoint record -p lends the spool to the traced
  * process's user) is copied, not mapped: its owner could truncate it while it is read, and a
- * mapped page past the new end is a SIGBUS in the reader. Anonymous memory, munmap()ed like a
- * mapping; *len becomes what could be read.
+ * mapped page past the new end is a SIGBUS in the reader. It is read a window at a time and
+ * walked as it comes, up to the first damage (spool_read.h): its size is the owner's to
+ * choose, and one truncate() makes a gigabyte of zeros, every 16 bytes of which would be
+ * a damaged chunk. So the copy holds the whole chunks before the damage and at most a
+ * window more, whatever the file's size. *len becomes what was read; NULL when out of
+ * memory.
  */
-static char *read_copy(int fd, size_t *len)
+#define COPY_WINDOW (1u << 20)
+
+static char *read_copy(int fd, uint64_t file_len, size_t *len)
 {
-	char *m = mmap(NULL, *len ? *len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	size_t got = 0;
+	struct spool_walk walk = { .off = sizeof(struct spool_file_header),
+				   .file_len = file_len };
+	size_t got = 0, cap = 0, at;
+	char *m = NULL, why[256];
+	bool header = false;
 
-	if (m == MAP_FAILED)
-		return m;
-	while (got < *len) {
-		ssize_t n = pread(fd, m + got, *len - got, (off_t)got);
+	for (;;) {
+		struct spool_item c;
+		enum spool_step step = SPOOL_STEP_CHUNK;
+		ssize_t n;
 
+		if (cap - got < COPY_WINDOW) {
+			size_t ncap = cap ? 2 * cap : 2 * COPY_WINDOW;
+			char *nm = realloc(m, ncap);
+
+			if (!nm) {
+				free(m);
+				return NULL;
+			}
+			m = nm;
+			cap = ncap;
+		}
+		n = pread(fd, m + got, COPY_WINDOW, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) /* the end, or cut short meanwhile: what there was */
 			break;
 		got += (size_t)n;
+		if (!header && got >= sizeof(struct spool_file_header)) {
+			if (tp_spool_header_check(m, got, &at, why, sizeof(why)))
+				break; /* said by the caller's check */
+			header = true;
+		}
+		if (!header)
+			continue;
+		walk.bytes = m;
+		walk.len = got;
+		while (step == SPOOL_STEP_CHUNK || step == SPOOL_STEP_BAD)
+			step = tp_spool_next(&walk, &c, why, sizeof(why));
+		if (step == SPOOL_STEP_DAMAGED) /* said by the caller's walk */
+			break;
 	}
-	if (got < *len) { /* cut short meanwhile: what lies past it is unmapped now */
-		size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (got + page - 1) & ~(page - 1);
-
-		if (!keep)
-			keep = page; /* the mapping must not vanish: the caller unmaps what is left */
-		if (keep < *len)
-			munmap(m + keep, *len - keep);
-		*len = got ? got : 1;
-	}
+	*len = got;
 	return m;
 }
 
@@ -470,9 +496,12 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		return 0;
 	}
 	s->len = (size_t)st.st_size;
-	s->map = st.st_uid == geteuid() ? mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0)
-					 : read_copy(fd, &s->len);
+	s->copied = st.st_uid != geteuid();
+	s->map = s->copied ? read_copy(fd, (uint64_t)st.st_size, &s->len)
+			   : mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
+	if (!s->map)
+		return fail(w, -ENOMEM, "out of memory");
 	if (s->map == MAP_FAILED) {
 		s->map = NULL;
 		damaged(w, s, 0, "cannot map: %s", strerror(errno));
@@ -484,13 +513,19 @@ static int read_spool(struct writer_state *w, uint32_t si)
 	}
 	tp_spool_clock_init(&s->clock, (const struct spool_file_header *)(void *)s->map, 0);
 
-	walk = (struct spool_walk){ s->map, s->len, sizeof(struct spool_file_header) };
+	walk = (struct spool_walk){ s->map, s->len, sizeof(struct spool_file_header),
+				    (uint64_t)st.st_size };
 	while (walking) {
 		struct spool_item c;
 
 		switch (tp_spool_next(&walk, &c, why, sizeof(why))) {
 		case SPOOL_STEP_END:
 			walking = false;
+			continue;
+		case SPOOL_STEP_DAMAGED: /* one line for all of it: nothing after it is read */
+			damaged(w, s, c.off, "%s", why);
+			walking = false;
+			ended = true; /* whether it had its end mark is not known: not said again */
 			continue;
 		case SPOOL_STEP_CUT:
 			/* Nothing after it can be found: the rest of the file is not read. */
@@ -1569,7 +1604,9 @@ out:
 	free(tmp);
 	free(table);
 	for (int i = 0; i < w.nin; i++) {
-		if (w.in[i].map)
+		if (w.in[i].copied)
+			free(w.in[i].map);
+		else if (w.in[i].map)
 			munmap(w.in[i].map, w.in[i].len);
 		tp_spool_clock_free(&w.in[i].clock);
 		free(w.in[i].idmap);

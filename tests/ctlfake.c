@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include "../lib/control_proto.h"
 #include "../lib/spool_format.h"
+#include "../lib/spool_read.h"
 
 static void ready(void)
 {
@@ -144,19 +145,22 @@ struct fake_spool {
 static void put_chunk(struct fake_spool *f, uint32_t type, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	struct spool_chunk c = { type, (uint32_t)(alen + blen) };
+	struct spool_chunk c = { type, (uint32_t)(alen + blen), 0, 0 };
+	size_t padded = (alen + blen + 7) & ~(size_t)7;
 
-	memcpy(f->buf + f->len, &c, sizeof(c));
+	memset(f->buf + f->len + sizeof(c), 0, padded);
 	memcpy(f->buf + f->len + sizeof(c), a, alen);
 	if (blen)
 		memcpy(f->buf + f->len + sizeof(c) + alen, b, blen);
-	f->len += sizeof(c) + ((alen + blen + 7) & ~(size_t)7);
+	c.crc = tp_spool_chunk_crc(&c, f->buf + f->len + sizeof(c), padded, NULL, 0);
+	memcpy(f->buf + f->len, &c, sizeof(c));
+	f->len += sizeof(c) + padded;
 }
 
 static void make_spool(struct fake_spool *f)
 {
 	struct spool_file_header h = { SPOOL_MAGIC, SPOOL_VERSION, (uint32_t)getpid(),
-				       "other-clock" };
+				       "other-clock", 0, 0 };
 	struct spool_records r = { .tid = (uint32_t)getpid() };
 	char ev[1024], recs[3 * 32], comm[16];
 	uint64_t sample[2];
@@ -165,6 +169,7 @@ static void make_spool(struct fake_spool *f)
 	uint16_t id = FAKE_ID;
 
 	memset(f, 0, sizeof(*f));
+	h.crc = tp_spool_header_crc(&h);
 	memcpy(f->buf, &h, sizeof(h));
 	f->len = sizeof(h);
 	memcpy(ev, &id, 2);
