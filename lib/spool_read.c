@@ -70,17 +70,17 @@ int tp_spool_chunk_check(const struct spool_chunk *c, const void *body, uint64_t
 	uint32_t crc;
 
 	if (c->size > SPOOL_CHUNK_MAX) {
-		snprintf(why, whylen, "damaged: a %s chunk (type %u) of %u bytes, more than any "
-			 "(%u); the %llu bytes from here to the end are not read",
+		snprintf(why, whylen, "%s chunk (type %u) of %u bytes, more than any (%u): "
+			 "damage; the %llu bytes from here to the end are not read",
 			 tp_spool_chunk_name(c->type), c->type, c->size, SPOOL_CHUNK_MAX,
 			 (unsigned long long)left);
 		return -1;
 	}
 	crc = tp_spool_chunk_crc(c, body, ((size_t)c->size + 7u) & ~(size_t)7u, NULL, 0);
 	if (crc != c->crc) {
-		snprintf(why, whylen, "damaged: a %s chunk (type %u) of %u bytes whose checksum "
-			 "is 0x%08x, its bytes' 0x%08x; the %llu bytes from here to the end are "
-			 "not read", tp_spool_chunk_name(c->type), c->type, c->size, c->crc, crc,
+		snprintf(why, whylen, "%s chunk (type %u) of %u bytes with checksum 0x%08x, its "
+			 "bytes' 0x%08x: damage; the %llu bytes from here to the end are not read",
+			 tp_spool_chunk_name(c->type), c->type, c->size, c->crc, crc,
 			 (unsigned long long)left);
 		return -1;
 	}

@@ -14,6 +14,10 @@
  *		is not this machine's ("other-clock"), and it has one clock sample, taken at
  *		ATTACH: its records, 2, 4 and 6 million ticks after it, have times that only the
  *		spool's own samples give (tests/clock_agree.sh).
+ *	ctlfake spool DIR COPYDIR SNAPFILE
+ *		the same, answering SNAPSHOT too: with SNAPFILE "-", honestly (the spool written
+ *		into the file the tool made, DIR/<pid>.spool of the directory it sent); else
+ *		the spool written to SNAPFILE, which it names instead (tests/snapshot_file.sh).
  *	ctlfake slow SOCKET
  *		a client that sends its HELLO header one byte every 1.5 s, reconnecting when
  *		it is dropped, forever.
@@ -209,6 +213,9 @@ static int write_file(const char *path, int flags, const struct fake_spool *f)
 	return ok ? 0 : -1;
 }
 
+/* The file a SNAPSHOT request is answered with, if not the one the tool made. */
+static const char *snapshot_file;
+
 /* The requests of one connection, answered until the tool closes it. */
 static void serve_spool(int fd, const char *copydir)
 {
@@ -237,6 +244,19 @@ static void serve_spool(int fd, const char *copydir)
 			if (write_file(req, 0, &f) < 0 || write_file(copy, O_CREAT | O_EXCL, &f) < 0)
 				perror(req);
 			snprintf(text, sizeof(text), "%s", "");
+			break;
+		}
+		case CTL_SNAPSHOT: {
+			struct fake_spool f;
+			bool own = !snapshot_file || !strcmp(snapshot_file, "-");
+
+			make_spool(&f);
+			if (own)
+				snprintf(text, sizeof(text), "%.200s/%d.spool", req, (int)getpid());
+			else
+				snprintf(text, sizeof(text), "%s", snapshot_file);
+			if (write_file(text, own ? O_TRUNC : O_CREAT | O_TRUNC, &f) < 0)
+				perror(text);
 			break;
 		}
 		default:
@@ -308,13 +328,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "listen"))
 		return listen_fake(argv[2], argv[3]);
-	if (argc == 4 && !strcmp(argv[1], "spool"))
+	if (argc == 5 && !strcmp(argv[1], "spool"))
+		snapshot_file = argv[4];
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "spool"))
 		return spool_fake(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "slow"))
 		return slow_client(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "idle"))
 		return idle_clients(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: ctlfake listen pid1|escape|drip DIR | spool DIR COPYDIR | slow SOCKET | "
+	fprintf(stderr, "usage: ctlfake listen pid1|escape|drip DIR | spool DIR COPYDIR [SNAPFILE] | slow SOCKET | "
 		"idle SOCKET N\n");
 	return 2;
 }
