@@ -40,6 +40,14 @@ struct out_event {
 	bool refused;            /* selected, but its print format keeps it off */
 	bool kernel;             /* from tracedat_extra: no spool's event, whatever its name */
 	int reg_error;           /* selected, but its reg() returned this (non-zero): off */
+	/*
+	 * What each record of it must hold, by its format (format_bounds()): its fields up to
+	 * fixed_end, and the bytes its first __data_loc/__rel_loc fields point at. A record
+	 * that does not is one `tpoint report` would call corrupt: left out, and said.
+	 */
+	uint32_t fixed_end;
+	uint8_t nlocs;
+	struct { uint16_t off; bool rel; } locs[8];
 };
 
 struct stream_chunk {
@@ -58,6 +66,9 @@ struct spool_in {
 	size_t len;
 	bool copied; /* map is a copy in the heap (read_copy()), not a mapping */
 	uint64_t unknown_ids; /* records whose event id no SPOOL_EVENT chunk names: dropped */
+	uint64_t misfits;     /* records that do not hold what their format says: dropped */
+	size_t misfit_off;    /* the chunk of the first of them */
+	uint16_t misfit_id;   /* and its event's output id */
 	size_t unknown_off;   /* the chunk of the first of them */
 	uint16_t unknown_id;
 	struct spool_clock clock; /* its raw clock to CLOCK_MONOTONIC ns */
@@ -253,6 +264,50 @@ static void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
 	snprintf(w->comms[i].comm, sizeof(w->comms[i].comm), "%s", comm);
 }
 
+/* A record's bounds from the event's format text: each "field:" line's offset and size. */
+static void format_bounds(struct out_event *e)
+{
+	for (const char *p = e->format_body; p && (p = strstr(p, "field:"));) {
+		const char *nl = strchr(p, '\n');
+		const char *o = strstr(p, "offset:"), *z = strstr(p, "size:"), *type = p + 6;
+		unsigned long off, size;
+
+		if (!o || !z || (nl && (o > nl || z > nl)))
+			break;
+		off = strtoul(o + 7, NULL, 10);
+		size = strtoul(z + 5, NULL, 10);
+		if (off > TPOINT_MAX_PAYLOAD || size > TPOINT_MAX_PAYLOAD)
+			break;
+		if (off + size > e->fixed_end)
+			e->fixed_end = (uint32_t)(off + size);
+		while (*type == ' ' || *type == '\t')
+			type++;
+		if (size == 4 && e->nlocs < sizeof(e->locs) / sizeof(e->locs[0]) &&
+		    (!strncmp(type, "__data_loc ", 11) || !strncmp(type, "__rel_loc ", 10))) {
+			e->locs[e->nlocs].off = (uint16_t)off;
+			e->locs[e->nlocs++].rel = type[2] == 'r';
+		}
+		p = nl;
+	}
+}
+
+/* Does a record of `size` bytes hold what its event's format says it does? */
+static bool record_fits(const struct out_event *e, const char *data, uint32_t size)
+{
+	if (size < e->fixed_end)
+		return false;
+	for (uint8_t i = 0; i < e->nlocs; i++) {
+		uint32_t v, start;
+
+		memcpy(&v, data + e->locs[i].off, 4);
+		/* __data_loc: offset in the record; __rel_loc: from the end of the field. */
+		start = (v & 0xffff) + (e->locs[i].rel ? e->locs[i].off + 4u : 0);
+		if (start + (v >> 16) > size)
+			return false;
+	}
+	return true;
+}
+
 /*
  * An event a spool names (checked by the reader): 0, -ENOMEM, or -ENOSPC when the spools
  * name more distinct events than the file has ids for.
@@ -288,6 +343,7 @@ static int map_event(struct writer_state *w, struct spool_in *s, const struct sp
 		e->name = strdup(name);
 		e->condition = strdup(cond);
 		e->format_body = body;
+		format_bounds(e);
 		if (!e->system || !e->name || !e->condition)
 			return -ENOMEM;
 		if (w->sel)
@@ -1329,6 +1385,11 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 				s->unknown_off = chunk_offset(w, ch);
 				s->unknown_id = id;
 			}
+		} else if (w->by_id[file_id] && !record_fits(w->by_id[file_id], c->data, c->size)) {
+			if (!s->misfits++) {
+				s->misfit_off = chunk_offset(w, ch);
+				s->misfit_id = file_id;
+			}
 		} else if ((!w->sel || c->ns >= w->sel->since) &&
 			   selected(w, file_id, c->data, c->size)) {
 			page_add(po, c->ns, c->data, c->size, file_id, c->lost_before,
@@ -1444,14 +1505,14 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 		add_extra_cmdlines(&w, extra->cmdlines);
 	if (!ret && mark_gaps(&w) < 0)
 		ret = fail(&w, -ENOMEM, "out of memory");
-	if (!ret && sel && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
+	/* Output id -> event: for the selection, and for each record's check of its format. */
+	if (!ret && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
 		ret = fail(&w, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
-	if (sel) {
-		build_by_id(&w);
+	build_by_id(&w);
+	if (sel)
 		count_filtered(&w);
-	}
 
 	/*
 	 * Write beside the target and rename: a reader never sees half a file. The name is
@@ -1560,6 +1621,15 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 			damaged(&w, &w.in[i], w.in[i].unknown_off, "%llu records of event ids that "
 				"no event chunk names (the first: id %u, in this chunk) are left out",
 				(unsigned long long)w.in[i].unknown_ids, w.in[i].unknown_id);
+	for (int i = 0; i < w.nin; i++) {
+		const struct out_event *e = event_by_out_id(&w, w.in[i].misfit_id);
+
+		if (w.in[i].misfits && e)
+			damaged(&w, &w.in[i], w.in[i].misfit_off, "%llu records of event %s:%s "
+				"shorter than its format's %u bytes, or with a string or array past "
+				"their end (the first in this chunk) are left out",
+				(unsigned long long)w.in[i].misfits, e->system, e->name, e->fixed_end);
+	}
 	res->damage = problem_text(w.damage, w.ndamage);
 	res->unfinished = problem_text(w.unfinished, w.nunfinished);
 	w.damage = w.unfinished = NULL;

@@ -96,6 +96,20 @@ grep -q "page chunk of [0-9]* bytes: no record at byte" rechdr.err || { cat rech
 	fail "rechdr: $kept events kept of $all_raw"
 echo "ok: a damaged page header: exit 1, offset named, the other pages' events kept"
 
+# A record whose string says it runs past the record's end, in a spool whose checksums are
+# right (made so on purpose): that record is left out and said, the rest is read. Before, it
+# went into the file, which `tpoint report` then called corrupt.
+damage dataloc raw <<EOF
+"$MUT" "\$spool" dataloc 3
+EOF
+refused dataloc "$(cat dataloc.mut)"
+grep -q "1 records of event tpt_ctl:ctl_tick shorter than its format's [0-9]* bytes, or with a string or array past their end" \
+	dataloc.err || { cat dataloc.err; fail "dataloc: what"; }
+[ "$kept" = $((all_raw - 1)) ] || fail "dataloc: $kept events kept of $all_raw, expected all but one"
+"$TPOINT" report dataloc.dat >/dev/null 2>dataloc.rep ||
+	{ cat dataloc.rep; fail "dataloc: tpoint report refuses what --assemble wrote"; }
+echo "ok: a record whose string runs past its end: exit 1, offset named, that record left out"
+
 # A spool cut to its 40-byte header: nothing in it says the recording ended.
 damage short packed <<EOF
 truncate -s 40 "\$spool" && echo 40

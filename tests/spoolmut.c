@@ -12,6 +12,8 @@
  *   spoolmut FILE manyevents N      N event chunks after the first, copies of it named
  *                                   many0 .. manyN-1
  *   spoolmut FILE longname N        one such copy, named with N letters
+ *   spoolmut FILE dataloc N         the Nth page as it is: the first record with a string
+ *                                   (a __data_loc word at byte 16) says it is 65535 bytes
  *   spoolmut FILE flip N            bit N of the file flipped (N modulo the file's bits)
  *   spoolmut FILE bits              how many bits the file has
  *
@@ -246,6 +248,27 @@ int main(int argc, char **argv)
 				die("one record only in the page");
 			put32(rec, 29);
 		}
+		seal(buf + off);
+		printf("%zu\n", off);
+	} else if (!strcmp(argv[2], "dataloc")) {
+		size_t off = records_chunk(arg, SPOOL_PAGE);
+		size_t body = off + sizeof(struct spool_chunk), rec, end;
+		struct spool_chunk c;
+		uint32_t w, arr, loc;
+
+		memcpy(&c, buf + off, sizeof(c));
+		rec = body + sizeof(struct spool_records);
+		end = body + c.size;
+		for (; rec + 8 <= end; rec += (w & 31) ? 8 : 8 + (arr - 4)) {
+			memcpy(&w, buf + rec, 4);
+			memcpy(&arr, buf + rec + 4, 4);
+			if ((w & 31) == 0 && arr - 4 >= 24)
+				break; /* a record with room for a __data_loc at 16 */
+		}
+		if (rec + 8 + 20 > end)
+			die("no record with a string in the page");
+		memcpy(&loc, buf + rec + 8 + 16, 4);
+		put32(rec + 8 + 16, (loc & 0xffff) | 0xffff0000u);
 		seal(buf + off);
 		printf("%zu\n", off);
 	} else if (!strcmp(argv[2], "flip")) {
