@@ -57,17 +57,22 @@ for owner in user root; do
 	echo "ok: --assemble of a sparse $SIZE spool ($owner's): exit 1, one line of damage, peak ${kb} KB"
 done
 
+# The user's process, and its pid once it is ready.
+start_user_target() {
+	as_user env -u XDG_RUNTIME_DIR "$UB/tests/ctltarget" 60 300 >"$T/target$1.out" 2>&1 &
+	pids="$pids $!"
+	P=""
+	for i in $(seq 100); do
+		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/target$1.out" | head -n 1)
+		[ -n "$P" ] && return 0
+		sleep 0.1
+	done
+	fail "the user's ctltarget did not start"
+}
+
 # 2. record -p: the user's process; its spool made sparse while root records it.
 user_stage ctltarget
-as_user env -u XDG_RUNTIME_DIR "$UB/tests/ctltarget" 60 300 >"$T/target.out" 2>&1 &
-pids="$pids $!"
-P=""
-for i in $(seq 100); do
-	P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/target.out" | head -n 1)
-	[ -n "$P" ] && break
-	sleep 0.1
-done
-[ -n "$P" ] || fail "the user's ctltarget did not start"
+start_user_target 2
 /usr/bin/time -f "peak %M" "$TPOINT" record -p "$P" -e tpt_ctl -o "$T/p.dat" --duration 3 \
 	>"$T/p.log" 2>&1 &
 r=$!
@@ -95,3 +100,35 @@ kb=$(peak "$T/p.log")
 	fail "record -p of a spool made sparse: peak memory ${kb:-?} KB, bound $MAX_KB KB"
 one_line "$T/p.log" "record -p"
 echo "ok: record -p of a spool its process made sparse ($SIZE): exit 1, one line of damage, peak ${kb} KB"
+
+# 3. stream -p: the same while the tool streams the process; the stream stops at the
+#    damage with one line and exit 1, in bounded memory.
+start_user_target 3
+/usr/bin/time -f "peak %M" "$TPOINT" stream -p "$P" -e tpt_ctl >"$T/s.out" 2>"$T/s.log" &
+r=$!
+S=""
+for i in $(seq 100); do
+	# (stream lends a spool in /tmp: tools/tpoint/stream.c)
+	grep -q " ctl_tick: " "$T/s.out" 2>/dev/null && for d in /tmp/.tpoint-spool.*; do
+		[ -s "$d/$P.spool" ] && S=$d/$P.spool
+	done
+	[ -n "$S" ] && break
+	sleep 0.1
+done
+[ -n "$S" ] || { kill $r; cat "$T/s.log"; fail "stream -p: no spool, or nothing streamed"; }
+as_user truncate -s $SIZE "$S" || fail "the user cannot make the stream's spool sparse"
+ok=""
+for i in $(seq 1200); do
+	kill -0 $r 2>/dev/null || { ok=1; break; }
+	sleep 0.1
+done
+[ -n "$ok" ] || { kill -9 $r; fail "stream -p of a sparse spool did not stop in 120 s"; }
+wait $r
+rc=$?
+[ $rc = 1 ] || { head -n 20 "$T/s.log"; fail "stream -p of a spool made sparse: exit $rc, expected 1"; }
+kb=$(peak "$T/s.log")
+[ -n "$kb" ] && [ "$kb" -lt $MAX_KB ] ||
+	fail "stream -p of a spool made sparse: peak memory ${kb:-?} KB, bound $MAX_KB KB"
+n=$(grep -c ": offset [0-9]*: .*: damage; the [0-9]* bytes from here to the end are not read" "$T/s.log")
+[ "$n" = 1 ] || { cat "$T/s.log"; fail "stream -p: $n lines of damage, expected 1"; }
+echo "ok: stream -p of a spool its process made sparse ($SIZE): exit 1, one line of damage, peak ${kb} KB"
