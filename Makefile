@@ -168,6 +168,11 @@ $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard
 $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
 
+# The checksum test links the CRC32C alone.
+$(O)/tests/crc32c_test: tests/crc32c_test.c lib/crc32c.c lib/crc32c.h lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/crc32c_test.c lib/crc32c.c \
+		lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c
+
 # The packing test links the page packer alone.
 $(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pack.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pack_test.c lib/pack.c \
