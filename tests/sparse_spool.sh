@@ -17,6 +17,8 @@ T=$TPOINT_TEST_TMP
 U=63002
 SIZE=1536M
 MAX_KB=65536
+# The sanitizers' shadow memory and quarantine add their own tens of MB.
+case ${O:-build} in *san*) MAX_KB=262144 ;; esac
 as_user() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
 . "$(dirname "$0")/lib/user_stage.sh"
 chmod 755 "$T"
