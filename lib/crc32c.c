@@ -60,15 +60,15 @@ crc32c_fn tp_crc32c_arch(void)
 
 uint32_t tp_crc32c(uint32_t crc, const void *p, size_t len)
 {
-	/* Picked once; threads that race pick the same. */
+	/* Picked once, with what it needs made (tables); threads that race pick the same. */
 	static crc32c_fn fn;
-	crc32c_fn f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
+	crc32c_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
 
 	if (!f) {
 		f = tp_crc32c_arch();
 		if (!f)
 			f = tp_crc32c_portable;
-		__atomic_store_n(&fn, f, __ATOMIC_RELAXED);
+		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
 	}
 	return f(crc, p, len);
 }

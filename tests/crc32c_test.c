@@ -48,7 +48,13 @@ int main(void)
 						len - cut) == want,
 				      "in parts at %zu of %zu", cut, len);
 		}
+	/* Long enough for the instruction's three chains (x86-64), at every alignment. */
+	for (size_t len = 2000; len <= 4096; len += 1 + len / 7)
+		for (size_t off = 0; off < 8; off++)
+			CHECK(tp_crc32c(0, buf + off, len) == tp_crc32c_portable(0, buf + off, len),
+			      "%zu bytes at %zu", len, off);
 	CHECK(tp_crc32c(0, buf, 4096) == tp_crc32c_portable(0, buf, 4096), "a page");
+	CHECK(tp_crc32c(0, buf, sizeof(buf)) == tp_crc32c_portable(0, buf, sizeof(buf)), "more");
 	/* One flipped bit of a page, anywhere, changes the value. */
 	uint32_t page = tp_crc32c(0, buf, 4096);
 
