@@ -55,14 +55,15 @@ LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/lo
 	   lib/drain.c lib/spool_context.c lib/spool_out.c lib/spool_snapshot.c \
 	   lib/control_text.c lib/event_filter.c lib/globs.c lib/patterns.c lib/probes.c \
 	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
-	   lib/arch/pack_x86_64.c
+	   lib/arch/pack_x86_64.c lib/crc32c.c lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
-		$(O)/lib/filter.o $(O)/lib/globs.o
+		$(O)/lib/filter.o $(O)/lib/globs.o $(O)/lib/crc32c.o $(O)/lib/arch/crc32c_x86_64.o \
+		$(O)/lib/arch/crc32c_aarch64.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 
@@ -150,13 +151,17 @@ $(O)/tests/kprint_test: tests/kprint_test.c tools/tpoint/kprint.c tools/tpoint/k
 $(O)/tests/fntarget: tests/fntarget.c tests/trace/events/tpt_fn.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
+# What a test program that writes spools links for their checksums (lib/spool_read.h).
+SPOOL_CRC_SRC := lib/spool_read.c lib/crc32c.c lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c \
+		 lib/pack.c lib/arch/pack_x86_64.c lib/ringbuf.c
+
 # Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.
-$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $<
+$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
 
 # Damages spools for tests/assemble.sh.
-$(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $<
+$(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
 
 # The format test links the format builder alone, with its own stand-ins for the runtime.
 $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
@@ -173,6 +178,11 @@ $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c
+
+# The checksum test links the CRC32C alone.
+$(O)/tests/crc32c_test: tests/crc32c_test.c lib/crc32c.c lib/crc32c.h lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/crc32c_test.c lib/crc32c.c \
+		lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c
 
 # The packing test links the page packer alone.
 $(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pack.h | $(O)/tests

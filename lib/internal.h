@@ -291,6 +291,9 @@ HIDDEN int tp_spool_stop(void);
 /* Write what the pool holds now into a spool of its own, leaving the pages in place.
  * -EBUSY while a spool runs (its own sync is the way then). */
 HIDDEN int tp_spool_snapshot(struct pool *p, const char *path);
+/* While a spool runs: bring it up to date and copy it whole into `path` (the snapshot's
+ * file, which the client made: it reads no other). */
+HIDDEN int tp_spool_snapshot_copy(const char *path);
 HIDDEN const char *tp_spool_path(void);
 HIDDEN void tp_spool_set_live(bool live);
 HIDDEN void tp_spool_set_mode(struct pool *p, enum tpoint_mode mode);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "crc32c.h"
 #include "internal.h"
 #include "ringbuf.h"
 #include "spool_read.h"
@@ -51,12 +52,15 @@ static bool read_at(int fd, void *buf, size_t len, uint64_t off)
 static int append(int fd, uint64_t *at, uint32_t type, const void *a, size_t alen,
 		  const void *b, size_t blen)
 {
-	struct spool_chunk c = { type, (uint32_t)(alen + blen) };
+	struct spool_chunk c = { type, (uint32_t)(alen + blen), 0, 0 };
 	static const char zeros[8];
 	size_t pad = ((alen + blen + 7) & ~(size_t)7) - (alen + blen);
 	struct iovec iov[4] = { { &c, sizeof(c) }, { (void *)a, alen }, { (void *)b, blen },
 				{ (void *)zeros, pad } };
 	size_t total = sizeof(c) + alen + blen + pad;
+	uint32_t crc = tp_spool_chunk_crc(&c, a, alen, b, blen);
+
+	c.crc = tp_crc32c(crc, zeros, pad);
 
 	if (pwritev(fd, iov, 4, (off_t)*at) != (ssize_t)total)
 		return -EIO;
@@ -106,9 +110,9 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 	struct seen *seen = NULL;
 	size_t nseen = 0, cap = 0;
 	uint64_t good = sizeof(struct spool_file_header), size;
-	char *out = NULL, *scratch = NULL, *page = NULL;
+	char *out = NULL, *scratch = NULL, *page = NULL, *chunk = NULL;
 	struct spool_file_header h;
-	char why[128];
+	char why[256];
 	struct stat st;
 	bool said = false; /* err holds the reason already */
 	bool ended = false; /* the spool has its end mark: the pool holds nothing it lacks */
@@ -129,6 +133,12 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		return -EINVAL;
 	}
 	size = (uint64_t)st.st_size;
+	/* One chunk at a time, checked whole: the largest there is. */
+	chunk = malloc(SPOOL_CHUNK_MAX + 8);
+	if (!chunk) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	/* What the spool holds, up to its last whole chunk (the walk of spool_read.c's). */
 	while (good + sizeof(struct spool_chunk) <= size) {
 		struct spool_chunk c;
@@ -137,13 +147,28 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 
 		if (!read_at(spool_fd, &c, sizeof(c), good))
 			break;
-		span = tp_spool_chunk_span(&c, size - good);
-		if (!span)
-			break;
+		span = c.size <= SPOOL_CHUNK_MAX ? tp_spool_chunk_span(&c, size - good) : 0;
+		if (!span && c.size <= SPOOL_CHUNK_MAX)
+			break; /* the last chunk, cut short by the end: cut off */
+		if (!span || !read_at(spool_fd, chunk, span - sizeof(c), good + sizeof(c)) ||
+		    tp_spool_chunk_check(&c, chunk, size - good, why, sizeof(why))) {
+			/*
+			 * Damage, not a write cut short: whatever follows it stays as it is, and
+			 * nothing is added after what no reader gets past.
+			 */
+			if (!span)
+				tp_spool_chunk_check(&c, NULL, size - good, why, sizeof(why));
+			snprintf(err, errlen, "%s: offset %llu: %s; its pool's pages are not "
+				 "added", name, (unsigned long long)good, why);
+			ret = -EINVAL;
+			said = true;
+			goto out;
+		}
 		ended |= c.type == SPOOL_END;
+		memcpy(&r, chunk, c.size >= sizeof(r) ? sizeof(r) : 0);
 		if ((c.type == SPOOL_RECORDS || c.type == SPOOL_PAGE ||
 		     c.type == SPOOL_PAGE_PACKED) &&
-		    c.size >= sizeof(r) && read_at(spool_fd, &r, sizeof(r), good + sizeof(c)) &&
+		    c.size >= sizeof(r) &&
 		    !tp_spool_records_check(c.type, &r, c.size, why, sizeof(why))) {
 			if (nseen == cap) {
 				size_t ncap = cap ? 2 * cap : 256;
@@ -240,6 +265,7 @@ out:
 	free(out);
 	free(scratch);
 	free(page);
+	free(chunk);
 	free(seen);
 	return ret;
 }

@@ -737,9 +737,8 @@ int tp_session_snapshot(const char *dir, char *path, size_t pathlen)
 	if (!rec.active) {
 		ret = -ENOENT;
 	} else if (rec.spool) {
-		/* A spool runs: bring it up to date; the client reads it as it is. */
-		ret = tp_spool_sync();
-		snprintf(path, pathlen, "%s", rec.spool);
+		snprintf(path, pathlen, "%s/%d.spool", dir, (int)getpid());
+		ret = tp_spool_snapshot_copy(path); /* a spool runs: a copy of it, up to date */
 	} else {
 		snprintf(path, pathlen, "%s/%d.spool", dir, (int)getpid());
 		ret = tp_spool_snapshot(rec.pool, path);

@@ -29,6 +29,12 @@ struct spool {
 	char *buf;          /* chunks being put together: headers, names, formats, copies */
 	size_t used;
 	size_t seg_start;   /* buf bytes before this are in iov already */
+	/* The last chunk begun, whose checksum is put in when it is whole (seal_chunk()):
+	 * its offset in buf, and the page bytes referenced after it, if any. */
+	bool unsealed;
+	size_t unsealed_off;
+	const char *unsealed_ref;
+	uint32_t unsealed_ref_len;
 	struct iovec *iov;  /* what the next write takes: parts of buf, and pool pages */
 	uint32_t niov;
 	size_t referenced;  /* bytes in iov that are pool pages, not buf */

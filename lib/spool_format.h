@@ -14,6 +14,10 @@
  * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.
  * Version 5: packed a word at a time, with a length for each instead of a bit for each byte;
  * on every CPU, in plain C where it has no vector packer (the same bytes either way).
+ * Version 6: a CRC32C (lib/crc32c.h) in the file header and in each chunk's header. A spool
+ * handed to root's tool is another user's writing, and one flipped bit made a different
+ * file with no word said; now no damage goes unseen, and a reader stops at the first
+ * damaged chunk: its size may be the damaged part, so nothing after it can be found.
  * A new chunk type needs no new version (SPOOL_SYNCED, SPOOL_NOTES came within 5): a reader
  * skips a type it does not know. A changed layout of a known one does.
  */
@@ -24,13 +28,15 @@
 #include <stdint.h>
 
 #define SPOOL_MAGIC "TPSPOOL"
-#define SPOOL_VERSION 5
+#define SPOOL_VERSION 6
 
 struct spool_file_header {
 	char magic[8]; /* SPOOL_MAGIC with its NUL */
 	uint32_t version;
 	uint32_t pid;
 	char clock_name[16]; /* TPOINT_ARCH_CLOCK_NAME */
+	uint32_t crc;      /* CRC32C of this header with crc 0 (since version 6) */
+	uint32_t reserved; /* 0 */
 };
 
 enum spool_chunk_type {
@@ -55,7 +61,8 @@ enum spool_chunk_type {
 
 /*
  * What a reader takes (lib/spool_read.c): a chunk whose size runs past the bytes there are
- * hides everything after it; a whole chunk whose payload is not what its type says is
+ * hides everything after it, and so does one larger than SPOOL_CHUNK_MAX or whose checksum
+ * is not right (damage: the rest of the file is not read); a whole chunk whose payload is not what its type says is
  * skipped, and so is one of an unknown type. An event chunk's id is at least TPOINT_FIRST_ID
  * and its texts printable ASCII (the format also tabs and newlines, and a "format:" line);
  * a thread name chunk has a NUL after the tid; clock and synced chunks are 16 and 8 bytes;
@@ -65,7 +72,17 @@ enum spool_chunk_type {
 struct spool_chunk {
 	uint32_t type;
 	uint32_t size; /* payload bytes, without this header and without the padding */
+	uint32_t crc;  /* CRC32C of this header with crc 0, the payload and its padding */
+	uint32_t reserved; /* 0 */
 };
+
+/*
+ * The most payload a chunk has: the writer's buffer takes whole chunks of 256 KiB at most
+ * (lib/spool_out.c), and a page referenced after one adds a page. A chunk that says more is
+ * damage, found before its bytes are read: a reader holds a chunk whole, and a file may
+ * claim anything (one sparse file of a gigabyte of zeros cost nothing to make).
+ */
+#define SPOOL_CHUNK_MAX (1u << 20)
 
 struct spool_records {
 	uint32_t cpu;

@@ -20,6 +20,10 @@
 #include "pack.h"
 #include "spool.h"
 #include "spool_format.h"
+#include "spool_read.h"
+
+_Static_assert(SPOOL_CHUNK_MAX >= (256u << 10) + TPOINT_PAGE_SIZE,
+	       "a reader takes the largest chunk the writer makes");
 
 struct spool tp_spool = {
 	.io = PTHREAD_MUTEX_INITIALIZER, .file = { .fd = -1 }, .room = { .fd = -1 }
@@ -164,11 +168,33 @@ static void sort_indices(uint32_t *v, uint32_t n)
 	}
 }
 
+/*
+ * The checksum of the last chunk begun, now that it is whole: its callers fill its body
+ * after tp_spool_chunk_begin() returns, and a page chunk's header (drain.c) after its bytes
+ * are referenced or packed. So it is put in when the next chunk begins, or at the flush. A
+ * chunk taken back meanwhile (the buffer cut back to its start) has none to get.
+ */
+static void seal_chunk(void)
+{
+	struct spool_chunk *c;
+	size_t body;
+
+	if (!sp->unsealed)
+		return;
+	sp->unsealed = false;
+	if (sp->unsealed_off >= sp->used)
+		return;
+	c = (struct spool_chunk *)(void *)(sp->buf + sp->unsealed_off);
+	body = (((size_t)c->size + 7u) & ~(size_t)7u) - sp->unsealed_ref_len;
+	c->crc = tp_spool_chunk_crc(c, c + 1, body, sp->unsealed_ref, sp->unsealed_ref_len);
+}
+
 void tp_spool_flush(void)
 {
 	uint32_t nfree = sp->nto_free;
 	off_t start = sp->file_end;
 
+	seal_chunk();
 	close_segment();
 	if (!write_all()) {
 		/*
@@ -216,13 +242,17 @@ void *tp_spool_chunk_begin(uint32_t type, uint32_t size)
 	size_t need = sizeof(struct spool_chunk) + ((size + 7u) & ~7u);
 	struct spool_chunk *c;
 
+	seal_chunk();
 	make_room(size, 0);
 	if (need > SPOOL_BUF)
 		return NULL;
 	c = (struct spool_chunk *)(void *)(sp->buf + sp->used);
-	c->type = type;
-	c->size = size;
+	*c = (struct spool_chunk){ .type = type, .size = size };
 	memset((char *)(c + 1) + size, 0, ((size + 7u) & ~7u) - size);
+	sp->unsealed = true;
+	sp->unsealed_off = sp->used;
+	sp->unsealed_ref = NULL;
+	sp->unsealed_ref_len = 0;
 	sp->used += need;
 	return c + 1;
 }
@@ -294,6 +324,8 @@ struct spool_records *tp_spool_page_chunk(const char *bytes, uint32_t len, bool 
 	if (len) {
 		sp->iov[sp->niov++] = (struct iovec){ (void *)bytes, len };
 		sp->referenced += len;
+		sp->unsealed_ref = bytes; /* stays put until the flush, after the seal */
+		sp->unsealed_ref_len = len;
 	}
 	return hdr;
 }
@@ -366,6 +398,7 @@ int tp_spool_open(struct pool *p, const char *path, bool live)
 	h.version = SPOOL_VERSION;
 	h.pid = (uint32_t)getpid();
 	snprintf(h.clock_name, sizeof(h.clock_name), "%s", TPOINT_ARCH_CLOCK_NAME);
+	h.crc = tp_spool_header_crc(&h);
 
 	sp->path = strdup(path);
 	sp->buf = malloc(SPOOL_BUF);
@@ -414,6 +447,7 @@ int tp_spool_open(struct pool *p, const char *path, bool live)
 		memset(sp->tid_set, 0, sp->tid_set_cap * sizeof(*sp->tid_set));
 	memcpy(sp->buf, &h, sizeof(h));
 	sp->used = sizeof(h);
+	sp->unsealed = false;
 	sp->seg_start = 0;
 	sp->niov = 0;
 	sp->referenced = 0;

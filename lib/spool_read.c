@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "crc32c.h"
 #include "pack.h"
 #include "ringbuf.h"
 #include "spool_read.h"
@@ -24,7 +25,63 @@ int tp_spool_header_check(const void *bytes, size_t len, size_t *at, char *why, 
 	}
 	if (h->version != SPOOL_VERSION) {
 		*at = offsetof(struct spool_file_header, version);
-		snprintf(why, whylen, "spool version %u, expected %u", h->version, SPOOL_VERSION);
+		if (h->version && h->version < SPOOL_VERSION)
+			snprintf(why, whylen, "spool version %u, written by an older tpoint (this "
+				 "one reads version %u, whose chunks have checksums): read it with "
+				 "the tpoint that wrote it", h->version, SPOOL_VERSION);
+		else
+			snprintf(why, whylen, "spool version %u, expected %u", h->version,
+				 SPOOL_VERSION);
+		return -1;
+	}
+	if (h->crc != tp_spool_header_crc(h)) {
+		*at = offsetof(struct spool_file_header, crc);
+		snprintf(why, whylen, "the spool's header is damaged (its checksum is 0x%08x, "
+			 "its bytes' 0x%08x): nothing in it is read", h->crc,
+			 tp_spool_header_crc(h));
+		return -1;
+	}
+	return 0;
+}
+
+uint32_t tp_spool_header_crc(const struct spool_file_header *h)
+{
+	struct spool_file_header z = *h;
+
+	z.crc = 0;
+	return tp_crc32c(0, &z, sizeof(z));
+}
+
+uint32_t tp_spool_chunk_crc(const struct spool_chunk *c, const void *a, size_t alen,
+			    const void *b, size_t blen)
+{
+	struct spool_chunk z = *c;
+	uint32_t crc;
+
+	z.crc = 0;
+	crc = tp_crc32c(0, &z, sizeof(z));
+	crc = tp_crc32c(crc, a, alen);
+	return blen ? tp_crc32c(crc, b, blen) : crc;
+}
+
+int tp_spool_chunk_check(const struct spool_chunk *c, const void *body, uint64_t left,
+			 char *why, size_t whylen)
+{
+	uint32_t crc;
+
+	if (c->size > SPOOL_CHUNK_MAX) {
+		snprintf(why, whylen, "%s chunk (type %u) of %u bytes, more than any (%u): "
+			 "damage; the %llu bytes from here to the end are not read",
+			 tp_spool_chunk_name(c->type), c->type, c->size, SPOOL_CHUNK_MAX,
+			 (unsigned long long)left);
+		return -1;
+	}
+	crc = tp_spool_chunk_crc(c, body, ((size_t)c->size + 7u) & ~(size_t)7u, NULL, 0);
+	if (crc != c->crc) {
+		snprintf(why, whylen, "%s chunk (type %u) of %u bytes with checksum 0x%08x, its "
+			 "bytes' 0x%08x: damage; the %llu bytes from here to the end are not read",
+			 tp_spool_chunk_name(c->type), c->type, c->size, c->crc, crc,
+			 (unsigned long long)left);
 		return -1;
 	}
 	return 0;
@@ -183,7 +240,7 @@ enum spool_step tp_spool_next(struct spool_walk *w, struct spool_item *item, cha
 {
 	struct spool_chunk c;
 	size_t left = w->off < w->len ? w->len - w->off : 0;
-	uint64_t span;
+	uint64_t span, file_left;
 
 	memset(item, 0, sizeof(*item));
 	item->off = w->off;
@@ -196,6 +253,11 @@ enum spool_step tp_spool_next(struct spool_walk *w, struct spool_item *item, cha
 	memcpy(&c, w->bytes + w->off, sizeof(c));
 	item->type = c.type;
 	item->size = c.size;
+	file_left = w->file_len > w->off ? w->file_len - w->off : left;
+	if (c.size > SPOOL_CHUNK_MAX) {
+		tp_spool_chunk_check(&c, NULL, file_left, why, whylen);
+		return SPOOL_STEP_DAMAGED;
+	}
 	span = tp_spool_chunk_span(&c, left);
 	if (!span) {
 		snprintf(why, whylen, "%s chunk (type %u) of %u bytes, but the file has %zu left: "
@@ -204,6 +266,8 @@ enum spool_step tp_spool_next(struct spool_walk *w, struct spool_item *item, cha
 		return SPOOL_STEP_CUT;
 	}
 	item->body = w->bytes + w->off + sizeof(c);
+	if (tp_spool_chunk_check(&c, item->body, file_left, why, whylen))
+		return SPOOL_STEP_DAMAGED;
 	w->off += span;
 	return decode_chunk(item, why, whylen);
 }

@@ -38,6 +38,24 @@ static inline uint64_t tp_spool_chunk_span(const struct spool_chunk *c, uint64_t
 }
 
 /*
+ * The checksums (spool_format.h): of a file header, and of a chunk's header (its crc field
+ * taken as 0) followed by its payload and padding, which may lie in two parts (a's alen
+ * bytes, then b's blen). Writers store them, readers compare.
+ */
+HIDDEN uint32_t tp_spool_header_crc(const struct spool_file_header *h);
+HIDDEN uint32_t tp_spool_chunk_crc(const struct spool_chunk *c, const void *a, size_t alen,
+				   const void *b, size_t blen);
+
+/*
+ * Whether a chunk whose header is `c` and whose payload and padding are the span's rest, at
+ * `body`, is as its writer wrote it: its size at most SPOOL_CHUNK_MAX (checked first; body
+ * is not read then and may be NULL) and its checksum right. 0, or -1 with what is wrong in
+ * `why`, the offset `off` of the chunk and `left`, the bytes from there on, put in it.
+ */
+HIDDEN int tp_spool_chunk_check(const struct spool_chunk *c, const void *body, uint64_t left,
+				 char *why, size_t whylen);
+
+/*
  * Whether the header of a chunk of records (SPOOL_RECORDS, SPOOL_PAGE, SPOOL_PAGE_PACKED) of
  * `size` payload bytes is sane: room for it, a CPU below SPOOL_MAX_CPUS, a page's range
  * that matches its bytes. 0, or -1 with the reason. `hdr` is NULL when size is too small.
@@ -75,17 +93,23 @@ enum spool_step {
 	SPOOL_STEP_END,   /* no byte after the last chunk */
 	SPOOL_STEP_CUT,   /* bytes after the last whole chunk that are not one (`why`): a chunk
 			   * still being written, or cut short; nothing after it can be found */
+	SPOOL_STEP_DAMAGED, /* a chunk larger than any, or whose checksum is wrong (`why`, with
+			     * its offset and the bytes from there to the end): nothing from
+			     * there on is read, whatever more the file holds */
 };
 
 /*
  * The walk over a spool's bytes in memory: from `off` (the first chunk is at
  * sizeof(struct spool_file_header)), one chunk a call. `off` moves past each whole chunk; at
- * SPOOL_STEP_CUT it stays where the cut chunk starts.
+ * SPOOL_STEP_CUT and SPOOL_STEP_DAMAGED it stays where that chunk starts. `file_len`, if
+ * not 0, is how many bytes the file has from where `bytes` starts (a reader may hold only a
+ * window of it), for what is said of damage.
  */
 struct spool_walk {
 	const char *bytes;
 	size_t len;
 	size_t off;
+	uint64_t file_len;
 };
 HIDDEN enum spool_step tp_spool_next(struct spool_walk *w, struct spool_item *item, char *why,
 				     size_t whylen);

@@ -41,6 +41,15 @@ struct out_event {
 	bool kernel;             /* from tracedat_extra: no spool's event, whatever its name */
 	int reg_error;           /* selected, but its reg() returned this (non-zero): off */
 	bool uncounted;          /* a spool naming it has no counters: its counts are unknown */
+
+	/*
+	 * What each record of it must hold, by its format (format_bounds()): its fields up to
+	 * fixed_end, and the bytes its first __data_loc/__rel_loc fields point at. A record
+	 * that does not is one `tpoint report` would call corrupt: left out, and said.
+	 */
+	uint32_t fixed_end;
+	uint8_t nlocs;
+	struct { uint16_t off; bool rel; } locs[8];
 };
 
 struct stream_chunk {
@@ -57,7 +66,11 @@ struct spool_in {
 	const char *path;
 	char *map;
 	size_t len;
+	bool copied; /* map is a copy in the heap (read_copy()), not a mapping */
 	uint64_t unknown_ids; /* records whose event id no SPOOL_EVENT chunk names: dropped */
+	uint64_t misfits;     /* records that do not hold what their format says: dropped */
+	size_t misfit_off;    /* the chunk of the first of them */
+	uint16_t misfit_id;   /* and its event's output id */
 	size_t unknown_off;   /* the chunk of the first of them */
 	uint16_t unknown_id;
 	struct spool_clock clock; /* its raw clock to CLOCK_MONOTONIC ns */
@@ -254,6 +267,50 @@ static void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
 	snprintf(w->comms[i].comm, sizeof(w->comms[i].comm), "%s", comm);
 }
 
+/* A record's bounds from the event's format text: each "field:" line's offset and size. */
+static void format_bounds(struct out_event *e)
+{
+	for (const char *p = e->format_body; p && (p = strstr(p, "field:"));) {
+		const char *nl = strchr(p, '\n');
+		const char *o = strstr(p, "offset:"), *z = strstr(p, "size:"), *type = p + 6;
+		unsigned long off, size;
+
+		if (!o || !z || (nl && (o > nl || z > nl)))
+			break;
+		off = strtoul(o + 7, NULL, 10);
+		size = strtoul(z + 5, NULL, 10);
+		if (off > TPOINT_MAX_PAYLOAD || size > TPOINT_MAX_PAYLOAD)
+			break;
+		if (off + size > e->fixed_end)
+			e->fixed_end = (uint32_t)(off + size);
+		while (*type == ' ' || *type == '\t')
+			type++;
+		if (size == 4 && e->nlocs < sizeof(e->locs) / sizeof(e->locs[0]) &&
+		    (!strncmp(type, "__data_loc ", 11) || !strncmp(type, "__rel_loc ", 10))) {
+			e->locs[e->nlocs].off = (uint16_t)off;
+			e->locs[e->nlocs++].rel = type[2] == 'r';
+		}
+		p = nl;
+	}
+}
+
+/* Does a record of `size` bytes hold what its event's format says it does? */
+static bool record_fits(const struct out_event *e, const char *data, uint32_t size)
+{
+	if (size < e->fixed_end)
+		return false;
+	for (uint8_t i = 0; i < e->nlocs; i++) {
+		uint32_t v, start;
+
+		memcpy(&v, data + e->locs[i].off, 4);
+		/* __data_loc: offset in the record; __rel_loc: from the end of the field. */
+		start = (v & 0xffff) + (e->locs[i].rel ? e->locs[i].off + 4u : 0);
+		if (start + (v >> 16) > size)
+			return false;
+	}
+	return true;
+}
+
 /*
  * An event a spool names (checked by the reader): 0, -ENOMEM, or -ENOSPC when the spools
  * name more distinct events than the file has ids for.
@@ -289,6 +346,7 @@ static int map_event(struct writer_state *w, struct spool_in *s, const struct sp
 		e->name = strdup(name);
 		e->condition = strdup(cond);
 		e->format_body = body;
+		format_bounds(e);
 		if (!e->system || !e->name || !e->condition)
 			return -ENOMEM;
 		if (w->sel)
@@ -398,35 +456,60 @@ static void add_extra_cmdlines(struct writer_state *w, const char *text)
 /*
  * A spool that another user owns (root's tpoint record -p lends the spool to the traced
  * process's user) is copied, not mapped: its owner could truncate it while it is read, and a
- * mapped page past the new end is a SIGBUS in the reader. Anonymous memory, munmap()ed like a
- * mapping; *len becomes what could be read.
+ * mapped page past the new end is a SIGBUS in the reader. It is read a window at a time and
+ * walked as it comes, up to the first damage (spool_read.h): its size is the owner's to
+ * choose, and one truncate() makes a gigabyte of zeros, every 16 bytes of which would be
+ * a damaged chunk. So the copy holds the whole chunks before the damage and at most a
+ * window more, whatever the file's size. *len becomes what was read; NULL when out of
+ * memory.
  */
-static char *read_copy(int fd, size_t *len)
+#define COPY_WINDOW (1u << 20)
+
+static char *read_copy(int fd, uint64_t file_len, size_t *len)
 {
-	char *m = mmap(NULL, *len ? *len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	size_t got = 0;
+	struct spool_walk walk = { .off = sizeof(struct spool_file_header),
+				   .file_len = file_len };
+	size_t got = 0, cap = 0, at;
+	char *m = NULL, why[256];
+	bool header = false;
 
-	if (m == MAP_FAILED)
-		return m;
-	while (got < *len) {
-		ssize_t n = pread(fd, m + got, *len - got, (off_t)got);
+	for (;;) {
+		struct spool_item c;
+		enum spool_step step = SPOOL_STEP_CHUNK;
+		ssize_t n;
 
+		if (cap - got < COPY_WINDOW) {
+			size_t ncap = cap ? 2 * cap : 2 * COPY_WINDOW;
+			char *nm = realloc(m, ncap);
+
+			if (!nm) {
+				free(m);
+				return NULL;
+			}
+			m = nm;
+			cap = ncap;
+		}
+		n = pread(fd, m + got, COPY_WINDOW, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) /* the end, or cut short meanwhile: what there was */
 			break;
 		got += (size_t)n;
+		if (!header && got >= sizeof(struct spool_file_header)) {
+			if (tp_spool_header_check(m, got, &at, why, sizeof(why)))
+				break; /* said by the caller's check */
+			header = true;
+		}
+		if (!header)
+			continue;
+		walk.bytes = m;
+		walk.len = got;
+		while (step == SPOOL_STEP_CHUNK || step == SPOOL_STEP_BAD)
+			step = tp_spool_next(&walk, &c, why, sizeof(why));
+		if (step == SPOOL_STEP_DAMAGED) /* said by the caller's walk */
+			break;
 	}
-	if (got < *len) { /* cut short meanwhile: what lies past it is unmapped now */
-		size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (got + page - 1) & ~(page - 1);
-
-		if (!keep)
-			keep = page; /* the mapping must not vanish: the caller unmaps what is left */
-		if (keep < *len)
-			munmap(m + keep, *len - keep);
-		*len = got ? got : 1;
-	}
+	*len = got;
 	return m;
 }
 
@@ -472,9 +555,12 @@ static int read_spool(struct writer_state *w, uint32_t si)
 		return 0;
 	}
 	s->len = (size_t)st.st_size;
-	s->map = st.st_uid == geteuid() ? mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0)
-					 : read_copy(fd, &s->len);
+	s->copied = st.st_uid != geteuid();
+	s->map = s->copied ? read_copy(fd, (uint64_t)st.st_size, &s->len)
+			   : mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
+	if (!s->map)
+		return fail(w, -ENOMEM, "out of memory");
 	if (s->map == MAP_FAILED) {
 		s->map = NULL;
 		damaged(w, s, 0, "cannot map: %s", strerror(errno));
@@ -486,13 +572,19 @@ static int read_spool(struct writer_state *w, uint32_t si)
 	}
 	tp_spool_clock_init(&s->clock, (const struct spool_file_header *)(void *)s->map, 0);
 
-	walk = (struct spool_walk){ s->map, s->len, sizeof(struct spool_file_header) };
+	walk = (struct spool_walk){ s->map, s->len, sizeof(struct spool_file_header),
+				    (uint64_t)st.st_size };
 	while (walking) {
 		struct spool_item c;
 
 		switch (tp_spool_next(&walk, &c, why, sizeof(why))) {
 		case SPOOL_STEP_END:
 			walking = false;
+			continue;
+		case SPOOL_STEP_DAMAGED: /* one line for all of it: nothing after it is read */
+			damaged(w, s, c.off, "%s", why);
+			walking = false;
+			ended = true; /* whether it had its end mark is not known: not said again */
 			continue;
 		case SPOOL_STEP_CUT:
 			/* Nothing after it can be found: the rest of the file is not read. */
@@ -1314,6 +1406,11 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 				s->unknown_off = chunk_offset(w, ch);
 				s->unknown_id = id;
 			}
+		} else if (w->by_id[file_id] && !record_fits(w->by_id[file_id], c->data, c->size)) {
+			if (!s->misfits++) {
+				s->misfit_off = chunk_offset(w, ch);
+				s->misfit_id = file_id;
+			}
 		} else if ((!w->sel || c->ns >= w->sel->since) &&
 			   selected(w, file_id, c->data, c->size)) {
 			page_add(po, c->ns, c->data, c->size, file_id, c->lost_before,
@@ -1429,14 +1526,14 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 		add_extra_cmdlines(&w, extra->cmdlines);
 	if (!ret && mark_gaps(&w) < 0)
 		ret = fail(&w, -ENOMEM, "out of memory");
-	if (!ret && sel && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
+	/* Output id -> event: for the selection, and for each record's check of its format. */
+	if (!ret && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
 		ret = fail(&w, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
-	if (sel) {
-		build_by_id(&w);
+	build_by_id(&w);
+	if (sel)
 		count_filtered(&w);
-	}
 
 	/*
 	 * Write beside the target and rename: a reader never sees half a file. The name is
@@ -1546,6 +1643,15 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 			damaged(&w, &w.in[i], w.in[i].unknown_off, "%llu records of event ids that "
 				"no event chunk names (the first: id %u, in this chunk) are left out",
 				(unsigned long long)w.in[i].unknown_ids, w.in[i].unknown_id);
+	for (int i = 0; i < w.nin; i++) {
+		const struct out_event *e = event_by_out_id(&w, w.in[i].misfit_id);
+
+		if (w.in[i].misfits && e)
+			damaged(&w, &w.in[i], w.in[i].misfit_off, "%llu records of event %s:%s "
+				"shorter than its format's %u bytes, or with a string or array past "
+				"their end (the first in this chunk) are left out",
+				(unsigned long long)w.in[i].misfits, e->system, e->name, e->fixed_end);
+	}
 	res->damage = problem_text(w.damage, w.ndamage);
 	res->unfinished = problem_text(w.unfinished, w.nunfinished);
 	w.damage = w.unfinished = NULL;
@@ -1592,7 +1698,9 @@ out:
 	free(tmp);
 	free(table);
 	for (int i = 0; i < w.nin; i++) {
-		if (w.in[i].map)
+		if (w.in[i].copied)
+			free(w.in[i].map);
+		else if (w.in[i].map)
 			munmap(w.in[i].map, w.in[i].len);
 		tp_spool_clock_free(&w.in[i].clock);
 		free(w.in[i].idmap);

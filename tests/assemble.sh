@@ -96,20 +96,35 @@ grep -q "page chunk of [0-9]* bytes: no record at byte" rechdr.err || { cat rech
 	fail "rechdr: $kept events kept of $all_raw"
 echo "ok: a damaged page header: exit 1, offset named, the other pages' events kept"
 
-# A spool cut to its 32-byte header: nothing in it says the recording ended.
-damage short packed <<EOF
-truncate -s 32 "\$spool" && echo 32
+# A record whose string says it runs past the record's end, in a spool whose checksums are
+# right (made so on purpose): that record is left out and said, the rest is read. Before, it
+# went into the file, which `tpoint report` then called corrupt.
+damage dataloc raw <<EOF
+"$MUT" "\$spool" dataloc 3
 EOF
-refused short 32
+refused dataloc "$(cat dataloc.mut)"
+grep -q "1 records of event tpt_ctl:ctl_tick shorter than its format's [0-9]* bytes, or with a string or array past their end" \
+	dataloc.err || { cat dataloc.err; fail "dataloc: what"; }
+[ "$kept" = $((all_raw - 1)) ] || fail "dataloc: $kept events kept of $all_raw, expected all but one"
+"$TPOINT" report dataloc.dat >/dev/null 2>dataloc.rep ||
+	{ cat dataloc.rep; fail "dataloc: tpoint report refuses what --assemble wrote"; }
+echo "ok: a record whose string runs past its end: exit 1, offset named, that record left out"
+
+# A spool cut to its 40-byte header: nothing in it says the recording ended.
+damage short packed <<EOF
+truncate -s 40 "\$spool" && echo 40
+EOF
+refused short 40
 grep -q "incomplete: .*no end mark" short.err || { cat short.err; fail "short: what"; }
-echo "ok: a spool of 32 bytes: exit 1, said to be incomplete, the directory kept"
+echo "ok: a spool of 40 bytes: exit 1, said to be incomplete, the directory kept"
 
 # A byte that is not printable ASCII in an event's format text (libtraceevent 1.7.1 takes it
 # for the text's end and crashes; trace-cmd report too): that event is left out, and said.
 fmt_off=$("$MUT" packed/*.spool list | awk '$2 == 1 { print $1; exit }')
 damage nonascii packed <<EOF
 off=\$(grep -abo 'field:' "\$spool" | awk -F: '\$1 > $fmt_off { print \$1; exit }')
-printf '\\316' | dd of="\$spool" bs=1 seek=\$off conv=notrunc 2>/dev/null && echo $fmt_off
+printf '\\316' | dd of="\$spool" bs=1 seek=\$off conv=notrunc 2>/dev/null &&
+	"$MUT" "\$spool" reseal && echo $fmt_off
 EOF
 refused nonascii "$(cat nonascii.mut)"
 grep -q "event chunk of [0-9]* bytes: not an id and four strings of printable text" \
@@ -174,6 +189,37 @@ done
 # Half of the mutations are in chunks' headers: most of those must be seen.
 [ $refusals -ge $((MUTATIONS / 4)) ] || fail "only $refusals of $MUTATIONS random mutations refused"
 echo "ok: $MUTATIONS random mutations: $refusals refused with the directory kept, no crash, every file readable"
+
+# One flipped bit anywhere, as a disk or someone else's hand may flip it: each chunk and the
+# header have a checksum, so every such spool is refused (exit 1, the directory kept, the
+# damage named), and none makes a different file with exit 0. Every byte of the header, and
+# bits spread over the whole file, each bit of a byte in turn.
+case ${O:-build} in
+*san*) FLIPS=${TPOINT_TEST_FLIPS:-100} ;;
+*) FLIPS=${TPOINT_TEST_FLIPS:-300} ;;
+esac
+for kind in packed raw; do
+	bits=$("$MUT" $kind/*.spool bits)
+	i=0
+	while [ $i -lt $((FLIPS / 2 + 40)) ]; do
+		if [ $i -lt 40 ]; then
+			bit=$((i * 8 + i % 8))
+		else
+			j=$((i - 40))
+			bit=$((j * (bits / 8) / (FLIPS / 2) * 8 + j % 8))
+		fi
+		damage flip $kind <<EOF
+"$MUT" "\$spool" flip $bit
+EOF
+		[ "$rc" = 1 ] || { cat flip.err; fail "bit $bit of $kind flipped ($(cat flip.mut)): exit $rc, expected 1"; }
+		diff -r flip.orig flip.d >/dev/null ||
+			fail "bit $bit of $kind flipped: the directory was changed"
+		grep -q "damaged: .*\.spool: offset [0-9]*: " flip.err ||
+			{ cat flip.err; fail "bit $bit of $kind flipped: exit 1 without naming the damage"; }
+		i=$((i + 1))
+	done
+done
+echo "ok: $((2 * (FLIPS / 2 + 40))) spools with one bit flipped: each refused, damage named, the directory kept"
 
 # report and list: a device that never ends and a FIFO nobody writes are refused at once.
 mkfifo fifo

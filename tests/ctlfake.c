@@ -20,6 +20,10 @@
  *		bytes that are not UTF-8 (0xff 0xfe) in its event names, conditions, filters,
  *		refusal texts and format text, and says ENABLE matched one event
  *		(tests/tty_escape.sh, tests/json_utf8.sh).
+ *	ctlfake spool DIR COPYDIR SNAPFILE
+ *		the same, answering SNAPSHOT too: with SNAPFILE "-", honestly (the spool written
+ *		into the file the tool made, DIR/<pid>.spool of the directory it sent); else
+ *		the spool written to SNAPFILE, which it names instead (tests/snapshot_file.sh).
  *	ctlfake slow SOCKET
  *		a client that sends its HELLO header one byte every 1.5 s, reconnecting when
  *		it is dropped, forever.
@@ -42,6 +46,7 @@
 #include <unistd.h>
 #include "../lib/control_proto.h"
 #include "../lib/spool_format.h"
+#include "../lib/spool_read.h"
 
 static void ready(void)
 {
@@ -150,19 +155,22 @@ struct fake_spool {
 static void put_chunk(struct fake_spool *f, uint32_t type, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	struct spool_chunk c = { type, (uint32_t)(alen + blen) };
+	struct spool_chunk c = { type, (uint32_t)(alen + blen), 0, 0 };
+	size_t padded = (alen + blen + 7) & ~(size_t)7;
 
-	memcpy(f->buf + f->len, &c, sizeof(c));
+	memset(f->buf + f->len + sizeof(c), 0, padded);
 	memcpy(f->buf + f->len + sizeof(c), a, alen);
 	if (blen)
 		memcpy(f->buf + f->len + sizeof(c) + alen, b, blen);
-	f->len += sizeof(c) + ((alen + blen + 7) & ~(size_t)7);
+	c.crc = tp_spool_chunk_crc(&c, f->buf + f->len + sizeof(c), padded, NULL, 0);
+	memcpy(f->buf + f->len, &c, sizeof(c));
+	f->len += sizeof(c) + padded;
 }
 
 static void make_spool(struct fake_spool *f)
 {
 	struct spool_file_header h = { SPOOL_MAGIC, SPOOL_VERSION, (uint32_t)getpid(),
-				       "other-clock" };
+				       "other-clock", 0, 0 };
 	struct spool_records r = { .tid = (uint32_t)getpid() };
 	char ev[1024], recs[3 * 32], comm[16];
 	uint64_t sample[2];
@@ -171,6 +179,7 @@ static void make_spool(struct fake_spool *f)
 	uint16_t id = FAKE_ID;
 
 	memset(f, 0, sizeof(*f));
+	h.crc = tp_spool_header_crc(&h);
 	memcpy(f->buf, &h, sizeof(h));
 	f->len = sizeof(h);
 	memcpy(ev, &id, 2);
@@ -210,6 +219,9 @@ static int write_file(const char *path, int flags, const struct fake_spool *f)
 	return ok ? 0 : -1;
 }
 
+/* The file a SNAPSHOT request is answered with, if not the one the tool made. */
+static const char *snapshot_file;
+
 /* The requests of one connection, answered until the tool closes it. */
 static void serve_spool(int fd, const char *copydir)
 {
@@ -238,6 +250,19 @@ static void serve_spool(int fd, const char *copydir)
 			if (write_file(req, 0, &f) < 0 || write_file(copy, O_CREAT | O_EXCL, &f) < 0)
 				perror(req);
 			snprintf(text, sizeof(text), "%s", "");
+			break;
+		}
+		case CTL_SNAPSHOT: {
+			struct fake_spool f;
+			bool own = !snapshot_file || !strcmp(snapshot_file, "-");
+
+			make_spool(&f);
+			if (own)
+				snprintf(text, sizeof(text), "%.200s/%d.spool", req, (int)getpid());
+			else
+				snprintf(text, sizeof(text), "%s", snapshot_file);
+			if (write_file(text, own ? O_TRUNC : O_CREAT | O_TRUNC, &f) < 0)
+				perror(text);
 			break;
 		}
 		default:
@@ -388,7 +413,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "listen"))
 		return listen_fake(argv[2], argv[3]);
-	if (argc == 4 && !strcmp(argv[1], "spool"))
+	if (argc == 5 && !strcmp(argv[1], "spool"))
+		snapshot_file = argv[4];
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "spool"))
 		return spool_fake(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "hostile"))
 		return hostile_fake(argv[2]);
@@ -396,7 +423,7 @@ int main(int argc, char **argv)
 		return slow_client(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "idle"))
 		return idle_clients(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: ctlfake listen pid1|escape|drip DIR | spool DIR COPYDIR | "
+	fprintf(stderr, "usage: ctlfake listen pid1|escape|drip DIR | spool DIR COPYDIR [SNAPFILE] | "
 		"hostile DIR | slow SOCKET | idle SOCKET N\n");
 	return 2;
 }

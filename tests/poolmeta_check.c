@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "spool_format.h"
+#include "spool_read.h"
 
 static int failures;
 
@@ -29,8 +30,10 @@ static int failures;
 
 static int new_spool(const char *path)
 {
-	struct spool_file_header h = { SPOOL_MAGIC, SPOOL_VERSION, (uint32_t)getpid(), "" };
+	struct spool_file_header h = { SPOOL_MAGIC, SPOOL_VERSION, (uint32_t)getpid(), "", 0, 0 };
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	h.crc = tp_spool_header_crc(&h);
 
 	if (fd < 0 || write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		perror(path);

@@ -12,6 +12,14 @@
  *   spoolmut FILE manyevents N      N event chunks after the first, copies of it named
  *                                   many0 .. manyN-1
  *   spoolmut FILE longname N        one such copy, named with N letters
+ *   spoolmut FILE dataloc N         the Nth page as it is: the first record with a string
+ *                                   (a __data_loc word at byte 16) says it is 65535 bytes
+ *   spoolmut FILE flip N            bit N of the file flipped (N modulo the file's bits)
+ *   spoolmut FILE bits              how many bits the file has
+ *
+ * The structural ones (hugesize aside) give the chunk they change its right checksum, as
+ * someone who crafts a spool would: the readers' checks behind the checksum are tried.
+ * random and flip leave it as it was, as damage does.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "spool_format.h"
+#include "spool_read.h"
 
 static char *buf;
 static size_t len;
@@ -28,6 +37,17 @@ static void die(const char *what)
 {
 	fprintf(stderr, "spoolmut: %s\n", what);
 	exit(2);
+}
+
+/* The chunk at `chunk` (its header, payload and padding) gets its right checksum. */
+static void seal(char *chunk)
+{
+	struct spool_chunk c;
+
+	memcpy(&c, chunk, sizeof(c));
+	c.crc = tp_spool_chunk_crc(&c, chunk + sizeof(c), ((size_t)c.size + 7) & ~(size_t)7,
+				   NULL, 0);
+	memcpy(chunk, &c, sizeof(c));
 }
 
 /* Offsets of the chunks, in order (up to max). */
@@ -124,6 +144,7 @@ static size_t many_events(int fd, long n, long long_name)
 		memcpy(chunk + sizeof(c) + 4, sys, sl);
 		memcpy(chunk + sizeof(c) + 4 + sl, newname, nl);
 		memcpy(chunk + sizeof(c) + 4 + sl + nl, rest, rest_len);
+		seal(chunk);
 		size = sizeof(c) + ((size + 7) & ~(size_t)7);
 		if (pwrite(fd, chunk, size, (off_t)pos) != (ssize_t)size)
 			die("cannot write the file");
@@ -140,8 +161,8 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 3)
-		die("usage: spoolmut FILE list|hugesize N|packedhdr N|rechdr N|random SEED|manyevents N|"
-		    "longname N");
+		die("usage: spoolmut FILE list|bits|reseal|hugesize N|packedhdr N|rechdr N|random SEED|"
+		    "manyevents N|longname N|flip N");
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die("cannot open the file");
@@ -149,6 +170,26 @@ int main(int argc, char **argv)
 	buf = malloc(len + 1);
 	if (!buf || pread(fd, buf, len, 0) != (ssize_t)len)
 		die("cannot read the file");
+	if (!strcmp(argv[2], "bits")) {
+		printf("%zu\n", len * 8);
+		return 0;
+	}
+	if (!strcmp(argv[2], "reseal")) {
+		/* Every whole chunk gets its right checksum (after a change made by hand). */
+		static size_t off[1 << 16];
+		size_t n = chunks(off, sizeof(off) / sizeof(off[0]));
+
+		for (size_t i = 0; i < n; i++) {
+			struct spool_chunk c;
+
+			memcpy(&c, buf + off[i], sizeof(c));
+			if (off[i] + sizeof(c) + (((size_t)c.size + 7) & ~(size_t)7) <= len)
+				seal(buf + off[i]);
+		}
+		if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+			die("cannot write the file");
+		return 0;
+	}
 	if (!strcmp(argv[2], "list")) {
 		static size_t off[1 << 16];
 		size_t n = chunks(off, sizeof(off) / sizeof(off[0]));
@@ -207,7 +248,34 @@ int main(int argc, char **argv)
 				die("one record only in the page");
 			put32(rec, 29);
 		}
+		seal(buf + off);
 		printf("%zu\n", off);
+	} else if (!strcmp(argv[2], "dataloc")) {
+		size_t off = records_chunk(arg, SPOOL_PAGE);
+		size_t body = off + sizeof(struct spool_chunk), rec, end;
+		struct spool_chunk c;
+		uint32_t w, arr, loc;
+
+		memcpy(&c, buf + off, sizeof(c));
+		rec = body + sizeof(struct spool_records);
+		end = body + c.size;
+		for (; rec + 8 <= end; rec += (w & 31) ? 8 : 8 + (arr - 4)) {
+			memcpy(&w, buf + rec, 4);
+			memcpy(&arr, buf + rec + 4, 4);
+			if ((w & 31) == 0 && arr - 4 >= 24)
+				break; /* a record with room for a __data_loc at 16 */
+		}
+		if (rec + 8 + 20 > end)
+			die("no record with a string in the page");
+		memcpy(&loc, buf + rec + 8 + 16, 4);
+		put32(rec + 8 + 16, (loc & 0xffff) | 0xffff0000u);
+		seal(buf + off);
+		printf("%zu\n", off);
+	} else if (!strcmp(argv[2], "flip")) {
+		size_t bit = (size_t)arg % (len * 8);
+
+		buf[bit / 8] ^= (char)(1 << (bit % 8));
+		printf("%zu: bit %zu flipped\n", bit / 8, bit % 8);
 	} else if (!strcmp(argv[2], "random")) {
 		static size_t off[1 << 16];
 		size_t n = chunks(off, sizeof(off) / sizeof(off[0])), at;

@@ -110,7 +110,8 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
 	# lib/tracedat.c itself (its mappings become heap copies).
 	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
-		"$L/arch/pack_x86_64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
+		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
+		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
 		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an

@@ -161,24 +161,64 @@ static void check_output(void)
 	free(buf);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * Every spool's header and whole chunks get their right checksums, so that what the fuzzer
+ * changes reaches the checks behind them (as a spool crafted on purpose would); an input
+ * whose length is a multiple of 16 is left as it is, for the checksums' own check.
+ */
+static void seal(uint8_t *p, size_t n)
+{
+	struct spool_file_header h;
+	size_t off = sizeof(h);
+
+	if (n < sizeof(h))
+		return;
+	memcpy(&h, p, sizeof(h));
+	h.crc = tp_spool_header_crc(&h);
+	memcpy(p, &h, sizeof(h));
+	while (off + sizeof(struct spool_chunk) <= n) {
+		struct spool_chunk c;
+		uint64_t span;
+
+		memcpy(&c, p + off, sizeof(c));
+		span = c.size <= SPOOL_CHUNK_MAX ? tp_spool_chunk_span(&c, n - off) : 0;
+		if (!span)
+			return;
+		c.crc = tp_spool_chunk_crc(&c, p + off + sizeof(c), span - sizeof(c), NULL, 0);
+		memcpy(p + off, &c, sizeof(c));
+		off += span;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
 	const char *paths[MAX_SPOOLS];
 	size_t start = 0;
 	int n = 0;
+	uint8_t *data = malloc(size ? size : 1);
+	bool fix = size % 16 != 0;
+
+	if (!data)
+		return 0;
+	memcpy(data, in, size);
 
 	/* Split at each further magic, on an 8-byte boundary as chunks are. */
 	for (size_t off = 8; off + sizeof(SPOOL_MAGIC) <= size && n < MAX_SPOOLS - 1; off += 8) {
 		if (memcmp(data + off, SPOOL_MAGIC, sizeof(SPOOL_MAGIC)))
 			continue;
+		if (fix)
+			seal(data + start, off - start);
 		put(spool_fd[n], data + start, off - start);
 		paths[n] = memfd_path[n];
 		n++;
 		start = off;
 	}
+	if (fix)
+		seal(data + start, size - start);
 	put(spool_fd[n], data + start, size - start);
 	paths[n] = memfd_path[n];
 	n++;
+	free(data);
 
 	for (int pass = 0; pass < 2; pass++) {
 		struct tracedat_result res;

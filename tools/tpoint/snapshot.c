@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "attach.h"
 #include "control_proto.h"
@@ -30,7 +31,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct attach a;
 	char err[1024] = "", *path = NULL;
 	pid_t pid = 0;
-	int c, fd = -1, ret = EXIT_FAIL;
+	int c, ret = EXIT_FAIL;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
@@ -72,16 +73,21 @@ int cmd_snapshot(int argc, char **argv)
 		tool_error("snapshot", "%s", err);
 		goto out;
 	}
-	/* The process names the file: read it only if it is one of its user's. */
-	char ref[32];
-	const char *spools[1] = { ref };
+	/*
+	 * The process names the file it wrote; only the one this tool made for it (with
+	 * O_EXCL, in a directory of its own: attach_make_dir()) is read, through the
+	 * descriptor the tool kept. Anything else may be any file the process's claim can
+	 * reach, a root-only one too: compared, never opened.
+	 */
+	const char *spools[1] = { a.spool_ref };
+	struct stat named, made;
 
-	fd = attach_open_result(&a, path, err, sizeof(err));
-	if (fd < 0) {
-		tool_error("snapshot", "%s", err);
+	if (lstat(path, &named) < 0 || fstat(a.spool_fd, &made) < 0 ||
+	    named.st_dev != made.st_dev || named.st_ino != made.st_ino) {
+		tool_error("snapshot", "process %d names %s as its snapshot, not the file made "
+			   "for it (%s/%d.spool): not read", (int)pid, path, a.dir, (int)pid);
 		goto out;
 	}
-	snprintf(ref, sizeof(ref), "/proc/self/fd/%d", fd);
 
 	if (tp_tracedat_from_spools(out, spools, 1, &res, err, sizeof(err)) < 0) {
 		tool_error("snapshot", "%s", err);
@@ -95,8 +101,6 @@ int cmd_snapshot(int argc, char **argv)
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tp_tracedat_result_free(&res);
 out:
-	if (fd >= 0)
-		close(fd);
 	free(path);
 	attach_cleanup(&a);
 	return ret;

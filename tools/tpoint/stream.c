@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +117,7 @@ struct streamer {
 	char **unpacked;
 	size_t nunpacked, unpacked_cap;
 	bool ended;    /* the spool says the recording ended */
+	bool damaged;  /* the spool is, from where it was said: not read further */
 	bool write_failed;
 	int write_errno;
 };
@@ -351,14 +353,24 @@ static uint64_t print_horizon(struct streamer *st)
  * Read what the process added, print the records of its whole chunks in time order, and
  * keep a chunk still being written for the next time. 0, or -1 if the spool is unusable.
  */
-static int pump(struct streamer *st)
+static int pump_window(struct streamer *st, bool *more)
 {
 	struct spool_walk walk;
 	size_t at = 0;
 	char why[256];
+	struct stat fst;
 
 	for (;;) {
 		ssize_t n;
+
+		/*
+		 * A window at a time: the process chooses the file's size (a truncate() makes a
+		 * gigabyte of zeros), and a whole chunk of the largest size is all a step needs.
+		 */
+		if (st->len >= SPOOL_CHUNK_MAX + sizeof(struct spool_chunk)) {
+			*more = true;
+			break;
+		}
 
 		if (st->cap - st->len < 65536) {
 			size_t cap = st->cap ? 2 * st->cap : 1 << 20;
@@ -410,13 +422,22 @@ static int pump(struct streamer *st)
 	 * The whole chunks; a chunk still being written stays for the next time. What the
 	 * process wrote wrong is passed over, as the file writer does (it says so there).
 	 */
-	walk = (struct spool_walk){ st->buf, st->len, at };
+	walk = (struct spool_walk){ st->buf, st->len, at, 0 };
+	if (fstat(st->fd, &fst) == 0 && (uint64_t)fst.st_size > st->read_off - st->len)
+		walk.file_len = (uint64_t)fst.st_size - (st->read_off - st->len);
 	for (;;) {
 		struct spool_item c;
 		enum spool_step step = tp_spool_next(&walk, &c, why, sizeof(why));
 
 		if (step == SPOOL_STEP_END || step == SPOOL_STEP_CUT)
 			break;
+		if (step == SPOOL_STEP_DAMAGED) { /* nothing after it can be found */
+			tool_error(VERB, "%s: offset %llu: %s", st->a.spool,
+				   (unsigned long long)(st->read_off - st->len + c.off), why);
+			st->damaged = true;
+			*more = false;
+			break;
+		}
 		if (step == SPOOL_STEP_BAD)
 			continue;
 		switch (c.type) {
@@ -479,7 +500,20 @@ static int pump(struct streamer *st)
 	}
 	memmove(st->buf, st->buf + at, st->len - at);
 	st->len -= at;
-	return 0;
+	return st->damaged ? -1 : 0;
+}
+
+/* What the process added, a window at a time. 0, or -1 if the spool is unusable. */
+static int pump(struct streamer *st)
+{
+	bool more = true;
+	int ret = 0;
+
+	while (more && !ret && !st->damaged) {
+		more = false;
+		ret = pump_window(st, &more);
+	}
+	return st->damaged ? -1 : ret;
 }
 
 /* Is the process gone? Its control socket closes when it ends, zombie or not. */
