@@ -116,11 +116,11 @@ for name in ${*:-filter pack spool elf tracedat}; do
 		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
-	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$L/globs.c" \
+	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
 		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
-		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" \
+		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
 		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
 	esac || fail=1
