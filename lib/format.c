@@ -332,12 +332,14 @@ static bool is_space(char c)
 }
 
 /* Length of the string or character literal starting at s (quote included), or 0 when it
- * does not end. */
+ * does not end or s does not start one (an empty print fmt: nothing past its NUL is read). */
 static size_t literal_len(const char *s)
 {
 	char q = s[0];
 	size_t i = 1;
 
+	if (q != '"' && q != '\'')
+		return 0;
 	while (s[i] && s[i] != q) {
 		if (s[i] == '\\' && s[i + 1])
 			i++;
