@@ -38,16 +38,8 @@ PY
 # The bytes of ctlfake's and ctltarget's hostile names, as the JSON writer says them.
 EVIL='\x1b]0;x\x07\x1b[2J\x9b\x9b\xff\xfe'
 
-mkdir -m 700 xdg
-export XDG_RUNTIME_DIR=$PWD/xdg
-"$B/tests/ctlfake" hostile "$PWD/xdg/tpoint" >fake.out 2>&1 &
-pids="$pids $!"
-for i in $(seq 200); do
-	grep -q '^ready' fake.out && break
-	sleep 0.1
-done
-F=$(sed -n 's/^ready //p' fake.out)
-[ -n "$F" ] || { cat fake.out; fail "the fake process did not start"; }
+. "$(dirname "$0")/lib/hostile_fake.sh"
+start_hostile_fake
 
 "$TPOINT" stat -p "$F" --json >stat.json 2>stat.err || { cat stat.err; fail "stat --json exited $?"; }
 strict stat.json "lines[0]['event'] == 'tpt_evil:name$EVIL' and
@@ -65,15 +57,8 @@ strict report.json "lines[0]['comm'] == '\x1b]0;x\x07\x1b[2J\x9b\xff' and
 echo "ok: report --json says the same bytes the same way"
 
 # top --json: a file whose name is not UTF-8, dirtied (root and tracefs's writeback events).
-[ "$(id -u)" = 0 ] || skip "skip: top's dirty view needs root (tracefs)"
-TR=""
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$d/events" ] && TR=$d && break
-done
-[ -n "$TR" ] || skip "skip: tracefs is not mounted"
-[ -d "$TR/events/writeback/writeback_mark_inode_dirty" ] ||
-	[ -d "$TR/events/writeback/writeback_dirty_inode" ] ||
-	skip "skip: the kernel has no writeback:writeback_mark_inode_dirty event"
+. "$(dirname "$0")/lib/dirty_view.sh"
+need_dirty_view
 BAD="$T/bad-$(printf '\377\376\233').txt"
 "$B/tests/toptarget" "$BAD" "$T/unlinked.txt" 200 30 >target.out 2>&1 &
 pids="$pids $!"

@@ -18,15 +18,8 @@ pids=""
 cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; user_unstage; }
 trap cleanup EXIT
 
-[ "$(id -u)" = 0 ] || skip "skip: the dirty view needs root (tracefs)"
-TR=""
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$d/events" ] && TR=$d && break
-done
-[ -n "$TR" ] || skip "skip: tracefs is not mounted"
-[ -d "$TR/events/writeback/writeback_mark_inode_dirty" ] ||
-	[ -d "$TR/events/writeback/writeback_dirty_inode" ] ||
-	skip "skip: the kernel has no writeback:writeback_mark_inode_dirty event"
+. "$(dirname "$0")/lib/dirty_view.sh"
+need_dirty_view
 command -v python3 >/dev/null || skip "skip: python3 is missing (it checks the JSON)"
 
 # start USER-PREFIX... DIR: a toptarget appending in DIR for 30 s; $P its pid.

@@ -9,15 +9,8 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 command -v tmux >/dev/null 2>&1 || skip "skip: tmux is not installed (scripts/deps.sh installs it)"
-[ "$(id -u)" = 0 ] || skip "skip: the dirty view needs root (tracefs)"
-TR=""
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$d/events" ] && TR=$d && break
-done
-[ -n "$TR" ] || skip "skip: tracefs is not mounted"
-[ -d "$TR/events/writeback/writeback_mark_inode_dirty" ] ||
-	[ -d "$TR/events/writeback/writeback_dirty_inode" ] ||
-	skip "skip: the kernel has no writeback:writeback_mark_inode_dirty event"
+. "$(dirname "$0")/lib/dirty_view.sh"
+need_dirty_view
 U8=""
 for l in C.UTF-8 C.utf8 en_US.UTF-8 en_US.utf8; do
 	[ "$(LC_ALL=$l locale charmap 2>/dev/null)" = UTF-8 ] && U8=$l && break

@@ -33,16 +33,8 @@ no_raw() {
 SHOWN='\x1b]0;x\x07\x1b[2J\x9b\xc2\x9b\xff\xfe'
 RAW=$(printf '\033]0;x\a\033[2J\233\302\233\377\376')
 
-mkdir -m 700 xdg
-export XDG_RUNTIME_DIR=$PWD/xdg
-"$B/tests/ctlfake" hostile "$PWD/xdg/tpoint" >fake.out 2>&1 &
-pids="$pids $!"
-for i in $(seq 200); do
-	grep -q '^ready' fake.out && break
-	sleep 0.1
-done
-F=$(sed -n 's/^ready //p' fake.out)
-[ -n "$F" ] || { cat fake.out; fail "the fake process did not start"; }
+. "$(dirname "$0")/lib/hostile_fake.sh"
+start_hostile_fake
 
 # list -p: the name, its refusal, condition and filter.
 on_tty "$TPOINT" list -p "$F" >list.tty 2>&1
