@@ -49,17 +49,13 @@ TRACEEVENT_LIBS = $(shell pkg-config --libs libtraceevent libtracefs 2>/dev/null
 TOP_CFLAGS = $(shell pkg-config --cflags ncursesw 2>/dev/null)
 TOP_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null)
 
-LIB_SRC := lib/clock.c lib/control.c lib/filter.c lib/format.c lib/jump.c lib/log.c lib/ownfile.c \
-	   lib/pack.c lib/pool.c lib/poolsize.c lib/print.c lib/registry.c lib/salvage.c \
-	   lib/handover.c lib/ringbuf.c lib/session.c lib/spool_read.c lib/tracedat.c lib/tracedat_v7.c lib/codec.c \
-	   lib/drain.c lib/spool_context.c lib/spool_out.c lib/spool_snapshot.c \
-	   lib/control_text.c lib/event_filter.c lib/globs.c lib/patterns.c lib/probes.c \
-	   lib/writer.c lib/arch/jump_x86_64.c lib/arch/jump_aarch64.c \
-	   lib/arch/pack_x86_64.c lib/crc32c.c lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c
+# Every file of lib/ is the runtime; lib/fmt/ holds the formats, shared with the tool.
+LIB_SRC := $(wildcard lib/*.c lib/arch/*.c lib/fmt/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
-TOOL_LIB_OBJ := $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
+FMT_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard lib/fmt/*.c))
+TOOL_LIB_OBJ := $(FMT_OBJ) $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
 		$(O)/lib/filter.o $(O)/lib/globs.o $(O)/lib/crc32c.o $(O)/lib/arch/crc32c_x86_64.o \
@@ -81,7 +77,7 @@ $(DEPS_OK):
 	@scripts/deps.sh
 	@mkdir -p $(O) && touch $@
 
-$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/tpoint/*.h include/tpoint/*/*.h) | $(O)/lib/arch
+$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h lib/fmt/*.h include/tpoint/*.h include/tpoint/*/*.h) | $(O)/lib/arch $(O)/lib/fmt
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
 $(SHLIB): $(LIB_OBJ) lib/libtpoint.map
@@ -105,7 +101,7 @@ INSTR_LDFLAGS = -L$(O) -ltpoint -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN'
 $(O)/examples/%: examples/%.c $(wildcard examples/*.h examples/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/examples
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iexamples -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
-$(O)/lib/arch $(O)/tools/tpoint $(O)/examples $(O)/tests:
+$(O)/lib/arch $(O)/lib/fmt $(O)/tools/tpoint $(O)/examples $(O)/tests:
 	mkdir -p $@
 
 # ---- tests ----
