@@ -1,9 +1,14 @@
 # tpoint - GNU make, no autotools.
 #   make                 library (shared + static), the tpoint tool, the examples
-#   make check           build and run every test; SANITIZE=1 builds with ASan+UBSan
+#   make check           build and run the unit and integration tests, one per CPU at once
+#                        (make check -j2: two); SANITIZE=1 builds with ASan+UBSan
+#   make check-stress    the same tests' long loops: 100k jump-label switches, the fuzzers for a
+#                        minute each, thousands of spool mutations, the whole build matrix...
+#   make check-busy      make check -j2 beside two busy loops: no test may fail on a busy machine
 #   make check-private   the tests run as another user, from a copy of the tree in a 0700 directory
 #   make check-tsan      the concurrency tests under ThreadSanitizer (clang), in build-tsan/
-#   make check-usdt-stress  bpftrace attached and detached 50 times under load (USDT probes)
+#   make check-usdt-stress  bpftrace attached and detached 50 times under load (USDT probes;
+#                        part of check-stress)
 #   make check-install   install into a scratch prefix; build, link and run programs against it
 #   make check-arm64     the C tests cross-built for arm64, run under qemu-user
 #   make fuzz            the readers of untrusted input under libFuzzer, 300 s each (clang)
@@ -52,14 +57,22 @@ TOP_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null)
 # Every file of lib/ is the runtime; lib/fmt/ holds the formats, shared with the tool.
 LIB_SRC := $(wildcard lib/*.c lib/arch/*.c lib/fmt/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+# Link sets: the parts of lib/ that go together, each named once, used by the tool, the unit
+# tests that link modules alone, and the fuzzers (FUZZ_SRC_*, below).
+CRC32C_SRC := lib/crc32c.c lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c
+PACK_SRC := lib/pack.c lib/arch/pack_x86_64.c
+# The page pool with what it logs, times and creates files with.
+POOL_SRC := lib/pool.c lib/log.c lib/clock.c lib/ownfile.c
+# What a test program that writes spools links for their checksums (lib/spool_read.h).
+SPOOL_CRC_SRC := lib/spool_read.c $(CRC32C_SRC) $(PACK_SRC) lib/ringbuf.c
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard lib/fmt/*.c))
 TOOL_LIB_OBJ := $(FMT_OBJ) $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
-		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
+		$(O)/lib/clock.o $(PACK_SRC:%.c=$(O)/%.o) $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
-		$(O)/lib/filter.o $(O)/lib/globs.o $(O)/lib/crc32c.o $(O)/lib/arch/crc32c_x86_64.o \
-		$(O)/lib/arch/crc32c_aarch64.o
+		$(O)/lib/filter.o $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
+TOOL_LIB_SRC = $(patsubst $(O)/%.o,%.c,$(TOOL_LIB_OBJ))
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 
@@ -147,10 +160,6 @@ $(O)/tests/kprint_test: tests/kprint_test.c tools/tpoint/kprint.c tools/tpoint/k
 $(O)/tests/fntarget: tests/fntarget.c tests/trace/events/tpt_fn.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
-# What a test program that writes spools links for their checksums (lib/spool_read.h).
-SPOOL_CRC_SRC := lib/spool_read.c lib/crc32c.c lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c \
-		 lib/pack.c lib/arch/pack_x86_64.c lib/ringbuf.c
-
 # Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.
 $(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
@@ -176,24 +185,21 @@ $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h li
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c
 
 # The checksum test links the CRC32C alone.
-$(O)/tests/crc32c_test: tests/crc32c_test.c lib/crc32c.c lib/crc32c.h lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/crc32c_test.c lib/crc32c.c \
-		lib/arch/crc32c_x86_64.c lib/arch/crc32c_aarch64.c
+$(O)/tests/crc32c_test: tests/crc32c_test.c $(CRC32C_SRC) lib/crc32c.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/crc32c_test.c $(CRC32C_SRC)
 
 # The packing test links the page packer alone.
-$(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pack.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pack_test.c lib/pack.c \
-		lib/arch/pack_x86_64.c
+$(O)/tests/pack_test: tests/pack_test.c $(PACK_SRC) lib/pack.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pack_test.c $(PACK_SRC)
 
 # The pool test links the page pool alone.
-$(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/internal.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c lib/pool.c lib/log.c \
-		lib/clock.c lib/ownfile.c -lpthread
+$(O)/tests/pool_test: tests/pool_test.c $(POOL_SRC) lib/internal.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c $(POOL_SRC) -lpthread
 
 # The stalled-producer test includes lib/pool.c, to hold a cell of its queue as a producer would.
-$(O)/tests/pool_stall_test: tests/pool_stall_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/internal.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/pool_stall_test.c lib/log.c \
-		lib/clock.c lib/ownfile.c -lpthread
+$(O)/tests/pool_stall_test: tests/pool_stall_test.c $(POOL_SRC) lib/internal.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/pool_stall_test.c \
+		$(filter-out lib/pool.c,$(POOL_SRC)) -lpthread
 
 # Jump-label sites in one file, a load-and-branch site of the same event in the other.
 $(O)/tests/jump_test: tests/jump_test.c tests/jump_plain.c $(wildcard tests/*.h tests/trace/events/*.h include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
@@ -220,8 +226,27 @@ $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*
 
 # make check TESTS='tests/top.sh build/tests/krecord_test' runs those alone.
 TESTS ?= $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
+# Tests at once: the -j given to make (make check -j2), else one per CPU. A test that needs
+# the machine to itself says so ("tpoint-test: alone", tests/run.sh) and runs after the others.
+CHECK_JOBS = $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),$(shell nproc 2>/dev/null),1)
+RUN_TESTS = O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh -j $(CHECK_JOBS)
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
-	@O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh -j $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $(TESTS)
+	@$(RUN_TESTS) $(TESTS)
+
+# The stress tier: the tests with long loops, run long (TPOINT_TEST_STRESS=1: jump_test's
+# 100,000 switches, assemble.sh's thousand damaged spools, report's truncations at every
+# byte, 50 bpftrace rounds a kind of USDT site, every build of the matrix, the fuzzers
+# FUZZ_SECONDS each). make check runs the same tests short: what they test, in seconds.
+STRESS_TESTS := $(O)/tests/jump_test tests/assemble.sh tests/report/run.sh tests/usdt_stress.sh \
+		tests/build_matrix.sh tests/fuzz/run.sh
+check-stress: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)
+	@TPOINT_TEST_STRESS=1 FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) TPOINT_TEST_TIMEOUT=1800 \
+		$(RUN_TESTS) $(STRESS_TESTS)
+
+# make check -j2 beside two busy loops (scripts/check-busy.sh): a test that fails on a busy
+# machine waited for a rate, not for what it wanted to see.
+check-busy:
+	@sh scripts/check-busy.sh $(if $(SANITIZE),SANITIZE=$(SANITIZE)) $(if $(filter command line,$(origin TESTS)),TESTS='$(TESTS)')
 
 # The tests that run programs as another user, from a copy of this tree placed where that
 # user cannot reach it (a directory of mode 0700, as a private home is): they must stage
@@ -232,10 +257,9 @@ check-private:
 	@sh scripts/check-private.sh $(USER_TESTS)
 
 # tests/usdt_stress.sh with the 50 bpftrace attach/detach rounds per kind of site of issue 24
-# (make check runs 5: each takes ~2.5 s).
+# (make check runs 5: each takes ~2.5 s), alone of the stress tier.
 check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
-	@USDT_STRESS_ROUNDS=50 TPOINT_TEST_TIMEOUT=1200 O=$(O) TPOINT=$(abspath $(TOOL)) \
-		sh tests/run.sh tests/usdt_stress.sh
+	@TPOINT_TEST_STRESS=1 TPOINT_TEST_TIMEOUT=1200 $(RUN_TESTS) tests/usdt_stress.sh
 
 # The tests of threads, signals, fork, dlopen, the control socket and jump-label patching,
 # under ThreadSanitizer, in build-tsan/ (TPOINT_TSAN_QUICK: fewer iterations, TSan is slow).
@@ -250,20 +274,36 @@ check-tsan:
 tsan-run: all $(TSAN_TESTS) $(TEST_LIBS) $(TEST_HELPERS)
 	@TPOINT_TSAN_QUICK=1 \
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 die_after_fork=0 suppressions=$(abspath tests/tsan.supp)" \
-	O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh $(TSAN_TESTS)
+	$(RUN_TESTS) $(TSAN_TESTS)
 
 # make install into a scratch prefix, and programs built against it (scripts/check-install.sh).
 check-install: all
 	@sh scripts/check-install.sh
 
-# libFuzzer on what reads untrusted bytes (tests/fuzz/run.sh; make check runs each for 5 s):
-# FUZZ_SECONDS each, FUZZ=NAME... for some of them (filter pack spool elf tracedat). What the
-# fuzzers find stays in $(O)/fuzz/NAME/ (corpus/: the inputs grown, the next run goes on from
-# them; artifacts/: the reproducers).
-FUZZ_SECONDS ?= 300
-fuzz:
+# libFuzzer on what reads untrusted bytes (tests/fuzz/run.sh; make check runs each for 1 s,
+# its seeds first, check-stress for 60): FUZZ_SECONDS each (300), FUZZ=NAME... for some of
+# them (filter pack spool elf tracedat). What the fuzzers find stays in $(O)/fuzz/NAME/
+# (corpus/: the inputs grown, the next run goes on from them; artifacts/: the reproducers).
+# What each links, the harness aside (run.sh reads these from the environment):
+export FUZZ_SRC_filter := lib/filter.c
+export FUZZ_SRC_pack := $(PACK_SRC)
+# The tool's part of the library; spool_fuzz.c includes lib/tracedat.c itself (its mappings
+# become heap copies).
+export FUZZ_SRC_spool = $(filter-out lib/tracedat.c,$(TOOL_LIB_SRC)) tools/tpoint/tracedat_read.c \
+		tools/tpoint/tracedat_v7read.c
+export FUZZ_SRC_elf := tools/tpoint/list.c tools/tpoint/control_client.c tools/tpoint/glob.c \
+		tools/tpoint/escape.c lib/globs.c lib/format.c
+export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c lib/codec.c \
+		tools/tpoint/report.c tools/tpoint/render.c tools/tpoint/kprint.c tools/tpoint/tep_guard.c \
+		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c
+fuzz: all
 	@mkdir -p $(O)/fuzz
-	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ)
+	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \
+		TPOINT=$(abspath $(TOOL)) sh tests/fuzz/run.sh $(FUZZ)
+
+# Each set above, as shell assignments (tests/fuzz/run.sh run by hand asks for them).
+fuzz-sets:
+	@$(foreach n,filter pack spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
 
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:
@@ -302,4 +342,4 @@ clean:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
-.PHONY: all deps check check-private check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean
+.PHONY: all deps check check-stress check-busy fuzz-sets check-private check-usdt-stress check-install check-tsan tsan-run check-arm64 fuzz demo bench bench-peers install clean

@@ -3,7 +3,8 @@
 # tree inside a directory of mode 0700, as a clone under a private home is. Those tests must
 # stage what the other user runs (tests/lib/user_stage.sh); one that reaches into the tree
 # as that user fails here, even where the tree itself sits in a world-readable directory.
-# The copy holds the tree as it is now (tracked and untracked files, no build output).
+# The copy holds the tree as it is now (tracked and untracked files) and its build/, times
+# kept, so that make in the copy finds it built (no second build of the same tree).
 # Arguments: the tests, named as `make check TESTS=...` names them ($(O) is build/ there).
 set -eu
 [ "$(id -u)" = 0 ] || { echo "check-private: not root: no other user to run tests as; nothing done"; exit 0; }
@@ -13,7 +14,8 @@ trap 'rm -rf "$home"' EXIT
 chmod 700 "$home"
 mkdir "$home/tpoint"
 git ls-files -z --cached --others --exclude-standard |
-	xargs -0 sh -c 'for f; do if [ -e "$f" ] || [ -L "$f" ]; then cp --parents -P "$f" "$0"; fi; done' "$home/tpoint"
+	xargs -0 sh -c 'for f; do if [ -e "$f" ] || [ -L "$f" ]; then cp --parents -P --preserve=timestamps "$f" "$0"; fi; done' "$home/tpoint"
+[ ! -d build ] || cp -a build "$home/tpoint/"
 echo "check-private: building a copy in $home (mode 0700)"
 make -C "$home/tpoint" -j2 --no-print-directory >"$home/build.log" 2>&1 ||
 	{ tail -n 30 "$home/build.log"; exit 1; }

@@ -10,12 +10,19 @@ B=$(dirname "$TPOINT")
 MUT=$B/tests/spoolmut
 command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
-# Random mutations tried (on the two kinds of spool together); fewer under the sanitizers,
-# which make each run some ten times slower.
-case ${O:-build} in
-*san*) MUTATIONS=${TPOINT_TEST_MUTATIONS:-100} ;;
-*) MUTATIONS=${TPOINT_TEST_MUTATIONS:-200} ;;
+# Random mutations tried (on the two kinds of spool together), and bits flipped beyond the
+# header's: enough for each kind of damage in make check, ten times that in make
+# check-stress (TPOINT_TEST_STRESS=1); half under the sanitizers, which make each run some
+# ten times slower.
+case ${TPOINT_TEST_STRESS:-0} in
+0) MUTATIONS=40 FLIPS=60 ;;
+*) MUTATIONS=400 FLIPS=600 ;;
 esac
+case ${O:-build} in
+*san*) MUTATIONS=$((MUTATIONS / 2)) FLIPS=$((FLIPS / 2)) ;;
+esac
+MUTATIONS=${TPOINT_TEST_MUTATIONS:-$MUTATIONS}
+FLIPS=${TPOINT_TEST_FLIPS:-$FLIPS}
 
 # The spools of a recording, as `record` keeps them when it cannot write the file: once
 # with the pages packed (the default), once with the pages as they are.
@@ -194,10 +201,6 @@ echo "ok: $MUTATIONS random mutations: $refusals refused with the directory kept
 # header have a checksum, so every such spool is refused (exit 1, the directory kept, the
 # damage named), and none makes a different file with exit 0. Every byte of the header, and
 # bits spread over the whole file, each bit of a byte in turn.
-case ${O:-build} in
-*san*) FLIPS=${TPOINT_TEST_FLIPS:-100} ;;
-*) FLIPS=${TPOINT_TEST_FLIPS:-300} ;;
-esac
 for kind in packed raw; do
 	bits=$("$MUT" $kind/*.spool bits)
 	i=0

@@ -35,7 +35,8 @@ echo "ok: errors"
 # The process is killed mid-recording: what it committed is in the file, without a gap.
 "$TPOINT" record -p "$P" -e tpt_ctl:ctl_tick -o killed.dat >rec.log 2>&1 &
 r=$!
-sleep 1
+wait_until 60 recording_is "$P" 'spool:' && wait_count "$P" tpt_ctl:ctl_tick recorded 200 ||
+	fail "record -p did not start"
 kill -9 "$P"
 wait $r || { cat rec.log; fail "record -p of a killed process exited $?"; }
 grep -q "is gone; its remaining pages were read from its buffer" rec.log || { cat rec.log; fail "no salvage"; }
@@ -50,11 +51,14 @@ fds=$(ls /proc/$P/fd | wc -l)
 threads=$(ls /proc/$P/task | wc -l)
 "$TPOINT" record -p "$P" -e tpt_ctl -o never.dat >/dev/null 2>&1 &
 r=$!
-sleep 0.7
-"$TPOINT" ps | grep -q "^ *$P .* spool:" || fail "the process does not show the recording"
+wait_until 60 recording_is "$P" 'spool:' ||
+	fail "the process does not show the recording"
 kill -9 $r
-sleep 1
-"$TPOINT" ps | grep -q "^ *$P .* none$" || { "$TPOINT" ps; fail "still recording after the recorder died"; }
+wait_until 60 recording_is "$P" 'none$' ||
+	{ "$TPOINT" ps; fail "still recording after the recorder died"; }
+# (the process lets go of the recording's descriptors and threads once it has seen it end)
+as_before() { [ "$(ls /proc/$P/fd | wc -l)" = "$fds" ] && [ "$(ls /proc/$P/task | wc -l)" = "$threads" ]; }
+wait_until 60 as_before
 "$TPOINT" list -p "$P" | grep -q enabled && fail "events still enabled after the recorder died"
 [ "$(ls /proc/$P/fd | wc -l)" = "$fds" ] || fail "descriptors leaked: $fds before, $(ls /proc/$P/fd | wc -l) after"
 [ "$(ls /proc/$P/task | wc -l)" = "$threads" ] || fail "threads leaked"
@@ -65,7 +69,7 @@ echo "ok: recorder killed: the process runs on, events off, no descriptor, threa
 # A process recording already (embedded) says so.
 TPOINT_EVENTS=tpt_ctl TPOINT_RECORD=emb.dat "$B/tests/ctltarget" 10 1000 >target.out 2>&1 &
 e=$!; pids="$pids $e"
-sleep 0.5
+wait_ready target.out $e || fail "ctltarget (embedded recording) did not start"
 "$TPOINT" record -p $e -e tpt_ctl -o x.dat --duration 1 2>err.txt; [ $? = 1 ] || fail "double recording"
 grep -q "records already (file:/.*/emb.dat)" err.txt || { cat err.txt; fail "double recording message"; }
 echo "ok: a process that records already is not recorded twice"
@@ -98,9 +102,9 @@ echo "ok: --block -b 64K: $n events, none lost; --block with --overwrite refused
 "$TPOINT" snapshot -p "$P" -o none.dat 2>err.txt; [ $? = 1 ] || fail "snapshot of nothing"
 grep -q "records nothing: enable events first" err.txt || { cat err.txt; fail "snapshot message"; }
 "$TPOINT" enable -p "$P" tpt_ctl:ctl_tick >/dev/null || fail "enable"
-sleep 0.5
+wait_count "$P" tpt_ctl:ctl_tick recorded 11 || fail "no ctl_tick recorded after enable"
 "$TPOINT" snapshot -p "$P" -o snap1.dat 2>/dev/null || fail "snapshot 1"
-sleep 0.5
+wait_count "$P" tpt_ctl:ctl_tick recorded 1 || fail "no ctl_tick recorded after snapshot 1"
 "$TPOINT" snapshot -p "$P" -o snap2.dat 2>/dev/null || fail "snapshot 2"
 n1=$(ticks snap1.dat | wc -l); n2=$(ticks snap2.dat | wc -l)
 [ "$n1" -gt 10 ] && [ "$n2" -gt "$n1" ] || fail "snapshots hold $n1 then $n2 events"

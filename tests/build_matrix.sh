@@ -7,6 +7,9 @@
 # it hits, which `tpoint report` reads back. A program whose events no file defines fails to
 # link with an error that names CREATE_TRACE_POINTS. Then the library itself at -O0 -g, as
 # `make CFLAGS='-O0 -g'` builds it, with a program that links it statically.
+# make check builds each kind of build once (no -O, -O0 -g, -O2, -Os, C11, PIE, LTO, jump
+# labels, C++ both ways); make check-stress (TPOINT_TEST_STRESS=1) every optimisation level
+# of each.
 set -u
 B=$(cd "$(dirname "$TPOINT")" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +22,10 @@ command -v clang >/dev/null && command -v clang++ >/dev/null ||
 INC="-I$top/include -I$top/tests"
 LINK="-L$B -ltpoint -Wl,-rpath,$B -lpthread"
 builds=0
+# full RUN-ARGS...: a build of the whole matrix only, in make check-stress.
+full() {
+	[ "${TPOINT_TEST_STRESS:-0}" = 0 ] || run "$@"
+}
 
 # run NAME CC-FOR-DEFS CC-FOR-MAIN LINKER "FLAGS" ["LINK-ONLY FLAGS" [LIBS]]: build, run
 # with every event on, and count what the recording holds.
@@ -51,20 +58,23 @@ run() {
 
 for cc in gcc clang; do
 	case $cc in gcc) cxx=g++ ;; clang) cxx=clang++ ;; esac
-	for o in "" "-O0" "-O0 -g" "-Og" "-O1" "-O2" "-O2 -g" "-O3" "-Os" "-Os -g"; do
+	for o in "" "-O0 -g" "-O2" "-Os"; do
 		run "$cc ${o:-(no -O)}" $cc $cc $cc "-std=gnu11 $o"
 	done
-	run "$cc -std=c11 -O0" $cc $cc $cc "-std=c11 -O0"
+	for o in "-O0" "-Og" "-O1" "-O2 -g" "-O3" "-Os -g"; do
+		full "$cc $o" $cc $cc $cc "-std=gnu11 $o"
+	done
+	full "$cc -std=c11 -O0" $cc $cc $cc "-std=c11 -O0"
 	run "$cc -std=c11 -O2" $cc $cc $cc "-std=c11 -O2"
 	run "$cc -O0 -fPIE -pie" $cc $cc $cc "-O0 -fPIE" -pie
 	run "$cc -O2 -fno-pie -no-pie" $cc $cc $cc "-O2 -fno-pie" -no-pie
-	run "$cc -O0 -fno-pie -no-pie" $cc $cc $cc "-O0 -fno-pie" -no-pie
-	run "$cc jump labels -O0" $cc $cc $cc "-O0 -DTPOINT_JUMP_LABEL"
+	full "$cc -O0 -fno-pie -no-pie" $cc $cc $cc "-O0 -fno-pie" -no-pie
+	full "$cc jump labels -O0" $cc $cc $cc "-O0 -DTPOINT_JUMP_LABEL"
 	run "$cc jump labels -O2 -g" $cc $cc $cc "-O2 -g -DTPOINT_JUMP_LABEL"
 	printf 'int main(void) { return 0; }\n' >lto.c
 	if $cc -O2 -flto lto.c -o lto 2>/dev/null; then
 		run "$cc -O2 -flto" $cc $cc $cc "-O2 -flto"
-		run "$cc -O0 -flto" $cc $cc $cc "-O0 -flto"
+		full "$cc -O0 -flto" $cc $cc $cc "-O0 -flto"
 	else
 		echo "note: $cc -flto does not link here (no linker plugin); LTO skipped for $cc"
 	fi

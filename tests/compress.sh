@@ -11,13 +11,17 @@ command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77;
 trace-cmd list -c 2>/dev/null | grep -q zstd ||
 	{ echo "this trace-cmd reads no zstd-compressed file (trace-cmd list -c)"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/wait.sh"
 version() { dd if="$1" bs=1 skip=10 count=1 2>/dev/null; }
 codec() { dd if="$1" bs=1 skip=18 count=4 2>/dev/null; }
 size() { stat -c %s "$1"; }
 
 # Spools of a recording: a main thread's ticks and a busy thread's events over some hundred
 # pages, and a second recording in a pool so small that it loses events (overwrite).
-# The counts of ticks are floors: a busy machine takes longer, never records less.
+# The counts of ticks are floors: a busy machine takes longer, never records less. What the
+# overwrite pool holds at the end depends on how the threads' pages interleaved (a busy
+# machine left one page of 100 events): the lossy file's test is its marks of loss, so it
+# needs events, not a number of them.
 mkdir sp lossy
 TPOINT_EVENTS=tpt_ctl TPOINT_SPOOL_DIR=$PWD/sp CTLTARGET_MIN_TICKS=2000 \
 	"$B/tests/ctltarget" 1 500 busythread >/dev/null || fail "ctltarget exited $?"
@@ -38,7 +42,9 @@ for d in sp lossy; do
 	trace-cmd report -i $d.v7.dat >$d.v7.txt 2>$d.v7.err ||
 		{ cat $d.v7.err; fail "trace-cmd report $d.v7.dat exited $?"; }
 	n=$(grep -c 'ctl_tick:\|ctl_odd:' $d.v6.txt)
-	[ "$n" -gt 1000 ] || fail "$d: only $n events in the file"
+	floor=1000
+	[ $d = lossy ] && floor=0
+	[ "$n" -gt $floor ] || fail "$d: only $n events in the file"
 	cmp -s $d.v6.txt $d.v7.txt || { diff $d.v6.txt $d.v7.txt | head; fail "$d: version 7 reads otherwise"; }
 	v6=$(size $d.v6.dat)
 	v7=$(size $d.v7.dat)
@@ -96,9 +102,9 @@ trace-cmd report -i six.dat 2>/dev/null | grep -q 'ctl_tick:' || fail "TPOINT_CO
 echo "ok: TPOINT_COMPRESS=lz4 said so and wrote version 6"
 
 # A running process (-p): its file compressed too.
-"$B/tests/ctltarget" 5 500 >/dev/null &
+"$B/tests/ctltarget" 5 500 >target.out &
 target=$!
-sleep 0.5
+wait_ready target.out $target || fail "ctltarget did not start"
 "$TPOINT" record -p $target --compress -e tpt_ctl --duration 1 -o p7.dat >/dev/null 2>err.txt ||
 	{ kill $target; cat err.txt; fail "record -p --compress exited $?"; }
 kill $target

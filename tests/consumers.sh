@@ -91,7 +91,7 @@ echo "ok: stream -f and record -p -f leave the process's own filters as they wer
 # 3. A stream reads without taking: the flight recorder keeps what it had and what came since.
 start 120 1000
 "$TPOINT" enable -p "$P" tpt_ctl:ctl_tick >/dev/null || fail "enable -p"
-sleep 1
+wait_count "$P" tpt_ctl:ctl_tick recorded 100 || fail "no history recorded in memory"
 stream_until ' ctl_tick: ' 100 -e tpt_ctl:ctl_tick
 first=$(ticks_of s.out | head -n 1)
 last=$(ticks_of s.out | tail -n 1)

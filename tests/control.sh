@@ -19,7 +19,7 @@ echo "ok: ps and list -p"
 
 "$TPOINT" enable -p "$P" 'tpt_ctl:*' | grep -qx "enabled 2 events of process $P" || fail "enable"
 "$TPOINT" ps | grep -q "^ *$P  ctltarget  *3  *2  memory$" || fail "ps after enable"
-sleep 0.5
+wait_count "$P" tpt_ctl:ctl_odd hits 11 || fail "ctl_odd: no hits counted"
 "$TPOINT" stat -p "$P" --json >s1.json || fail "stat --json exited $?"
 grep -q '^{"event": "tpt_ctl:ctl_odd", "condition": "n & 1", "hits": [0-9]*, "condition_skipped": [0-9]*, "filtered": 0, "recorded": [0-9]*, "lost": 0, "usdt": 0, "time": [0-9]*\.[0-9]*}$' s1.json ||
 	{ cat s1.json; fail "stat --json keys"; }
@@ -39,7 +39,8 @@ echo "ok: stat: $(grep '^jump labels' stat.txt)"
 
 "$TPOINT" filter -p "$P" tpt_ctl:ctl_tick 'name == "alpha" || name ~ "g*"' >/dev/null || fail "filter"
 "$TPOINT" list -p "$P" | grep -q '  filter: ' || fail "list -p shows no filter"
-sleep 0.5
+wait_count "$P" tpt_ctl:ctl_tick filtered 6 && wait_count "$P" tpt_ctl:ctl_tick recorded 3 ||
+	fail "the filter rejected or kept nothing"
 "$TPOINT" stat -p "$P" --json >s2.json
 f=$(sed -n 's/.*ctl_tick".*"filtered": \([0-9]*\),.*/\1/p' s2.json)
 r1=$(sed -n 's/.*ctl_tick".*"recorded": \([0-9]*\),.*/\1/p' s1.json)
@@ -59,7 +60,7 @@ echo "ok: filter: $f records rejected; errors name the field, the column, the ev
 
 "$TPOINT" stat -p "$P" --interval 0.3 >rates.txt 2>&1 &
 sp=$!
-sleep 1.1
+wait_lines rates.txt 2 'HITS/s' 60
 kill -INT $sp; wait $sp
 [ "$(grep -c 'HITS/s' rates.txt)" -ge 2 ] || { cat rates.txt; fail "--interval printed no rates"; }
 "$TPOINT" disable -p "$P" tpt_ctl | grep -qx "disabled 2 events of process $P" || fail "disable"
@@ -106,8 +107,8 @@ q=$!; pids="$pids $q"
 sleep 0.5
 "$TPOINT" ps | grep -q "^ *$q " && fail "TPOINT_CONTROL=0 still listens"
 start 20 1000 closefds
-sleep 1.5
-"$TPOINT" stat -p "$P" >/dev/null || fail "the socket of a program that closed its fds did not come back"
+wait_until 60 "$TPOINT" stat -p "$P" >/dev/null 2>&1 ||
+	fail "the socket of a program that closed its fds did not come back"
 echo "ok: forked child in ps, TPOINT_CONTROL=0, closed descriptors"
 
 dir=${XDG_RUNTIME_DIR:-}

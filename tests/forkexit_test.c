@@ -31,15 +31,20 @@
 enum { WHO_PARENT = 1, WHO_CHILD = 2, WHO_BEFORE = 3, WHO_AFTER = 4 };
 
 /*
- * The status of a link of the chain, or 99 if it and the links after it have not ended
- * within 5 s a link (a link takes 20 ms, under ASan 0.8 s): then it is killed, so that a
- * hang is a failure, not a test that never ends.
+ * The status of a link of the chain, or 99 if it and the links after it have not ended by
+ * the chain's deadline: then it is killed, so that a hang is a failure, not a test that
+ * never ends. A link takes 20 ms (under ASan 0.8 s), a busy machine's many times that: the
+ * deadline is the chain's start + 120 s, a second earlier for each link deeper, so that the
+ * link nearest the hang gives up first and its parents hear of it.
  */
-static int wait_link(pid_t child, int links)
+static uint64_t chain_deadline_ns;
+
+static int wait_link(pid_t child, int depth)
 {
+	uint64_t deadline = chain_deadline_ns - (uint64_t)depth * 1000000000u;
 	int st;
 
-	for (long ms = 0; ms < 5000L * links; ms += 10) {
+	while (tu_mono_ns() < deadline) {
 		if (waitpid(child, &st, WNOHANG) == child)
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
 		usleep(10000);
@@ -77,6 +82,7 @@ static int helper(const char *self, const char *what)
 	if (!strcmp(what, "chain")) {
 		int depth = 0, end;
 
+		chain_deadline_ns = tu_mono_ns() + (120 + CHAIN) * 1000000000ull;
 		for (;;) {
 			pid_t child;
 
@@ -88,7 +94,7 @@ static int helper(const char *self, const char *what)
 				depth++;
 				continue;
 			}
-			end = wait_link(child, CHAIN - depth);
+			end = wait_link(child, depth);
 			if (depth > 0)
 				_exit(end);
 			printf("chain=%d\n", end);

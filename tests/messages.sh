@@ -144,7 +144,8 @@ TPOINT_DEBUG=1 TPOINT_EVENTS='tpt_msg:*' TPOINT_RECORD=d.dat ./msgtarget >/dev/n
 TPOINT_EVENTS='tpt_msg:*' ./msgtarget loop 30 >/dev/null &
 MT=$!
 trap 'kill $MT 2>/dev/null' EXIT
-sleep 0.3
+. "$(dirname "$0")/lib/wait.sh"
+wait_until 60 "$TPOINT" list -p $MT >/dev/null 2>&1 || fail "msgtarget's control socket never came"
 "$TPOINT" list -p $MT >out.txt 2>&1 || { cat out.txt; fail "list -p exited $?"; }
 grep -q "^tpt_msg:msg_ratio  \[enabled\]  \[refused\]$" out.txt &&
 	grep -q "^  refused: stays off, libtraceevent cannot render its TP_printk: \"%f\"" out.txt ||

@@ -69,7 +69,7 @@ done
 # tpoint snapshot -o: of a process keeping events in memory; a good one first.
 start 60 1000
 "$TPOINT" enable -p "$P" 'tpt_ctl:*' >/dev/null || fail "enable -p"
-sleep 0.3
+wait_count "$P" tpt_ctl:ctl_tick recorded 10 || fail "nothing recorded in memory"
 "$TPOINT" snapshot -p "$P" -o snap-ok.dat 2>err.txt || { cat err.txt; fail "snapshot to a file"; }
 for k in $kinds; do
 	timeout 60 "$TPOINT" snapshot -p "$P" -o $k 2>err.txt

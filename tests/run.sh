@@ -11,7 +11,9 @@
 # have the machine to itself says so in its source with the line "tpoint-test: alone" and
 # why (it measures rates, saturates the CPUs, or holds machine-wide state such as a tracefs
 # instance or a fixed user's directory); those run one by one after the others. Each
-# result line gives the test's wall-clock seconds.
+# result line gives the test's wall-clock seconds and the CPU seconds it used (user + system,
+# of the processes it waited for): the wall clock grows with the machine's load, the CPU
+# time does not.
 jobs=1
 case "${1:-}" in
 -j) jobs=${2:-1}; shift 2 ;;
@@ -33,19 +35,24 @@ run_one() {
 	*) cmd="$path" ;;
 	esac
 	t0=$(date +%s)
-	out=$(cd "$tmp" && TPOINT_TEST_TMP=$tmp timeout "${TPOINT_TEST_TIMEOUT:-300}" $cmd 2>&1)
+	out=$(cd "$tmp" && TPOINT_TEST_TMP=$tmp timeout "${TPOINT_TEST_TIMEOUT:-300}" $cmd 2>&1
+	      rc=$?; times >"$tmp.cpu"; exit $rc)
 	rc=$?
 	secs=$(($(date +%s) - t0))
+	# times: the children's user and system time on its second line, as 0m1.230000s.
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+		    printf "%.1f", t }' "$tmp.cpu" 2>/dev/null)
+	rm -f "$tmp.cpu"
 	key=$results/$(printf '%s' "$name" | tr '/' '_')
 	if [ $rc -eq 0 ]; then
 		echo "pass $name" >"$key"
-		msg="PASS $name (${secs} s)"
+		msg="PASS $name (${secs} s, ${cpu:-?} s CPU)"
 	elif [ $rc -eq 77 ]; then
 		echo "skip $name" >"$key"
 		msg="SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"
 	else
 		echo "fail $name" >"$key"
-		msg="FAIL $name (exit $rc, ${secs} s)
+		msg="FAIL $name (exit $rc, ${secs} s, ${cpu:-?} s CPU)
 $(printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /')"
 	fi
 	printf '%s\n' "$msg"

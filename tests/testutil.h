@@ -158,6 +158,17 @@ static TU_UNUSED uint64_t tu_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The suite's tiers: make check runs each test at the size that tests its behaviour (seconds);
+ * make check-stress sets TPOINT_TEST_STRESS=1 and the same tests run their long loops.
+ */
+static TU_UNUSED int tu_stress(void)
+{
+	const char *s = getenv("TPOINT_TEST_STRESS");
+
+	return s && *s && strcmp(s, "0") != 0;
+}
+
 static TU_UNUSED pid_t tu_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

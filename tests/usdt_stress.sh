@@ -3,7 +3,7 @@
 # tpoint-test: alone (bpftrace attaches uprobes, under load)
 # The kernel changes an event's USDT semaphore at any time: bpftrace attaches to and detaches
 # from tpt_usdt:usdt_cond USDT_STRESS_ROUNDS times (default 5 per kind of site; 50 with
-# `make check-usdt-stress`) while `tpoint enable/disable -p` switches the same event on and
+# `make check-stress` or `make check-usdt-stress`) while `tpoint enable/disable -p` switches the same event on and
 # off as fast as it can, and two threads of the target hit it -- with load-and-branch sites,
 # then with jump-label sites. No crash; the counters add up (tpoint counts no more hits than
 # the threads made); the bpftrace rounds counted hits; at the end the word is exactly the
@@ -12,7 +12,9 @@
 set -u
 fail() { echo "FAIL: $*"; tail -5 target.out 2>/dev/null; exit 1; }
 . "$(dirname "$0")/usdt.inc"
-rounds=${USDT_STRESS_ROUNDS:-5}
+rounds=5
+[ "${TPOINT_TEST_STRESS:-0}" = 0 ] || rounds=50
+rounds=${USDT_STRESS_ROUNDS:-$rounds}
 
 [ "$(uname -m)" = x86_64 ] || [ "$(uname -m)" = aarch64 ] ||
 	{ echo "skip: USDT probes are written on x86-64 and arm64 only"; exit 77; }

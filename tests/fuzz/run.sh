@@ -13,20 +13,25 @@
 # (tests/fuzz/NAME_fuzz.c says what each checks besides not crashing). All of them when no
 # NAME is given.
 #
-# Builds each harness with clang's libFuzzer, ASan and UBSan, and runs it over its seeds in
-# tests/fuzz/NAME_corpus, and those it builds (the ELF objects, from the examples: an object
-# of an older tpoint would be refused before the record parser). New inputs go to the
-# scratch dir, never into the tree. Exit 0
-# when nothing crashed, leaked or timed out, 1 otherwise (the reproducer is named), 77 when
-# clang or libFuzzer is not there (the reason on the last line).
+# Builds each harness with clang's libFuzzer, ASan and UBSan (all at once, with the
+# library files the Makefile's FUZZ_SRC_NAME names), and runs it over its regressions in
+# tests/fuzz/NAME_corpus and the seeds it makes with this tree's code: the ELF objects of
+# the examples (an object of an older tpoint would be refused before the record parser),
+# their spools, packed and not, and their trace.dat files, version 6 and 7. New inputs go
+# to the scratch dir, never into the tree. Exit 0 when nothing crashed, leaked or timed out,
+# 1 otherwise (the reproducer is named), 77 when clang or libFuzzer is not there (the
+# reason on the last line).
 #
 # Scratch space: $TPOINT_TEST_TMP (tests/run.sh gives each test one), else a temporary dir.
-# FUZZ_SECONDS: the run time of each, 5 by default (a short run in make check; make fuzz
-# runs each for 300).
+# $O: the build whose examples and tool make the seeds (build).
+# FUZZ_SECONDS: the run time of each after its seeds, 1 by default (make check: the seeds
+# and regressions replayed, and a second's fuzzing; make check-stress runs each for 60,
+# make fuzz for 300).
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-secs=${FUZZ_SECONDS:-5}
+secs=${FUZZ_SECONDS:-1}
+B=$top/${O:-build}
 CLANG=${CLANG:-clang}
 
 if [ -n "$TPOINT_TEST_TMP" ]; then
@@ -54,14 +59,29 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined -o "$tmp/probe" "$tmp/probe.c"
 	exit 77
 fi
 
-# fuzz NAME SOURCE...: build tests/fuzz/NAME_fuzz.c with SOURCE... and run it; 0 or 1.
-fuzz() {
+# The library files each harness links: the Makefile's link sets (make fuzz-sets), in the
+# environment when make runs this, else asked for.
+[ -n "${FUZZ_SRC_spool:-}" ] ||
+	eval "$(env -u MAKEFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top" fuzz-sets)"
+
+# build NAME [FLAGS...]: build tests/fuzz/NAME_fuzz.c with its link set into $tmp; its
+# compiler's messages in $tmp/NAME.build.
+build() {
 	name=$1
 	shift
-	if ! "$CLANG" -std=gnu11 -g -O1 -Wall -Wextra -Werror \
+	eval "srcs=\$FUZZ_SRC_$name"
+	(cd "$top" && "$CLANG" -std=gnu11 -g -O1 -Wall -Wextra -Werror \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-I"$top/lib" -I"$top/include" -I"$top/tools/tpoint" \
-		-o "$tmp/${name}_fuzz" "$top/tests/fuzz/${name}_fuzz.c" "$@"; then
+		-o "$tmp/${name}_fuzz" "$top/tests/fuzz/${name}_fuzz.c" $srcs "$@") \
+		>"$tmp/$name.build" 2>&1
+}
+
+# fuzz NAME: run the harness built, over its seeds; 0 or 1.
+fuzz() {
+	name=$1
+	if [ ! -x "$tmp/${name}_fuzz" ]; then
+		cat "$tmp/$name.build"
 		echo "FAIL: the $name fuzz harness does not build"
 		return 1
 	fi
@@ -89,9 +109,6 @@ fuzz() {
 	     "($(ls "$tmp/$name/corpus" | wc -l) new inputs)"
 }
 
-L=$top/lib
-T=$top/tools/tpoint
-
 # The ELF seeds: the examples' objects, built with the current headers.
 elf_seeds() {
 	d=$tmp/elf/seeds
@@ -102,27 +119,47 @@ elf_seeds() {
 	done
 }
 
-fail=0
-for name in ${*:-filter pack spool elf tracedat}; do
+# The spool and trace.dat seeds: the examples recorded by this build, spools packed (the
+# default) and not, one of two processes laid end to end (spool_fuzz.c), the files as
+# version 6 and 7. Without the build (make all), the regressions alone.
+record_seeds() {
+	[ -x "$B/examples/hello" ] && [ -x "$B/examples/writeback" ] && [ -x "$B/tpoint" ] || {
+		echo "note: no $B/examples: the spool and trace.dat fuzzers start from their regressions"
+		return 0
+	}
+	s=$tmp/spool/seeds t=$tmp/tracedat/seeds r=$tmp/recordings
+	mkdir -p "$s" "$t" "$r/packed" "$r/raw" "$r/threads"
+	TPOINT_EVENTS='*' TPOINT_SPOOL_DIR=$r/packed "$B/examples/hello" >/dev/null 2>&1
+	TPOINT_EVENTS='*' TPOINT_SPOOL_DIR=$r/raw TPOINT_SPOOL_PACK=0 "$B/examples/hello" \
+		>/dev/null 2>&1
+	TPOINT_EVENTS='*' TPOINT_SPOOL_DIR=$r/threads "$B/examples/writeback" >/dev/null 2>&1
+	for k in packed raw threads; do
+		cat "$r/$k"/*.spool >"$s/$k" 2>/dev/null
+	done
+	cat "$s/packed" "$s/threads" >"$s/two-processes"
+	for k in packed threads; do
+		"$TPOINT" record --assemble "$r/$k" -o "$t/$k.v6.dat" >/dev/null 2>&1
+	done
+	TPOINT_EVENTS='*' TPOINT_RECORD=$t/hello.v7 TPOINT_COMPRESS=zstd "$B/examples/hello" \
+		>/dev/null 2>&1
+	ls "$s"/* "$t"/* >/dev/null 2>&1 || { echo "FAIL: no seed recorded with $B"; return 1; }
+}
+TPOINT=${TPOINT:-$B/tpoint}
+
+names=${*:-filter pack spool elf tracedat}
+for name in $names; do
 	case $name in
-	filter) fuzz filter "$L/filter.c" ;;
-	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
-	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
-	# lib/tracedat.c itself (its mappings become heap copies).
-	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
-		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
-		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
-		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
-		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
-	# Its seeds are built here from the examples, with this tree's headers: objects of an
-	# older tpoint are refused before the record parser is reached.
-	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
-		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
-	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
-		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
-		$(pkg-config --cflags --libs libtraceevent) ;;
-	*) echo "FAIL: no fuzz harness named $name"; false ;;
-	esac || fail=1
+	tracedat) build tracedat $(pkg-config --cflags --libs libtraceevent) & ;;
+	filter | pack | spool | elf) build $name & ;;
+	*) echo "FAIL: no fuzz harness named $name"; exit 1 ;;
+	esac
+done
+fail=0
+elf_seeds || fail=1
+record_seeds || fail=1
+wait
+for name in $names; do
+	fuzz $name || fail=1
 done
 exit $fail
