@@ -29,7 +29,7 @@ ifeq ($(SANITIZE),1)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 O := build-san
 # ASan makes the stress and report tests 3-5 times slower (stress_test: 3 min alone here).
-export TPOINT_TEST_TIMEOUT ?= 600
+export TPOINT_TEST_TIMEOUT ?= 1800
 endif
 # ThreadSanitizer (make check-tsan): clang's. gcc's refuses the seqlock's fences
 # (-Werror=tsan: it cannot model atomic_thread_fence; nor can clang's, which says nothing:

@@ -140,7 +140,9 @@ int main(int argc, char **argv)
 	      2 * PER_THREAD);
 	CHECK(l2 - l1 > PER_THREAD, "stuck drain: most are dropped, %llu",
 	      (unsigned long long)(l2 - l1));
-	CHECK(secs < 5.0, "stuck drain: the writers went on, %.2f s for %d events", secs,
+	/* Not a speed: writers that waited for the stuck drain would wait for ever (a few
+	 * tenths of a second here; a busy machine's many times that). */
+	CHECK(secs < 60.0, "stuck drain: the writers went on, %.2f s for %d events", secs,
 	      2 * PER_THREAD);
 	tu_note("stuck drain: %d events in %.2f s, %llu lost", 2 * PER_THREAD, secs,
 		(unsigned long long)(l2 - l1));
