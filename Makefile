@@ -257,7 +257,7 @@ check-private:
 	@sh scripts/check-private.sh $(USER_TESTS)
 
 # tests/usdt_stress.sh with the 50 bpftrace attach/detach rounds per kind of site of issue 24
-# (make check runs 5: each takes ~2.5 s), alone of the stress tier.
+# (make check runs 2: each takes ~2.5 s), alone of the stress tier.
 check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
 	@TPOINT_TEST_STRESS=1 TPOINT_TEST_TIMEOUT=1200 $(RUN_TESTS) tests/usdt_stress.sh
 

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tpoint-test: alone (the fuzzers saturate a CPU each)
 #
 # tests/fuzz/run.sh [NAME...] - fuzz what reads untrusted bytes, each for FUZZ_SECONDS:
 #	filter		the event filter (lib/filter.c)
