@@ -16,6 +16,7 @@
 set -u
 fail() { echo "FAIL: $*"; tail -5 target.out 2>/dev/null; for f in *.bt; do [ -f "$f" ] && tail -5 "$f"; done; exit 1; }
 . "$(dirname "$0")/usdt.inc"
+. "$(dirname "$0")/lib/wait.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 command -v readelf >/dev/null || { echo "skip: readelf (binutils) is not installed"; exit 77; }
@@ -134,10 +135,15 @@ for kind in plain jump; do
 		done
 		# Stop at the dlopened library's probe, then at the program's behind its condition
 		# (once tpoint stat, which brings jump-label sites in step, sees gdb's semaphore).
-		(sleep 3; echo "plugin 2" >&3; wait_usdt tpt_usdt:usdt_cond -ge 1; echo "hits 7" >&3) &
+		# The program is told to hit them once gdb has inserted its breakpoints (at once,
+		# always-inserted) and says so (gdb.go), however long a busy machine takes.
+		rm -f gdb.go
+		(wait_until 60 test -e gdb.go; echo "plugin 2" >&3; wait_usdt tpt_usdt:usdt_cond -ge 1
+		 echo "hits 7" >&3) &
 		feeder=$!
-		timeout 60 gdb -batch -p "$P" -ex 'break -probe-stap plugin:plugin_work' \
-			-ex 'break -probe-stap tpt_usdt:usdt_cond' -ex continue \
+		timeout 60 gdb -batch -p "$P" -ex 'set breakpoint always-inserted on' \
+			-ex 'break -probe-stap plugin:plugin_work' \
+			-ex 'break -probe-stap tpt_usdt:usdt_cond' -ex 'shell touch gdb.go' -ex continue \
 			-ex 'print $_probe_arg2' -ex 'delete 1' -ex continue -ex continue \
 			-ex 'print $_probe_arg0' >gdb2.txt 2>&1
 		grep -q '^\$1 = 0$' gdb2.txt && grep -q '^\$2 = 3$' gdb2.txt ||
