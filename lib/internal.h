@@ -262,8 +262,6 @@ HIDDEN int tp_writer_init(void);
 /* After a recording stopped: make every thread leave its page at its next event. */
 HIDDEN void tp_writer_detach_all(void);
 HIDDEN void tp_writer_after_fork(void);
-/* Count `n` records of event `index` as lost (overwritten) on behalf of this thread. */
-HIDDEN void tp_writer_count_lost_index(uint32_t index, uint64_t n);
 /* Records of event `index` too big for a page, since the process started (also lost). */
 HIDDEN uint64_t tp_writer_too_big(uint32_t index);
 /*
@@ -294,7 +292,6 @@ HIDDEN int tp_spool_snapshot(struct pool *p, const char *path);
 /* While a spool runs: bring it up to date and copy it whole into `path` (the snapshot's
  * file, which the client made: it reads no other). */
 HIDDEN int tp_spool_snapshot_copy(const char *path);
-HIDDEN const char *tp_spool_path(void);
 HIDDEN void tp_spool_set_live(bool live);
 HIDDEN void tp_spool_set_mode(struct pool *p, enum tpoint_mode mode);
 HIDDEN void tp_spool_fork_prepare(void);
@@ -305,7 +302,6 @@ HIDDEN void tp_spool_put_events(void);
 HIDDEN void tp_spool_mark_stats(void);
 
 /* ---- session.c ---- */
-HIDDEN bool tp_session_recording(void);
 /* "none", "memory", "file:PATH" or "spool:PATH", for `tpoint ps`. */
 HIDDEN const char *tp_session_describe(void);
 /* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */

@@ -326,7 +326,7 @@ uint32_t tp_registry_refused_by_abi(unsigned *abi)
 	return n;
 }
 
-/* Names from its meta record, of version 1 up to ABI 4, of version 2 from ABI 5 on. */
+/* An event of an object of this ABI whose descriptor says another (a mixed build). */
 static void refuse_event(const char *system, const char *name, unsigned abi)
 {
 	refused_by_abi++;
@@ -507,24 +507,11 @@ static void register_event(const struct tpoint_event_ref *ref)
 }
 
 /*
- * An object built for another ABI: its events stay off, said by name where its table is
- * known (ABI 1 to 5: pointers to descriptors of struct tpoint_event_v5's layout; only the
- * meaning of fields changed), by the object otherwise.
+ * An object built for another ABI: its events stay off, said by the object and its ABI (the
+ * layout of its table is this ABI's only).
  */
 static void refuse_module(const struct tpoint_module *mod)
 {
-	if (mod->abi >= 1 && mod->abi < 6) {
-		const struct tpoint_module_v5 *old = (const struct tpoint_module_v5 *)(const void *)mod;
-		const char *system, *name;
-
-		for (struct tpoint_event_v5 *const *e = old->events_begin; e < old->events_end; e++) {
-			if (!*e)
-				continue;
-			tpoint_meta_event_names((*e)->meta, &system, &name);
-			refuse_event(system, name, mod->abi);
-		}
-		return;
-	}
 	refused_by_abi++;
 	refused_abi = mod->abi;
 	tp_err("an object built for tpoint ABI %u (this library has %u) was not registered: "

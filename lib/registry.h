@@ -28,29 +28,6 @@ HIDDEN void tp_registry_slot_apply(struct event_slot *s);
  */
 HIDDEN void tp_registry_slot_prepare(struct event_slot *s);
 
-/*
- * The descriptor and the module as objects of ABI 1 to 5 laid them out (ABI 1 to 3 ended
- * the descriptor at meta): the registry names their refused events from them.
- */
-struct tpoint_event_v5 {
-	uint32_t enabled;
-	uint16_t id;
-	uint16_t abi;
-	uint32_t index;
-	uint32_t registered;
-	void *probes;
-	void *filter;
-	const struct tpoint_meta_class *class_meta;
-	const struct tpoint_meta_event *meta;
-};
-struct tpoint_module_v5 {
-	uint32_t abi;
-	struct tpoint_event_v5 *const *events_begin;
-	struct tpoint_event_v5 *const *events_end;
-	const char *meta_begin;
-	const char *meta_end;
-};
-
 /* ---- patterns.c ---- */
 HIDDEN void tp_registry_slot_apply_patterns(struct event_slot *s);
 HIDDEN bool tp_registry_slot_client_matches(const struct event_slot *s);

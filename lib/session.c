@@ -57,11 +57,6 @@ static struct {
 static void keep_enabled_locked(void);
 static void env_filters_check(void);
 
-bool tp_session_recording(void)
-{
-	return rec.active;
-}
-
 const char *tp_session_describe(void)
 {
 	pthread_mutex_lock(&session_mutex);

@@ -498,11 +498,6 @@ void tp_spool_close(int *err)
 	sp->file.fd = -1;
 }
 
-const char *tp_spool_path(void)
-{
-	return sp->path;
-}
-
 void tp_spool_after_fork(void)
 {
 	/* The parent's drain thread and file are not the child's. */
