@@ -18,13 +18,6 @@
 #include "salvage.h"
 #include "tracedat.h"
 
-/*
- * Defined in session.c, whose constructor reads TPOINT_EVENTS and TPOINT_RECORD. The
- * registry, which every instrumented object calls, refers to it, so that a program linked
- * with libtpoint.a gets session.o and that constructor even when it calls nothing of it.
- */
-HIDDEN extern const char tp_session_linked;
-
 /* Per-thread counters are one array of this many slots, mapped lazily. */
 #define TPOINT_MAX_EVENTS 4096u
 
@@ -130,7 +123,20 @@ HIDDEN void tp_registry_stats_text(char **buf, size_t *len);
 HIDDEN void tp_registry_report_unmatched(void);
 /* TPOINT_RECORD wrote `file` with no event enabled: say so, once, and why (tp_notice()). */
 HIDDEN void tp_registry_say_nothing_enabled(const char *file);
+/* After a fork, in the child: the lock, then the client's globs (patterns.c), forgotten. */
 HIDDEN void tp_registry_after_fork(void);
+HIDDEN void tp_registry_client_after_fork(void);
+/*
+ * An object's events into the registry (false: none, the object refused), each slot given
+ * to `added` as it fills, under the lock; and out of it, each slot given to `removed` before
+ * it lets go of its event (false: not registered). entry.c is the caller.
+ */
+HIDDEN bool tp_registry_add_module(const struct tpoint_module *mod,
+				   void (*added)(struct event_slot *s));
+HIDDEN bool tp_registry_remove_module(const struct tpoint_module *mod,
+				      void (*removed)(struct event_slot *s));
+/* The hook the registry calls, under its lock, after it changed an event's enable word. */
+HIDDEN void tp_registry_on_enable_change(void (*changed)(struct tpoint_event *ev));
 
 /* ---- pool.c: the pages, shared memory, and the queues between writers and the drain ---- */
 struct page_meta {
@@ -296,12 +302,32 @@ HIDDEN void tp_spool_set_live(bool live);
 HIDDEN void tp_spool_set_mode(struct pool *p, enum tpoint_mode mode);
 HIDDEN void tp_spool_fork_prepare(void);
 HIDDEN void tp_spool_after_fork(void);
+/* After a fork: the child counts from zero (spool_context.c). */
+HIDDEN void tp_spool_stats_forget(void);
 /* A recording begins: the counts its spools carry are from here on. */
 /* Newly registered events' definitions, into the spool now (session mutex held). */
 HIDDEN void tp_spool_put_events(void);
 HIDDEN void tp_spool_mark_stats(void);
 
-/* ---- session.c ---- */
+/* ---- session.c: a recording ---- */
+/* The public calls of the same names (entry.c). */
+HIDDEN int tp_session_set_buffer_size(size_t bytes);
+HIDDEN int tp_session_set_mode(enum tpoint_mode mode);
+HIDDEN int tp_session_record_start(const char *path);
+HIDDEN int tp_session_record_stop(void);
+HIDDEN int tp_session_flush(void);
+/* The session mutex, held across fork() (init.c). */
+HIDDEN void tp_session_lock(void);
+HIDDEN void tp_session_unlock(void);
+/* What the parent recorded, for the child to go on (session_env.c). */
+struct session_parent {
+	bool was_recording;
+	bool spool_only;
+	char *out; /* the parent's file, the child's now (freed by tp_session_env_after_fork()) */
+};
+/* In the child: the parent's recording, then the child's state, forgotten. */
+HIDDEN void tp_session_fork_child(struct session_parent *parent);
+HIDDEN void tp_session_forget_parent(void);
 /* "none", "memory", "file:PATH" or "spool:PATH", for `tpoint ps`. */
 HIDDEN const char *tp_session_describe(void);
 /* Make sure enabled events have somewhere to go: an in-memory pool if nothing records. */
@@ -320,6 +346,26 @@ HIDDEN int tp_session_attach(const char *spool, const char *patterns, enum tpoin
 HIDDEN int tp_session_detach(bool keep);
 /* Write the recording's current contents into a spool; `path` gets the spool to read. */
 HIDDEN int tp_session_snapshot(const char *dir, char *path, size_t pathlen);
+
+/* ---- session_env.c: the environment's recording ---- */
+/* TPOINT_BUFFER_SIZE, TPOINT_MODE, TPOINT_COMPRESS, TPOINT_EVENTS and TPOINT_FILTER. */
+HIDDEN void tp_session_configure_from_env(void);
+/* TPOINT_RECORD's or TPOINT_SPOOL_DIR's recording, as the library loads. */
+HIDDEN void tp_session_env_start(void);
+/* At exit: the recording completed, the children's files written, what never matched said. */
+HIDDEN void tp_session_env_at_exit(void);
+/* In a forked child, after every module's reset: its recording goes on as the parent's did. */
+HIDDEN void tp_session_env_after_fork(struct session_parent *parent);
+
+/* ---- env_filters.c: TPOINT_FILTER ---- */
+HIDDEN void tp_env_filters_parse(const char *value);
+/* Events registered: the filters that name them are tried on them. */
+HIDDEN void tp_env_filters_check(void);
+/* At exit: the filters whose event never registered, said. */
+HIDDEN void tp_env_filters_report(void);
+
+/* ---- init.c ---- */
+HIDDEN extern const char tp_init_linked;
 
 /* ---- control.c ---- */
 HIDDEN void tp_control_start(void);

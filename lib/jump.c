@@ -316,6 +316,8 @@ TPOINT_EXPORT void tpoint_jump_register(const struct tpoint_jump_entry *begin,
 
 	if (!begin || end <= begin)
 		return;
+	/* From here on the registry tells the sites of each change of an enable word. */
+	tp_registry_on_enable_change(tp_jump_event_changed);
 	pthread_mutex_lock(&jump_mutex);
 	if (!page_size)
 		page_size = (size_t)sysconf(_SC_PAGESIZE);

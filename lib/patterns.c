@@ -120,30 +120,6 @@ int tp_registry_enable_patterns(const char *list, bool on, bool from_env)
 	return ret;
 }
 
-TPOINT_EXPORT int tpoint_enable(const char *list)
-{
-	int ret;
-
-	tp_registry_lock();
-	ret = add_patterns(list, true, false);
-	tp_registry_unlock();
-	if (ret > 0)
-		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
-	tp_registry_run_fn_calls();
-	return ret;
-}
-
-TPOINT_EXPORT int tpoint_disable(const char *list)
-{
-	int ret;
-
-	tp_registry_lock();
-	ret = add_patterns(list, false, false);
-	tp_registry_unlock();
-	tp_registry_run_fn_calls();
-	return ret;
-}
-
 int tp_registry_set_client(const char *globs)
 {
 	char *copy = NULL;
@@ -168,11 +144,15 @@ int tp_registry_set_client(const char *globs)
 	return matched;
 }
 
-/* After a fork: a client attached to the parent is the parent's. */
-void tp_registry_forget_client(void)
+/* After a fork: a client attached to the parent is the parent's, none records the child. */
+void tp_registry_client_after_fork(void)
 {
 	free(client_globs);
 	client_globs = NULL;
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		tp_slots[i].client = false;
+		tp_registry_slot_apply(&tp_slots[i]);
+	}
 }
 
 void tp_registry_report_unmatched(void)

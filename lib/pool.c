@@ -29,6 +29,8 @@
 #include <unistd.h>
 #include "internal.h"
 
+struct pool *tp_active_pool;
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14: older C libraries do not define it */
 #endif

@@ -31,7 +31,6 @@ HIDDEN void tp_registry_slot_prepare(struct event_slot *s);
 /* ---- patterns.c ---- */
 HIDDEN void tp_registry_slot_apply_patterns(struct event_slot *s);
 HIDDEN bool tp_registry_slot_client_matches(const struct event_slot *s);
-HIDDEN void tp_registry_forget_client(void);
 
 /* ---- event_filter.c ---- */
 /* The filter wanted for the slot's event by name, if any, compiled and attached. */

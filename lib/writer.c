@@ -27,8 +27,6 @@ static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
 TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec"))) = {
 	.top = &unlinked_stream,
 };
-struct pool *tp_active_pool;
-
 static struct thread_rec *thread_head;
 static pthread_key_t thread_key;
 static bool thread_key_ok;

@@ -19,7 +19,6 @@
 #include "internal.h"
 #include "testutil.h"
 
-struct pool *tp_active_pool; /* pool.c's block mode looks at it; writer.c defines it */
 
 #define THREADS 4
 #define ROUNDS 1000000
