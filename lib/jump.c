@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <tpoint/jump_label.h>
+#include "env.h"
 #include "format.h"
 #include "internal.h"
 #include "jump_arch.h"
@@ -85,11 +86,9 @@ static __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...)
 /* Decide once whether this process may patch its code at all. */
 static bool patching_allowed(void)
 {
-	const char *env = tp_getenv("TPOINT_JUMP_LABEL");
-
 	if (patching)
 		return patching > 0;
-	if (env && !strcmp(env, "0")) {
+	if (tp_env_jump_label_off()) {
 		refuse("%s", "TPOINT_JUMP_LABEL=0");
 		return false;
 	}

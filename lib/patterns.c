@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "env.h"
 #include "globs.h"
 #include "internal.h"
 #include "registry.h"
@@ -173,7 +174,7 @@ void tp_registry_report_unmatched(void)
  */
 void tp_registry_say_nothing_enabled(const char *file)
 {
-	const char *env = tp_getenv("TPOINT_EVENTS");
+	const char *env = tp_env_events();
 	bool any = false, refused = false;
 	unsigned abi;
 

@@ -17,43 +17,23 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "env.h"
 #include "internal.h"
 #include "session.h"
 
 void tp_session_configure_from_env(void)
 {
 	const char *v;
-	size_t size;
 
-	v = tp_getenv("TPOINT_BUFFER_SIZE");
-	if (v) {
-		if (tp_pool_size_parse(v, &size) < 0)
-			tp_err("TPOINT_BUFFER_SIZE='%s': expected " TP_POOL_SIZE_EXPECTED "; using "
-			       "%zuM", v, pool_bytes >> 20);
-		else
-			pool_bytes = size;
-	}
-	v = tp_getenv("TPOINT_MODE");
-	if (v) {
-		if (!strcmp(v, "discard"))
-			pool_mode = TPOINT_MODE_DISCARD;
-		else if (!strcmp(v, "overwrite"))
-			pool_mode = TPOINT_MODE_OVERWRITE;
-		else if (!strcmp(v, "block"))
-			pool_mode = TPOINT_MODE_BLOCK;
-		else
-			tp_err("TPOINT_MODE='%s': expected 'discard', 'overwrite' or 'block'; using "
-			       "discard", v);
-	}
-	v = tp_getenv("TPOINT_COMPRESS");
-	if (v && *v && strcmp(v, "none"))
-		compress_spec = strdup(v);
-	v = tp_getenv("TPOINT_EVENTS");
+	tp_env_buffer_size(&pool_bytes);
+	tp_env_mode(&pool_mode);
+	compress_spec = tp_env_compress();
+	v = tp_env_events();
 	if (v && tp_registry_enable_patterns(v, true, true) == -EINVAL)
 		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
 		       v);
 	tp_registry_run_fn_calls();
-	v = tp_getenv("TPOINT_FILTER");
+	v = tp_env_filter();
 	if (v)
 		tp_env_filters_parse(v);
 }
@@ -163,8 +143,8 @@ static char *env_owned_out;
 /* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
 static void start_from_env(void)
 {
-	const char *dir = tp_getenv("TPOINT_SPOOL_DIR");
-	const char *path = tp_getenv("TPOINT_RECORD");
+	const char *dir = tp_env_spool_dir();
+	const char *path = tp_env_record();
 	char *spool = NULL, *out = NULL, *what = NULL;
 
 	if (dir && *dir) {
@@ -184,7 +164,7 @@ static void start_from_env(void)
 	 * A child of the recording process (forked, or exec'd from one) records beside it,
 	 * into FILE.<pid>: the owner's pid travels in the environment across exec.
 	 */
-	const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
+	const char *owner = tp_env_record_owner();
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
@@ -198,7 +178,7 @@ static void start_from_env(void)
 		out = strdup(path);
 		if (!out)
 			return;
-		setenv("TPOINT_RECORD_OWNER", pid, 1);
+		tp_env_set_record_owner(pid);
 		/* Ours, from the image before exec, or a new one. */
 		collect_fd = tp_collect_owned();
 		if (collect_fd < 0 && tp_collect_make(&collect_fd, true) < 0)
@@ -344,8 +324,8 @@ void tp_session_env_at_exit(void)
 
 	pthread_mutex_lock(&session_mutex);
 	if (rec.active) {
-		const char *env = tp_getenv("TPOINT_RECORD");
-		const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
+		const char *env = tp_env_record();
+		const char *owner = tp_env_record_owner();
 
 		/*
 		 * TPOINT_RECORD's own file, in the process that owns it: said, by the name the
@@ -386,7 +366,7 @@ void tp_session_env_after_fork(struct session_parent *parent)
 	tp_registry_apply_recording(false);
 	if (!spool_only && !parent_out) {
 		tp_session_keep_enabled_locked(); /* the parent kept its events in memory: so does the child */
-	} else if (spool_only || tp_getenv("TPOINT_RECORD")) {
+	} else if (spool_only || tp_env_record()) {
 		start_from_env(); /* a recording of the environment's goes on as one */
 	} else if (parent_out) {
 		char *out = NULL, why[1024];
@@ -402,15 +382,15 @@ void tp_session_env_after_fork(struct session_parent *parent)
 /* TPOINT_RECORD's own process: not `tpoint record`'s, nor a child that records FILE.<pid>. */
 static bool record_owner(void)
 {
-	const char *dir = tp_getenv("TPOINT_SPOOL_DIR"), *path = tp_getenv("TPOINT_RECORD");
-	const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
+	const char *dir = tp_env_spool_dir(), *path = tp_env_record();
+	const char *owner = tp_env_record_owner();
 
 	return (!dir || !*dir) && path && *path && (!owner || atoi(owner) == (int)getpid());
 }
 
 void tp_session_env_start(void)
 {
-	if (tp_getenv("TPOINT_RECORD") || tp_getenv("TPOINT_SPOOL_DIR")) {
+	if (tp_env_record() || tp_env_spool_dir()) {
 		/* Before anything records, and before any thread of ours: fork() is safe here. */
 		if (record_owner())
 			tp_watch_start();

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "env.h"
 #include "internal.h"
 #include "pack.h"
 #include "spool.h"
@@ -358,11 +359,7 @@ void tp_spool_free_state(void)
  */
 static pack_fn spool_packer(void)
 {
-	const char *v = tp_getenv("TPOINT_SPOOL_PACK");
-
-	if (v && strcmp(v, "0") && strcmp(v, "1"))
-		tp_err("TPOINT_SPOOL_PACK='%s': expected 0 or 1; packing where the CPU can", v);
-	if (v && !strcmp(v, "0"))
+	if (!tp_env_spool_pack())
 		return NULL;
 	return tp_pack_encoder();
 }
