@@ -186,12 +186,12 @@ $(O)/tests/pack_test: tests/pack_test.c lib/pack.c lib/arch/pack_x86_64.c lib/pa
 		lib/arch/pack_x86_64.c
 
 # The pool test links the page pool alone.
-$(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/internal.h | $(O)/tests
+$(O)/tests/pool_test: tests/pool_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/pool.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c lib/pool.c lib/log.c \
 		lib/clock.c lib/ownfile.c -lpthread
 
 # The stalled-producer test includes lib/pool.c, to hold a cell of its queue as a producer would.
-$(O)/tests/pool_stall_test: tests/pool_stall_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/internal.h | $(O)/tests
+$(O)/tests/pool_stall_test: tests/pool_stall_test.c lib/pool.c lib/log.c lib/clock.c lib/ownfile.c lib/pool.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/pool_stall_test.c lib/log.c \
 		lib/clock.c lib/ownfile.c -lpthread
 

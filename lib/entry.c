@@ -8,8 +8,13 @@
  * calls of the session are here too, so that this file is the one that the program's calls
  * reach first.
  */
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "env_filters.h"
+#include "event_filter.h"
+#include "init.h"
+#include "patterns.h"
 #include "registry.h"
+#include "session.h"
 
 /*
  * Pulls init.o, and its constructor, into programs linked with libtpoint.a: they call

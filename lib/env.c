@@ -8,8 +8,10 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
-#include "internal.h"
+#include "log.h"
+#include "poolsize.h"
 
 const char *tp_env_record(void)
 {

@@ -9,7 +9,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "env_filters.h"
+#include "event_filter.h"
+#include "log.h"
 
 /* The next `c` of s outside quoted strings (the filter syntax has no escapes), or NULL. */
 static char *find_unquoted(char *s, char c)

@@ -31,8 +31,13 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
-#include "internal.h"
+#include "handover.h"
+#include "log.h"
+#include "ownfile.h"
+#include "pool.h"
+#include "salvage.h"
 #include "tracedat.h"
 
 char *tp_handover_spool_name(const char *base, int gen)

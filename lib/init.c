@@ -7,7 +7,21 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "control.h"
+#include "drain.h"
+#include "env_filters.h"
+#include "handover.h"
+#include "init.h"
+#include "jump.h"
+#include "log.h"
+#include "patterns.h"
+#include "registry.h"
+#include "session.h"
+#include "session_env.h"
+#include "spool_context.h"
+#include "spool_out.h"
+#include "writer.h"
 
 /* What entry.c refers to, so that a program linked with libtpoint.a gets this file. */
 const char tp_init_linked = 1;

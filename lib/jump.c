@@ -26,10 +26,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <tpoint/jump_label.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
 #include "format.h"
-#include "internal.h"
+#include "jump.h"
 #include "jump_arch.h"
+#include "log.h"
+#include "registry.h"
+#include "sized.h"
 
 struct jump_site {
 	struct tpoint_event *ev;

@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
-#include "internal.h"
+#include "log.h"
 
 static tpoint_log_fn log_fn;
 static void *log_arg;

@@ -10,9 +10,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
 #include "globs.h"
-#include "internal.h"
+#include "log.h"
+#include "patterns.h"
 #include "registry.h"
 
 struct pattern {

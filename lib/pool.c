@@ -27,7 +27,11 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "clock.h"
+#include "log.h"
+#include "ownfile.h"
+#include "pool.h"
 
 struct pool *tp_active_pool;
 

@@ -17,9 +17,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "filter.h"
 #include "format.h"
-#include "internal.h"
+#include "log.h"
 #include "registry.h"
 
 /*

@@ -17,9 +17,23 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "codec.h"
-#include "internal.h"
+#include "drain.h"
+#include "handover.h"
+#include "log.h"
+#include "ownfile.h"
+#include "patterns.h"
+#include "pool.h"
+#include "poolsize.h"
+#include "registry.h"
 #include "session.h"
+#include "session_state.h"
+#include "spool_context.h"
+#include "spool_out.h"
+#include "spool_snapshot.h"
+#include "tracedat.h"
+#include "writer.h"
 
 #define DEFAULT_POOL_BYTES (8u << 20)
 #define MIN_POOL_BYTES TP_POOL_MIN_BYTES

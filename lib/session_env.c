@@ -17,9 +17,20 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
-#include "internal.h"
+#include "env_filters.h"
+#include "handover.h"
+#include "log.h"
+#include "ownfile.h"
+#include "patterns.h"
+#include "registry.h"
+#include "salvage.h"
 #include "session.h"
+#include "session_env.h"
+#include "session_state.h"
+#include "spool_out.h"
+#include "tracedat.h"
 
 void tp_session_configure_from_env(void)
 {

@@ -3,7 +3,8 @@
  * The spool being written, shared by the files that write it: spool_out.c (the buffer, the
  * write, a full disk, opening and closing), spool_context.c (what the file needs besides
  * records), drain.c (the drain thread) and spool_snapshot.c (a copy of the pool). Their entry
- * points for the rest of the library are in internal.h ("spool").
+ * points for the rest of the library are in drain.h, spool_out.h, spool_context.h and
+ * spool_snapshot.h.
  */
 #ifndef TPOINT_SPOOL_H
 #define TPOINT_SPOOL_H
@@ -12,8 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "hidden.h"
+#include "ownfile.h"
 #include "pack.h"
+#include "pool.h"
 #include "spool_format.h"
 
 struct spool {

@@ -11,9 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "clock.h"
+#include "ownfile.h"
+#include "pool.h"
+#include "registry.h"
 #include "spool.h"
+#include "spool_context.h"
 #include "spool_format.h"
+#include "writer.h"
 
 void tp_spool_put_clock_sample(void)
 {

@@ -16,12 +16,17 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
-#include "internal.h"
+#include "log.h"
+#include "ownfile.h"
 #include "pack.h"
+#include "pool.h"
 #include "spool.h"
 #include "spool_format.h"
+#include "spool_out.h"
 #include "spool_read.h"
+#include "writer.h"
 
 _Static_assert(SPOOL_CHUNK_MAX >= (256u << 10) + TPOINT_PAGE_SIZE,
 	       "a reader takes the largest chunk the writer makes");

@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
 #include "registry.h"
+#include "sized.h"
+#include "writer.h"
 
 /*
  * The size of the struct as the first version declared it (x86-64, arm64): the least a

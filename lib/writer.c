@@ -16,10 +16,14 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "filter.h"
 #include "format.h"
-#include "internal.h"
+#include "log.h"
+#include "pool.h"
+#include "registry.h"
 #include "ringbuf.h"
+#include "writer.h"
 
 /* Where every thread's reservations start (struct tpoint_tls): never written. */
 static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };

@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "pool.h"
 #include "testutil.h"
 
 
