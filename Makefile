@@ -193,11 +193,11 @@ $(O)/tests/pack_test: tests/pack_test.c $(PACK_SRC) lib/pack.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pack_test.c $(PACK_SRC)
 
 # The pool test links the page pool alone.
-$(O)/tests/pool_test: tests/pool_test.c $(POOL_SRC) lib/internal.h | $(O)/tests
+$(O)/tests/pool_test: tests/pool_test.c $(POOL_SRC) lib/pool.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/pool_test.c $(POOL_SRC) -lpthread
 
 # The stalled-producer test includes lib/pool.c, to hold a cell of its queue as a producer would.
-$(O)/tests/pool_stall_test: tests/pool_stall_test.c $(POOL_SRC) lib/internal.h | $(O)/tests
+$(O)/tests/pool_stall_test: tests/pool_stall_test.c $(POOL_SRC) lib/pool.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/pool_stall_test.c \
 		$(filter-out lib/pool.c,$(POOL_SRC)) -lpthread
 

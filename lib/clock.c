@@ -5,7 +5,8 @@
  * taken together, and the file writer interpolates between them.
  */
 #include <time.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "clock.h"
 
 uint64_t tp_mono_now(void)
 {

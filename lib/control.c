@@ -32,8 +32,17 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
+#include "control.h"
 #include "control_proto.h"
-#include "internal.h"
+#include "control_text.h"
+#include "event_filter.h"
+#include "jump.h"
+#include "log.h"
+#include "patterns.h"
+#include "registry.h"
+#include "session.h"
+#include "threads.h"
 
 #define MAX_CLIENTS 16
 #define REQUEST_MS 2000 /* a request, from its first byte to its last */

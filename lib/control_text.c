@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "control_text.h"
+#include "event_filter.h"
 #include "registry.h"
 
 static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)

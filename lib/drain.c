@@ -14,10 +14,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "clock.h"
+#include "drain.h"
+#include "ownfile.h"
+#include "pool.h"
 #include "ringbuf.h"
 #include "spool.h"
 #include "spool_format.h"
+#include "threads.h"
 
 /*
  * Claim a page's records from `from` up to `commit` for the spool; false when a writer took

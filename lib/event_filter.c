@@ -13,10 +13,13 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include <tpoint/tpoint.h>
+#include "event_filter.h"
 #include "filter.h"
 #include "format.h"
-#include "internal.h"
+#include "log.h"
 #include "registry.h"
+#include "writer.h"
 
 /* Filters by event name, kept so that an event loaded later (dlopen) gets its filter. */
 struct wanted_filter {

@@ -31,7 +31,13 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "env.h"
+#include "handover.h"
+#include "log.h"
+#include "ownfile.h"
+#include "pool.h"
+#include "salvage.h"
 #include "tracedat.h"
 
 char *tp_handover_spool_name(const char *base, int gen)
@@ -60,7 +66,7 @@ static bool fd_is(int fd, unsigned long long ino)
  */
 static bool pool_env(int *fd, unsigned *npages, size_t *meta_off, int *gen, const char **base)
 {
-	const char *v = tp_getenv("TPOINT_POOL");
+	const char *v = tp_getenv(TP_ENV_POOL);
 	unsigned long long ino;
 	int pid, at = 0;
 
@@ -148,7 +154,7 @@ static struct collect_msg *pool_msg(struct pool *p, const char *base, int gen, s
 
 void tp_handover_publish(struct pool *p, const char *base, int gen)
 {
-	const char *v = tp_getenv("TPOINT_COLLECT");
+	const char *v = tp_getenv(TP_ENV_COLLECT);
 	unsigned long long ino;
 	struct collect_msg *m;
 	struct stat st;
@@ -164,7 +170,7 @@ void tp_handover_publish(struct pool *p, const char *base, int gen)
 	    asprintf(&buf, "%d:%d:%llu:%u:%zu:%d:%s", (int)getpid(), p->memfd.fd,
 		     (unsigned long long)st.st_ino, p->npages, tp_pool_meta_offset(p), gen,
 		     base) >= 0) {
-		setenv("TPOINT_POOL", buf, 1);
+		setenv(TP_ENV_POOL, buf, 1);
 		free(buf);
 	}
 	/* _exit: the collector keeps the pool until this process is gone. */
@@ -200,14 +206,14 @@ int tp_collect_make(int *recv_fd, bool keep_recv)
 			 (int)getpid());
 	else
 		snprintf(buf, sizeof(buf), "%d:%llu", sv[1], (unsigned long long)b.st_ino);
-	setenv("TPOINT_COLLECT", buf, 1);
+	setenv(TP_ENV_COLLECT, buf, 1);
 	*recv_fd = sv[0];
 	return sv[1];
 }
 
 int tp_collect_owned(void)
 {
-	const char *v = tp_getenv("TPOINT_COLLECT");
+	const char *v = tp_getenv(TP_ENV_COLLECT);
 	unsigned long long sino, rino;
 	int sfd, rfd, owner;
 
@@ -524,7 +530,7 @@ static void __attribute__((noreturn)) watch_main(int sock, int pidfd, pid_t owne
 
 void tp_watch_start(void)
 {
-	const char *v = tp_getenv("TPOINT_WATCH");
+	const char *v = tp_getenv(TP_ENV_WATCH);
 	unsigned long long ino;
 	int pid, fd, sv[2], pidfd, errfd, one = 1;
 	struct stat st;
@@ -574,7 +580,7 @@ void tp_watch_start(void)
 	}
 	snprintf(buf, sizeof(buf), "%d:%d:%llu", pid, watch_sock.fd,
 		 (unsigned long long)watch_sock.ino);
-	setenv("TPOINT_WATCH", buf, 1);
+	setenv(TP_ENV_WATCH, buf, 1);
 }
 
 void tp_watch_publish(struct pool *p, const char *base, int gen, const char *out,

@@ -26,9 +26,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <tpoint/jump_label.h>
+#include <tpoint/tpoint.h>
+#include "env.h"
 #include "format.h"
-#include "internal.h"
+#include "jump.h"
 #include "jump_arch.h"
+#include "log.h"
+#include "registry.h"
+#include "sized.h"
 
 struct jump_site {
 	struct tpoint_event *ev;
@@ -85,11 +90,9 @@ static __attribute__((format(printf, 1, 2))) void refuse(const char *fmt, ...)
 /* Decide once whether this process may patch its code at all. */
 static bool patching_allowed(void)
 {
-	const char *env = tp_getenv("TPOINT_JUMP_LABEL");
-
 	if (patching)
 		return patching > 0;
-	if (env && !strcmp(env, "0")) {
+	if (tp_env_jump_label_off()) {
 		refuse("%s", "TPOINT_JUMP_LABEL=0");
 		return false;
 	}
@@ -316,6 +319,8 @@ TPOINT_EXPORT void tpoint_jump_register(const struct tpoint_jump_entry *begin,
 
 	if (!begin || end <= begin)
 		return;
+	/* From here on the registry tells the sites of each change of an enable word. */
+	tp_registry_on_enable_change(tp_jump_event_changed);
 	pthread_mutex_lock(&jump_mutex);
 	if (!page_size)
 		page_size = (size_t)sysconf(_SC_PAGESIZE);

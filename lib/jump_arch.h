@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "hidden.h"
+
 
 #if defined(__x86_64__)
 #define JUMP_INSN_SIZE 5

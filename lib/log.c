@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "env.h"
+#include "log.h"
 
 static tpoint_log_fn log_fn;
 static void *log_arg;
@@ -29,7 +31,7 @@ static void log_stderr(int level, const char *msg, void *arg)
 
 void tp_log_init_from_env(void)
 {
-	const char *v = tp_getenv("TPOINT_DEBUG");
+	const char *v = tp_getenv(TP_ENV_DEBUG);
 
 	if (v && *v && strcmp(v, "0") != 0 && !log_fn)
 		log_fn = log_stderr;

@@ -35,7 +35,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "ownfile.h"
 
 /*
  * The lowest number a kept descriptor moves to: half the soft limit, at most 1024. A

@@ -33,7 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "hidden.h"
+
 
 #define PACK_BLOCK 64u
 /* Room packing `n` bytes may need: every length word, every byte, one block's over-store. */

@@ -10,8 +10,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tpoint/tpoint.h>
+#include "env.h"
 #include "globs.h"
-#include "internal.h"
+#include "log.h"
+#include "patterns.h"
 #include "registry.h"
 
 struct pattern {
@@ -120,30 +123,6 @@ int tp_registry_enable_patterns(const char *list, bool on, bool from_env)
 	return ret;
 }
 
-TPOINT_EXPORT int tpoint_enable(const char *list)
-{
-	int ret;
-
-	tp_registry_lock();
-	ret = add_patterns(list, true, false);
-	tp_registry_unlock();
-	if (ret > 0)
-		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
-	tp_registry_run_fn_calls();
-	return ret;
-}
-
-TPOINT_EXPORT int tpoint_disable(const char *list)
-{
-	int ret;
-
-	tp_registry_lock();
-	ret = add_patterns(list, false, false);
-	tp_registry_unlock();
-	tp_registry_run_fn_calls();
-	return ret;
-}
-
 int tp_registry_set_client(const char *globs)
 {
 	char *copy = NULL;
@@ -168,11 +147,15 @@ int tp_registry_set_client(const char *globs)
 	return matched;
 }
 
-/* After a fork: a client attached to the parent is the parent's. */
-void tp_registry_forget_client(void)
+/* After a fork: a client attached to the parent is the parent's, none records the child. */
+void tp_registry_client_after_fork(void)
 {
 	free(client_globs);
 	client_globs = NULL;
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		tp_slots[i].client = false;
+		tp_registry_slot_apply(&tp_slots[i]);
+	}
 }
 
 void tp_registry_report_unmatched(void)
@@ -193,7 +176,7 @@ void tp_registry_report_unmatched(void)
  */
 void tp_registry_say_nothing_enabled(const char *file)
 {
-	const char *env = tp_getenv("TPOINT_EVENTS");
+	const char *env = tp_env_events();
 	bool any = false, refused = false;
 	unsigned abi;
 

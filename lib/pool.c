@@ -27,7 +27,13 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "clock.h"
+#include "log.h"
+#include "ownfile.h"
+#include "pool.h"
+
+struct pool *tp_active_pool;
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14: older C libraries do not define it */

@@ -19,7 +19,8 @@
 #include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "poolsize.h"
 
 /* A "Key: N kB" line of a /proc file, in bytes; 0 if absent. */
 static unsigned long long proc_kb(const char *path, const char *key)

@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
 #include "registry.h"
 
 TPOINT_EXPORT int tpoint_probe_register(struct tpoint_event *ev, void (*func)(void), void *data)

@@ -17,13 +17,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "filter.h"
 #include "format.h"
-#include "internal.h"
+#include "log.h"
 #include "registry.h"
-
-/* Pulls session.o, and its constructor, into programs linked with libtpoint.a (internal.h). */
-__attribute__((used)) static const char *const pull_in_session = &tp_session_linked;
 
 /*
  * The registry lock (tp_registry_lock()) guards the slot table and everything derived from
@@ -52,6 +50,16 @@ _Static_assert(TPOINT_MAX_EVENTS < 65535, "a slot's index + 1 fits in by_name");
 bool tp_fn_calls_pending;
 
 static void run_fn_calls(void);
+
+/* The hook of the jump labels, set as their first site registers (jump.c). */
+static void (*enable_changed)(struct tpoint_event *ev);
+
+void tp_registry_on_enable_change(void (*changed)(struct tpoint_event *ev))
+{
+	__atomic_store_n(&enable_changed, changed, __ATOMIC_RELAXED);
+	/* A word changed before this was set is read by the caller after it. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
 void tp_registry_lock(void)
 {
@@ -131,7 +139,12 @@ void tp_registry_set_enable_word(struct tpoint_event *ev, uint32_t word)
 	} while (!__atomic_compare_exchange_n(&ev->enabled, &old,
 					      (old & ~TPOINT_ENABLED_MASK) | word, false,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-	tp_jump_event_changed(ev);
+	/* Fenced against the hook's setting (tp_registry_on_enable_change()). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	void (*changed)(struct tpoint_event *) = __atomic_load_n(&enable_changed, __ATOMIC_RELAXED);
+
+	if (changed)
+		changed(ev);
 }
 
 void tp_registry_slot_apply(struct event_slot *s)
@@ -326,7 +339,7 @@ uint32_t tp_registry_refused_by_abi(unsigned *abi)
 	return n;
 }
 
-/* Names from its meta record, of version 1 up to ABI 4, of version 2 from ABI 5 on. */
+/* An event of an object of this ABI whose descriptor says another (a mixed build). */
 static void refuse_event(const char *system, const char *name, unsigned abi)
 {
 	refused_by_abi++;
@@ -448,7 +461,8 @@ static void slot_build(struct event_slot *s, const struct tpoint_meta_event *m,
  * Only what the hot path and a lookup need: a slot, its id and index, its name in the hash.
  * The rest waits for tp_registry_slot_prepare().
  */
-static void register_event(const struct tpoint_event_ref *ref)
+static void register_event(const struct tpoint_event_ref *ref,
+			   void (*added)(struct event_slot *s))
 {
 	struct tpoint_event *ev = (struct tpoint_event *)tpoint_event_ref_at(&ref->event);
 	const struct tpoint_meta_class *c = tpoint_event_ref_at(&ref->class_meta);
@@ -500,31 +514,15 @@ static void register_event(const struct tpoint_event_ref *ref)
 	ev->index = index;
 	ev->counters = index * (uint32_t)sizeof(struct tpoint_counters);
 	ev->registered = 1;
-	tp_registry_slot_apply_filter(s);
-	tp_registry_slot_apply_patterns(s);
-	s->client = tp_registry_slot_client_matches(s);
-	tp_registry_slot_apply(s);
+	added(s);
 }
 
 /*
- * An object built for another ABI: its events stay off, said by name where its table is
- * known (ABI 1 to 5: pointers to descriptors of struct tpoint_event_v5's layout; only the
- * meaning of fields changed), by the object otherwise.
+ * An object built for another ABI: its events stay off, said by the object and its ABI (the
+ * layout of its table is this ABI's only).
  */
 static void refuse_module(const struct tpoint_module *mod)
 {
-	if (mod->abi >= 1 && mod->abi < 6) {
-		const struct tpoint_module_v5 *old = (const struct tpoint_module_v5 *)(const void *)mod;
-		const char *system, *name;
-
-		for (struct tpoint_event_v5 *const *e = old->events_begin; e < old->events_end; e++) {
-			if (!*e)
-				continue;
-			tpoint_meta_event_names((*e)->meta, &system, &name);
-			refuse_event(system, name, mod->abi);
-		}
-		return;
-	}
 	refused_by_abi++;
 	refused_abi = mod->abi;
 	tp_err("an object built for tpoint ABI %u (this library has %u) was not registered: "
@@ -578,35 +576,34 @@ static void populate_for(const struct tpoint_module *mod)
 								   TPOINT_MAX_EVENTS]);
 }
 
-TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
+bool tp_registry_add_module(const struct tpoint_module *mod, void (*added)(struct event_slot *s))
 {
 	if (!mod || !mod->events_begin)
-		return;
+		return false;
 	if (mod->abi != TPOINT_ABI) {
 		tp_registry_lock();
 		refuse_module(mod);
 		tp_registry_unlock();
-		return;
+		return false;
 	}
 	tp_registry_lock();
 	add_enums(mod->meta_begin, mod->meta_end);
 	populate_for(mod);
 	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++)
-		register_event(r);
+		register_event(r, added);
 	tp_registry_unlock();
-	/* TPOINT_EVENTS names events before they register: they record from here on. */
-	tp_session_keep_enabled();
-	tp_registry_run_fn_calls();
+	return true;
 }
 
-TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
+bool tp_registry_remove_module(const struct tpoint_module *mod,
+			       void (*removed)(struct event_slot *s))
 {
 	struct meta_copy *copy = NULL;
 	bool copied = false;
 	size_t size;
 
 	if (!mod || mod->abi != TPOINT_ABI || !mod->events_begin)
-		return;
+		return false;
 	size = (size_t)(mod->meta_end - mod->meta_begin);
 	tp_registry_lock();
 	for (const struct tpoint_event_ref *r = mod->events_begin; r < mod->events_end; r++) {
@@ -634,7 +631,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 			slot_keep_records(s, NULL, NULL); /* not its records: cannot be */
 		else
 			slot_keep_records(s, copy, mod->meta_begin);
-		tp_registry_slot_drop_filter(s);
+		removed(s);
 		s->ev = NULL;
 		/* Its unreg() runs as the lock is released, before the object goes. */
 		if (s->fn_on)
@@ -643,7 +640,7 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 	if (copy && !copy->users)
 		free(copy);
 	tp_registry_unlock();
-	tp_registry_run_fn_calls();
+	return true;
 }
 
 void tp_registry_apply_recording(bool on)
@@ -670,56 +667,4 @@ void tp_registry_after_fork(void)
 {
 	/* The child's mutex may have been held by a thread that no longer exists. */
 	pthread_mutex_init(&reg_mutex, NULL);
-	/* A client attached to the parent is the parent's: none records the child. */
-	tp_registry_forget_client();
-	for (uint32_t i = 0; i < tp_nslots; i++) {
-		tp_slots[i].client = false;
-		tp_registry_slot_apply(&tp_slots[i]);
-	}
-}
-
-/*
- * The size of the struct as the first version declared it (x86-64, arm64): the least a
- * caller may ask for, and what callers of the first version's tpoint_stats() have.
- */
-#define EVENT_STATS_V1_SIZE 184
-_Static_assert(sizeof(struct tpoint_event_stats) >= EVENT_STATS_V1_SIZE,
-	       "the struct only grows at its end");
-
-TPOINT_EXPORT int tpoint_stats_sized(struct tpoint_event_stats *out, int max, size_t size)
-{
-	int n;
-
-	if (max < 0 || (max > 0 && !out) || size < EVENT_STATS_V1_SIZE)
-		return -EINVAL;
-	tp_registry_lock();
-	n = (int)tp_nslots;
-	for (int i = 0; i < n && i < max; i++) {
-		struct tpoint_counters c;
-		struct tpoint_event_stats st = { .enabled = tp_slots[i].record };
-
-		tp_registry_slot_prepare(&tp_slots[i]);
-		/* The object of an event is loaded while its slot has it (under the lock). */
-		if (tp_slots[i].ev)
-			st.usdt = __atomic_load_n(&tp_slots[i].ev->enabled, __ATOMIC_RELAXED) >>
-				  TPOINT_ENABLED_USDT_SHIFT;
-		tp_counters_sum((uint32_t)i, &c);
-		snprintf(st.system, sizeof(st.system), "%s", tp_slots[i].system);
-		snprintf(st.name, sizeof(st.name), "%s", tp_slots[i].name);
-		st.condition = tp_slots[i].condition;
-		st.cond_skipped = c.cond_skipped;
-		st.filtered = c.filtered;
-		st.lost = c.lost;
-		st.recorded = c.recorded;
-		st.hits = st.cond_skipped + st.filtered + st.recorded + st.lost;
-		tp_copy_sized((char *)out + (size_t)i * size, size, &st, sizeof(st));
-	}
-	tp_registry_unlock();
-	return n;
-}
-
-/* Programs built against the first version: its struct is this one. */
-TPOINT_EXPORT int(tpoint_stats)(struct tpoint_event_stats *out, int max)
-{
-	return tpoint_stats_sized(out, max, EVENT_STATS_V1_SIZE);
 }

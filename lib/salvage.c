@@ -19,9 +19,12 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
+#include "clock.h"
 #include "crc32c.h"
-#include "internal.h"
+#include "pool.h"
 #include "ringbuf.h"
+#include "salvage.h"
 #include "spool_read.h"
 
 struct seen {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A recording: the pool, the drain thread and the spool, from start to the finished
- * trace.dat. Also what the library does on its own when loaded: read TPOINT_* from the
- * environment, start the embedded recording, finish it at exit, and carry it across fork().
+ * trace.dat; the public calls that start and stop one, and the requests of an attached
+ * client. What the library does on its own (the environment's recording, at exit, across
+ * fork()) is session_env.c's and init.c's.
  *
  * Nothing here may harm the host: every failure is logged (TPOINT_DEBUG=1) and the program
  * runs on untraced.
@@ -16,51 +17,34 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "codec.h"
-#include "internal.h"
+#include "drain.h"
+#include "handover.h"
+#include "log.h"
+#include "ownfile.h"
+#include "patterns.h"
+#include "pool.h"
+#include "poolsize.h"
+#include "registry.h"
+#include "session.h"
+#include "session_state.h"
+#include "spool_context.h"
+#include "spool_out.h"
+#include "spool_snapshot.h"
+#include "tracedat.h"
+#include "writer.h"
 
 #define DEFAULT_POOL_BYTES (8u << 20)
 #define MIN_POOL_BYTES TP_POOL_MIN_BYTES
 
-static pthread_mutex_t session_mutex = PTHREAD_MUTEX_INITIALIZER;
-static size_t pool_bytes = DEFAULT_POOL_BYTES;
+pthread_mutex_t tp_session_mutex = PTHREAD_MUTEX_INITIALIZER;
+size_t tp_session_pool_bytes = DEFAULT_POOL_BYTES;
 static struct pool *retired_pool;
-static enum tpoint_mode pool_mode = TPOINT_MODE_DISCARD;
-/* TPOINT_COMPRESS: the files are written as version 7, compressed as it says (NULL: v6). */
-static char *compress_spec;
+enum tpoint_mode tp_session_pool_mode = TPOINT_MODE_DISCARD;
+char *tp_session_compress_spec;
 
-static struct {
-	bool active;
-	bool spool_only; /* `tpoint record` assembles the file from the spools itself */
-	char *out_path;  /* trace.dat to write, unless spool_only */
-	char *spool;     /* NULL: in memory only (the pool is the flight recorder) */
-	/* Started from the environment: the spools of the images before exec come first,
-	 * generations 0 .. gen - 1 of spool_base (handover.c); spool is generation gen. */
-	char *spool_base;
-	int gen;
-	/* The directory of its own that the spools of a file recording are in (spool_dir_make()),
-	 * removed with them; NULL for a spool elsewhere (the tool's, a client's). */
-	char *spool_dir;
-	/* "TPOINT_RECORD=FILE" for the environment's recording, which says what went wrong
-	 * even without TPOINT_DEBUG (tp_notice()); NULL for tpoint_record_start()'s. */
-	char *what;
-	/* The output did not exist before: it is removed if it stays empty (no file written). */
-	bool out_made;
-	dev_t out_dev;
-	ino_t out_ino;
-	struct pool *pool;
-	bool attached;  /* a client (tpoint record -p, stream) records: tp_session_attach() */
-	char *reader;   /* its spool, when it reads the in-memory run (tp_spool_start_reader) */
-	char describe[4096 + 8];
-} rec;
-
-static void keep_enabled_locked(void);
-static void env_filters_check(void);
-
-bool tp_session_recording(void)
-{
-	return rec.active;
-}
+struct recording tp_recording;
 
 const char *tp_session_describe(void)
 {
@@ -77,7 +61,7 @@ const char *tp_session_describe(void)
 	return rec.describe;
 }
 
-TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
+int tp_session_set_buffer_size(size_t bytes)
 {
 	int ret = 0;
 
@@ -93,7 +77,7 @@ TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
 	return ret;
 }
 
-TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
+int tp_session_set_mode(enum tpoint_mode mode)
 {
 	int ret = 0;
 
@@ -115,7 +99,7 @@ TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
 }
 
 /* `path`, malloc'ed, from / on; NULL when out of memory. */
-static char *absolute(const char *path)
+char *tp_session_absolute(const char *path)
 {
 	char *cwd, *abs;
 
@@ -143,7 +127,7 @@ static char *absolute(const char *path)
 static int spool_dir_make(const char *out, char **dir, char **spool, char *why,
 			  size_t whylen)
 {
-	char *abs = absolute(out);
+	char *abs = tp_session_absolute(out);
 	int err = -ENOMEM;
 
 	*dir = *spool = NULL;
@@ -180,7 +164,7 @@ fail:
 }
 
 /* The spools and the directory of a recording that wrote its file, or never began. */
-static void spool_dir_remove(const char *dir, char **spools, int n)
+void tp_session_spool_dir_remove(const char *dir, char **spools, int n)
 {
 	for (int i = 0; i < n; i++)
 		unlink(spools[i]);
@@ -188,8 +172,8 @@ static void spool_dir_remove(const char *dir, char **spools, int n)
 		rmdir(dir);
 }
 
-static int start_locked(const char *out_path, const char *spool, bool spool_only, char *why,
-			size_t whylen)
+int tp_session_start_locked(const char *out_path, const char *spool, bool spool_only,
+			    char *why, size_t whylen)
 {
 	char *abs_out = NULL, *abs_spool = NULL;
 	struct pool *pool = NULL;
@@ -204,8 +188,8 @@ static int start_locked(const char *out_path, const char *spool, bool spool_only
 		return -EBUSY;
 	}
 	/* A daemon changes directory: the names must still say where we began. */
-	if ((out_path && !(abs_out = absolute(out_path))) ||
-	    (spool && !(abs_spool = absolute(spool))))
+	if ((out_path && !(abs_out = tp_session_absolute(out_path))) ||
+	    (spool && !(abs_spool = tp_session_absolute(spool))))
 		goto fail;
 	if (!spool_only && abs_out) {
 		/* Find out now, not at exit, whether the file can be written, and is a file. */
@@ -275,7 +259,7 @@ fail:
  * (spool_dir_make()). `what` (malloc'ed, or NULL: tpoint_record_start()) names it in what
  * is said; it is the recording's from here on, or freed.
  */
-static int start_file_locked(const char *out, char *what, char *why, size_t whylen)
+int tp_session_start_file_locked(const char *out, char *what, char *why, size_t whylen)
 {
 	char *spool, *dir;
 	int err;
@@ -290,9 +274,9 @@ static int start_file_locked(const char *out, char *what, char *why, size_t whyl
 		free(what);
 		return err;
 	}
-	err = start_locked(out, spool, false, why, whylen);
+	err = tp_session_start_locked(out, spool, false, why, whylen);
 	if (err) {
-		spool_dir_remove(dir, &spool, 1);
+		tp_session_spool_dir_remove(dir, &spool, 1);
 		free(dir);
 		free(spool);
 		free(what);
@@ -342,8 +326,8 @@ static void free_spools(char **v, int n)
  * The spools into a trace.dat: version 7 compressed if TPOINT_COMPRESS asks and its library
  * loads, else version 6 (the recording is never lost for want of a library).
  */
-static int write_file(const char *out, char **spools, int n, struct tracedat_result *res,
-		      char *err, size_t errlen)
+int tp_session_write_file(const char *out, char **spools, int n, struct tracedat_result *res,
+			  char *err, size_t errlen)
 {
 	struct tp_codec codec;
 	bool compress = false;
@@ -382,7 +366,7 @@ static int finish_file(uint64_t *events, uint64_t *lost, bool *damaged, char *wh
 		snprintf(why, whylen, "out of memory");
 		return n;
 	}
-	ret = write_file(rec.out_path, spools, n, &res, why, whylen);
+	ret = tp_session_write_file(rec.out_path, spools, n, &res, why, whylen);
 	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", why);
@@ -478,7 +462,7 @@ static int complete_file(int spool_err)
 	}
 	n = recording_spools(&spools);
 	if (n > 0) {
-		spool_dir_remove(rec.spool_dir, spools, n);
+		tp_session_spool_dir_remove(rec.spool_dir, spools, n);
 		free_spools(spools, n);
 	}
 	if (spool_err)
@@ -489,7 +473,7 @@ static int complete_file(int spool_err)
 	return spool_err;
 }
 
-static int stop_locked(void)
+int tp_session_stop_locked(void)
 {
 	int ret;
 
@@ -525,7 +509,7 @@ static int stop_locked(void)
 	return ret;
 }
 
-TPOINT_EXPORT int tpoint_record_start(const char *path)
+int tp_session_record_start(const char *path)
 {
 	char why[1024];
 	int ret;
@@ -535,17 +519,17 @@ TPOINT_EXPORT int tpoint_record_start(const char *path)
 	pthread_mutex_lock(&session_mutex);
 	/* Events kept in memory give way to the file, and come back after it. */
 	if (rec.active && !rec.spool)
-		stop_locked();
-	ret = start_file_locked(path, NULL, why, sizeof(why));
+		tp_session_stop_locked();
+	ret = tp_session_start_file_locked(path, NULL, why, sizeof(why));
 	if (ret) {
 		tp_err("%s: cannot record: %s", path, why);
-		keep_enabled_locked();
+		tp_session_keep_enabled_locked();
 	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
 }
 
-TPOINT_EXPORT int tpoint_record_stop(void)
+int tp_session_record_stop(void)
 {
 	int ret;
 
@@ -553,14 +537,14 @@ TPOINT_EXPORT int tpoint_record_stop(void)
 	if (rec.active && !rec.spool) {
 		ret = -ENOENT; /* events kept in memory: no recording was started */
 	} else {
-		ret = stop_locked();
-		keep_enabled_locked();
+		ret = tp_session_stop_locked();
+		tp_session_keep_enabled_locked();
 	}
 	pthread_mutex_unlock(&session_mutex);
 	return ret;
 }
 
-TPOINT_EXPORT int tpoint_flush(void)
+int tp_session_flush(void)
 {
 	int ret;
 
@@ -594,7 +578,7 @@ static int start_memory_locked(void)
 	char why[512];
 
 	pool_mode = TPOINT_MODE_OVERWRITE;
-	ret = start_locked(NULL, NULL, false, why, sizeof(why));
+	ret = tp_session_start_locked(NULL, NULL, false, why, sizeof(why));
 	pool_mode = mode;
 	return ret;
 }
@@ -610,7 +594,7 @@ int tp_session_ensure_recording(void)
 	return ret;
 }
 
-static void keep_enabled_locked(void)
+void tp_session_keep_enabled_locked(void)
 {
 	int err;
 
@@ -626,8 +610,7 @@ static void keep_enabled_locked(void)
 void tp_session_keep_enabled(void)
 {
 	pthread_mutex_lock(&session_mutex);
-	env_filters_check();
-	keep_enabled_locked();
+	tp_session_keep_enabled_locked();
 	tp_spool_put_events(); /* events that registered are named in the spool at once */
 	pthread_mutex_unlock(&session_mutex);
 }
@@ -673,7 +656,7 @@ int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode 
 			pool_bytes = pool_size;
 		char why[512];
 
-		err = start_locked(NULL, spool, true, why, sizeof(why));
+		err = tp_session_start_locked(NULL, spool, true, why, sizeof(why));
 		pool_mode = saved;
 		pool_bytes = saved_bytes;
 		if (err == 0 && live)
@@ -709,11 +692,11 @@ int tp_session_detach(bool keep)
 		ret = stop_reader_locked();
 	} else {
 		spool = rec.spool ? strdup(rec.spool) : NULL;
-		ret = stop_locked();
+		ret = tp_session_stop_locked();
 	}
 	tp_registry_set_client(NULL);
 	/* Events enabled meanwhile (the process's own, not the client's) record into memory. */
-	keep_enabled_locked();
+	tp_session_keep_enabled_locked();
 	if (!keep && spool) {
 		char *slash = strrchr(spool, '/');
 
@@ -747,508 +730,30 @@ int tp_session_snapshot(const char *dir, char *path, size_t pathlen)
 	return ret;
 }
 
-/* ---- configuration from the environment ---- */
-
-/* The next `c` of s outside quoted strings (the filter syntax has no escapes), or NULL. */
-static char *find_unquoted(char *s, char c)
-{
-	char quote = 0;
-
-	for (; *s; s++) {
-		if (quote)
-			quote = *s == quote ? 0 : quote;
-		else if (*s == '"' || *s == '\'')
-			quote = *s;
-		else if (*s == c)
-			return s;
-	}
-	return NULL;
-}
-
-/*
- * The filters of TPOINT_FILTER, until each has met its event: one that does not compile, or
- * whose event never registers, is said in one line even without TPOINT_DEBUG (tp_notice()):
- * the user asked for it by name, and a filter ignored in silence records what it was meant
- * to keep out.
- */
-struct env_filter {
-	char *event, *expr;
-	bool met; /* its event registered, and the filter was tried on it */
-};
-static struct env_filter *env_filters;
-static size_t nenv_filters;
-
-static void env_filter_add(const char *event, const char *expr)
-{
-	struct env_filter *n = realloc(env_filters, (nenv_filters + 1) * sizeof(*n));
-
-	if (!n)
-		return;
-	env_filters = n;
-	n[nenv_filters] = (struct env_filter){ strdup(event), strdup(expr), false };
-	if (n[nenv_filters].event && n[nenv_filters].expr) {
-		nenv_filters++;
-	} else {
-		free(n[nenv_filters].event);
-		free(n[nenv_filters].expr);
-	}
-}
-
-/* Events registered (an object's constructor, a dlopen()): the filters that name them. */
-static void env_filters_check(void)
-{
-	char err[512];
-
-	for (size_t i = 0; i < nenv_filters; i++) {
-		struct env_filter *f = &env_filters[i];
-		int ret;
-
-		if (f->met)
-			continue;
-		/* Compiled against the event now; the same filter is set again if it compiles. */
-		ret = tp_registry_set_filter(f->event, f->expr, err, sizeof(err));
-		if (ret == -ENOENT)
-			continue; /* not registered yet */
-		f->met = true;
-		if (ret < 0)
-			tp_notice("TPOINT_FILTER: '%s:%s': %s; %s records unfiltered", f->event,
-				  f->expr, err, f->event);
-	}
-}
-
-/* At exit: the filters whose event never registered. */
-static void env_filters_report(void)
-{
-	for (size_t i = 0; i < nenv_filters; i++)
-		if (!env_filters[i].met)
-			tp_notice("TPOINT_FILTER: '%s:%s': no event '%s' in this program; the "
-				  "filter was ignored", env_filters[i].event, env_filters[i].expr,
-				  env_filters[i].event);
-}
-
-/*
- * TPOINT_FILTER='sys:event:EXPR;event:EXPR', the event named as `tpoint filter` and
- * tpoint_set_filter() take it: with its system or without. A ';' or ':' inside a quoted
- * string is the string's. The events are not registered yet (their objects' constructors
- * run after ours), so the filters wait in the registry; a filter that does not compile is
- * named when its event registers (env_filters_check()).
- */
-static void filters_from_env(const char *v)
-{
-	char *copy = strdup(v), *item = copy;
-
-	while (item && *item) {
-		char *end = find_unquoted(item, ';');
-		char *first, *second, err[512];
-
-		if (end)
-			*end = 0;
-		while (*item == ' ')
-			item++;
-		first = find_unquoted(item, ':');
-		second = first ? find_unquoted(first + 1, ':') : NULL;
-		if (*item && (!first || first == item || (second && second == first + 1))) {
-			tp_notice("TPOINT_FILTER: '%s': expected system:event:expression or "
-				  "event:expression; ignored", item);
-		} else if (*item) {
-			char *sep = second ? second : first;
-
-			*sep = 0;
-			if (tp_registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
-				tp_notice("TPOINT_FILTER: '%s:%s': %s; ignored", item, sep + 1, err);
-			else
-				env_filter_add(item, sep + 1);
-		}
-		item = end ? end + 1 : NULL;
-	}
-	free(copy);
-}
-
-static void configure_from_env(void)
-{
-	const char *v;
-	size_t size;
-
-	v = tp_getenv("TPOINT_BUFFER_SIZE");
-	if (v) {
-		if (tp_pool_size_parse(v, &size) < 0)
-			tp_err("TPOINT_BUFFER_SIZE='%s': expected " TP_POOL_SIZE_EXPECTED "; using "
-			       "%zuM", v, pool_bytes >> 20);
-		else
-			pool_bytes = size;
-	}
-	v = tp_getenv("TPOINT_MODE");
-	if (v) {
-		if (!strcmp(v, "discard"))
-			pool_mode = TPOINT_MODE_DISCARD;
-		else if (!strcmp(v, "overwrite"))
-			pool_mode = TPOINT_MODE_OVERWRITE;
-		else if (!strcmp(v, "block"))
-			pool_mode = TPOINT_MODE_BLOCK;
-		else
-			tp_err("TPOINT_MODE='%s': expected 'discard', 'overwrite' or 'block'; using "
-			       "discard", v);
-	}
-	v = tp_getenv("TPOINT_COMPRESS");
-	if (v && *v && strcmp(v, "none"))
-		compress_spec = strdup(v);
-	v = tp_getenv("TPOINT_EVENTS");
-	if (v && tp_registry_enable_patterns(v, true, true) == -EINVAL)
-		tp_err("TPOINT_EVENTS='%s': expected comma-separated globs like 'sys:*,sys:event'",
-		       v);
-	tp_registry_run_fn_calls();
-	v = tp_getenv("TPOINT_FILTER");
-	if (v)
-		filters_from_env(v);
-}
-
-/*
- * The owner of TPOINT_RECORD collects the pools of its children (handover.c), to write the
- * files of those that end with _exit() at its own exit: its receiving end, and FILE.
- */
-static int collect_fd = -1;
-static char *collect_base;
-
-/* A directory of this user's that nobody else can enter: where the spools of a recording go. */
-static bool dir_is_private(const char *dir)
-{
-	struct stat st;
-
-	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	       !(st.st_mode & 077);
-}
-
-/*
- * TPOINT_RECORD in an image after exec: its spool goes on beside those of the image before,
- * the next generation of `base`, if their directory is still a private one of ours. The
- * spool to record into (created), and its directory, or NULL with why.
- */
-static char *spool_next_gen(const char *base, int gen, char **dir, char *why, size_t whylen)
-{
-	char *spool = tp_handover_spool_name(base, gen);
-	const char *slash = strrchr(base, '/');
-
-	*dir = slash ? strndup(base, (size_t)(slash - base)) : NULL;
-	if (!spool || !*dir) {
-		snprintf(why, whylen, "out of memory");
-	} else if (!dir_is_private(*dir)) {
-		snprintf(why, whylen, "the spool directory of the image before exec, %s, is not a "
-			 "private one of this user's any more", *dir);
-	} else if (tp_spool_create(spool, why, whylen) == 0) {
-		return spool;
-	}
-	free(spool);
-	free(*dir);
-	*dir = NULL;
-	return NULL;
-}
-
-/*
- * An env-started recording. TPOINT_SPOOL_DIR (`tpoint record`): into `base`, the tool's
- * directory; TPOINT_RECORD (`out`, base NULL): into a spool directory of its own
- * (spool_dir_make()). Either goes on with the next generation of the spools of the image
- * before exec, if this process recorded there before (its pool is adopted first).
- */
-static void start_env_locked(const char *what, const char *out, const char *base,
-			     bool spool_only)
-{
-	char *b = base ? strdup(base) : NULL, *spool = NULL, *dir = NULL, why[1024];
-	int gen = tp_handover_adopt(&b), err;
-
-	if (!b && base)
-		return; /* out of memory */
-	if (!b) {
-		err = start_file_locked(out, strdup(what), why, sizeof(why));
-		if (err) {
-			tp_notice("%s: cannot record: %s; running untraced", what, why);
-		} else {
-			tp_handover_publish(rec.pool, rec.spool_base, 0);
-			tp_watch_publish(rec.pool, rec.spool_base, 0, rec.out_path, what);
-		}
-		return;
-	}
-	if (!base) {
-		spool = spool_next_gen(b, gen, &dir, why, sizeof(why));
-		if (!spool) {
-			tp_notice("%s: cannot record after exec: %s; running untraced", what, why);
-			free(b);
-			return;
-		}
-	} else {
-		spool = tp_handover_spool_name(b, gen);
-	}
-	err = spool ? start_locked(out, spool, spool_only, why, sizeof(why)) : -ENOMEM;
-	if (err) {
-		if (!spool)
-			snprintf(why, sizeof(why), "out of memory");
-		if (dir)
-			unlink(spool);
-		if (spool_only)
-			tp_err("%s: cannot record: %s; running untraced", what, why);
-		else
-			tp_notice("%s: cannot record: %s; running untraced", what, why);
-		free(b);
-		free(dir);
-	} else {
-		rec.spool_base = b;
-		rec.gen = gen;
-		rec.spool_dir = dir;
-		rec.what = spool_only ? NULL : strdup(what);
-		tp_handover_publish(rec.pool, b, gen);
-		if (!spool_only)
-			tp_watch_publish(rec.pool, b, gen, rec.out_path, what);
-	}
-	free(spool);
-}
-
-/* The file of TPOINT_RECORD's own recording in the process that owns it, made absolute. */
-static char *env_owned_out;
-
-/* Where this process records, from TPOINT_SPOOL_DIR (`tpoint record`) or TPOINT_RECORD. */
-static void start_from_env(void)
-{
-	const char *dir = tp_getenv("TPOINT_SPOOL_DIR");
-	const char *path = tp_getenv("TPOINT_RECORD");
-	char *spool = NULL, *out = NULL, *what = NULL;
-
-	if (dir && *dir) {
-		if (asprintf(&spool, "%s/%d.spool", dir, (int)getpid()) < 0 ||
-		    asprintf(&what, "TPOINT_SPOOL_DIR=%s", dir) < 0) {
-			free(spool);
-			return;
-		}
-		start_env_locked(what, NULL, spool, true);
-		free(what);
-		free(spool);
-		return;
-	}
-	if (!path || !*path)
-		return;
-	/*
-	 * A child of the recording process (forked, or exec'd from one) records beside it,
-	 * into FILE.<pid>: the owner's pid travels in the environment across exec.
-	 */
-	const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
-	char pid[32];
-
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	bool owner_is_other = owner && strcmp(owner, pid);
-
-	if (owner_is_other) {
-		tp_collect_owned(); /* closes the owner's receiving end, if it came here */
-		if (asprintf(&out, "%s.%d", path, (int)getpid()) < 0)
-			return;
-	} else {
-		out = strdup(path);
-		if (!out)
-			return;
-		setenv("TPOINT_RECORD_OWNER", pid, 1);
-		/* Ours, from the image before exec, or a new one. */
-		collect_fd = tp_collect_owned();
-		if (collect_fd < 0 && tp_collect_make(&collect_fd, true) < 0)
-			collect_fd = -1;
-		free(collect_base);
-		collect_base = absolute(path); /* children name their spools from / on */
-	}
-	if (asprintf(&what, "TPOINT_RECORD=%s", out) < 0) {
-		free(out);
-		return;
-	}
-	/*
-	 * Not a regular file (a device, a FIFO, a link): refused, and said even without
-	 * TPOINT_DEBUG, as the user named it and would otherwise look for a file (ownfile.c).
-	 */
-	char why[512];
-
-	if (tp_output_check(out, why, sizeof(why)) < 0)
-		tp_notice("TPOINT_RECORD: %s; running untraced", why);
-	else
-		start_env_locked(what, out, NULL, false);
-	if (rec.active && !owner_is_other && rec.out_path)
-		env_owned_out = strdup(rec.out_path); /* absolute: the owner may change directory */
-	free(what);
-	free(spool);
-	free(out);
-}
-
-struct child_files {
-	pid_t pid;
-	int gen;    /* the newest generation of its spool seen */
-	char *base; /* its spool of generation 0, in a spool directory of its own */
-};
-
-/* Write FILE.<pid> of a child that did not, from the generations of its spool; remove them. */
-static void finish_child_file(const struct child_files *c)
-{
-	char *out = NULL, *dir = NULL, **spools = calloc((size_t)c->gen + 1, sizeof(char *));
-	const char *slash = strrchr(c->base, '/');
-	struct tracedat_result res;
-	char err[512];
-	int n = 0;
-
-	if (!spools || !slash || asprintf(&out, "%s.%d", collect_base, (int)c->pid) < 0 ||
-	    !(dir = strndup(c->base, (size_t)(slash - c->base))))
-		goto out;
-	for (int g = 0; g <= c->gen; g++) {
-		char *name = tp_handover_spool_name(c->base, g);
-
-		if (name && access(name, F_OK) == 0)
-			spools[n++] = name;
-		else
-			free(name);
-	}
-	if (n && write_file(out, spools, n, &res, err, sizeof(err)) >= 0) {
-		tp_debug("child %d ended without completing %s: written from its spool and pool "
-			 "(%llu events)", (int)c->pid, out, (unsigned long long)res.events);
-		tp_tracedat_result_free(&res);
-		spool_dir_remove(dir, spools, n);
-	} else if (n) {
-		tp_notice("TPOINT_RECORD=%s: child %d: %s; its recording is kept in %s, 'tpoint "
-			  "record --assemble %s -o %s' makes the file", collect_base, (int)c->pid,
-			  err, dir, dir, out);
-	}
-out:
-	for (int i = 0; i < n; i++)
-		free(spools[i]);
-	free(spools);
-	free(dir);
-	free(out);
-}
-
-/*
- * The spool a child passed with its pool: only one in a private spool directory of ours made
- * for its file, FILE.<pid>.spool.XXXXXX (spool_dir_make()), and not a link.
- */
-static bool child_spool_ok(pid_t pid, const char *base)
-{
-	const char *slash = strrchr(base, '/');
-	char *prefix = NULL, *dir;
-	bool ok = false;
-
-	if (!slash || asprintf(&prefix, "%s.%d.spool.", collect_base, (int)pid) < 0)
-		return false;
-	dir = strndup(base, (size_t)(slash - base));
-	ok = dir && !strncmp(base, prefix, strlen(prefix)) &&
-	     strchr(base + strlen(prefix), '/') == slash && dir_is_private(dir);
-	free(dir);
-	free(prefix);
-	return ok;
-}
-
-/*
- * At the owner's exit: the children that ended without completing their recording (_exit())
- * get their pages added from the pools they passed, and their files written. A child still
- * running completes its own.
- */
-static void collect_children(void)
-{
-	struct child_files *files = NULL;
-	struct collected c;
-	size_t n = 0;
-
-	while (tp_collect_next(collect_fd, &c) == 1) {
-		char *spool = NULL, err[512];
-		uint64_t added;
-		size_t k;
-
-		if (c.pid != getpid() && tp_pid_gone(c.pid) && child_spool_ok(c.pid, c.base) &&
-		    (spool = tp_handover_spool_name(c.base, c.gen)) && access(spool, F_OK) == 0) {
-			if (tp_spool_salvage_memfd(spool, c.memfd, c.npages, c.meta_off, &added,
-						    err, sizeof(err)) < 0)
-				tp_err("child %d: %s", (int)c.pid, err);
-			for (k = 0; k < n && files[k].pid != c.pid; k++)
-				;
-			if (k == n) {
-				struct child_files *m = realloc(files, (n + 1) * sizeof(*m));
-				char *b = strdup(c.base);
-
-				if (m)
-					files = m;
-				if (m && b)
-					files[n++] = (struct child_files){ c.pid, c.gen, b };
-				else
-					free(b);
-			} else if (files[k].gen < c.gen) {
-				files[k].gen = c.gen;
-			}
-		}
-		free(spool);
-		close(c.memfd);
-	}
-	for (size_t k = 0; k < n; k++) {
-		finish_child_file(&files[k]);
-		free(files[k].base);
-	}
-	free(files);
-}
-
-static void at_exit(void)
-{
-	char *said = NULL;
-
-	pthread_mutex_lock(&session_mutex);
-	if (rec.active) {
-		const char *env = tp_getenv("TPOINT_RECORD");
-		const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
-
-		/*
-		 * TPOINT_RECORD's own file, in the process that owns it: said, by the name the
-		 * user gave, if it holds nothing.
-		 */
-		if (env && *env && !rec.spool_only && rec.out_path && env_owned_out &&
-		    owner && atoi(owner) == (int)getpid() && !strcmp(rec.out_path, env_owned_out))
-			said = strdup(env);
-		int err = stop_locked();
-
-		if (err < 0)
-			tp_err("recording not completed: %s", strerror(-err));
-	}
-	tp_watch_done(); /* the file is complete, or said not to be */
-	if (collect_fd >= 0 && collect_base)
-		collect_children();
-	env_filters_report();
-	pthread_mutex_unlock(&session_mutex);
-	tp_registry_report_unmatched();
-	if (said)
-		tp_registry_say_nothing_enabled(said);
-	free(said);
-}
-
-static void fork_prepare(void)
+void tp_session_lock(void)
 {
 	pthread_mutex_lock(&session_mutex);
-	/* No fork in the middle of a patch: the child would inherit a half-written site. */
-	tp_jump_fork_prepare();
-	tp_spool_fork_prepare();
-	tp_control_fork_prepare();
 }
 
-static void fork_parent(void)
+void tp_session_unlock(void)
 {
-	tp_jump_fork_parent();
 	pthread_mutex_unlock(&session_mutex);
 }
 
-static void fork_child(void)
+void tp_session_fork_child(struct session_parent *parent)
 {
-	bool was_recording = rec.active;
-	bool spool_only = rec.spool_only;
-	char *parent_out = rec.out_path;
-
+	parent->was_recording = rec.active;
+	parent->spool_only = rec.spool_only;
+	parent->out = rec.out_path;
 	pthread_mutex_init(&session_mutex, NULL);
-	tp_jump_fork_child();
-	tp_registry_after_fork();
-	tp_writer_after_fork();
-	tp_spool_after_fork();
-	tp_control_after_fork();
-	tp_watch_after_fork();
-	if (collect_fd >= 0) /* the owner collects, not its children */
-		close(collect_fd);
-	collect_fd = -1;
+}
+
+void tp_session_forget_parent(void)
+{
 	__atomic_store_n(&tp_active_pool, NULL, __ATOMIC_RELEASE);
 	/*
 	 * A recorder attached to the parent is the parent's: what it enabled is off here
-	 * (tp_registry_after_fork()), its spool is the parent's (tp_spool_after_fork()).
+	 * (tp_registry_client_after_fork()), its spool is the parent's (tp_spool_after_fork()).
 	 */
 	free(rec.reader);
 	rec.reader = NULL;
@@ -1271,56 +776,4 @@ static void fork_child(void)
 	rec.out_path = NULL;
 	rec.pool = NULL;
 	rec.active = false;
-	if (!was_recording) {
-		free(parent_out);
-		return;
-	}
-	tp_registry_apply_recording(false);
-	if (!spool_only && !parent_out) {
-		keep_enabled_locked(); /* the parent kept its events in memory: so does the child */
-	} else if (spool_only || tp_getenv("TPOINT_RECORD")) {
-		start_from_env(); /* a recording of the environment's goes on as one */
-	} else if (parent_out) {
-		char *out = NULL, why[1024];
-
-		if (asprintf(&out, "%s.%d", parent_out, (int)getpid()) >= 0 &&
-		    start_file_locked(out, NULL, why, sizeof(why)) < 0)
-			tp_err("forked child %d cannot record to %s: %s", (int)getpid(), out, why);
-		free(out);
-	}
-	free(parent_out);
-}
-
-/* TPOINT_RECORD's own process: not `tpoint record`'s, nor a child that records FILE.<pid>. */
-static bool record_owner(void)
-{
-	const char *dir = tp_getenv("TPOINT_SPOOL_DIR"), *path = tp_getenv("TPOINT_RECORD");
-	const char *owner = tp_getenv("TPOINT_RECORD_OWNER");
-
-	return (!dir || !*dir) && path && *path && (!owner || atoi(owner) == (int)getpid());
-}
-
-const char tp_session_linked = 1;
-
-__attribute__((constructor)) static void tpoint_init(void)
-{
-	tp_log_init_from_env();
-	if (tp_writer_init() < 0)
-		tp_err("no thread-exit hook; pages of exited threads are read at the end");
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	configure_from_env();
-	if (tp_getenv("TPOINT_RECORD") || tp_getenv("TPOINT_SPOOL_DIR")) {
-		/* Before anything records, and before any thread of ours: fork() is safe here. */
-		if (record_owner())
-			tp_watch_start();
-		pthread_mutex_lock(&session_mutex);
-		start_from_env();
-		if (!rec.active)
-			tp_watch_done(); /* nothing to watch */
-		pthread_mutex_unlock(&session_mutex);
-	}
-	/* TPOINT_EVENTS alone: the events that registered already record into memory. */
-	tp_session_keep_enabled();
-	atexit(at_exit);
-	tp_control_start();
 }

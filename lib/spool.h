@@ -3,7 +3,8 @@
  * The spool being written, shared by the files that write it: spool_out.c (the buffer, the
  * write, a full disk, opening and closing), spool_context.c (what the file needs besides
  * records), drain.c (the drain thread) and spool_snapshot.c (a copy of the pool). Their entry
- * points for the rest of the library are in internal.h ("spool").
+ * points for the rest of the library are in drain.h, spool_out.h, spool_context.h and
+ * spool_snapshot.h.
  */
 #ifndef TPOINT_SPOOL_H
 #define TPOINT_SPOOL_H
@@ -12,8 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "hidden.h"
+#include "ownfile.h"
 #include "pack.h"
+#include "pool.h"
 #include "spool_format.h"
 
 struct spool {
@@ -76,14 +80,18 @@ HIDDEN void *tp_spool_chunk_begin(uint32_t type, uint32_t size);
 /* The header of a chunk of page bytes, to fill in; the bytes packed, referenced or copied. */
 HIDDEN struct spool_records *tp_spool_page_chunk(const char *bytes, uint32_t len, bool stable,
 						 uint32_t *lag);
-/* The file, its header, the first clock sample and the formats: all but the thread. */
-HIDDEN int tp_spool_open(struct pool *p, const char *path, bool live);
-/* Names, a clock sample and the counts (with the end mark when `final`), even on a full disk. */
-HIDDEN void tp_spool_put_closing_chunks(bool final);
+/* The file and its header, in the buffer; tp_spool_open() puts what follows. */
+HIDDEN int tp_spool_open_file(struct pool *p, const char *path, bool live);
+/* Let go of the room held for the closing chunks (SPOOL_ROOM) after a failed write. */
+HIDDEN void tp_spool_room_give_back(void);
 HIDDEN void tp_spool_close(int *err);
 HIDDEN void tp_spool_free_state(void);
 
 /* ---- spool_context.c ---- */
+/* The file, its header, the first clock sample and the formats: all but the thread. */
+HIDDEN int tp_spool_open(struct pool *p, const char *path, bool live);
+/* Names, a clock sample and the counts (with the end mark when `final`), even on a full disk. */
+HIDDEN void tp_spool_put_closing_chunks(bool final);
 HIDDEN void tp_spool_put_clock_sample(void);
 HIDDEN void tp_spool_put_comm(uint32_t tid);
 /* A thread seen for the first time: its name goes in the file. */
@@ -92,8 +100,6 @@ HIDDEN void tp_spool_note_tid(uint32_t tid);
 HIDDEN void tp_spool_put_new_events(void);
 /* The counts since the recording began (tp_spool_mark_stats()), and the notes after them. */
 HIDDEN void tp_spool_put_stats(void);
-/* After a fork: the child counts from zero. */
-HIDDEN void tp_spool_stats_forget(void);
 
 /* ---- drain.c ---- */
 /* A page's records from `from` on into the spool (partial: claimed from a writer). */

@@ -11,9 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "clock.h"
+#include "ownfile.h"
+#include "pool.h"
+#include "registry.h"
 #include "spool.h"
+#include "spool_context.h"
 #include "spool_format.h"
+#include "writer.h"
 
 void tp_spool_put_clock_sample(void)
 {
@@ -248,4 +254,50 @@ void tp_spool_put_stats(void)
 	}
 	free(st);
 	put_notes((uint32_t)n);
+}
+
+/* The file, its header, the first clock sample and the formats: all but the thread. */
+int tp_spool_open(struct pool *p, const char *path, bool live)
+{
+	int err = tp_spool_open_file(p, path, live);
+
+	if (err)
+		return err;
+	tp_spool_put_clock_sample();
+	tp_spool_put_new_events();
+	tp_spool_flush();
+	if (sp->error) {
+		err = -sp->error;
+		tp_ownfd_close(&sp->file);
+		unlink(path);
+		tp_spool_free_state();
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * What closes a flush of the file: the threads' names, a clock sample and the counts, with
+ * the end mark on the last one. After a failed write they are worth another try: they say
+ * what was lost, and the room held for them (SPOOL_ROOM) or that of the cut-off chunks may
+ * take them. The error stays the recording's.
+ */
+void tp_spool_put_closing_chunks(bool final)
+{
+	int error = sp->error;
+
+	sp->error = 0;
+	if (error)
+		tp_spool_room_give_back();
+	tp_spool_put_clock_sample();
+	tp_spool_put_stats();
+	if (error) /* the counts in a write of their own: the disk may not take the names too */
+		tp_spool_flush();
+	for (size_t i = 0; i < sp->ntids; i++)
+		tp_spool_put_comm(sp->tids[i]); /* names may have changed since first seen */
+	if (final)
+		tp_spool_chunk_begin(SPOOL_END, 0);
+	tp_spool_flush();
+	if (error)
+		sp->error = error;
 }

@@ -16,11 +16,17 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "env.h"
+#include "log.h"
+#include "ownfile.h"
 #include "pack.h"
+#include "pool.h"
 #include "spool.h"
 #include "spool_format.h"
+#include "spool_out.h"
 #include "spool_read.h"
+#include "writer.h"
 
 _Static_assert(SPOOL_CHUNK_MAX >= (256u << 10) + TPOINT_PAGE_SIZE,
 	       "a reader takes the largest chunk the writer makes");
@@ -61,7 +67,7 @@ static void room_hold(void)
 }
 
 /* The file has no name left: closing it frees its room (if the program did not close it). */
-static void room_give_back(void)
+void tp_spool_room_give_back(void)
 {
 	tp_ownfd_close(&sp->room);
 }
@@ -332,7 +338,7 @@ struct spool_records *tp_spool_page_chunk(const char *bytes, uint32_t len, bool 
 
 void tp_spool_free_state(void)
 {
-	room_give_back();
+	tp_spool_room_give_back();
 	free(sp->buf);
 	free(sp->iov);
 	free(sp->clock_at);
@@ -358,11 +364,7 @@ void tp_spool_free_state(void)
  */
 static pack_fn spool_packer(void)
 {
-	const char *v = tp_getenv("TPOINT_SPOOL_PACK");
-
-	if (v && strcmp(v, "0") && strcmp(v, "1"))
-		tp_err("TPOINT_SPOOL_PACK='%s': expected 0 or 1; packing where the CPU can", v);
-	if (v && !strcmp(v, "0"))
+	if (!tp_env_spool_pack())
 		return NULL;
 	return tp_pack_encoder();
 }
@@ -388,8 +390,8 @@ int tp_spool_create(const char *path, char *why, size_t whylen)
 	return 0;
 }
 
-/* The file, its header, the first clock sample and the formats: all but the thread. */
-int tp_spool_open(struct pool *p, const char *path, bool live)
+/* The file and its header, in the buffer (spool_context.c's tp_spool_open() goes on). */
+int tp_spool_open_file(struct pool *p, const char *path, bool live)
 {
 	struct spool_file_header h;
 
@@ -451,43 +453,7 @@ int tp_spool_open(struct pool *p, const char *path, bool live)
 	sp->seg_start = 0;
 	sp->niov = 0;
 	sp->referenced = 0;
-	tp_spool_put_clock_sample();
-	tp_spool_put_new_events();
-	tp_spool_flush();
-	if (sp->error) {
-		err = -sp->error;
-		tp_ownfd_close(&sp->file);
-		unlink(path);
-		tp_spool_free_state();
-		return err;
-	}
 	return 0;
-}
-
-/*
- * What closes a flush of the file: the threads' names, a clock sample and the counts, with
- * the end mark on the last one. After a failed write they are worth another try: they say
- * what was lost, and the room held for them (SPOOL_ROOM) or that of the cut-off chunks may
- * take them. The error stays the recording's.
- */
-void tp_spool_put_closing_chunks(bool final)
-{
-	int error = sp->error;
-
-	sp->error = 0;
-	if (error)
-		room_give_back();
-	tp_spool_put_clock_sample();
-	tp_spool_put_stats();
-	if (error) /* the counts in a write of their own: the disk may not take the names too */
-		tp_spool_flush();
-	for (size_t i = 0; i < sp->ntids; i++)
-		tp_spool_put_comm(sp->tids[i]); /* names may have changed since first seen */
-	if (final)
-		tp_spool_chunk_begin(SPOOL_END, 0);
-	tp_spool_flush();
-	if (error)
-		sp->error = error;
 }
 
 /* The end of a spool: its error, if any, or close()'s. */
@@ -498,17 +464,11 @@ void tp_spool_close(int *err)
 	sp->file.fd = -1;
 }
 
-const char *tp_spool_path(void)
-{
-	return sp->path;
-}
-
 void tp_spool_after_fork(void)
 {
 	/* The parent's drain thread and file are not the child's. */
 	tp_ownfd_close(&sp->file);
 	tp_spool_free_state();
-	tp_spool_stats_forget(); /* the child counts from zero (tp_writer_after_fork()) */
 	memset(sp, 0, sizeof(*sp));
 	pthread_mutex_init(&sp->io, NULL);
 	sp->file = OWNED_FD_NONE;

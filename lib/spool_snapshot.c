@@ -8,9 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "drain.h"
 #include "ownfile.h"
+#include "pool.h"
 #include "spool.h"
+#include "spool_snapshot.h"
 
 /*
  * Copy what the pool holds into a spool of its own, without taking anything from the

@@ -21,11 +21,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "filter.h"
 #include "growbuf.h"
-#include "internal.h"
+#include "ownfile.h"
 #include "ringbuf.h"
 #include "spool_read.h"
+#include "tracedat.h"
 #include "tracedat_format.h"
 #include "tracedat_v7.h"
 

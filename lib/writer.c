@@ -16,10 +16,14 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <tpoint/tpoint.h>
 #include "filter.h"
 #include "format.h"
-#include "internal.h"
+#include "log.h"
+#include "pool.h"
+#include "registry.h"
 #include "ringbuf.h"
+#include "writer.h"
 
 /* Where every thread's reservations start (struct tpoint_tls): never written. */
 static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
@@ -27,12 +31,6 @@ static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
 TPOINT_EXPORT __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec"))) = {
 	.top = &unlinked_stream,
 };
-/* What objects built before tpoint_tls_v2 name, so that they still load, to be refused by
- * their ABI (lib/registry.c): they never record, and never touch it. */
-TPOINT_EXPORT __thread struct tpoint_tls tpoint_tls_v1 __attribute__((tls_model("initial-exec")));
-
-struct pool *tp_active_pool;
-
 static struct thread_rec *thread_head;
 static pthread_key_t thread_key;
 static bool thread_key_ok;
@@ -324,7 +322,7 @@ void tp_writer_after_fork(void)
 	}
 }
 
-void tp_writer_count_lost_index(uint32_t index, uint64_t n)
+static void count_lost_index(uint32_t index, uint64_t n)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 
@@ -359,7 +357,7 @@ TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
 	char name[2 * TPOINT_NAME_MAX + 2];
 
-	tp_writer_count_lost_index(ev->index, 1);
+	count_lost_index(ev->index, 1);
 	if (ev->index < TPOINT_MAX_EVENTS &&
 	    __atomic_fetch_add(&too_big[ev->index], 1, __ATOMIC_RELAXED) == 0)
 		tp_debug("event %s: a record larger than %u bytes (TPOINT_MAX_PAYLOAD, a page "
@@ -367,11 +365,6 @@ TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev)
 			 "__dynamic_array that long is cut by nothing: shorten it in TP_fast_assign's "
 			 "source", tp_registry_event_label(ev, name, sizeof(name)),
 			 (unsigned)TPOINT_MAX_PAYLOAD);
-}
-
-TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev)
-{
-	tpoint_count_one(&tpoint_counters_slow_v1(ev)->recorded);
 }
 
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev)
@@ -654,14 +647,6 @@ TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 	return 1;
 }
 
-/* Objects of ABI 5 and older call this. They load, to be refused: never enabled, they never
- * get here, and if one did, its record would be dropped. */
-TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total)
-{
-	(void)ev;
-	(void)total;
-	return NULL;
-}
 /*
  * Take back the record `rec` that a filter rejected. It is the last of its level's stream: a
  * signal handler that traced meanwhile wrote to the next level. Its delta goes back too, or
@@ -714,11 +699,6 @@ static inline __attribute__((always_inline)) int filter_reject(struct tpoint_eve
 	if (filter_match_fast(f, rec))
 		return 0;
 	return take_back(ev, rec);
-}
-
-TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec, uint32_t size)
-{
-	return filter_reject(ev, rec, size);
 }
 
 TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * abi_test - an object built for another tpoint ABI loads, and its events stay off, said
- * by name: the hot path of such an object would read the thread's state with another
+ * abi_test - an object built for another tpoint ABI is refused, said with its ABI, and its
+ * events stay off: the hot path of such an object would read the thread's state with another
  * layout. The test hands the library the modules of objects built for ABI 2 and 5 (tables
  * of pointers to descriptors with pointers to their records, those of a real event), of one
  * built for ABI 4 (whose meta record has version 1's fixed 64-byte names) and of one from an
@@ -12,7 +12,29 @@
 #include "testutil.h"
 
 #include "format.h"
-#include "registry.h"
+
+/*
+ * The descriptor and the module as objects of ABI 1 to 5 laid them out (ABI 1 to 3 ended
+ * the descriptor at meta). The library reads only the module's abi of them.
+ */
+struct tpoint_event_v5 {
+	uint32_t enabled;
+	uint16_t id;
+	uint16_t abi;
+	uint32_t index;
+	uint32_t registered;
+	void *probes;
+	void *filter;
+	const struct tpoint_meta_class *class_meta;
+	const struct tpoint_meta_event *meta;
+};
+struct tpoint_module_v5 {
+	uint32_t abi;
+	struct tpoint_event_v5 *const *events_begin;
+	struct tpoint_event_v5 *const *events_end;
+	const char *meta_begin;
+	const char *meta_end;
+};
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_abi.h>
@@ -105,18 +127,14 @@ int main(int argc, char **argv)
 	register_old();
 	tu_note("logged:\n%s", tu_logged);
 
-	snprintf(want, sizeof(want), "event tpt_abi:abi_now was built for tpoint ABI 2, this "
-		 "library has %d; not registered", TPOINT_ABI);
-	CHECK(strstr(tu_logged, want), "the ABI 2 event is refused by name");
-	snprintf(want, sizeof(want), "event tpt_abi:abi_now was built for tpoint ABI 5, this "
-		 "library has %d; not registered", TPOINT_ABI);
-	CHECK(strstr(tu_logged, want), "the ABI 5 event is refused by name");
-	snprintf(want, sizeof(want), "an object built for tpoint ABI %d (this library has %d) "
-		 "was not registered: its events stay off", TPOINT_ABI + 7, TPOINT_ABI);
-	CHECK(strstr(tu_logged, want), "the unknown ABI's event is refused by count");
-	snprintf(want, sizeof(want), "event tpt_old:abi4_event was built for tpoint ABI 4, this "
-		 "library has %d; not registered", TPOINT_ABI);
-	CHECK(strstr(tu_logged, want), "the ABI 4 event (meta version 1) is refused by name");
+	static const unsigned refused[] = { 2, 5, TPOINT_ABI + 7, 4 };
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(want, sizeof(want), "an object built for tpoint ABI %u (this library has "
+			 "%d) was not registered: its events stay off", refused[i], TPOINT_ABI);
+		CHECK(strstr(tu_logged, want), "the object of ABI %u is refused, said with its ABI",
+		      refused[i]);
+	}
 	CHECK(!old_ev.registered && !abi5_ev.registered && !future_ev.registered &&
 	      !abi4_ev.registered, "none registered");
 

@@ -45,10 +45,6 @@ void tpoint_count_lost_v1(struct tpoint_event *ev)
 {
 	(void)ev;
 }
-void tpoint_count_recorded_slow_v1(struct tpoint_event *ev)
-{
-	(void)ev;
-}
 void tpoint_module_register(const struct tpoint_module *m)
 {
 	registered = m;

@@ -22,7 +22,6 @@
 #include "../lib/pool.c"
 #include "testutil.h"
 
-struct pool *tp_active_pool; /* pool.c's block mode looks at it; writer.c defines it */
 
 static struct pool pool;
 static uint64_t claimed;      /* the position of the cell the "preempted producer" holds */

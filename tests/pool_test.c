@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "pool.h"
 #include "testutil.h"
 
-struct pool *tp_active_pool; /* pool.c's block mode looks at it; writer.c defines it */
 
 #define THREADS 4
 #define ROUNDS 1000000

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include <tpoint/tpoint.h>
+#include "pool.h"
+#include "salvage.h"
 #include "spool_format.h"
 #include "spool_read.h"
 

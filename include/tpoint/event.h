@@ -143,11 +143,9 @@ extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-e
  * this thread's current nesting level, now, for the fast path to take: a page, a time
  * extend after a long pause, a page of the CPU the thread migrated to, the thread's streams
  * linked on its first record. Returns 1; or 0, having counted the record as lost (no
- * recording, no free page, nesting too deep). Nothing stays claimed either way. (Objects of
- * ABI 5 and older reserved through tpoint_reserve_slow_v1(), kept so that they load.)
+ * recording, no free page, nesting too deep). Nothing stays claimed either way.
  */
 TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total);
-TPOINT_EXPORT void *tpoint_reserve_slow_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev);
 /*
  * A record just filled (`size` bytes from `rec`), reserved with the commit that follows
@@ -158,14 +156,7 @@ TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_even
 TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,
 					   uint32_t size, uint64_t *commit, uint64_t end,
 					   struct tpoint_stream *top);
-/* What objects of ABI 5 and older call instead: 1 when the filter rejected the record (taken
- * back as above), 0 for the caller to commit it. */
-TPOINT_EXPORT int tpoint_filter_reject_v1(struct tpoint_event *ev, const void *rec,
-					  uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
-/* Objects of ABI 2 counted a thread's first record here; kept so that they still load, to be
- * refused by name. */
-TPOINT_EXPORT void tpoint_count_recorded_slow_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <ucontext.h>
 #include "../jump_arch.h"
+#include "../log.h"
 
 #define INSN_JMP 0xe9
 #define INSN_INT3 0xcc

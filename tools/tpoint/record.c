@@ -25,6 +25,7 @@
 #include "attach.h"
 #include "codec.h"
 #include "control_proto.h"
+#include "env.h"
 #include "filter.h"
 #include "glob.h"
 #include "handover.h"
@@ -787,7 +788,7 @@ int cmd_record(int argc, char **argv)
 	struct krecord *kr = NULL;
 	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
 	struct tracedat_extra x;
-	const char *compress = getenv("TPOINT_COMPRESS");
+	const char *compress = getenv(TP_ENV_COMPRESS);
 	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
 
 	optind = 1;
@@ -1027,14 +1028,14 @@ int cmd_record(int argc, char **argv)
 				_exit(127);
 		}
 		if (events)
-			setenv("TPOINT_EVENTS", events, 1);
-		setenv("TPOINT_SPOOL_DIR", dirbuf, 1);
-		unsetenv("TPOINT_RECORD");
-		unsetenv("TPOINT_RECORD_OWNER");
+			setenv(TP_ENV_EVENTS, events, 1);
+		setenv(TP_ENV_SPOOL_DIR, dirbuf, 1);
+		unsetenv(TP_ENV_RECORD);
+		unsetenv(TP_ENV_RECORD_OWNER);
 		if (buffer)
-			setenv("TPOINT_BUFFER_SIZE", buffer, 1);
+			setenv(TP_ENV_BUFFER_SIZE, buffer, 1);
 		if (mode)
-			setenv("TPOINT_MODE", mode, 1);
+			setenv(TP_ENV_MODE, mode, 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
@@ -1042,7 +1043,7 @@ int cmd_record(int argc, char **argv)
 	ps.main = child;
 	if (send_fd >= 0)
 		close(send_fd);
-	unsetenv("TPOINT_COLLECT");
+	unsetenv(TP_ENV_COLLECT);
 	if (kr) {
 		close(go[0]);
 		if ((kernel_pids && krec_set_pids(kr, &child, 1, err, sizeof(err)) < 0) ||

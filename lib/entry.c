@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public entry points that reach across the layers: an object's registration and
+ * tpoint_enable()/tpoint_disable(). Each does the registry's part (registry.c, patterns.c),
+ * then tells the layers above it: a new event gets its filter by name (event_filter.c), the
+ * patterns and the client's globs (patterns.c); the session starts recording what is enabled
+ * (session.c), and TPOINT_FILTER's filters meet their events (env_filters.c). The public
+ * calls of the session are here too, so that this file is the one that the program's calls
+ * reach first.
+ */
+#include <tpoint/tpoint.h>
+#include "env_filters.h"
+#include "event_filter.h"
+#include "init.h"
+#include "patterns.h"
+#include "registry.h"
+#include "session.h"
+
+/*
+ * Pulls init.o, and its constructor, into programs linked with libtpoint.a: they call
+ * nothing of it, but a program that registers events or records calls into this file.
+ */
+__attribute__((used)) static const char *const pull_in_init = &tp_init_linked;
+
+/* A slot just filled (under the registry lock): what the layers above want of its event. */
+static void slot_added(struct event_slot *s)
+{
+	tp_registry_slot_apply_filter(s);
+	tp_registry_slot_apply_patterns(s);
+	s->client = tp_registry_slot_client_matches(s);
+	tp_registry_slot_apply(s);
+}
+
+TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
+{
+	if (!tp_registry_add_module(mod, slot_added))
+		return;
+	/* TPOINT_EVENTS names events before they register: they record from here on. */
+	tp_env_filters_check();
+	tp_session_keep_enabled();
+	tp_registry_run_fn_calls();
+}
+
+TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
+{
+	/* The compiled filter of each event of the object is freed after a grace period. */
+	if (tp_registry_remove_module(mod, tp_registry_slot_drop_filter))
+		tp_registry_run_fn_calls();
+}
+
+TPOINT_EXPORT int tpoint_enable(const char *list)
+{
+	int ret = tp_registry_enable_patterns(list, true, false);
+
+	if (ret > 0) {
+		tp_env_filters_check();
+		tp_session_keep_enabled(); /* enabled means recording, in memory at least */
+	}
+	tp_registry_run_fn_calls();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_disable(const char *list)
+{
+	int ret = tp_registry_enable_patterns(list, false, false);
+
+	tp_registry_run_fn_calls();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_record_start(const char *path)
+{
+	return tp_session_record_start(path);
+}
+
+TPOINT_EXPORT int tpoint_record_stop(void)
+{
+	return tp_session_record_stop();
+}
+
+TPOINT_EXPORT int tpoint_flush(void)
+{
+	return tp_session_flush();
+}
+
+TPOINT_EXPORT int tpoint_set_buffer_size(size_t bytes)
+{
+	return tp_session_set_buffer_size(bytes);
+}
+
+TPOINT_EXPORT int tpoint_set_mode(enum tpoint_mode mode)
+{
+	return tp_session_set_mode(mode);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/event_filter.c: the filters attached to events, by name, and their reclaim. */
+#ifndef TPOINT_EVENT_FILTER_H
+#define TPOINT_EVENT_FILTER_H
+
+#include <stddef.h>
+#include "hidden.h"
+#include "registry.h"
+
+/* Set (or, with "", clear) the filter of "system:name" or "name"; err says why not. */
+HIDDEN int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
+/* The same for "system:name" or "name", registered yet or not (TPOINT_FILTER). */
+HIDDEN int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
+
+/* The filter wanted for the slot's event by name, if any, compiled and attached. */
+HIDDEN void tp_registry_slot_apply_filter(struct event_slot *s);
+/* The event's object goes (dlclose): its compiled filter is freed after a grace period. */
+HIDDEN void tp_registry_slot_drop_filter(struct event_slot *s);
+/* The source text of the slot's filter, or "". */
+HIDDEN const char *tp_registry_slot_filter_text(const struct event_slot *s);
+
+#endif

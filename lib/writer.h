@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/writer.c: per-thread state, the slow path, the counters. */
+#ifndef TPOINT_WRITER_H
+#define TPOINT_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <tpoint/tpoint.h>
+#include "hidden.h"
+
+/* The longest run of pages a stream takes from the free queue at once (reserve_take()). */
+#define RESERVE_RUN_MAX 64u
+struct thread_rec {
+	struct thread_rec *next; /* all records ever made; never unlinked */
+	uint32_t state;          /* THREAD_FREE, THREAD_LIVE, ... */
+	pid_t tid;
+	struct tpoint_tls *tls;  /* the thread's TLS, while LIVE */
+	struct tpoint_counters *counters; /* TPOINT_MAX_EVENTS slots */
+	uint64_t lost_pending[TPOINT_MAX_NESTING];
+	/* The pool each stream's page is from, by epoch: pool addresses get reused. */
+	uint64_t stream_epoch[TPOINT_MAX_NESTING];
+	uint64_t seq;            /* recording epoch << 32 | pages taken in it (next_page_seq()) */
+	uint32_t start_cpu;      /* without rseq, the CPU of all its pages (page_cpu()) */
+	struct page_reserve {    /* free pages taken at once, per level (reserve_take()) */
+		uint64_t epoch;  /* of the pool they are from */
+		uint32_t next, count;
+		uint32_t pages[RESERVE_RUN_MAX];
+		uint32_t nfull;  /* full pages held back, to be handed in at once (retire_or_hold()) */
+		uint32_t full[RESERVE_RUN_MAX];
+	} reserve[TPOINT_MAX_NESTING];
+};
+/*
+ * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (tp_writer_detach_all).
+ * LIVE -> EXITING -> FREE: the thread is exiting; its TLS is about to go away.
+ */
+enum { THREAD_FREE = 0, THREAD_LIVE = 1, THREAD_POKED = 2, THREAD_EXITING = 3 };
+HIDDEN struct thread_rec *tp_thread_list_head(void);
+/* Sum of every thread's counters (live and exited) for one event index. */
+HIDDEN void tp_counters_sum(uint32_t index, struct tpoint_counters *out);
+HIDDEN int tp_writer_init(void);
+/* After a recording stopped: make every thread leave its page at its next event. */
+HIDDEN void tp_writer_detach_all(void);
+HIDDEN void tp_writer_after_fork(void);
+/* Records of event `index` too big for a page, since the process started (also lost). */
+HIDDEN uint64_t tp_writer_too_big(uint32_t index);
+/*
+ * Committed records that will never reach a file (`len` bytes of a page's records, whole
+ * records only) move from recorded to lost, in the calling thread's counters: totals are
+ * sums over threads, so they come out exact whoever counts.
+ */
+HIDDEN void tp_writer_count_unrecorded(const char *records, uint64_t len);
+
+#endif
