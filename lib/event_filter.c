@@ -14,6 +14,7 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include "filter.h"
+#include "fmt/selection.h"
 #include "format.h"
 #include "internal.h"
 #include "registry.h"
@@ -346,11 +347,9 @@ int tp_registry_set_filter(const char *event, const char *expr, char *err, size_
 	int ret;
 
 	tp_registry_lock();
-	for (uint32_t k = 0; k < tp_nslots && !s; k++) {
-		snprintf(full, sizeof(full), "%s:%s", tp_slots[k].system, tp_slots[k].name);
-		if (!strcmp(full, event) || !strcmp(tp_slots[k].name, event))
+	for (uint32_t k = 0; k < tp_nslots && !s; k++)
+		if (tp_event_named(event, tp_slots[k].system, tp_slots[k].name))
 			s = &tp_slots[k];
-	}
 	if (!s) {
 		tp_registry_unlock();
 		snprintf(err, errlen, "no event '%s' in this process", event);
@@ -375,18 +374,15 @@ int tp_registry_set_filter(const char *event, const char *expr, char *err, size_
 
 int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen)
 {
-	char full[2 * TPOINT_NAME_MAX + 2];
 	int ret;
 
 	(void)err;
 	(void)errlen;
 	tp_registry_lock();
 	ret = wanted_put(event, expr);
-	for (uint32_t k = 0; ret == 0 && k < tp_nslots; k++) {
-		snprintf(full, sizeof(full), "%s:%s", tp_slots[k].system, tp_slots[k].name);
-		if (!strcmp(full, event) || !strcmp(tp_slots[k].name, event))
+	for (uint32_t k = 0; ret == 0 && k < tp_nslots; k++)
+		if (tp_event_named(event, tp_slots[k].system, tp_slots[k].name))
 			tp_registry_slot_apply_filter(&tp_slots[k]);
-	}
 	tp_registry_unlock();
 	return ret;
 }
