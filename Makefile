@@ -58,7 +58,7 @@ FMT_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard lib/fmt/*.c))
 TOOL_LIB_OBJ := $(FMT_OBJ) $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
-		$(O)/lib/filter.o $(O)/lib/globs.o $(O)/lib/crc32c.o $(O)/lib/arch/crc32c_x86_64.o \
+		$(O)/lib/filter.o $(O)/lib/filter_parse.o $(O)/lib/filter_eval.o $(O)/lib/globs.o $(O)/lib/crc32c.o $(O)/lib/arch/crc32c_x86_64.o \
 		$(O)/lib/arch/crc32c_aarch64.o
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
@@ -163,9 +163,10 @@ $(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)
 $(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c lib/format.c
 
-# The filter test links the filter compiler alone.
-$(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
+# The filter test links the filter alone: its compiler and its evaluator.
+FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
+$(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filter_parse.h lib/filter_program.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c $(FILTER_SRC)
 
 # The glob test links the glob matcher alone.
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
