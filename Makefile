@@ -55,7 +55,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard lib/fmt/*.c))
-TOOL_LIB_OBJ := $(FMT_OBJ) $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
+TOOL_LIB_OBJ := $(FMT_OBJ) $(O)/lib/format.o $(O)/lib/meta_read.o $(O)/lib/print_fmt_check.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(O)/lib/pack.o $(O)/lib/arch/pack_x86_64.o $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
 		$(O)/lib/filter.o $(O)/lib/filter_parse.o $(O)/lib/filter_eval.o $(O)/lib/globs.o $(O)/lib/crc32c.o $(O)/lib/arch/crc32c_x86_64.o \
@@ -159,9 +159,11 @@ $(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h $(SPO
 $(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
 
-# The format test links the format builder alone, with its own stand-ins for the runtime.
-$(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c lib/format.c
+# The format test links the format builder alone (with the record reader and the print fmt
+# check), with its own stand-ins for the runtime.
+FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
+$(O)/tests/format_test: tests/format_test.c $(FORMAT_SRC) lib/format.h lib/print_fmt_lex.h lib/printf_conv.h lib/growbuf.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c $(FORMAT_SRC)
 
 # The filter test links the filter alone: its compiler and its evaluator.
 FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c

@@ -3,7 +3,7 @@
 # tpoint-test: alone (the fuzzers saturate a CPU each)
 #
 # tests/fuzz/run.sh [NAME...] - fuzz what reads untrusted bytes, each for FUZZ_SECONDS:
-#	filter		the event filter (lib/filter.c)
+#	filter		the event filter (lib/filter.c, filter_parse.c, filter_eval.c)
 #	pack		the packing of spool pages (lib/pack.c and the machine's)
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
@@ -109,7 +109,7 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
 	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
 	# lib/tracedat.c itself (its mappings become heap copies).
-	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
+	spool) fuzz spool "$L/format.c" "$L/meta_read.c" "$L/print_fmt_check.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/filter_parse.c" "$L/filter_eval.c" "$L/tracedat_v7.c" "$L/codec.c" \
@@ -117,7 +117,7 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
-		"$L/fmt/selection.c" "$L/format.c" ;;
+		"$L/fmt/selection.c" "$L/format.c" "$L/meta_read.c" "$L/print_fmt_check.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
