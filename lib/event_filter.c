@@ -271,13 +271,16 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
 	const struct wanted_filter *w = NULL;
+	enum event_naming best = EVENT_NOT_NAMED;
 
-	for (size_t i = 0; i < nwanted && !w; i++)
-		if (!strcmp(wanted[i].event, full))
+	for (size_t i = 0; i < nwanted && best != EVENT_NAMED_FULL; i++) {
+		enum event_naming how = tp_event_named(wanted[i].event, s->system, s->name);
+
+		if (how > best) {
+			best = how;
 			w = &wanted[i];
-	for (size_t i = 0; i < nwanted && !w; i++)
-		if (!strcmp(wanted[i].event, s->name))
-			w = &wanted[i];
+		}
+	}
 	if (w && w->expr && slot_compile_filter(s, w->expr, &f, err, sizeof(err)) < 0) {
 		tp_err("filter of %s not set: %s", full, err);
 		f = NULL;

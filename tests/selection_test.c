@@ -26,13 +26,16 @@ static void check(bool ok, const char *what, const char *got)
 	       ok ? "" : got);
 }
 
-static void named(const char *event, const char *system, const char *name, bool want)
+static void named(const char *event, const char *system, const char *name,
+		  enum event_naming want)
 {
+	static const char *const how[] = { "does not name", "names by its bare name",
+					   "names with its system" };
+	enum event_naming got = tp_event_named(event, system, name);
 	char what[256];
 
-	snprintf(what, sizeof(what), "'%s' %s %s:%s", event, want ? "names" : "does not name",
-		 system, name);
-	check(tp_event_named(event, system, name) == want, what, want ? "no" : "yes");
+	snprintf(what, sizeof(what), "'%s' %s %s:%s", event, how[want], system, name);
+	check(got == want, what, how[got]);
 }
 
 static void split(const char *event, size_t len, const char *want_system, const char *want_name)
@@ -104,16 +107,20 @@ int main(void)
 {
 	struct selection s = { 0 };
 
-	/* An event is named with its system or by its bare name, never by its system alone. */
-	named("tpt_ctl:ctl_tick", "tpt_ctl", "ctl_tick", true);
-	named("ctl_tick", "tpt_ctl", "ctl_tick", true);
-	named("tpt_ctl", "tpt_ctl", "ctl_tick", false);
-	named("tpt_ctl:ctl_odd", "tpt_ctl", "ctl_tick", false);
-	named("tpt:ctl_tick", "tpt_ctl", "ctl_tick", false);
-	named("tpt_ctl:ctl_tic", "tpt_ctl", "ctl_tick", false);
-	named("tpt_ctl:ctl_tick:x", "tpt_ctl", "ctl_tick", false);
-	named("tpt_ctlx:ctl_tick", "tpt_ctl", "ctl_tick", false);
-	named("", "tpt_ctl", "ctl_tick", false);
+	/*
+	 * An event is named with its system or by its bare name, never by its system alone;
+	 * with its system wins (lib/event_filter.c: whose filter an event gets).
+	 */
+	named("tpt_ctl:ctl_tick", "tpt_ctl", "ctl_tick", EVENT_NAMED_FULL);
+	named("ctl_tick", "tpt_ctl", "ctl_tick", EVENT_NAMED_BARE);
+	named("tpt_ctl", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named("tpt_ctl:ctl_odd", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named("tpt:ctl_tick", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named("tpt_ctl:ctl_tic", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named("tpt_ctl:ctl_tick:x", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named("tpt_ctlx:ctl_tick", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named(":ctl_tick", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
+	named("", "tpt_ctl", "ctl_tick", EVENT_NOT_NAMED);
 
 	split("tpt_ctl:ctl_tick", 16, "tpt_ctl", "ctl_tick");
 	split("a:b:c", 16, "a", "b:c");

@@ -7,13 +7,13 @@
 #include "globs.h"
 #include "selection.h"
 
-bool tp_event_named(const char *event, const char *system, const char *name)
+enum event_naming tp_event_named(const char *event, const char *system, const char *name)
 {
 	size_t n = strlen(system);
 
-	if (!strcmp(event, name))
-		return true;
-	return !strncmp(event, system, n) && event[n] == ':' && !strcmp(event + n + 1, name);
+	if (!strncmp(event, system, n) && event[n] == ':' && !strcmp(event + n + 1, name))
+		return EVENT_NAMED_FULL;
+	return !strcmp(event, name) ? EVENT_NAMED_BARE : EVENT_NOT_NAMED;
 }
 
 bool tp_event_split(const char *event, char *system, size_t len, const char **name)

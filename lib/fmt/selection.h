@@ -17,8 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Does `event` ("system:name", or a bare "name") name the event system:name? */
-bool tp_event_named(const char *event, const char *system, const char *name);
+/*
+ * How `event` ("system:name", or a bare "name") names the event system:name: not at all (0),
+ * by its bare name, or with its system, which wins (a filter set for "sys:name" is the
+ * event's over one set for "name", whichever came first).
+ */
+enum event_naming { EVENT_NOT_NAMED = 0, EVENT_NAMED_BARE = 1, EVENT_NAMED_FULL = 2 };
+enum event_naming tp_event_named(const char *event, const char *system, const char *name);
 
 /*
  * "system:name" cut at its first ':': the system into system[len], *name after the colon.
