@@ -65,13 +65,17 @@ PACK_SRC := lib/pack.c lib/arch/pack_x86_64.c
 POOL_SRC := lib/pool.c lib/log.c lib/clock.c lib/ownfile.c
 # What a test program that writes spools links for their checksums (lib/spool_read.h).
 SPOOL_CRC_SRC := lib/spool_read.c $(CRC32C_SRC) $(PACK_SRC) lib/ringbuf.c
+# The format builder, with the record reader and the print fmt check.
+FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
+# The filter: its parser, its compiler and its evaluator.
+FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard lib/fmt/*.c))
-TOOL_LIB_OBJ := $(FMT_OBJ) $(O)/lib/format.o $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
+TOOL_LIB_OBJ := $(FMT_OBJ) $(FORMAT_SRC:%.c=$(O)/%.o) $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(PACK_SRC:%.c=$(O)/%.o) $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
-		$(O)/lib/filter.o $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
+		$(FILTER_SRC:%.c=$(O)/%.o) $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
 TOOL_LIB_SRC = $(patsubst $(O)/%.o,%.c,$(TOOL_LIB_OBJ))
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
@@ -168,17 +172,22 @@ $(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h $(SPO
 $(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
 
-# The format test links the format builder alone, with its own stand-ins for the runtime.
-$(O)/tests/format_test: tests/format_test.c lib/format.c lib/format.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c lib/format.c
+# The format test links the format builder alone (with the record reader and the print fmt
+# check), with its own stand-ins for the runtime.
+$(O)/tests/format_test: tests/format_test.c $(FORMAT_SRC) lib/format.h lib/print_fmt_lex.h lib/printf_conv.h lib/growbuf.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c $(FORMAT_SRC)
 
-# The filter test links the filter compiler alone.
-$(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c lib/filter.c
+# The filter test links the filter alone: its compiler and its evaluator.
+$(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filter_parse.h lib/filter_program.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c $(FILTER_SRC)
 
 # The glob test links the glob matcher alone.
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
+
+# The selection test links the selection rules alone, with the glob matcher they use.
+$(O)/tests/selection_test: tests/selection_test.c lib/fmt/selection.c lib/fmt/selection.h lib/globs.c lib/globs.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/selection_test.c lib/fmt/selection.c lib/globs.c
 
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
@@ -285,14 +294,14 @@ check-install: all
 # them (filter pack spool elf tracedat). What the fuzzers find stays in $(O)/fuzz/NAME/
 # (corpus/: the inputs grown, the next run goes on from them; artifacts/: the reproducers).
 # What each links, the harness aside (run.sh reads these from the environment):
-export FUZZ_SRC_filter := lib/filter.c
+export FUZZ_SRC_filter := $(FILTER_SRC)
 export FUZZ_SRC_pack := $(PACK_SRC)
 # The tool's part of the library; spool_fuzz.c includes lib/tracedat.c itself (its mappings
 # become heap copies).
 export FUZZ_SRC_spool = $(filter-out lib/tracedat.c,$(TOOL_LIB_SRC)) tools/tpoint/tracedat_read.c \
 		tools/tpoint/tracedat_v7read.c
 export FUZZ_SRC_elf := tools/tpoint/list.c tools/tpoint/control_client.c tools/tpoint/glob.c \
-		tools/tpoint/escape.c lib/globs.c lib/format.c
+		tools/tpoint/escape.c lib/globs.c lib/fmt/selection.c $(FORMAT_SRC)
 export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c lib/codec.c \
 		tools/tpoint/report.c tools/tpoint/render.c tools/tpoint/kprint.c tools/tpoint/tep_guard.c \
 		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c

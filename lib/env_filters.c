@@ -12,23 +12,8 @@
 #include <tpoint/tpoint.h>
 #include "env_filters.h"
 #include "event_filter.h"
+#include "fmt/selection.h"
 #include "log.h"
-
-/* The next `c` of s outside quoted strings (the filter syntax has no escapes), or NULL. */
-static char *find_unquoted(char *s, char c)
-{
-	char quote = 0;
-
-	for (; *s; s++) {
-		if (quote)
-			quote = *s == quote ? 0 : quote;
-		else if (*s == '"' || *s == '\'')
-			quote = *s;
-		else if (*s == c)
-			return s;
-	}
-	return NULL;
-}
 
 /*
  * The filters of TPOINT_FILTER, until each has met its event: one that does not compile, or
@@ -99,40 +84,25 @@ void tp_env_filters_report(void)
 
 /*
  * TPOINT_FILTER='sys:event:EXPR;event:EXPR', the event named as `tpoint filter` and
- * tpoint_set_filter() take it: with its system or without. A ';' or ':' inside a quoted
- * string is the string's. The events are not registered yet (their objects' constructors
- * run after ours), so the filters wait in the registry; a filter that does not compile is
- * named when its event registers (tp_env_filters_check()).
+ * tpoint_set_filter() take it: with its system or without (the grammar is
+ * tp_filter_env_next()'s, lib/fmt/selection.h). The events are not registered yet (their
+ * objects' constructors run after ours), so the filters wait in the registry; a filter that
+ * does not compile is named when its event registers (tp_env_filters_check()).
  */
 void tp_env_filters_parse(const char *v)
 {
-	char *copy = strdup(v), *item = copy;
+	char *copy = strdup(v), *cursor = copy, *event, *expr, err[512];
+	int item;
 
 	pthread_mutex_lock(&env_filters_mutex);
-
-	while (item && *item) {
-		char *end = find_unquoted(item, ';');
-		char *first, *second, err[512];
-
-		if (end)
-			*end = 0;
-		while (*item == ' ')
-			item++;
-		first = find_unquoted(item, ':');
-		second = first ? find_unquoted(first + 1, ':') : NULL;
-		if (*item && (!first || first == item || (second && second == first + 1))) {
+	while ((item = tp_filter_env_next(&cursor, &event, &expr)) != 0) {
+		if (item < 0)
 			tp_notice("TPOINT_FILTER: '%s': expected system:event:expression or "
-				  "event:expression; ignored", item);
-		} else if (*item) {
-			char *sep = second ? second : first;
-
-			*sep = 0;
-			if (tp_registry_want_filter(item, sep + 1, err, sizeof(err)) < 0)
-				tp_notice("TPOINT_FILTER: '%s:%s': %s; ignored", item, sep + 1, err);
-			else
-				env_filter_add(item, sep + 1);
-		}
-		item = end ? end + 1 : NULL;
+				  "event:expression; ignored", event);
+		else if (tp_registry_want_filter(event, expr, err, sizeof(err)) < 0)
+			tp_notice("TPOINT_FILTER: '%s:%s': %s; ignored", event, expr, err);
+		else
+			env_filter_add(event, expr);
 	}
 	pthread_mutex_unlock(&env_filters_mutex);
 	free(copy);

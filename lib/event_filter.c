@@ -16,6 +16,7 @@
 #include <tpoint/tpoint.h>
 #include "event_filter.h"
 #include "filter.h"
+#include "fmt/selection.h"
 #include "format.h"
 #include "log.h"
 #include "registry.h"
@@ -273,13 +274,16 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
 	const struct wanted_filter *w = NULL;
+	enum event_naming best = EVENT_NOT_NAMED;
 
-	for (size_t i = 0; i < nwanted && !w; i++)
-		if (!strcmp(wanted[i].event, full))
+	for (size_t i = 0; i < nwanted && best != EVENT_NAMED_FULL; i++) {
+		enum event_naming how = tp_event_named(wanted[i].event, s->system, s->name);
+
+		if (how > best) {
+			best = how;
 			w = &wanted[i];
-	for (size_t i = 0; i < nwanted && !w; i++)
-		if (!strcmp(wanted[i].event, s->name))
-			w = &wanted[i];
+		}
+	}
 	if (w && w->expr && slot_compile_filter(s, w->expr, &f, err, sizeof(err)) < 0) {
 		tp_err("filter of %s not set: %s", full, err);
 		f = NULL;
@@ -349,11 +353,9 @@ int tp_registry_set_filter(const char *event, const char *expr, char *err, size_
 	int ret;
 
 	tp_registry_lock();
-	for (uint32_t k = 0; k < tp_nslots && !s; k++) {
-		snprintf(full, sizeof(full), "%s:%s", tp_slots[k].system, tp_slots[k].name);
-		if (!strcmp(full, event) || !strcmp(tp_slots[k].name, event))
+	for (uint32_t k = 0; k < tp_nslots && !s; k++)
+		if (tp_event_named(event, tp_slots[k].system, tp_slots[k].name))
 			s = &tp_slots[k];
-	}
 	if (!s) {
 		tp_registry_unlock();
 		snprintf(err, errlen, "no event '%s' in this process", event);
@@ -378,18 +380,15 @@ int tp_registry_set_filter(const char *event, const char *expr, char *err, size_
 
 int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen)
 {
-	char full[2 * TPOINT_NAME_MAX + 2];
 	int ret;
 
 	(void)err;
 	(void)errlen;
 	tp_registry_lock();
 	ret = wanted_put(event, expr);
-	for (uint32_t k = 0; ret == 0 && k < tp_nslots; k++) {
-		snprintf(full, sizeof(full), "%s:%s", tp_slots[k].system, tp_slots[k].name);
-		if (!strcmp(full, event) || !strcmp(tp_slots[k].name, event))
+	for (uint32_t k = 0; ret == 0 && k < tp_nslots; k++)
+		if (tp_event_named(event, tp_slots[k].system, tp_slots[k].name))
 			tp_registry_slot_apply_filter(&tp_slots[k]);
-	}
 	tp_registry_unlock();
 	return ret;
 }

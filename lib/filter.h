@@ -84,7 +84,7 @@ struct filter_op {
 	};
 };
 
-struct fseg; /* a run of a glob pattern, filter.c's own */
+struct fseg; /* a run of a glob pattern (filter_program.h) */
 
 /* A compiled filter. */
 struct filter {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * format.h - reading "tpoint_meta" records and turning them into tracefs format text.
+ * format.h - reading "tpoint_meta" records (meta_read.c), turning them into tracefs format
+ * text (format.c), and checking a print fmt against libtraceevent (print_fmt_check.c).
  *
  * Shared by the runtime (which reads its own loaded section) and `tpoint list` (which reads
  * the section out of an ELF file), so that both describe an event with the same bytes. Pure

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * filter_test - the event filter (lib/filter.c) on its own, against a fake record layout:
- * expressions with their expected verdict on four records, glob patterns, canonical text,
- * the exact message of each malformed expression, the limits, and damaged or truncated
- * records (each in a buffer of exactly its size, so that ASan sees any read past it).
+ * filter_test - the event filter (lib/filter.c, filter_parse.c, filter_eval.c) on its own,
+ * against a fake record layout: expressions with their expected verdict on four records,
+ * glob patterns, canonical text, the exact message of each malformed expression, the limits,
+ * and damaged or truncated records (each in a buffer of exactly its size, so that ASan sees
+ * any read past it).
  *
- *   gcc -std=gnu11 -Wall -Wextra -Werror -Ilib -Iinclude tests/filter_test.c lib/filter.c
+ *   gcc -std=gnu11 -Wall -Wextra -Werror -Ilib -Iinclude tests/filter_test.c lib/filter.c \
+ *	lib/filter_parse.c lib/filter_eval.c
  *
  * Exit 0 when every check passes; each check prints one line.
  */

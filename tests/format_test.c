@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * format_test - lib/format.c on the records the compiler really emits for the example's
- * writeback events, on hand-made records (padding, layouts, enums, corruption), and the
- * print-format checker on a table of formats libtraceevent can and cannot render.
+ * format_test - the record reader and format builder (lib/meta_read.c, lib/format.c) on the
+ * records the compiler really emits for the example's writeback events, on hand-made records
+ * (padding, layouts, enums, corruption), and the print-format checker
+ * (lib/print_fmt_check.c) on a table of formats libtraceevent can and cannot render.
  *
  * Standalone: the runtime symbols the CREATE_TRACE_POINTS code references are stubbed here.
- *	gcc -std=gnu11 -Wall -Wextra -Werror -Iinclude -Ilib -Iexamples \
- *		tests/format_test.c lib/format.c -o format_test && ./format_test
+ *	gcc -std=gnu11 -Wall -Wextra -Werror -Iinclude -Ilib -Iexamples tests/format_test.c \
+ *		lib/format.c lib/meta_read.c lib/print_fmt_check.c -o format_test && ./format_test
  * Exit 0 when every check passes; each failure is printed.
  */
 #include <errno.h>

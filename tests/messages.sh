@@ -59,6 +59,31 @@ n=$(trace-cmd report filt.dat 2>/dev/null | grep -c 'msg_text:')
 [ "$n" = 0 ] || fail "TPOINT_FILTER with a quoted ';' let $n msg_text through"
 echo "ok: TPOINT_FILTER with a bare event name, and a ';' inside a quoted string"
 
+# The refusals of a selection (lib/fmt/selection.c, lib/poolsize.c; their tables are
+# tests/selection_test.c and tests/poolsize_test.c), in the tool's words: one line naming
+# the value, exit 2, before anything is started; the library's, with TPOINT_DEBUG.
+refused() { # EXPECTED-LINE TPOINT-ARGS...
+	want=$1
+	shift
+	"$TPOINT" "$@" >/dev/null 2>err.txt
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <err.txt)" = 1 ] && [ "$(cat err.txt)" = "$want" ] ||
+		{ cat err.txt; fail "tpoint $*: exit $rc, not 2 with '$want'"; }
+}
+refused "tpoint stream: ',ctl_odd,': expected comma-separated globs like 'sys:*,sys:event'" \
+	stream -p 1 -e ',ctl_odd,'
+refused "tpoint record: -f 'n > 1' comes before any -e: a filter applies to the -e before it" \
+	record -f 'n > 1' -e hello -- true
+refused "tpoint record: two -f for -e 'hello': join them with && or ||" \
+	record -e hello -f 'n > 1' -f 'n < 3' -- true
+refused "tpoint record: -b '8Mi': expected a size of at least 64K, like 8M (bytes, or K, M or G: KiB, MiB, GiB, any case)" \
+	record -b 8Mi -e hello -- true
+TPOINT_DEBUG=1 TPOINT_BUFFER_SIZE=8Mi TPOINT_EVENTS='hello:*' TPOINT_RECORD=size.dat \
+	"$B/examples/hello" >/dev/null 2>err.txt || fail "hello with TPOINT_BUFFER_SIZE=8Mi exited $?"
+grep -qF "TPOINT_BUFFER_SIZE='8Mi': expected a size" err.txt ||
+	{ cat err.txt; fail "the library's refusal of TPOINT_BUFFER_SIZE='8Mi' does not name it"; }
+echo "ok: -e, -f, -b and TPOINT_BUFFER_SIZE refusals name the value"
+
 # stat --interval --json: each object says when it was taken (Unix time) and where in the
 # run (seconds since the first sample), so that lines from a log can be placed.
 "$B/tests/ctltarget" 30 1000 >ct.out &

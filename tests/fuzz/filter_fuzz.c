@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * filter_fuzz - libFuzzer harness for lib/filter.c.
+ * filter_fuzz - libFuzzer harness for the event filter (lib/filter.c, filter_parse.c,
+ * filter_eval.c).
  *
  *   clang -std=gnu11 -g -fsanitize=fuzzer,address,undefined -Ilib -Iinclude \
- *	tests/fuzz/filter_fuzz.c lib/filter.c -o filter_fuzz
+ *	tests/fuzz/filter_fuzz.c lib/filter.c lib/filter_parse.c lib/filter_eval.c -o filter_fuzz
  *
  * An input is an expression, optionally followed by a NUL and the bytes of a record. The
  * record is copied into a buffer of exactly its size, so ASan catches any read past it (a

@@ -5,6 +5,7 @@
 
 #include "glob.h"
 #include "globs.h"
+#include "fmt/selection.h"
 #include "tool.h"
 
 bool glob_selects(const char *glob, const char *system, const char *name)
@@ -27,13 +28,9 @@ int globs_check(const char *verb, const char *globs)
 
 bool globs_select_event(const char *globs, const char *event)
 {
-	const char *colon = strchr(event, ':');
 	char system[256];
-	size_t n;
+	const char *name;
 
-	if (!colon || (n = (size_t)(colon - event)) >= sizeof(system))
-		return false;
-	memcpy(system, event, n);
-	system[n] = 0;
-	return tp_globs_select(globs, system, colon + 1);
+	return tp_event_split(event, system, sizeof(system), &name) &&
+	       tp_globs_select(globs, system, name);
 }

@@ -14,41 +14,32 @@
 
 int sel_add_events(struct selection *s, const char *verb, const char *globs)
 {
-	struct sel_group *g;
-	char *all;
-
-	if (globs_check(verb, globs) < 0)
+	switch (tp_sel_add_events(s, globs)) {
+	case SEL_OK:
+		return 0;
+	case SEL_NOT_GLOBS:
+		globs_check(verb, globs); /* says why */
 		return -2;
-	g = realloc(s->group, (s->ngroups + 1) * sizeof(*g));
-	if (!g) {
+	default:
 		tool_error(verb, "out of memory");
 		return -1;
 	}
-	s->group = g;
-	s->group[s->ngroups++] = (struct sel_group){ globs, NULL };
-	if (asprintf(&all, "%s%s%s", s->globs ? s->globs : "", s->globs ? "," : "", globs) < 0) {
-		tool_error(verb, "out of memory");
-		return -1;
-	}
-	free(s->globs);
-	s->globs = all;
-	return 0;
 }
 
 int sel_add_filter(struct selection *s, const char *verb, const char *expr)
 {
-	if (!s->ngroups) {
+	switch (tp_sel_add_filter(s, expr)) {
+	case SEL_OK:
+		return 0;
+	case SEL_NO_GROUP:
 		tool_error(verb, "-f '%s' comes before any -e: a filter applies to the -e before it",
 			   expr);
 		return -1;
-	}
-	if (s->group[s->ngroups - 1].filter) {
+	default: /* SEL_FILTER_TWICE */
 		tool_error(verb, "two -f for -e '%s': join them with && or ||",
 			   s->group[s->ngroups - 1].globs);
 		return -1;
 	}
-	s->group[s->ngroups - 1].filter = expr;
-	return 0;
 }
 
 const char *sel_globs(const struct selection *s)
@@ -58,14 +49,7 @@ const char *sel_globs(const struct selection *s)
 
 void sel_free(struct selection *s)
 {
-	free(s->group);
-	free(s->globs);
-	memset(s, 0, sizeof(*s));
-}
-
-static bool group_selects(const struct sel_group *g, const char *system, const char *name)
-{
-	return globs_select(g->globs, system, name);
+	tp_sel_free(s);
 }
 
 /* The fields of a tracefs format text, as the library gives them to its filters. */
@@ -163,40 +147,33 @@ static int compile(const char *expr, const char *system, const char *name, const
 	return ret;
 }
 
+/* The event whose format a -f is compiled against, for tp_sel_event(). */
+struct one_event {
+	const char *system, *name, *format;
+};
+
+static bool compiles_for(void *ctx, const char *expr)
+{
+	const struct one_event *e = ctx;
+	struct filter *f;
+	char err[512];
+
+	if (compile(expr, e->system, e->name, e->format, &f, err, sizeof(err)) < 0)
+		return false;
+	tp_filter_free(f);
+	return true;
+}
+
 bool sel_event(const struct selection *s, const char *system, const char *name,
 	       const char *format, struct filter **f)
 {
-	char err[512], *expr = NULL;
-	bool selected = false, all = false;
-	size_t nexpr = 0;
+	struct one_event e = { system, name, format };
+	char err[512], *expr;
+	bool selected = tp_sel_event(s, system, name, compiles_for, &e, &expr);
 
+	/* A filter it does not compile for leaves the event's records alone (sel_check()). */
 	*f = NULL;
-	for (size_t i = 0; i < s->ngroups; i++) {
-		const struct sel_group *g = &s->group[i];
-		struct filter *one;
-		char *joined;
-
-		if (!group_selects(g, system, name))
-			continue;
-		selected = true;
-		/* A filter it does not compile for leaves the event's records alone (sel_check()). */
-		if (!g->filter || compile(g->filter, system, name, format, &one, err, sizeof(err))) {
-			all = true;
-			continue;
-		}
-		tp_filter_free(one);
-		/* Selected by more than one -e: a record of any of them is kept. */
-		if (asprintf(&joined, "%s%s(%s)", expr ? expr : "", expr ? " || " : "",
-			     g->filter) < 0) {
-			all = true;
-			continue;
-		}
-		free(expr);
-		expr = joined;
-		nexpr++;
-	}
-	if (selected && !all && nexpr &&
-	    compile(expr, system, name, format, f, err, sizeof(err)) < 0)
+	if (expr && compile(expr, system, name, format, f, err, sizeof(err)) < 0)
 		*f = NULL;
 	free(expr);
 	return selected;
@@ -260,7 +237,7 @@ static int check_group(const struct sel_group *g, const char *verb, const struct
 		for (size_t i = 0; i < nev; i++) {
 			const char *fmt;
 
-			if (!group_selects(g, ev[i].system, ev[i].name))
+			if (!tp_sel_group_selects(g, ev[i].system, ev[i].name))
 				continue;
 			matched += pass == 0;
 			if (!g->filter)

@@ -2,7 +2,7 @@
 /*
  * What a consumer of a running process (tpoint stream, tpoint record -p) delivers: its -e
  * globs, each with the -f that follows it, as trace-cmd reads them (-e A -f X -e B: X
- * filters A only). The process records what the consumer's globs select besides what it
+ * filters A only; the rules are lib/fmt/selection.h's, here the tool's words for them). The process records what the consumer's globs select besides what it
  * records for itself; the consumer keeps only its own events and judges its own filters on
  * the records it reads, with the library's filter code (lib/filter.c), so that nothing of
  * the process's own (its enabled events, its filters, its flight recorder) changes.
@@ -14,19 +14,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "control_client.h"
+#include "fmt/selection.h" /* struct selection: the -e/-f groups, their rules */
 
 struct filter;
-
-struct sel_group {
-	const char *globs;  /* one -e: comma-separated */
-	const char *filter; /* the -f after it, or NULL */
-};
-
-struct selection {
-	struct sel_group *group;
-	size_t ngroups;
-	char *globs; /* every group's, comma-joined: what the process is asked to record */
-};
 
 /* -e GLOBS: 0, -1 out of memory, -2 not a glob list (glob.h); said. */
 int sel_add_events(struct selection *s, const char *verb, const char *globs);
