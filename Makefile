@@ -171,6 +171,10 @@ $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tes
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
 
+# The record codec's test links the codec alone.
+$(O)/tests/rb_record_test: tests/rb_record_test.c tests/testutil.h lib/fmt/rb_record.c lib/fmt/rb_record.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/rb_record_test.c lib/fmt/rb_record.c
+
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c

@@ -5,6 +5,7 @@
 # tests/fuzz/run.sh [NAME...] - fuzz what reads untrusted bytes, each for FUZZ_SECONDS:
 #	filter		the event filter (lib/filter.c)
 #	pack		the packing of spool pages (lib/pack.c and the machine's)
+#	rb_record	the strict ring-buffer record decoder (lib/fmt/rb_record.c)
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
@@ -103,23 +104,25 @@ elf_seeds() {
 }
 
 fail=0
-for name in ${*:-filter pack spool elf tracedat}; do
+for name in ${*:-filter pack rb_record spool elf tracedat}; do
 	case $name in
 	filter) fuzz filter "$L/filter.c" ;;
 	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
+	rb_record) fuzz rb_record "$L/fmt/rb_record.c" ;;
 	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
 	# lib/tracedat.c itself (its mappings become heap copies).
 	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
-		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
+		"$L/fmt/rb_record.c" "$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
 		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
+		"$L/fmt/rb_record.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
 		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
