@@ -175,6 +175,10 @@ $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 $(O)/tests/rb_record_test: tests/rb_record_test.c tests/testutil.h lib/fmt/rb_record.c lib/fmt/rb_record.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/rb_record_test.c lib/fmt/rb_record.c
 
+# The merge's test links the merge alone.
+$(O)/tests/merge_test: tests/merge_test.c tests/testutil.h lib/fmt/merge.c lib/fmt/merge.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/merge_test.c lib/fmt/merge.c
+
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c

@@ -115,14 +115,14 @@ for name in ${*:-filter pack rb_record spool elf tracedat}; do
 		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
-		"$L/fmt/rb_record.c" "$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
+		"$L/fmt/rb_record.c" "$L/fmt/merge.c" "$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
 		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
-		"$L/fmt/rb_record.c" \
+		"$L/fmt/rb_record.c" "$L/fmt/merge.c" "$T/td_merge.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
 		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
