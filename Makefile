@@ -71,7 +71,8 @@ FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
 FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
-FMT_OBJ := $(patsubst %.c,$(O)/%.o,$(wildcard lib/fmt/*.c))
+FMT_SRC := $(wildcard lib/fmt/*.c)
+FMT_OBJ := $(FMT_SRC:%.c=$(O)/%.o)
 TOOL_LIB_OBJ := $(FMT_OBJ) $(FORMAT_SRC:%.c=$(O)/%.o) $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(PACK_SRC:%.c=$(O)/%.o) $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
@@ -189,6 +190,14 @@ $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 $(O)/tests/selection_test: tests/selection_test.c lib/fmt/selection.c lib/fmt/selection.h lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/selection_test.c lib/fmt/selection.c lib/globs.c
 
+# The record codec's test links the codec alone.
+$(O)/tests/rb_record_test: tests/rb_record_test.c tests/testutil.h lib/fmt/rb_record.c lib/fmt/rb_record.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/rb_record_test.c lib/fmt/rb_record.c
+
+# The merge's test links the merge alone.
+$(O)/tests/merge_test: tests/merge_test.c tests/testutil.h lib/fmt/merge.c lib/fmt/merge.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/merge_test.c lib/fmt/merge.c
+
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c
@@ -296,15 +305,18 @@ check-install: all
 # What each links, the harness aside (run.sh reads these from the environment):
 export FUZZ_SRC_filter := $(FILTER_SRC)
 export FUZZ_SRC_pack := $(PACK_SRC)
+export FUZZ_SRC_rb_record := lib/fmt/rb_record.c
+export FUZZ_SRC_control := lib/fmt/control_msg.c
 # The tool's part of the library; spool_fuzz.c includes lib/tracedat.c itself (its mappings
 # become heap copies).
 export FUZZ_SRC_spool = $(filter-out lib/tracedat.c,$(TOOL_LIB_SRC)) tools/tpoint/tracedat_read.c \
 		tools/tpoint/tracedat_v7read.c
 export FUZZ_SRC_elf := tools/tpoint/list.c tools/tpoint/control_client.c tools/tpoint/glob.c \
-		tools/tpoint/escape.c lib/globs.c lib/fmt/selection.c $(FORMAT_SRC)
+		tools/tpoint/escape.c lib/globs.c $(FMT_SRC) $(FORMAT_SRC)
 export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c lib/codec.c \
 		tools/tpoint/report.c tools/tpoint/render.c tools/tpoint/kprint.c tools/tpoint/tep_guard.c \
-		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c
+		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c \
+		tools/tpoint/td_merge.c $(FMT_SRC)
 fuzz: all
 	@mkdir -p $(O)/fuzz
 	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \
@@ -312,7 +324,7 @@ fuzz: all
 
 # Each set above, as shell assignments (tests/fuzz/run.sh run by hand asks for them).
 fuzz-sets:
-	@$(foreach n,filter pack spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
+	@$(foreach n,filter pack rb_record control spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
 
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:

@@ -8,7 +8,7 @@
  *	chunks		struct spool_chunk + payload, padded to 8 bytes
  *
  * Records keep the hot path's raw clock; SPOOL_CLOCK chunks pair it with CLOCK_MONOTONIC.
- * SPOOL_PAGE chunks hold ring-buffer records (lib/ringbuf.h, lib/tracedat_format.h).
+ * SPOOL_PAGE chunks hold ring-buffer records (lib/fmt/rb_record.h, lib/tracedat_format.h).
  * Read by lib/spool_read.h, the one reader: the file writer, `tpoint stream` and the salvage.
  * Version 3: the drain writes pages' bytes as they are (SPOOL_PAGE) instead of decoding them.
  * Version 4: or packed (SPOOL_PAGE_PACKED, lib/pack.h), where the CPU packs fast enough.

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "filter.h"
+#include "fmt/merge.h"
 #include "growbuf.h"
 #include "ownfile.h"
 #include "ringbuf.h"
@@ -1206,17 +1207,16 @@ static void page_add(struct page_out *po, uint64_t ns, const char *payload, uint
 }
 
 struct cursor {
+	struct tp_merge_src key; /* first: the merge hands back its address; key.ns: the time */
 	const struct stream_chunk **chunks; /* this stream's chunks on this CPU, in order */
 	size_t n, at;
 	bool started;         /* it is inside chunks[at] */
 	struct spool_iter it; /* where in chunks[at] */
 	char *unpacked;       /* SPOOL_UNPACKED_MAX bytes if the stream has packed chunks */
-	const char *data;     /* the current record: its payload, size and time */
+	const char *data;     /* the current record: its payload and size */
 	uint32_t size;
-	uint64_t ns;
 	uint64_t lost_before;
 	bool gap_before;
-	uint32_t tie;
 	bool extra;   /* tracedat_extra's records of CPU `cpu`, not chunks */
 	uint32_t cpu;
 };
@@ -1260,7 +1260,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 			return false;
 		c->data = r.data;
 		c->size = r.size;
-		c->ns = r.ns;
+		c->key.ns = r.ns;
 		c->lost_before += r.lost_before;
 		c->gap_before |= r.lost_unknown;
 		return true;
@@ -1278,7 +1278,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 			c->gap_before |= ch->gap_before;
 		}
 		if (tp_spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
-			c->ns = to_ns(&w->in[ch->spool], clock);
+			c->key.ns = to_ns(&w->in[ch->spool], clock);
 			return true;
 		}
 		chunk_read_to_end(w, ch, &c->it);
@@ -1286,30 +1286,6 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 		c->started = false;
 	}
 	return false;
-}
-
-static bool cursor_less(const struct cursor *a, const struct cursor *b)
-{
-	return a->ns < b->ns || (a->ns == b->ns && a->tie < b->tie);
-}
-
-static void heap_down(struct cursor **h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < n && cursor_less(h[l], h[m]))
-			m = l;
-		if (l + 1 < n && cursor_less(h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct cursor *t = h[i];
-
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
 }
 
 static int cmp_chunk(const void *a, const void *b)
@@ -1328,8 +1304,9 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		     uint64_t *lost)
 {
 	const struct stream_chunk **list;
-	struct cursor *cur, **heap;
-	size_t n = 0, ncur = 0, nheap = 0;
+	struct cursor *cur;
+	struct tp_merge heap = { 0 };
+	size_t n = 0, ncur = 0;
 	struct page_out *po;
 	int err = 0;
 
@@ -1341,12 +1318,11 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		return 0;
 	list = malloc((n ? n : 1) * sizeof(*list));
 	cur = calloc(n + 1, sizeof(*cur));
-	heap = malloc((n + 1) * sizeof(*heap));
 	po = calloc(1, sizeof(*po));
-	if (!list || !cur || !heap || !po) {
+	if (!list || !cur || tp_merge_init(&heap, n + 1) || !po) {
 		free(list);
 		free(cur);
-		free(heap);
+		tp_merge_free(&heap);
 		free(po);
 		return -ENOMEM;
 	}
@@ -1360,7 +1336,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 
 		while (j < n && list[j]->stream == list[i]->stream)
 			j++;
-		cur[ncur] = (struct cursor){ .chunks = &list[i], .n = j - i, .tie = (uint32_t)ncur };
+		cur[ncur] = (struct cursor){ .chunks = &list[i], .n = j - i, .key.tie = ncur };
 		for (size_t k = i; k < j && !cur[ncur].unpacked; k++)
 			if (list[k]->type == SPOOL_PAGE_PACKED &&
 			    !(cur[ncur].unpacked = malloc(SPOOL_UNPACKED_MAX))) {
@@ -1368,24 +1344,22 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 				goto out;
 			}
 		if (cursor_load(w, &cur[ncur]))
-			heap[nheap++] = &cur[ncur];
+			tp_merge_add(&heap, &cur[ncur].key);
 		ncur++;
 		i = j;
 	}
 	if (extra) {
-		cur[ncur] = (struct cursor){ .extra = true, .cpu = cpu, .tie = (uint32_t)ncur };
+		cur[ncur] = (struct cursor){ .extra = true, .cpu = cpu, .key.tie = ncur };
 		if (cursor_load(w, &cur[ncur]))
-			heap[nheap++] = &cur[ncur];
+			tp_merge_add(&heap, &cur[ncur].key);
 		ncur++;
 	}
-	for (size_t i = nheap; i-- > 0;)
-		heap_down(heap, nheap, i);
 
 	po->f = f;
 	po->td7 = w->td7;
 	po->cpu = cpu;
-	while (nheap) {
-		struct cursor *c = heap[0];
+	while (tp_merge_top(&heap)) {
+		struct cursor *c = (struct cursor *)(void *)tp_merge_top(&heap);
 		const struct stream_chunk *ch = c->extra ? NULL : c->chunks[c->at];
 		uint16_t id;
 		struct spool_in *s = ch ? &w->in[ch->spool] : NULL;
@@ -1394,12 +1368,10 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		memcpy(&id, c->data, 2);
 		if (c->extra) {
 			/* The kernel's: its ids and losses are its own (option KERNEL counts them). */
-			page_add(po, c->ns, c->data, c->size, id, c->lost_before, c->gap_before);
+			page_add(po, c->key.ns, c->data, c->size, id, c->lost_before, c->gap_before);
 			c->lost_before = 0;
 			c->gap_before = false;
-			if (!cursor_load(w, c))
-				heap[0] = heap[--nheap];
-			heap_down(heap, nheap, 0);
+			tp_merge_advanced(&heap, cursor_load(w, c));
 			continue;
 		}
 		file_id = out_id(s, id);
@@ -1413,17 +1385,15 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 				s->misfit_off = chunk_offset(w, ch);
 				s->misfit_id = file_id;
 			}
-		} else if ((!w->sel || c->ns >= w->sel->since) &&
+		} else if ((!w->sel || c->key.ns >= w->sel->since) &&
 			   selected(w, file_id, c->data, c->size)) {
-			page_add(po, c->ns, c->data, c->size, file_id, c->lost_before,
+			page_add(po, c->key.ns, c->data, c->size, file_id, c->lost_before,
 				 c->gap_before);
 			*lost += c->lost_before;
 			c->lost_before = 0;
 			c->gap_before = false;
 		}
-		if (!cursor_load(w, c))
-			heap[0] = heap[--nheap];
-		heap_down(heap, nheap, 0);
+		tp_merge_advanced(&heap, cursor_load(w, c));
 	}
 	page_close(po);
 	*events += po->events;
@@ -1433,7 +1403,7 @@ out:
 		free(cur[i].unpacked);
 	free(list);
 	free(cur);
-	free(heap);
+	tp_merge_free(&heap);
 	free(po);
 	return err;
 }

@@ -4,7 +4,7 @@
  * (lib/spool_format.h): trace.dat version 6 (docs/TRACEDAT-FORMAT.md) and the kernel's
  * ring-buffer pages, the layout of tpoint's pool pages, of SPOOL_PAGE chunks and of the
  * pages of trace.dat alike. Each is defined here and nowhere else: the file writer
- * (lib/tracedat.c), the record codec (lib/ringbuf.h) and the tool's strict reader
+ * (lib/tracedat.c), the record codec (lib/fmt/rb_record.h) and the tool's strict reader
  * (tools/tpoint/tracedat_read.c) take them from here.
  */
 #ifndef TPOINT_TRACEDAT_FORMAT_H

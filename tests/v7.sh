@@ -38,9 +38,12 @@ same() {
 	fail "$1"
 }
 
-# tpoint report and trace-cmd report of FILE into FILE.tp, FILE.st, FILE.tc (TC=0: not trace-cmd)
+# tpoint report (text, --stats, --json) and trace-cmd report of FILE into FILE.tp, FILE.st,
+# FILE.js, FILE.tc (TC=0: not trace-cmd)
 reports() {
 	"$TPOINT" report "$1" >"$1.tp" 2>"$1.err" || { cat "$1.err"; fail "tpoint report $1 exited $?"; }
+	"$TPOINT" report --json "$1" >"$1.js" 2>"$1.err" ||
+		{ cat "$1.err"; fail "tpoint report --json $1 exited $?"; }
 	"$TPOINT" report --stats "$1" >"$1.st" 2>"$1.err" ||
 		{ cat "$1.err"; fail "tpoint report --stats $1 exited $?"; }
 	if [ "${TC:-1}" = 1 ]; then
@@ -74,6 +77,8 @@ for f in sample lost; do
 		reports $f.$c.v6.dat
 		same "$f.$c.dat: tpoint report differs from $f.dat's" $f.dat.tp $f.$c.dat.tp
 		same "$f.$c.dat: report --stats differs from $f.dat's" $f.dat.st $f.$c.dat.st
+		# (each CPU's record stays valid while the other CPUs' pages are expanded)
+		same "$f.$c.dat: report --json differs from $f.dat's" $f.dat.js $f.$c.dat.js
 		same "$f.$c.v6.dat: tpoint report differs from $f.dat's" $f.dat.tp $f.$c.v6.dat.tp
 		same "$f.$c.v6.dat: report --stats differs from $f.dat's" $f.dat.st $f.$c.v6.dat.st
 		same "$f.$c.v6.dat: trace-cmd report differs from $f.dat's" $f.dat.tc $f.$c.v6.dat.tc

@@ -81,7 +81,7 @@ struct tpoint_counters {
  * explicit length), so records and their payloads stay 8-byte aligned. A record's first u32
  * holds type_len in its low TPOINT_TYPE_LEN_BITS bits and the time delta in the
  * TPOINT_DELTA_BITS above; the rest of the encoding (time extends, decoding) is the
- * library's (lib/ringbuf.h, lib/tracedat_format.h).
+ * library's (lib/fmt/rb_record.h, lib/tracedat_format.h).
  */
 #define TPOINT_PAGE_SIZE 4096u
 #define TPOINT_PAGE_HEADER 16u

@@ -4,6 +4,8 @@
 # tests/fuzz/run.sh [NAME...] - fuzz what reads untrusted bytes, each for FUZZ_SECONDS:
 #	filter		the event filter (lib/filter.c)
 #	pack		the packing of spool pages (lib/pack.c and the machine's)
+#	rb_record	the strict ring-buffer record decoder (lib/fmt/rb_record.c)
+#	control		the control messages' readers (lib/fmt/control_msg.c)
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
@@ -145,12 +147,12 @@ record_seeds() {
 }
 TPOINT=${TPOINT:-$B/tpoint}
 
-names=${*:-filter pack spool elf tracedat}
+names=${*:-filter pack rb_record control spool elf tracedat}
 for name in $names; do
 	case $name in
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) build tracedat $(pkg-config --cflags --libs libtraceevent) & ;;
-	filter | pack | spool | elf) build $name & ;;
+	filter | pack | rb_record | control | spool | elf) build $name & ;;
 	*) echo "FAIL: no fuzz harness named $name"; exit 1 ;;
 	esac
 done

@@ -3,7 +3,7 @@
  * spool_fuzz - libFuzzer harness for the spool reader: `tpoint record --assemble` turning
  * spools found on disk into a trace.dat (lib/tracedat.c, read_spool() and
  * tp_tracedat_from_spools(), with the spool reader of lib/spool_read.c, the record codec of
- * lib/ringbuf.h and the unpacking of lib/pack.c behind it).
+ * lib/fmt/rb_record.h and the unpacking of lib/pack.c behind it).
  * Built by tests/fuzz/run.sh with the tool's library files.
  *
  * An input is one spool file as a traced program writes it, or several laid end to end:

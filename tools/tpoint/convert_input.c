@@ -21,6 +21,7 @@
 #include <event-parse.h>
 
 #include "convert.h"
+#include "td_merge.h"
 #include "printf_conv.h"
 #include "tool.h"
 
@@ -695,84 +696,52 @@ void conv_progress_end(struct conv *cv)
 
 /* ---- merged by time ------------------------------------------------------------------ */
 
+/* The one cursor over trace.dat files (td_merge.c), its records told by input. */
 struct conv_merge {
 	struct conv *cv;
-	struct merge_src {
-		struct conv_input *in;
-		struct td_cursor c;
-		struct td_event ev;
-		uint64_t ts;
-		bool has;
-	} *src;
-	size_t nr;
+	struct td_merge *m;
 };
-
-static void src_load(struct merge_src *s)
-{
-	s->has = tracedat_next_event(&s->c, &s->ev) == 1;
-	if (s->has)
-		s->ts = tracedat_ts(&s->in->td, s->ev.ts);
-}
 
 struct conv_merge *conv_merge_new(struct conv *cv)
 {
 	struct conv_merge *m = calloc(1, sizeof(*m));
-	size_t n = 0;
 
 	if (!m)
 		return NULL;
 	m->cv = cv;
-	for (size_t i = 0; i < cv->nr_in; i++)
-		n += cv->in[i].td.nr_buffers * cv->in[i].td.nr_cpus;
-	m->src = calloc(n + 1, sizeof(*m->src));
-	if (!m->src) {
+	m->m = td_merge_new();
+	for (size_t i = 0; m->m && i < cv->nr_in; i++)
+		if (td_merge_add(m->m, &cv->in[i].td)) {
+			td_merge_free(m->m);
+			m->m = NULL;
+		}
+	if (!m->m) {
 		free(m);
 		return NULL;
-	}
-	for (size_t i = 0; i < cv->nr_in; i++) {
-		struct tracedat *td = &cv->in[i].td;
-
-		for (size_t b = 0; b < td->nr_buffers; b++) {
-			for (uint32_t c = 0; c < td->nr_cpus; c++) {
-				struct merge_src *s = &m->src[m->nr];
-
-				if (!td->buffers[b].cpus[c].nr_pages)
-					continue;
-				s->in = &cv->in[i];
-				tracedat_cursor_init(&s->c, td, b, c);
-				src_load(s);
-				m->nr++;
-			}
-		}
 	}
 	return m;
 }
 
 int conv_merge_next(struct conv_merge *m, struct conv_rec *r)
 {
-	struct merge_src *next = NULL;
+	struct td_merge_rec t;
 
-	/* the earliest; on a tie the first file, buffer and CPU, as report orders them */
-	for (size_t i = 0; i < m->nr; i++)
-		if (m->src[i].has && (!next || m->src[i].ts < next->ts))
-			next = &m->src[i];
-	if (!next)
+	if (!td_merge_next(m->m, &t))
 		return 0;
-	r->in = next->in;
-	r->cpu = next->c.cpu_nr;
-	r->buffer = next->c.buffer;
-	r->ts = next->ts;
-	r->data = next->ev.data;
-	r->size = next->ev.size;
-	r->missed = next->ev.missed;
-	src_load(next);
+	r->in = &m->cv->in[t.file];
+	r->cpu = t.cpu;
+	r->buffer = t.buffer;
+	r->ts = t.ts;
+	r->data = t.data;
+	r->size = t.size;
+	r->missed = t.missed;
 	return 1;
 }
 
 void conv_merge_free(struct conv_merge *m)
 {
 	if (m) {
-		free(m->src);
+		td_merge_free(m->m);
 		free(m);
 	}
 }

@@ -9,13 +9,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fmt/rb_record.h"
 #include "kpages.h"
 #include "tracedat_format.h"
 
 /* The page header of a 64-bit kernel (events/header_page): u64 time stamp, u64 commit. */
 #define KPAGE_HEADER 16
-/* A time stamp keeps these bits of the running time (the kernel's, and kbuffer's, rule). */
-#define KPAGE_TS_MSB (0xf8ULL << 56)
+/* The records as this machine's kernel writes them; padding with no delta ends the page. */
+#define KPAGE_DECODE ((__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TP_RB_BIG_ENDIAN : 0) | \
+		      TP_RB_PAD_ENDS_PAGE)
 
 struct kcpu {
 	const char *map;
@@ -85,14 +87,6 @@ void kpages_rewind(struct kpages *kp)
 	kp->bad = kp->lost_marks = 0;
 }
 
-static uint32_t get32(const char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static uint64_t get64(const char *p)
 {
 	uint64_t v;
@@ -135,9 +129,9 @@ int kpages_next(void *ctx, uint32_t cpu, struct tracedat_extra_rec *rec)
 		return 0;
 	k = &kp->cpu[cpu];
 	for (;;) {
-		const char *data, *ev;
-		uint32_t word, type_len, array0 = 0, size, payload;
-		uint64_t delta;
+		const unsigned char *data;
+		struct tp_rb_rec ev;
+		uint32_t size;
 
 		if (k->off >= k->commit) { /* the next page, if any */
 			if (k->commit)
@@ -148,58 +142,19 @@ int kpages_next(void *ctx, uint32_t cpu, struct tracedat_extra_rec *rec)
 			if (k->page + kp->page_size > k->len)
 				return 0;
 		}
-		data = k->map + k->page + KPAGE_HEADER;
-		ev = data + k->off;
-		if (k->off + 4 > k->commit)
+		data = (const unsigned char *)k->map + k->page + KPAGE_HEADER;
+		if (tp_rb_decode(data, k->commit, k->off, KPAGE_DECODE, &ev))
 			goto bad;
-		word = get32(ev);
-		type_len = word & RB_TYPE_LEN_MASK;
-		delta = word >> TPOINT_TYPE_LEN_BITS;
-		if (type_len == 0 || type_len >= RB_TYPE_PADDING) {
-			if (k->off + 8 > k->commit)
-				goto bad;
-			array0 = get32(ev + 4);
-		}
-		switch (type_len) {
-		case RB_TYPE_PADDING:
-			if (!delta) { /* the rest of the page is padding */
-				k->off = k->commit;
-				continue;
-			}
-			if (array0 < 4 || (uint64_t)k->off + 4 + array0 > k->commit)
-				goto bad;
-			k->ts += delta;
-			k->off += 4 + array0;
+		tp_rb_apply_time(&ev, &k->ts);
+		k->off = ev.next;
+		if (!tp_rb_is_data(&ev))
 			continue;
-		case RB_TYPE_TIME_EXTEND:
-			k->ts += delta + ((uint64_t)array0 << TPOINT_DELTA_BITS);
-			k->off += 8;
-			continue;
-		case RB_TYPE_TIME_STAMP:
-			k->ts = (delta | ((uint64_t)array0 << TPOINT_DELTA_BITS)) |
-				(k->ts & KPAGE_TS_MSB);
-			k->off += 8;
-			continue;
-		case 0:
-			if (array0 < 4)
-				goto bad;
-			size = (array0 - 4 + 3) & ~3u;
-			payload = k->off + 8;
-			break;
-		default:
-			size = type_len * 4;
-			payload = k->off + 4;
-			break;
-		}
-		if ((uint64_t)payload + size > k->commit || size < 8)
-			goto bad;
-		k->ts += delta;
-		k->off = payload + size;
+		size = ev.size;
 		if (size > TPOINT_MAX_PAYLOAD) { /* no room in a page of the file: counted as lost */
 			k->lost++;
 			continue;
 		}
-		memcpy(kp->rec, data + payload, size);
+		memcpy(kp->rec, data + ev.payload, size);
 		memset(kp->rec + size, 0, 8);
 		rec->data = kp->rec;
 		rec->size = (size + 7) & ~7u;

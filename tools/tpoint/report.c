@@ -23,13 +23,13 @@
 #include <string.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <trace-seq.h>
 
 #include <tpoint/event.h>
 #include "convert.h"
 #include "escape.h"
 #include "render.h"
+#include "td_merge.h"
 #include "tool.h"
 #include "tracedat_read.h"
 
@@ -63,17 +63,6 @@ struct report {
 	struct tracedat td;
 	const struct td_format **by_id; /* the format of each event id, or NULL */
 	struct renderer rd;
-};
-
-struct stream {
-	struct report *r;
-	size_t buffer;
-	uint32_t cpu;
-	const struct td_cpu *c;
-	struct kbuffer *kbuf;
-	uint64_t page;
-	bool has; /* rec is valid */
-	struct tep_record rec;
 };
 
 static char *dup_text(const struct td_text *t)
@@ -135,42 +124,6 @@ static int setup_tep(struct report *r)
 	return 0;
 }
 
-/* Loads the stream's next record, from this page or the ones after it. */
-static void stream_fill(struct report *r, struct stream *s, void *data, unsigned long long ts)
-{
-	while (!data) {
-		const unsigned char *page;
-
-		if (s->page >= s->c->nr_pages) {
-			s->has = false;
-			return;
-		}
-		page = tracedat_page(&r->td, s->buffer, s->cpu, s->page++);
-		if (!page) { /* a version 7 chunk that cannot be had now: out of memory */
-			s->has = false;
-			return;
-		}
-		/* kbuffer only reads the page; the reader checked every event in it */
-		kbuffer_load_subbuffer(s->kbuf, (void *)page);
-		data = kbuffer_read_event(s->kbuf, &ts);
-	}
-	memset(&s->rec, 0, sizeof(s->rec));
-	s->rec.ts = tracedat_ts(&r->td, ts);
-	s->rec.size = kbuffer_event_size(s->kbuf);
-	s->rec.data = data;
-	s->rec.cpu = (int)s->cpu;
-	s->rec.missed_events = kbuffer_missed_events(s->kbuf);
-	s->has = true;
-}
-
-static void stream_advance(struct report *r, struct stream *s)
-{
-	unsigned long long ts = 0;
-	void *data = kbuffer_next_event(s->kbuf, &ts);
-
-	stream_fill(r, s, data, ts);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -186,22 +139,18 @@ static const char *base_name(const char *path)
  */
 static int show_events(struct report *rs, size_t nr_files)
 {
-	struct stream *streams;
-	size_t total = 0, nr = 0, *shown;
+	struct td_merge *m = td_merge_new();
+	struct td_merge_rec t;
+	size_t *shown = calloc(nr_files, sizeof(*shown));
 	int width = 0;
 	bool prefixed = nr_files > 1;
 
-	for (size_t f = 0; f < nr_files; f++) {
-		total += rs[f].td.nr_buffers * (size_t)rs[f].td.nr_cpus;
-		prefixed |= rs[f].td.nr_buffers > 1;
-	}
-	streams = calloc(total + 1, sizeof(*streams));
-	shown = calloc(nr_files, sizeof(*shown));
-	if (!streams || !shown)
+	if (!m || !shown)
 		goto oom;
 	for (size_t f = 0; f < nr_files; f++) {
 		struct tracedat *td = &rs[f].td;
 
+		prefixed |= td->nr_buffers > 1;
 		if (nr_files > 1 && (int)strlen(base_name(rs[f].file)) > width)
 			width = (int)strlen(base_name(rs[f].file));
 		for (size_t b = 0; b < td->nr_buffers; b++) {
@@ -210,25 +159,9 @@ static int show_events(struct report *rs, size_t nr_files)
 			/* trace-cmd pads the names to the longest base name */
 			if (w > width)
 				width = w;
-			for (uint32_t cpu = 0; cpu < td->nr_cpus; cpu++) {
-				struct stream *s = &streams[nr];
-
-				if (!td->buffers[b].cpus[cpu].nr_pages)
-					continue;
-				s->r = &rs[f];
-				s->buffer = b;
-				s->cpu = cpu;
-				s->c = &td->buffers[b].cpus[cpu];
-				s->kbuf = kbuffer_alloc(td->kernel_long == 8 ? KBUFFER_LSIZE_8 :
-									     KBUFFER_LSIZE_4,
-							td->big_endian ? KBUFFER_ENDIAN_BIG :
-									 KBUFFER_ENDIAN_LITTLE);
-				if (!s->kbuf)
-					goto oom;
-				nr++;
-				stream_fill(s->r, s, NULL, 0);
-			}
 		}
+		if (td_merge_add(m, td))
+			goto oom;
 	}
 
 	for (size_t f = 0; f < nr_files; f++) {
@@ -236,36 +169,33 @@ static int show_events(struct report *rs, size_t nr_files)
 			printf("%*s: ", width, base_name(rs[f].file));
 		printf("cpus=%" PRIu32 "\n", rs[f].td.nr_cpus);
 	}
-	for (;;) {
-		struct stream *next = NULL;
+	while (td_merge_next(m, &t)) {
+		struct report *r = &rs[t.file];
 		const char *prefix = NULL;
+		struct tep_record rec;
 
-		for (size_t i = 0; i < nr; i++)
-			if (streams[i].has && (!next || streams[i].rec.ts < next->rec.ts))
-				next = &streams[i];
-		if (!next)
-			break;
+		memset(&rec, 0, sizeof(rec));
+		rec.ts = t.ts;
+		rec.size = (int)t.size;
+		rec.data = (void *)t.data;
+		rec.cpu = (int)t.cpu;
+		rec.missed_events = t.missed;
 		if (prefixed)
-			prefix = next->buffer ? base_name(next->r->td.buffers[next->buffer].name) :
-				 nr_files > 1 ? base_name(next->r->file) : "";
-		render_record(&next->r->rd, &next->rec, prefix, width);
-		shown[next->r - rs]++;
-		stream_advance(next->r, next);
+			prefix = t.buffer ? base_name(r->td.buffers[t.buffer].name) :
+				 nr_files > 1 ? base_name(r->file) : "";
+		render_record(&r->rd, &rec, prefix, width);
+		shown[t.file]++;
 	}
 	/* An empty report is not an answer: say it, and the usual cause. */
 	for (size_t f = 0; f < nr_files; f++)
 		if (!shown[f])
 			tool_error(VERB, "%s: no events in this file (was any event enabled while "
 				   "it recorded? TPOINT_EVENTS or -e select them)", rs[f].file);
-	for (size_t i = 0; i < nr; i++)
-		kbuffer_free(streams[i].kbuf);
-	free(streams);
+	td_merge_free(m);
 	free(shown);
 	return 0;
 oom:
-	for (size_t i = 0; i < nr; i++)
-		kbuffer_free(streams[i].kbuf);
-	free(streams);
+	td_merge_free(m);
 	free(shown);
 	return -1;
 }

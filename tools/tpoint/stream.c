@@ -32,6 +32,7 @@
 #include "control_proto.h"
 #include "escape.h"
 #include "filter.h"
+#include "fmt/merge.h"
 #include "select.h"
 #include "render.h"
 #include "spool_read.h"
@@ -77,8 +78,11 @@ static void usage(FILE *f)
 
 /* A record waiting to be printed, with what its chunk said. */
 struct pending {
-	uint64_t ns;
-	uint64_t order; /* arrival: ties keep it, so a thread's records stay in their order */
+	/*
+	 * First (the merge hands back its address). key.ns: the time; key.tie: the arrival,
+	 * so that on equal times a thread's records stay in their order (lib/fmt/merge.h)
+	 */
+	struct tp_merge_src key;
 	uint32_t cpu;
 	uint64_t lost;	     /* events lost before it: the drop line goes first */
 	const char *data;    /* payload (in the read buffer, or our copy once held); NULL: only
@@ -108,8 +112,7 @@ struct streamer {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t arrivals;     /* records taken so far: the order of the next */
-	struct pending *held;  /* records waiting for their turn: a heap by (ns, order) */
-	size_t nheld, held_cap;
+	struct tp_merge held;  /* records waiting for their turn (struct pending, each its own) */
 	uint64_t synced;       /* the process's latest SPOOL_SYNCED (raw clock), or 0 */
 	bool flush_all;        /* the last read: print everything held */
 	uint64_t since;        /* CLOCK_MONOTONIC ns of the start: older records are not ours */
@@ -183,7 +186,7 @@ static struct pending *new_pending(struct streamer *st)
 		st->pend_cap = cap;
 	}
 	memset(&st->pend[st->npend], 0, sizeof(st->pend[0]));
-	st->pend[st->npend].order = st->arrivals++;
+	st->pend[st->npend].key.tie = st->arrivals++;
 	return &st->pend[st->npend++];
 }
 
@@ -233,7 +236,7 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 		pd = new_pending(st);
 		if (!pd)
 			return;
-		pd->ns = clock; /* raw, for now */
+		pd->key.ns = clock; /* raw, for now */
 		pd->cpu = h->cpu;
 		pd->lost = lost;
 		pd->data = data;
@@ -258,7 +261,7 @@ static void print_pending(struct streamer *st, const struct pending *pd)
 		return;
 	}
 	memset(&rec, 0, sizeof(rec));
-	rec.ts = pd->ns;
+	rec.ts = pd->key.ns;
 	rec.size = (int)pd->size;
 	rec.data = (void *)pd->data;
 	rec.cpu = (int)pd->cpu;
@@ -266,67 +269,40 @@ static void print_pending(struct streamer *st, const struct pending *pd)
 	render_record(&st->rd, &rec, NULL, 0);
 }
 
-static bool pending_before(const struct pending *a, const struct pending *b)
-{
-	return a->ns < b->ns || (a->ns == b->ns && a->order < b->order);
-}
-
-/* A record of the batch joins those held, with a copy of its bytes: the batch's go. */
+/*
+ * A record of the batch joins those held, with a copy of its bytes: the batch's go. Each
+ * held record is a source of one record to the merge (lib/fmt/merge.h), its arrival its
+ * tie number.
+ */
 static int hold(struct streamer *st, const struct pending *pd)
 {
-	struct pending *h;
-	size_t i;
+	struct pending *h = malloc(sizeof(*h));
 
-	if (st->nheld == st->held_cap) {
-		size_t cap = st->held_cap ? 2 * st->held_cap : 1024;
-
-		h = realloc(st->held, cap * sizeof(*h));
-		if (!h)
-			return -1;
-		st->held = h;
-		st->held_cap = cap;
-	}
-	h = st->held;
-	i = st->nheld++;
-	h[i] = *pd;
-	if (pd->data && !(h[i].data = malloc(pd->size ? pd->size : 1))) {
-		st->nheld--;
+	if (!h)
+		return -1;
+	*h = *pd;
+	if (pd->data && !(h->data = malloc(pd->size ? pd->size : 1))) {
+		free(h);
 		return -1;
 	}
 	if (pd->data)
-		memcpy((char *)h[i].data, pd->data, pd->size);
-	for (; i > 0 && pending_before(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
-		struct pending t = h[i];
-
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = t;
+		memcpy((char *)h->data, pd->data, pd->size);
+	if (tp_merge_add(&st->held, &h->key)) {
+		free((char *)h->data);
+		free(h);
+		return -1;
 	}
 	return 0;
 }
 
-/* The oldest record held goes out of the heap into *out; its bytes are the caller's. */
+/* The oldest record held goes out of the merge into *out; its bytes are the caller's. */
 static void unhold(struct streamer *st, struct pending *out)
 {
-	struct pending *h = st->held;
-	size_t n = --st->nheld, i = 0;
+	struct pending *h = (struct pending *)(void *)tp_merge_top(&st->held);
 
-	*out = h[0];
-	h[0] = h[n];
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < n && pending_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && pending_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			break;
-		struct pending t = h[i];
-
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	*out = *h;
+	tp_merge_advanced(&st->held, false);
+	free(h);
 }
 
 /*
@@ -474,9 +450,9 @@ static int pump_window(struct streamer *st, bool *more)
 	 */
 	for (size_t i = 0; i < st->npend; i++) {
 		if (st->pend[i].data)
-			st->pend[i].ns = clock_to_ns(st, st->pend[i].ns);
+			st->pend[i].key.ns = clock_to_ns(st, st->pend[i].key.ns);
 		/* What a process keeping events in memory had before we came is not streamed. */
-		if (st->pend[i].data && st->pend[i].ns < st->since)
+		if (st->pend[i].data && st->pend[i].key.ns < st->since)
 			continue;
 		if (hold(st, &st->pend[i]) < 0) {
 			tool_error(VERB, "out of memory");
@@ -486,7 +462,8 @@ static int pump_window(struct streamer *st, bool *more)
 	st->npend = 0;
 	st->nunpacked = 0;
 	for (uint64_t horizon = print_horizon(st);
-	     st->nheld && st->held[0].ns <= horizon && !st->write_failed;) {
+	     tp_merge_top(&st->held) && tp_merge_top(&st->held)->ns <= horizon &&
+	     !st->write_failed;) {
 		struct pending pd;
 
 		unhold(st, &pd);
@@ -626,9 +603,13 @@ out:
 	for (size_t i = 0; st.notes && i < 0x10000; i++)
 		tp_filter_free(st.notes[i].filter);
 	free(st.notes);
-	for (size_t i = 0; i < st.nheld; i++)
-		free((char *)st.held[i].data);
-	free(st.held);
+	for (size_t i = 0; i < st.held.n; i++) {
+		struct pending *h = (struct pending *)(void *)st.held.heap[i];
+
+		free((char *)h->data);
+		free(h);
+	}
+	tp_merge_free(&st.held);
 	free(st.buf);
 	free(st.pend);
 	for (size_t i = 0; i < st.unpacked_cap; i++)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include <kbuffer.h>
+#include "fmt/rb_record.h"
 #include "kinstance.h"
 #include "top_btf.h"
 #include "top_dirty.h"
@@ -37,7 +37,7 @@ struct dirty_view {
 	struct kinstance *ki;
 	int ncpus;
 	char *page;
-	struct kbuffer *kbuf;
+	int page_size; /* of the kernel's pages: the page header, then the records */
 
 	const char *event;
 	char filter[128];
@@ -247,9 +247,8 @@ struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t le
 	if (page_size <= 0)
 		goto fail;
 	d->page = malloc((size_t)page_size);
-	d->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-				KBUFFER_ENDIAN_LITTLE);
-	if (!d->page || !d->kbuf) {
+	d->page_size = page_size;
+	if (!d->page) {
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
@@ -386,25 +385,48 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 	r->flags |= (unsigned long)read_uint(data, d->f_flags);
 }
 
+/*
+ * The records of the kernel page in d->page, counted (lib/fmt/rb_record.c decodes them, as
+ * kpages.c does); the events lost before it, when the page says how many.
+ */
+static void count_page(struct dirty_view *d)
+{
+	const unsigned char *data = (const unsigned char *)d->page + 8 + sizeof(long);
+	uint32_t room = (uint32_t)d->page_size - 8 - (uint32_t)sizeof(long), commit;
+	unsigned long word; /* the page header: u64 time stamp, then a long of commit and flags */
+	struct tp_rb_rec rec;
+
+	memcpy(&word, d->page + 8, sizeof(word));
+	commit = (uint32_t)(word & RB_COMMIT_MASK);
+	if (commit > room)
+		return;
+	if ((word & RB_MISSED_EVENTS) && (word & RB_MISSED_STORED) &&
+	    commit + sizeof(long) <= room) {
+		long lost;
+		int missed; /* as kbuffer_missed_events() gave it here */
+
+		memcpy(&lost, data + commit, sizeof(lost));
+		missed = (int)lost;
+		if (missed > 0)
+			d->lost += (unsigned long long)missed;
+	}
+	for (uint32_t off = 0; off < commit; off = rec.next) {
+		if (tp_rb_decode(data, commit, off, TP_RB_PAD_ENDS_PAGE, &rec))
+			return; /* the rest of the page is not a record */
+		if (tp_rb_is_data(&rec))
+			count_event(d, (const char *)data + rec.payload, (int)rec.size);
+	}
+}
+
 void dirty_drain(struct dirty_view *d)
 {
 	for (int c = 0; c < d->ncpus; c++) {
 		/* Bounded: a CPU that fills pages as fast as they are read cannot hold top here. */
 		for (int pages = 0; pages < 4096; pages++) {
-			unsigned long long ts;
-			int missed;
-
 			/* The page being written too: a slow dirtier is seen at the next refresh. */
 			if (kinst_read_page(d->ki, c, d->page, KINST_LATEST) <= 0)
 				break;
-			if (kbuffer_load_subbuffer(d->kbuf, d->page) < 0)
-				continue;
-			missed = kbuffer_missed_events(d->kbuf);
-			if (missed > 0)
-				d->lost += (unsigned long long)missed;
-			for (void *data = kbuffer_read_event(d->kbuf, &ts); data;
-			     data = kbuffer_next_event(d->kbuf, &ts))
-				count_event(d, data, kbuffer_event_size(d->kbuf));
+			count_page(d);
 		}
 	}
 }
@@ -507,8 +529,6 @@ void dirty_close(struct dirty_view *d)
 	if (!d)
 		return;
 	kinst_remove(d->ki);
-	if (d->kbuf)
-		kbuffer_free(d->kbuf);
 	for (int i = 0; i < d->nrows; i++)
 		free(d->rows[i].path);
 	free(d->rows);

@@ -26,12 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt/rb_record.h"
 #include "tracedat_read.h"
 #include "tracedat_v7read.h"
-
-#define TS_SHIFT TPOINT_DELTA_BITS
-#define TS_DELTA_MASK ((1u << TS_SHIFT) - 1)
-#define TS_MSB (0xf8ULL << 56) /* kbuffer keeps these bits of the page time on a time stamp */
 
 /* Smallest page that holds a page header and an event; largest the commit field can count. */
 #define PAGE_SIZE_MIN 64u
@@ -905,80 +902,11 @@ static int check_overlaps(struct rd *r)
 	return ret;
 }
 
-/* One ring-buffer event, decoded as kbuffer's translate_data() does. */
-struct raw_event {
-	unsigned int type_len;
-	uint32_t next;	    /* offset of the following event */
-	uint32_t payload;   /* offset of a data record's payload */
-	uint32_t size;	    /* payload bytes of a data record */
-	uint64_t delta;	    /* time delta, or the stamp of a TIME_STAMP */
-};
-
+/* One ring-buffer event of a page of the file (lib/fmt/rb_record.c checks its lengths). */
 static const char *decode_event(const struct tracedat *td, const unsigned char *data,
-				uint32_t commit, uint32_t off, struct raw_event *ev)
+				uint32_t commit, uint32_t off, struct tp_rb_rec *ev)
 {
-	uint32_t word, array0 = 0;
-	uint64_t end;
-
-	if ((uint64_t)off + 4 > commit)
-		return "the event header runs past the commit";
-	word = tracedat_u32(td, data + off);
-	if (td->big_endian) {
-		ev->type_len = word >> TS_SHIFT;
-		ev->delta = word & TS_DELTA_MASK;
-	} else {
-		ev->type_len = word & RB_TYPE_LEN_MASK;
-		ev->delta = word >> TPOINT_TYPE_LEN_BITS;
-	}
-	if (ev->type_len == 0 || ev->type_len >= RB_TYPE_PADDING) {
-		if ((uint64_t)off + 8 > commit)
-			return "the event's length word runs past the commit";
-		array0 = tracedat_u32(td, data + off + 4);
-	}
-	switch (ev->type_len) {
-	case RB_TYPE_PADDING:
-		/* the length counts from array[0] itself, so it covers at least array[0] */
-		if (array0 < 4)
-			return "padding shorter than its own length word";
-		end = (uint64_t)off + 4 + array0;
-		if (end > commit)
-			return "padding runs past the commit";
-		ev->next = (uint32_t)end;
-		return NULL;
-	case RB_TYPE_TIME_EXTEND:
-		ev->delta += (uint64_t)array0 << TS_SHIFT;
-		ev->next = off + 8;
-		return NULL;
-	case RB_TYPE_TIME_STAMP:
-		ev->delta |= (uint64_t)array0 << TS_SHIFT;
-		ev->next = off + 8;
-		return NULL;
-	case 0:
-		if (array0 < 4)
-			return "a data event's length is smaller than its length word";
-		ev->size = ((array0 - 4) + 3) & ~3u;
-		ev->payload = off + 8;
-		break;
-	default:
-		ev->size = ev->type_len * 4;
-		ev->payload = off + 4;
-		break;
-	}
-	end = (uint64_t)ev->payload + ev->size;
-	if (end > commit)
-		return "the event runs past the commit";
-	if (ev->size < COMMON_HEADER_SIZE)
-		return "a record shorter than the 8-byte common header";
-	ev->next = (uint32_t)end;
-	return NULL;
-}
-
-static void apply_time(struct raw_event *ev, uint64_t *ts)
-{
-	if (ev->type_len == RB_TYPE_TIME_STAMP)
-		*ts = ev->delta | (*ts & TS_MSB);
-	else
-		*ts += ev->delta;
+	return tp_rb_decode(data, commit, off, td->big_endian ? TP_RB_BIG_ENDIAN : 0, ev);
 }
 
 /* The page header: commit bytes and lost events; NULL or the reason it is bad. */
@@ -1027,7 +955,7 @@ static const char *check_page(const struct tracedat *td, const unsigned char *pa
 	if (missed)
 		c->nr_lost_pages++;
 	while (off < commit) {
-		struct raw_event ev;
+		struct tp_rb_rec ev;
 
 		bad = decode_event(td, data, commit, off, &ev);
 		if (bad) {
@@ -1035,7 +963,7 @@ static const char *check_page(const struct tracedat *td, const unsigned char *pa
 				 PRIu32 ")", off, bad, commit);
 			return why;
 		}
-		if (ev.type_len < RB_TYPE_PADDING)
+		if (tp_rb_is_data(&ev))
 			c->nr_events++;
 		off = ev.next;
 	}
@@ -1103,7 +1031,7 @@ int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_
 		       char *err, size_t errlen)
 {
 	while (pg->off < pg->commit) {
-		struct raw_event raw;
+		struct tp_rb_rec raw;
 		uint32_t off = pg->off;
 		const char *bad = decode_event(td, pg->data, pg->commit, off, &raw);
 
@@ -1114,9 +1042,9 @@ int tracedat_page_next(const struct tracedat *td, struct td_page *pg, struct td_
 				 "(commit %" PRIu32 ")", off, bad, pg->commit);
 			return page_fail(td, err, errlen, pg->buffer, pg->cpu, pg->n, why);
 		}
-		apply_time(&raw, &pg->ts);
+		tp_rb_apply_time(&raw, &pg->ts);
 		pg->off = raw.next;
-		if (raw.type_len >= RB_TYPE_PADDING)
+		if (!tp_rb_is_data(&raw))
 			continue;
 		ev->ts = pg->ts;
 		ev->data = pg->data + raw.payload;
@@ -1625,7 +1553,7 @@ int tracedat_next_event(struct td_cursor *c, struct td_event *ev)
 		return 0;
 	for (;;) {
 		const unsigned char *page, *data;
-		struct raw_event raw;
+		struct tp_rb_rec raw;
 		uint32_t off;
 
 		if (!c->loaded) {
@@ -1652,9 +1580,9 @@ int tracedat_next_event(struct td_cursor *c, struct td_event *ev)
 			c->page = c->cpu->nr_pages;
 			return 0;
 		}
-		apply_time(&raw, &c->ts);
+		tp_rb_apply_time(&raw, &c->ts);
 		c->off = raw.next;
-		if (raw.type_len >= RB_TYPE_PADDING)
+		if (!tp_rb_is_data(&raw))
 			continue;
 		ev->ts = c->ts;
 		ev->data = data + raw.payload;
