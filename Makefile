@@ -152,7 +152,7 @@ SPOOL_CRC_SRC := lib/spool_read.c lib/crc32c.c lib/arch/crc32c_x86_64.c lib/arch
 		 lib/pack.c lib/arch/pack_x86_64.c lib/ringbuf.c
 
 # Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.
-$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
+$(O)/tests/ctlfake: tests/ctlfake.c lib/fmt/control_msg.h lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
 
 # Damages spools for tests/assemble.sh.
@@ -170,6 +170,10 @@ $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tes
 # The glob test links the glob matcher alone.
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
+
+# The control protocol's test links its messages alone.
+$(O)/tests/control_msg_test: tests/control_msg_test.c lib/fmt/control_msg.c lib/fmt/control_msg.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/control_msg_test.c lib/fmt/control_msg.c
 
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
@@ -257,9 +261,9 @@ check-install: all
 	@sh scripts/check-install.sh
 
 # libFuzzer on what reads untrusted bytes (tests/fuzz/run.sh; make check runs each for 5 s):
-# FUZZ_SECONDS each, FUZZ=NAME... for some of them (filter pack spool elf tracedat). What the
-# fuzzers find stays in $(O)/fuzz/NAME/ (corpus/: the inputs grown, the next run goes on from
-# them; artifacts/: the reproducers).
+# FUZZ_SECONDS each, FUZZ=NAME... for some of them (filter pack spool control elf tracedat).
+# What the fuzzers find stays in $(O)/fuzz/NAME/ (corpus/: the inputs grown, the next run goes
+# on from them; artifacts/: the reproducers).
 FUZZ_SECONDS ?= 300
 fuzz:
 	@mkdir -p $(O)/fuzz

@@ -122,7 +122,7 @@ HIDDEN int tp_registry_set_client(const char *globs);
 HIDDEN int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* The same for "system:name" or "name", registered yet or not (TPOINT_FILTER). */
 HIDDEN int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
-/* Texts of the control protocol (control_proto.h), malloc'ed into *buf. */
+/* Texts of the control protocol (fmt/control_msg.h), malloc'ed into *buf. */
 HIDDEN void tp_registry_describe(char **buf, size_t *len);
 HIDDEN void tp_registry_formats(char **buf, size_t *len);
 HIDDEN void tp_registry_stats_text(char **buf, size_t *len);

@@ -6,6 +6,8 @@
 #	filter		the event filter (lib/filter.c)
 #	pack		the packing of spool pages (lib/pack.c and the machine's)
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
+#	control		the control protocol's messages and the files' counter rows
+#			(lib/fmt/control_msg.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
 #			version 7: tracedat_v7read.c; report.c, render.c; report --json:
@@ -103,7 +105,7 @@ elf_seeds() {
 }
 
 fail=0
-for name in ${*:-filter pack spool elf tracedat}; do
+for name in ${*:-filter pack spool control elf tracedat}; do
 	case $name in
 	filter) fuzz filter "$L/filter.c" ;;
 	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
@@ -114,6 +116,7 @@ for name in ${*:-filter pack spool elf tracedat}; do
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
 		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
+	control) fuzz control "$L/fmt/control_msg.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \

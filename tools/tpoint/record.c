@@ -24,7 +24,7 @@
 #include <tpoint/tpoint.h>
 #include "attach.h"
 #include "codec.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "filter.h"
 #include "glob.h"
 #include "handover.h"
@@ -621,18 +621,16 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		/* Once a second, on a terminal: what is coming in. */
 		if (tty && (int)(elapsed * 10) % 10 == 0 &&
 		    ctl_request(&a.conn, CTL_STATS, NULL, &stats, err, sizeof(err)) >= 0) {
-			unsigned long long rec = 0, lost = 0, v[5];
-			char *save = NULL;
+			unsigned long long rec = 0, lost = 0;
+			struct ctl_stat_row row;
+			char *cur = stats;
+			int got;
 
-			for (char *l = strtok_r(stats, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				char *t = strchr(l, '\t');
-
-				if (t && sscanf(t, "\t%llu\t%llu\t%llu\t%llu\t%llu", &v[0], &v[1], &v[2],
-						&v[3], &v[4]) == 5) {
-					rec += v[3];
-					lost += v[4];
+			while ((got = ctl_stat_row_next(&cur, &row)))
+				if (got > 0) {
+					rec += row.v[CTL_RECORDED];
+					lost += row.v[CTL_LOST];
 				}
-			}
 			free(stats);
 			fprintf(stderr, "\rtpoint record: %llu events/s, %llu recorded, %llu lost   ",
 				rec - last_rec, rec, lost);
@@ -787,7 +785,7 @@ int cmd_record(int argc, char **argv)
 	struct krecord *kr = NULL;
 	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
 	struct tracedat_extra x;
-	const char *compress = getenv("TPOINT_COMPRESS");
+	const char *compress = getenv(CTL_ENV_COMPRESS);
 	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
 
 	optind = 1;
@@ -1027,14 +1025,14 @@ int cmd_record(int argc, char **argv)
 				_exit(127);
 		}
 		if (events)
-			setenv("TPOINT_EVENTS", events, 1);
-		setenv("TPOINT_SPOOL_DIR", dirbuf, 1);
-		unsetenv("TPOINT_RECORD");
-		unsetenv("TPOINT_RECORD_OWNER");
+			setenv(CTL_ENV_EVENTS, events, 1);
+		setenv(CTL_ENV_SPOOL_DIR, dirbuf, 1);
+		unsetenv(CTL_ENV_RECORD);
+		unsetenv(CTL_ENV_RECORD_OWNER);
 		if (buffer)
-			setenv("TPOINT_BUFFER_SIZE", buffer, 1);
+			setenv(CTL_ENV_BUFFER_SIZE, buffer, 1);
 		if (mode)
-			setenv("TPOINT_MODE", mode, 1);
+			setenv(CTL_ENV_MODE, mode, 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
@@ -1042,7 +1040,7 @@ int cmd_record(int argc, char **argv)
 	ps.main = child;
 	if (send_fd >= 0)
 		close(send_fd);
-	unsetenv("TPOINT_COLLECT");
+	unsetenv(CTL_ENV_COLLECT);
 	if (kr) {
 		close(go[0]);
 		if ((kernel_pids && krec_set_pids(kr, &child, 1, err, sizeof(err)) < 0) ||
