@@ -74,9 +74,9 @@ static int control_dir(char *out, size_t len)
 	int n;
 
 	if (xdg && xdg[0] == '/' && !stat(xdg, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-		n = ctl_dir_in_runtime(out, len, xdg);
+		n = tp_ctl_dir_in_runtime(out, len, xdg);
 	else
-		n = ctl_dir_in_tmp(out, len, (unsigned)geteuid());
+		n = tp_ctl_dir_in_tmp(out, len, (unsigned)geteuid());
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	if (mkdir(out, 0700) < 0 && errno != EEXIST)
@@ -103,7 +103,7 @@ static void remove_stale(const char *dir)
 		char path[512];
 		long pid;
 
-		if (!ctl_socket_name(e->d_name, &pid))
+		if (!tp_ctl_socket_name(e->d_name, &pid))
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
@@ -123,7 +123,7 @@ static int listen_socket(void)
 	if (err)
 		return err;
 	remove_stale(dir);
-	ctl_socket_path(ctl.path, sizeof(ctl.path), dir, (int)getpid());
+	tp_ctl_socket_path(ctl.path, sizeof(ctl.path), dir, (int)getpid());
 	memcpy(addr.sun_path, ctl.path, sizeof(ctl.path));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -264,12 +264,14 @@ static void comm_of_self(char *out, size_t len)
 static int handle_attach(int fd, int slot, char *payload)
 {
 	struct ctl_attach_req req;
-	char info[128], *end;
+	struct ctl_attach_reply info;
+	struct ctl_text text = { 0 };
+	char *end;
 	enum tpoint_mode mode;
 	unsigned long long bytes;
 	int memfd = -1, n;
 
-	if (ctl_attach_req_parse(payload, &req) < 0)
+	if (tp_ctl_attach_req_parse(payload, &req) < 0)
 		return send_error(fd, -EINVAL, "malformed attach request");
 	if (!strcmp(req.mode, "discard"))
 		mode = TPOINT_MODE_DISCARD;
@@ -286,8 +288,7 @@ static int handle_attach(int fd, int slot, char *payload)
 				  req.pool_bytes);
 	if (ctl.attached >= 0)
 		return send_error(fd, -EBUSY, "another tpoint is recording this process");
-	n = tp_session_attach(req.spool, req.globs, mode, (size_t)bytes, req.live, &memfd, info,
-			      sizeof(info));
+	n = tp_session_attach(req.spool, req.globs, mode, (size_t)bytes, req.live, &memfd, &info);
 	if (n == -EBUSY)
 		return send_error(fd, n, "process %d records already (%s)", (int)getpid(),
 				  tp_session_describe());
@@ -300,7 +301,10 @@ static int handle_attach(int fd, int slot, char *payload)
 	if (n < 0)
 		return send_error(fd, n, "cannot record into %s: %s", req.spool, strerror(-n));
 	ctl.attached = slot;
-	return send_msg_fd(fd, n, info, strlen(info), memfd);
+	tp_ctl_attach_reply_put(&text, &info);
+	n = send_msg_fd(fd, n, text.buf, text.len, memfd);
+	tp_ctl_text_free(&text);
+	return n;
 }
 
 static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
@@ -314,7 +318,7 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		char comm[64];
 
 		comm_of_self(comm, sizeof(comm));
-		ctl_hello_put(&r, &(struct ctl_hello){ .pid = getpid(), .comm = comm,
+		tp_ctl_hello_put(&r, &(struct ctl_hello){ .pid = getpid(), .comm = comm,
 						       .events = tp_registry_count(),
 						       .enabled = tp_registry_enabled_count(),
 						       .recording = tp_session_describe() });
@@ -336,7 +340,7 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		struct tpoint_jump_stats js;
 
 		tpoint_jump_stats(&js);
-		ctl_jump_put(&r, &(struct ctl_jump){ js.sites, js.checked, js.reason });
+		tp_ctl_jump_put(&r, &(struct ctl_jump){ js.sites, js.checked, js.reason });
 		break;
 	}
 	case CTL_ENABLE:
@@ -376,14 +380,14 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 					  "memory: take the snapshot when that ends", (int)getpid());
 		if (ret < 0)
 			return send_error(fd, ret, "snapshot failed: %s", strerror(-ret));
-		ctl_text_add(&r, "%s", path);
+		tp_ctl_text_add(&r, "%s", path);
 		break;
 	}
 	case CTL_FILTER: {
 		struct ctl_filter_req req;
 		char err[512] = "";
 
-		if (ctl_filter_req_parse(payload, &req) < 0)
+		if (tp_ctl_filter_req_parse(payload, &req) < 0)
 			return send_error(fd, -EINVAL, "malformed filter request");
 		ret = tp_registry_set_filter(req.event, req.expr, err, sizeof(err));
 		if (ret < 0)

@@ -35,7 +35,7 @@ void tp_registry_describe(char **buf, size_t *len)
 		const struct event_slot *s = &tp_slots[i];
 
 		tp_registry_slot_prepare(&tp_slots[i]);
-		ctl_event_row_put(&t, &(struct ctl_event_row){
+		tp_ctl_event_row_put(&t, &(struct ctl_event_row){
 			.id = s->id, .system = s->system, .event = s->name, .enabled = s->record,
 			.condition = s->condition, .filter = tp_registry_slot_filter_text(s),
 			.refusal = s->broken ? CTL_REFUSAL_FORMAT
@@ -53,7 +53,7 @@ void tp_registry_formats(char **buf, size_t *len)
 	tp_registry_lock();
 	for (uint32_t i = 0; i < tp_nslots; i++) {
 		tp_registry_slot_prepare(&tp_slots[i]);
-		ctl_text_add(&t, "%s\n", tp_slots[i].format);
+		tp_ctl_text_add(&t, "%s\n", tp_slots[i].format);
 	}
 	tp_registry_unlock();
 	text_out(&t, buf, len);
@@ -67,7 +67,7 @@ void tp_registry_stats_text(char **buf, size_t *len)
 
 	n = st ? tpoint_stats(st, n) : 0;
 	for (int i = 0; i < n; i++)
-		ctl_stat_row_put(&t, &(struct ctl_stat_row){
+		tp_ctl_stat_row_put(&t, &(struct ctl_stat_row){
 			.system = st[i].system, .event = st[i].name,
 			.v = { st[i].hits, st[i].cond_skipped, st[i].filtered, st[i].recorded,
 			       st[i].lost },

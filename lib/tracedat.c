@@ -971,6 +971,15 @@ static void block_cmdlines(struct writer_state *w, struct out_file *f)
 
 typedef void (*option_fn)(void *ctx, uint16_t id, const void *data, uint32_t len);
 
+/* An event's refusal as its note says it: a reg() error beside records too big is not said,
+ * as files always had it. */
+static enum ctl_refusal note_refusal(const struct out_event *e)
+{
+	if (e->refused)
+		return CTL_REFUSAL_FORMAT;
+	return !e->too_big && e->reg_error ? CTL_REFUSAL_REG : CTL_REFUSAL_NONE;
+}
+
 /* The options: the clock, and tpoint's counters and notes (tracedat_format.h). */
 static void each_option(struct writer_state *w, option_fn option, void *ctx)
 {
@@ -985,7 +994,7 @@ static void each_option(struct writer_state *w, option_fn option, void *ctx)
 
 		if (e->dropped || e->uncounted) /* no line: a reader shows them unknown */
 			continue;
-		ctl_stat_row_put(&text, &(struct ctl_stat_row){
+		tp_ctl_stat_row_put(&text, &(struct ctl_stat_row){
 			.system = e->system, .event = e->name,
 			.v = { st->cond_skipped + st->filtered + st->recorded + st->lost,
 			       st->cond_skipped, st->filtered, st->recorded, st->lost },
@@ -993,24 +1002,20 @@ static void each_option(struct writer_state *w, option_fn option, void *ctx)
 	}
 	if (!text.oom) {
 		option(ctx, TD_OPT_TPOINT_STATS, text.buf ? text.buf : "", (uint32_t)text.len + 1);
-		ctl_text_free(&text);
+		tp_ctl_text_free(&text);
 		for (size_t i = 0; i < w->nevents; i++) {
 			const struct out_event *e = &w->events[i];
 
 			if (e->too_big || e->refused || e->reg_error)
-				ctl_note_row_put(&text, &(struct ctl_note_row){
-					.system = e->system, .event = e->name, .too_big = e->too_big,
-					/* a reg() error beside records too big is not said,
-					 * as files always had it */
-					.refusal = e->refused ? CTL_REFUSAL_FORMAT
-						   : !e->too_big && e->reg_error ? CTL_REFUSAL_REG
-										  : CTL_REFUSAL_NONE,
+				tp_ctl_note_row_put(&text, &(struct ctl_note_row){
+					.system = e->system, .event = e->name,
+					.too_big = e->too_big, .refusal = note_refusal(e),
 					.reg_error = e->reg_error });
 		}
 		if (text.len && !text.oom)
 			option(ctx, TD_OPT_TPOINT_NOTES, text.buf, (uint32_t)text.len + 1);
 	}
-	ctl_text_free(&text);
+	tp_ctl_text_free(&text);
 	if (w->extra && w->extra->stats)
 		option(ctx, TD_OPT_TPOINT_KERNEL, w->extra->stats,
 		       (uint32_t)strlen(w->extra->stats) + 1);

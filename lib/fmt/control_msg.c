@@ -11,22 +11,22 @@
 
 /* ---- where the socket is ---- */
 
-int ctl_dir_in_runtime(char *out, size_t len, const char *runtime_dir)
+int tp_ctl_dir_in_runtime(char *out, size_t len, const char *runtime_dir)
 {
 	return snprintf(out, len, "%s/tpoint", runtime_dir);
 }
 
-int ctl_dir_in_tmp(char *out, size_t len, unsigned euid)
+int tp_ctl_dir_in_tmp(char *out, size_t len, unsigned euid)
 {
 	return snprintf(out, len, "/tmp/tpoint-%u", euid);
 }
 
-int ctl_socket_path(char *out, size_t len, const char *dir, int pid)
+int tp_ctl_socket_path(char *out, size_t len, const char *dir, int pid)
 {
 	return snprintf(out, len, "%s/%d.sock", dir, pid);
 }
 
-bool ctl_socket_name(const char *name, long *pid)
+bool tp_ctl_socket_name(const char *name, long *pid)
 {
 	char *end;
 
@@ -36,7 +36,7 @@ bool ctl_socket_name(const char *name, long *pid)
 
 /* ---- growing text ---- */
 
-void ctl_text_add(struct ctl_text *t, const char *fmt, ...)
+void tp_ctl_text_add(struct ctl_text *t, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -76,7 +76,7 @@ void ctl_text_add(struct ctl_text *t, const char *fmt, ...)
 	}
 }
 
-void ctl_text_free(struct ctl_text *t)
+void tp_ctl_text_free(struct ctl_text *t)
 {
 	free(t->buf);
 	*t = (struct ctl_text){ .max = t->max };
@@ -134,20 +134,20 @@ static long long number_or_none(const char *s)
 static void put_event(struct ctl_text *t, const char *system, const char *event)
 {
 	if (system)
-		ctl_text_add(t, "%s:%s", system, event);
+		tp_ctl_text_add(t, "%s:%s", system, event);
 	else
-		ctl_text_add(t, "%s", event);
+		tp_ctl_text_add(t, "%s", event);
 }
 
 /* ---- CTL_HELLO ---- */
 
-void ctl_hello_put(struct ctl_text *t, const struct ctl_hello *h)
+void tp_ctl_hello_put(struct ctl_text *t, const struct ctl_hello *h)
 {
-	ctl_text_add(t, "%lld\t%s\t%lld\t%lld\t%s\n", h->pid, h->comm, h->events, h->enabled,
+	tp_ctl_text_add(t, "%lld\t%s\t%lld\t%lld\t%s\n", h->pid, h->comm, h->events, h->enabled,
 		     h->recording);
 }
 
-void ctl_hello_parse(char *line, struct ctl_hello *h)
+void tp_ctl_hello_parse(char *line, struct ctl_hello *h)
 {
 	char *p = line;
 
@@ -163,20 +163,20 @@ void ctl_hello_parse(char *line, struct ctl_hello *h)
 
 #define REG_WORDS "reg function returned "
 
-void ctl_event_row_put(struct ctl_text *t, const struct ctl_event_row *r)
+void tp_ctl_event_row_put(struct ctl_text *t, const struct ctl_event_row *r)
 {
-	ctl_text_add(t, "%u\t", r->id);
+	tp_ctl_text_add(t, "%u\t", r->id);
 	put_event(t, r->system, r->event);
-	ctl_text_add(t, "\t%d\t%s\t%s\t", r->enabled, r->condition, r->filter);
+	tp_ctl_text_add(t, "\t%d\t%s\t%s\t", r->enabled, r->condition, r->filter);
 	if (r->refusal == CTL_REFUSAL_REG)
-		ctl_text_add(t, REG_WORDS "%d\n", r->reg_error);
+		tp_ctl_text_add(t, REG_WORDS "%d\n", r->reg_error);
 	else if (r->refusal == CTL_REFUSAL_FORMAT)
-		ctl_text_add(t, "%s\n", r->why ? r->why : "refused");
+		tp_ctl_text_add(t, "%s\n", r->why ? r->why : "refused");
 	else
-		ctl_text_add(t, "\n");
+		tp_ctl_text_add(t, "\n");
 }
 
-enum ctl_refusal ctl_refusal_of(const char *refused, int *reg_error)
+enum ctl_refusal tp_ctl_refusal_of(const char *refused, int *reg_error)
 {
 	*reg_error = 0;
 	if (!refused || !*refused)
@@ -188,7 +188,7 @@ enum ctl_refusal ctl_refusal_of(const char *refused, int *reg_error)
 	return CTL_REFUSAL_FORMAT;
 }
 
-int ctl_event_row_next(char **cur, struct ctl_event_row *r)
+int tp_ctl_event_row_next(char **cur, struct ctl_event_row *r)
 {
 	char *line, *p, *id, *enabled;
 
@@ -205,7 +205,7 @@ int ctl_event_row_next(char **cur, struct ctl_event_row *r)
 		r->condition = (r->condition = field(&p)) ? r->condition : "";
 		r->filter = (r->filter = field(&p)) ? r->filter : "";
 		r->refused = (r->refused = field(&p)) ? r->refused : "";
-		r->refusal = ctl_refusal_of(r->refused, &r->reg_error);
+		r->refusal = tp_ctl_refusal_of(r->refused, &r->reg_error);
 		r->why = r->refusal == CTL_REFUSAL_FORMAT ? r->refused : NULL;
 		return 1;
 	}
@@ -214,20 +214,20 @@ int ctl_event_row_next(char **cur, struct ctl_event_row *r)
 
 /* ---- counter rows ---- */
 
-void ctl_stat_row_put(struct ctl_text *t, const struct ctl_stat_row *r,
+void tp_ctl_stat_row_put(struct ctl_text *t, const struct ctl_stat_row *r,
 		      enum ctl_row_flavour flavour)
 {
 	put_event(t, r->system, r->event);
-	ctl_text_add(t, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s",
+	tp_ctl_text_add(t, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s",
 		     r->v[CTL_HITS], r->v[CTL_COND_SKIPPED], r->v[CTL_FILTERED],
 		     r->v[CTL_RECORDED], r->v[CTL_LOST], r->condition);
 	if (flavour == CTL_ROW_SOCKET)
-		ctl_text_add(t, "\t%" PRIu64 "\n", r->usdt);
+		tp_ctl_text_add(t, "\t%" PRIu64 "\n", r->usdt);
 	else
-		ctl_text_add(t, "\n");
+		tp_ctl_text_add(t, "\n");
 }
 
-int ctl_stat_row_parse(char *line, struct ctl_stat_row *r, enum ctl_row_flavour flavour)
+int tp_ctl_stat_row_parse(char *line, struct ctl_stat_row *r, enum ctl_row_flavour flavour)
 {
 	char *p = line, *f[CTL_NCOUNTERS];
 
@@ -256,25 +256,26 @@ int ctl_stat_row_parse(char *line, struct ctl_stat_row *r, enum ctl_row_flavour 
 	return 0;
 }
 
-int ctl_stat_row_next(char **cur, struct ctl_stat_row *r)
+int tp_ctl_stat_row_next(char **cur, struct ctl_stat_row *r)
 {
 	char *line = next_line(cur);
 
-	return line ? (ctl_stat_row_parse(line, r, CTL_ROW_SOCKET) ?: 1) : 0;
+	return line ? (tp_ctl_stat_row_parse(line, r, CTL_ROW_SOCKET) ?: 1) : 0;
 }
 
 /* ---- the file's notes ---- */
 
-void ctl_note_row_put(struct ctl_text *t, const struct ctl_note_row *r)
+void tp_ctl_note_row_put(struct ctl_text *t, const struct ctl_note_row *r)
 {
 	put_event(t, r->system, r->event);
 	if (r->refusal == CTL_REFUSAL_REG)
-		ctl_text_add(t, "\t%" PRIu64 "\treg %d\n", r->too_big, r->reg_error);
+		tp_ctl_text_add(t, "\t%" PRIu64 "\treg %d\n", r->too_big, r->reg_error);
 	else
-		ctl_text_add(t, "\t%" PRIu64 "\t%d\n", r->too_big, r->refusal == CTL_REFUSAL_FORMAT);
+		tp_ctl_text_add(t, "\t%" PRIu64 "\t%d\n", r->too_big,
+				r->refusal == CTL_REFUSAL_FORMAT);
 }
 
-int ctl_note_row_parse(char *line, struct ctl_note_row *r)
+int tp_ctl_note_row_parse(char *line, struct ctl_note_row *r)
 {
 	char *p = line, *big, *refused;
 
@@ -299,12 +300,12 @@ int ctl_note_row_parse(char *line, struct ctl_note_row *r)
 
 /* ---- CTL_FILTER ---- */
 
-void ctl_filter_req_put(struct ctl_text *t, const struct ctl_filter_req *r)
+void tp_ctl_filter_req_put(struct ctl_text *t, const struct ctl_filter_req *r)
 {
-	ctl_text_add(t, "%s\t%s", r->event, r->expr);
+	tp_ctl_text_add(t, "%s\t%s", r->event, r->expr);
 }
 
-int ctl_filter_req_parse(char *payload, struct ctl_filter_req *r)
+int tp_ctl_filter_req_parse(char *payload, struct ctl_filter_req *r)
 {
 	char *tab = strchr(payload, '\t');
 
@@ -318,13 +319,13 @@ int ctl_filter_req_parse(char *payload, struct ctl_filter_req *r)
 
 /* ---- CTL_ATTACH ---- */
 
-void ctl_attach_req_put(struct ctl_text *t, const struct ctl_attach_req *r)
+void tp_ctl_attach_req_put(struct ctl_text *t, const struct ctl_attach_req *r)
 {
-	ctl_text_add(t, "%s\t%s\t%s\t%d\t%s", r->spool, r->globs, r->mode, r->live ? 1 : 0,
+	tp_ctl_text_add(t, "%s\t%s\t%s\t%d\t%s", r->spool, r->globs, r->mode, r->live ? 1 : 0,
 		     r->pool_bytes);
 }
 
-int ctl_attach_req_parse(char *payload, struct ctl_attach_req *r)
+int tp_ctl_attach_req_parse(char *payload, struct ctl_attach_req *r)
 {
 	char *p = payload, *live;
 
@@ -339,12 +340,12 @@ int ctl_attach_req_parse(char *payload, struct ctl_attach_req *r)
 	return 0;
 }
 
-void ctl_attach_reply_put(struct ctl_text *t, const struct ctl_attach_reply *r)
+void tp_ctl_attach_reply_put(struct ctl_text *t, const struct ctl_attach_reply *r)
 {
-	ctl_text_add(t, "%u\t%u\t%zu", r->npages, r->page_size, r->meta_offset);
+	tp_ctl_text_add(t, "%u\t%u\t%zu", r->npages, r->page_size, r->meta_offset);
 }
 
-int ctl_attach_reply_parse(const char *text, struct ctl_attach_reply *r)
+int tp_ctl_attach_reply_parse(const char *text, struct ctl_attach_reply *r)
 {
 	return sscanf(text, "%u\t%u\t%zu", &r->npages, &r->page_size, &r->meta_offset) == 3
 		       ? 0
@@ -353,12 +354,12 @@ int ctl_attach_reply_parse(const char *text, struct ctl_attach_reply *r)
 
 /* ---- CTL_JUMP ---- */
 
-void ctl_jump_put(struct ctl_text *t, const struct ctl_jump *j)
+void tp_ctl_jump_put(struct ctl_text *t, const struct ctl_jump *j)
 {
-	ctl_text_add(t, "%llu\t%llu\t%s\n", j->sites, j->checked, j->reason);
+	tp_ctl_text_add(t, "%llu\t%llu\t%s\n", j->sites, j->checked, j->reason);
 }
 
-int ctl_jump_parse(char *text, struct ctl_jump *j)
+int tp_ctl_jump_parse(char *text, struct ctl_jump *j)
 {
 	char *p = text, *sites, *checked;
 	uint64_t v[2];

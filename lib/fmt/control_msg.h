@@ -84,11 +84,11 @@ enum ctl_type {
  */
 #define CTL_ENV_RUNTIME_DIR "XDG_RUNTIME_DIR"
 /* Each: the length snprintf() gives, so that >= len means cut short. */
-int ctl_dir_in_runtime(char *out, size_t len, const char *runtime_dir);
-int ctl_dir_in_tmp(char *out, size_t len, unsigned euid);
-int ctl_socket_path(char *out, size_t len, const char *dir, int pid);
+int tp_ctl_dir_in_runtime(char *out, size_t len, const char *runtime_dir);
+int tp_ctl_dir_in_tmp(char *out, size_t len, unsigned euid);
+int tp_ctl_socket_path(char *out, size_t len, const char *dir, int pid);
 /* Is `name` (an entry of <dir>) a socket's name; its pid in *pid. */
-bool ctl_socket_name(const char *name, long *pid);
+bool tp_ctl_socket_name(const char *name, long *pid);
 
 /* ---- the environment the tool gives a program it starts, and the library reads ---- */
 
@@ -112,8 +112,9 @@ struct ctl_text {
 	bool oom;    /* something did not fit: the text is short of it */
 };
 
-void ctl_text_add(struct ctl_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ctl_text_free(struct ctl_text *t);
+void tp_ctl_text_add(struct ctl_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tp_ctl_text_free(struct ctl_text *t);
 
 /* ---- why an event stays off whatever enables it ---- */
 
@@ -131,9 +132,9 @@ struct ctl_hello {
 	const char *recording; /* none, memory, file:PATH, spool:PATH */
 };
 
-void ctl_hello_put(struct ctl_text *t, const struct ctl_hello *h);
+void tp_ctl_hello_put(struct ctl_text *t, const struct ctl_hello *h);
 /* One line (no newline needed); fields missing are -1 or NULL. Never fails. */
-void ctl_hello_parse(char *line, struct ctl_hello *h);
+void tp_ctl_hello_parse(char *line, struct ctl_hello *h);
 
 /* ---- CTL_LIST's answer: "id\tsystem:name\tenabled\tcondition\tfilter\trefused\n" ---- */
 
@@ -154,12 +155,12 @@ struct ctl_event_row {
 	const char *refused; /* parsed: the field as sent, for people; "" if none */
 };
 
-void ctl_event_row_put(struct ctl_text *t, const struct ctl_event_row *r);
+void tp_ctl_event_row_put(struct ctl_text *t, const struct ctl_event_row *r);
 /* The next row of the text at *cur (cut in place): 1, or 0 at its end. Lines with no event
  * are skipped; fields missing are "" or 0. */
-int ctl_event_row_next(char **cur, struct ctl_event_row *r);
+int tp_ctl_event_row_next(char **cur, struct ctl_event_row *r);
 /* The refusal a refused field says, and reg()'s error in *reg_error for CTL_REFUSAL_REG. */
-enum ctl_refusal ctl_refusal_of(const char *refused, int *reg_error);
+enum ctl_refusal tp_ctl_refusal_of(const char *refused, int *reg_error);
 
 /* ---- counter rows: CTL_STATS's answer and the file's STATS option ---- */
 
@@ -181,7 +182,7 @@ struct ctl_stat_row {
 
 enum ctl_row_flavour { CTL_ROW_FILE, CTL_ROW_SOCKET };
 
-void ctl_stat_row_put(struct ctl_text *t, const struct ctl_stat_row *r,
+void tp_ctl_stat_row_put(struct ctl_text *t, const struct ctl_stat_row *r,
 		      enum ctl_row_flavour flavour);
 /*
  * One line (without its newline), cut in place. 0; CTL_ROW_MALFORMED when it is not a row
@@ -190,10 +191,10 @@ void ctl_stat_row_put(struct ctl_text *t, const struct ctl_stat_row *r,
  */
 #define CTL_ROW_MALFORMED (-1)
 #define CTL_ROW_NOT_NUMBER (-100)
-int ctl_stat_row_parse(char *line, struct ctl_stat_row *r, enum ctl_row_flavour flavour);
+int tp_ctl_stat_row_parse(char *line, struct ctl_stat_row *r, enum ctl_row_flavour flavour);
 /* The next row of a CTL_STATS text at *cur (cut in place): 1, 0 at its end, or the error of
- * ctl_stat_row_parse() for a malformed line. */
-int ctl_stat_row_next(char **cur, struct ctl_stat_row *r);
+ * tp_ctl_stat_row_parse() for a malformed line. */
+int tp_ctl_stat_row_next(char **cur, struct ctl_stat_row *r);
 
 /* ---- the file's NOTES option: "system:name\ttoo_big\trefused\n" ---- */
 
@@ -206,9 +207,9 @@ struct ctl_note_row {
 	int reg_error;
 };
 
-void ctl_note_row_put(struct ctl_text *t, const struct ctl_note_row *r);
+void tp_ctl_note_row_put(struct ctl_text *t, const struct ctl_note_row *r);
 /* One line, cut in place: 0, or CTL_ROW_MALFORMED (fewer than three fields). */
-int ctl_note_row_parse(char *line, struct ctl_note_row *r);
+int tp_ctl_note_row_parse(char *line, struct ctl_note_row *r);
 
 /* ---- CTL_FILTER's request: "system:name\texpr" ---- */
 
@@ -217,9 +218,9 @@ struct ctl_filter_req {
 	const char *expr; /* "": clear */
 };
 
-void ctl_filter_req_put(struct ctl_text *t, const struct ctl_filter_req *r);
+void tp_ctl_filter_req_put(struct ctl_text *t, const struct ctl_filter_req *r);
 /* 0, or CTL_ROW_MALFORMED (no tab). */
-int ctl_filter_req_parse(char *payload, struct ctl_filter_req *r);
+int tp_ctl_filter_req_parse(char *payload, struct ctl_filter_req *r);
 
 /* ---- CTL_ATTACH: "spool\tglobs\tmode\tlive\tpool_bytes" -> "npages\tpage_size\tmeta_offset" */
 
@@ -231,9 +232,9 @@ struct ctl_attach_req {
 	const char *pool_bytes; /* a decimal number, 0: the default; checked by the process */
 };
 
-void ctl_attach_req_put(struct ctl_text *t, const struct ctl_attach_req *r);
+void tp_ctl_attach_req_put(struct ctl_text *t, const struct ctl_attach_req *r);
 /* 0, or CTL_ROW_MALFORMED (fewer than five fields, or a spool path not absolute). */
-int ctl_attach_req_parse(char *payload, struct ctl_attach_req *r);
+int tp_ctl_attach_req_parse(char *payload, struct ctl_attach_req *r);
 
 struct ctl_attach_reply {
 	unsigned npages;
@@ -241,9 +242,9 @@ struct ctl_attach_reply {
 	size_t meta_offset;
 };
 
-void ctl_attach_reply_put(struct ctl_text *t, const struct ctl_attach_reply *r);
+void tp_ctl_attach_reply_put(struct ctl_text *t, const struct ctl_attach_reply *r);
 /* 0, or CTL_ROW_MALFORMED. */
-int ctl_attach_reply_parse(const char *text, struct ctl_attach_reply *r);
+int tp_ctl_attach_reply_parse(const char *text, struct ctl_attach_reply *r);
 
 /* ---- CTL_JUMP's answer: "sites\tchecked\treason\n" (tpoint_jump_stats()) ---- */
 
@@ -252,8 +253,8 @@ struct ctl_jump {
 	const char *reason; /* why some keep their checked path; "" */
 };
 
-void ctl_jump_put(struct ctl_text *t, const struct ctl_jump *j);
+void tp_ctl_jump_put(struct ctl_text *t, const struct ctl_jump *j);
 /* Cut in place: 0, or CTL_ROW_MALFORMED (no two numbers). */
-int ctl_jump_parse(char *text, struct ctl_jump *j);
+int tp_ctl_jump_parse(char *text, struct ctl_jump *j);
 
 #endif

@@ -37,21 +37,21 @@ static void event_rows(char *s)
 	struct ctl_event_row r, again;
 	char *cur = s;
 
-	while (ctl_event_row_next(&cur, &r)) {
+	while (tp_ctl_event_row_next(&cur, &r)) {
 		struct ctl_text t = { 0 };
 		char *c2;
 
 		/* a row whose fields hold no newline or tab of their own goes out as it came */
 		if (strpbrk(r.event, "\n") || !*r.event)
 			continue;
-		ctl_event_row_put(&t, &r);
+		tp_ctl_event_row_put(&t, &r);
 		c2 = t.buf;
-		check(!t.oom && ctl_event_row_next(&c2, &again) == 1);
+		check(!t.oom && tp_ctl_event_row_next(&c2, &again) == 1);
 		check(again.id == r.id && same(again.event, r.event) &&
 		      again.enabled == r.enabled && same(again.condition, r.condition) &&
 		      same(again.filter, r.filter) && again.refusal == r.refusal &&
 		      again.reg_error == r.reg_error);
-		ctl_text_free(&t);
+		tp_ctl_text_free(&t);
 	}
 }
 
@@ -61,18 +61,18 @@ static void stat_rows(char *s)
 	char *cur = s;
 	int got;
 
-	while ((got = ctl_stat_row_next(&cur, &r))) {
+	while ((got = tp_ctl_stat_row_next(&cur, &r))) {
 		struct ctl_text t = { 0 };
 		char *c2;
 
 		if (got < 0)
 			continue;
-		ctl_stat_row_put(&t, &r, CTL_ROW_SOCKET);
+		tp_ctl_stat_row_put(&t, &r, CTL_ROW_SOCKET);
 		c2 = t.buf;
-		check(!t.oom && ctl_stat_row_next(&c2, &again) == 1);
+		check(!t.oom && tp_ctl_stat_row_next(&c2, &again) == 1);
 		check(same(again.event, r.event) && !memcmp(again.v, r.v, sizeof(r.v)) &&
 		      same(again.condition, r.condition) && again.usdt == r.usdt);
-		ctl_text_free(&t);
+		tp_ctl_text_free(&t);
 	}
 }
 
@@ -81,15 +81,15 @@ static void file_row(char *s)
 	struct ctl_stat_row r, again;
 	struct ctl_text t = { 0 };
 
-	if (strchr(s, '\n') || ctl_stat_row_parse(s, &r, CTL_ROW_FILE))
+	if (strchr(s, '\n') || tp_ctl_stat_row_parse(s, &r, CTL_ROW_FILE))
 		return;
-	ctl_stat_row_put(&t, &r, CTL_ROW_FILE);
+	tp_ctl_stat_row_put(&t, &r, CTL_ROW_FILE);
 	check(!t.oom && t.len && t.buf[t.len - 1] == '\n');
 	t.buf[t.len - 1] = 0;
-	check(ctl_stat_row_parse(t.buf, &again, CTL_ROW_FILE) == 0);
+	check(tp_ctl_stat_row_parse(t.buf, &again, CTL_ROW_FILE) == 0);
 	check(same(again.event, r.event) && !memcmp(again.v, r.v, sizeof(r.v)) &&
 	      same(again.condition, r.condition));
-	ctl_text_free(&t);
+	tp_ctl_text_free(&t);
 }
 
 static void others(char *s, int kind)
@@ -102,12 +102,12 @@ static void others(char *s, int kind)
 	struct ctl_filter_req f;
 
 	switch (kind) {
-	case 0: ctl_note_row_parse(s, &n); break;
-	case 1: ctl_hello_parse(s, &h); break;
-	case 2: ctl_jump_parse(s, &j); break;
-	case 3: ctl_attach_req_parse(s, &a); break;
-	case 4: ctl_attach_reply_parse(s, &ar); break;
-	default: ctl_filter_req_parse(s, &f); break;
+	case 0: tp_ctl_note_row_parse(s, &n); break;
+	case 1: tp_ctl_hello_parse(s, &h); break;
+	case 2: tp_ctl_jump_parse(s, &j); break;
+	case 3: tp_ctl_attach_req_parse(s, &a); break;
+	case 4: tp_ctl_attach_reply_parse(s, &ar); break;
+	default: tp_ctl_filter_req_parse(s, &f); break;
 	}
 }
 

@@ -168,17 +168,17 @@ int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mod
 	if (ret < 0)
 		return ret;
 	snprintf(bytes, sizeof(bytes), "%zu", pool_size);
-	ctl_attach_req_put(&req, &(struct ctl_attach_req){ a->spool, globs, mode, live, bytes });
+	tp_ctl_attach_req_put(&req, &(struct ctl_attach_req){ a->spool, globs, mode, live, bytes });
 	if (req.oom) {
-		ctl_text_free(&req);
+		tp_ctl_text_free(&req);
 		return -ENOMEM;
 	}
 	ret = ctl_request_fd(&a->conn, CTL_ATTACH, req.buf, &text, &memfd, err, errlen);
-	ctl_text_free(&req);
+	tp_ctl_text_free(&req);
 	if (ret < 0)
 		return ret;
 	a->nevents = ret;
-	if (memfd >= 0 && ctl_attach_reply_parse(text, &reply) == 0) {
+	if (memfd >= 0 && tp_ctl_attach_reply_parse(text, &reply) == 0) {
 		a->npages = reply.npages;
 		a->meta_off = reply.meta_offset;
 		keep_pool(a, memfd);

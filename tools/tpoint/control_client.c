@@ -304,7 +304,7 @@ static int connect_checked(const char *dir, pid_t pid, uid_t uid, struct ctl_con
 	if (dfd < 0)
 		return dfd;
 	snprintf(fddir, sizeof(fddir), "/proc/self/fd/%d", dfd);
-	ctl_socket_path(addr.sun_path, sizeof(addr.sun_path), fddir, (int)pid);
+	tp_ctl_socket_path(addr.sun_path, sizeof(addr.sun_path), fddir, (int)pid);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		ret = -errno;
@@ -354,7 +354,7 @@ int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_
 	}
 	ctl_proc_comm(pid, comm, sizeof(comm));
 	if (proc_xdg(pid, xdg, sizeof(xdg)) == 0) {
-		ctl_dir_in_runtime(dir, sizeof(dir), xdg);
+		tp_ctl_dir_in_runtime(dir, sizeof(dir), xdg);
 		ret = connect_checked(dir, pid, uid, c, err, errlen);
 	}
 	/* The library falls back to /tmp when $XDG_RUNTIME_DIR is not its user's. */
@@ -362,7 +362,7 @@ int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_
 		char first[512];
 
 		snprintf(first, sizeof(first), "%s", err);
-		ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)uid);
+		tp_ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)uid);
 		ret = connect_checked(dir, pid, uid, c, err, errlen);
 		if ((ret == -ENOENT || ret == -ECONNREFUSED) && first[0])
 			snprintf(err, errlen, "%s", first); /* say what was wrong with the first */
@@ -419,7 +419,8 @@ static void remove_stale_in(const char *dir)
 	while ((e = readdir(d))) {
 		long pid;
 
-		if (ctl_socket_name(e->d_name, &pid) && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		if (tp_ctl_socket_name(e->d_name, &pid) && kill((pid_t)pid, 0) < 0 &&
+		    errno == ESRCH)
 			unlinkat(dfd, e->d_name, 0);
 	}
 	closedir(d);
@@ -431,7 +432,7 @@ static bool has_socket(const char *dir, pid_t pid)
 	char path[4200 + 24];
 	struct stat st;
 
-	ctl_socket_path(path, sizeof(path), dir, (int)pid);
+	tp_ctl_socket_path(path, sizeof(path), dir, (int)pid);
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
@@ -443,10 +444,10 @@ void ctl_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 	DIR *d;
 
 	if (xdg && *xdg == '/') {
-		ctl_dir_in_runtime(dir, sizeof(dir), xdg);
+		tp_ctl_dir_in_runtime(dir, sizeof(dir), xdg);
 		remove_stale_in(dir);
 	}
-	ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)geteuid());
+	tp_ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)geteuid());
 	remove_stale_in(dir);
 	/*
 	 * Every process (this user's; every user's for root), and its socket where the library
@@ -464,10 +465,10 @@ void ctl_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 		    (geteuid() != 0 && uid != geteuid()))
 			continue;
 		if (proc_xdg((pid_t)pid, pxdg, sizeof(pxdg)) == 0) {
-			ctl_dir_in_runtime(dir, sizeof(dir), pxdg);
+			tp_ctl_dir_in_runtime(dir, sizeof(dir), pxdg);
 			found = has_socket(dir, (pid_t)pid);
 		}
-		ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)uid);
+		tp_ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)uid);
 		if (found || has_socket(dir, (pid_t)pid))
 			fn((pid_t)pid, arg);
 	}
@@ -509,7 +510,7 @@ char *ctl_refused_events(struct ctl_conn *conn)
 
 	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0)
 		return NULL;
-	for (cur = text; ctl_event_row_next(&cur, &row);) {
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
 		char *grown;
 
 		if (row.refusal == CTL_REFUSAL_NONE ||
@@ -544,7 +545,7 @@ void ctl_refusal_text(const char *why, char *buf, size_t len)
 {
 	int reg_error;
 
-	if (ctl_refusal_of(why, &reg_error) == CTL_REFUSAL_REG) /* the process's own words */
+	if (tp_ctl_refusal_of(why, &reg_error) == CTL_REFUSAL_REG) /* the process's own words */
 		snprintf(buf, len, "its %s", why);
 	else
 		snprintf(buf, len, "libtraceevent cannot render its TP_printk: %s", why);

@@ -32,7 +32,7 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 		tool_error("filter", "process %d: %s", (int)pid, err);
 		return EXIT_FAIL;
 	}
-	for (cur = text; ctl_event_row_next(&cur, &row);) {
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
 		const char *name = row.event;
 		struct ctl_text req = { 0 };
 		char *reply = NULL, *grown;
@@ -45,9 +45,9 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 		}
 		if (!globs_select_event(events, name))
 			continue;
-		ctl_filter_req_put(&req, &(struct ctl_filter_req){ name, expr });
+		tp_ctl_filter_req_put(&req, &(struct ctl_filter_req){ name, expr });
 		if (req.oom) {
-			ctl_text_free(&req);
+			tp_ctl_text_free(&req);
 			continue;
 		}
 		if (ctl_request(conn, CTL_FILTER, req.buf, &reply, err, sizeof(err)) < 0) {
@@ -62,7 +62,7 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 			set++;
 		}
 		free(reply);
-		ctl_text_free(&req);
+		tp_ctl_text_free(&req);
 	}
 	free(text);
 	if (!set && !failed)

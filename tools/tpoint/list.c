@@ -702,7 +702,7 @@ static int list_process(pid_t pid, bool format)
 		free(text);
 		return EXIT_OK;
 	}
-	for (cur = text; ctl_event_row_next(&cur, &row);) {
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
 		text_put(stdout, row.event);
 		printf("%s%s\n", row.enabled ? "  [enabled]" : "",
 		       row.refusal != CTL_REFUSAL_NONE ? "  [refused]" : "");

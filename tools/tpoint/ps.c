@@ -48,7 +48,7 @@ static void show(pid_t pid, void *arg)
 				ecomm, text_escaped(err, erec, sizeof(erec)));
 		return;
 	}
-	ctl_hello_parse(c.hello, &hello);
+	tp_ctl_hello_parse(c.hello, &hello);
 	if (!(*n)++)
 		printf("%7s  %-16s %6s %7s  %s\n", "PID", "COMMAND", "EVENTS", "ENABLED", "RECORDING");
 	printf("%7d  %-16s %6s %7s  %s\n", (int)pid, ecomm, number_or_what(hello.events, nev),

@@ -626,7 +626,7 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 			char *cur = stats;
 			int got;
 
-			while ((got = ctl_stat_row_next(&cur, &row)))
+			while ((got = tp_ctl_stat_row_next(&cur, &row)))
 				if (got > 0) {
 					rec += row.v[CTL_RECORDED];
 					lost += row.v[CTL_LOST];

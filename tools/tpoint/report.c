@@ -335,7 +335,7 @@ static int parse_stats(struct report *r, const struct td_option *o, struct stat_
 		text = strndup(p, (size_t)(eol - p));
 		if (!text)
 			return -1;
-		got = ctl_stat_row_parse(text, &parsed, CTL_ROW_FILE);
+		got = tp_ctl_stat_row_parse(text, &parsed, CTL_ROW_FILE);
 		if (got == CTL_ROW_MALFORMED) {
 			tool_error(VERB, "%s: tpoint statistics line %zu: expected \"system:name\\t"
 				   "hits\\tcond_skipped\\tfiltered\\trecorded\\tlost\\tcondition\"",
@@ -443,7 +443,7 @@ static void show_notes(struct report *r)
 		memcpy(line, p, (size_t)(eol - p));
 		line[eol - p] = 0;
 		p = eol + 1;
-		if (ctl_note_row_parse(line, &note) < 0)
+		if (tp_ctl_note_row_parse(line, &note) < 0)
 			return;
 		big = note.too_big;
 		shown = text_for(stdout, note.event, buf, sizeof(buf)); /* the file's words */

@@ -230,7 +230,7 @@ static size_t parse_list(char *text, struct known_event **out)
 	size_t n = 0;
 
 	*out = NULL;
-	while (ctl_event_row_next(&cur, &row)) {
+	while (tp_ctl_event_row_next(&cur, &row)) {
 		char *colon = strchr(row.event, ':');
 		struct known_event *k;
 

@@ -114,7 +114,7 @@ static void print_jump_labels(struct ctl_conn *conn)
 
 	if (ctl_request(conn, CTL_JUMP, NULL, &text, err, sizeof(err)) < 0)
 		return;
-	if (ctl_jump_parse(text, &j) == 0 && j.sites) {
+	if (tp_ctl_jump_parse(text, &j) == 0 && j.sites) {
 		if (!j.checked) {
 			printf("jump labels: %llu sites, patched (a NOP while off)\n", j.sites);
 		} else {

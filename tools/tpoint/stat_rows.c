@@ -19,7 +19,7 @@ int stat_rows_parse(char *text, const char *globs, struct stat_row **rows)
 	int n = 0, got;
 
 	*rows = NULL;
-	while ((got = ctl_stat_row_next(&cur, &row))) {
+	while ((got = tp_ctl_stat_row_next(&cur, &row))) {
 		if (got < 0)
 			return -1;
 		if (globs && !globs_select_event(globs, row.event))

@@ -657,7 +657,7 @@ static char *enabled_events(pid_t pid)
 		return NULL;
 	}
 	ctl_close(&conn);
-	for (cur = text; ctl_event_row_next(&cur, &row);) {
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
 		char *grown;
 
 		if (!row.enabled)
