@@ -115,16 +115,16 @@ for name in ${*:-filter pack spool control elf tracedat}; do
 		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
-		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
+		"$L/fmt/control_msg.c" "$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
 	control) fuzz control "$L/fmt/control_msg.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
-		"$L/format.c" ;;
+		"$L/format.c" "$L/fmt/control_msg.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
-		$(pkg-config --cflags --libs libtraceevent) ;;
+		"$L/fmt/control_msg.c" $(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
 	esac || fail=1
 done
