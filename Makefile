@@ -166,7 +166,7 @@ $(O)/tests/fntarget: tests/fntarget.c tests/trace/events/tpt_fn.h $(wildcard inc
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # Fake peers of the control channel: lying listeners, stuck clients, a hand-made spool.
-$(O)/tests/ctlfake: tests/ctlfake.c lib/control_proto.h lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
+$(O)/tests/ctlfake: tests/ctlfake.c lib/fmt/control_msg.h lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ $< $(SPOOL_CRC_SRC)
 
 # Damages spools for tests/assemble.sh.
@@ -186,17 +186,9 @@ $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filte
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
 
-# The selection test links the selection rules alone, with the glob matcher they use.
-$(O)/tests/selection_test: tests/selection_test.c lib/fmt/selection.c lib/fmt/selection.h lib/globs.c lib/globs.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/selection_test.c lib/fmt/selection.c lib/globs.c
-
-# The record codec's test links the codec alone.
-$(O)/tests/rb_record_test: tests/rb_record_test.c tests/testutil.h lib/fmt/rb_record.c lib/fmt/rb_record.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/rb_record_test.c lib/fmt/rb_record.c
-
-# The merge's test links the merge alone.
-$(O)/tests/merge_test: tests/merge_test.c tests/testutil.h lib/fmt/merge.c lib/fmt/merge.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/merge_test.c lib/fmt/merge.c
+# The control protocol's test links its messages alone.
+$(O)/tests/control_msg_test: tests/control_msg_test.c lib/fmt/control_msg.c lib/fmt/control_msg.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/control_msg_test.c lib/fmt/control_msg.c
 
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests

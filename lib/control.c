@@ -4,7 +4,7 @@
  * <dir>/<pid>.sock, where <dir> is $XDG_RUNTIME_DIR/tpoint or /tmp/tpoint-<uid>, a
  * directory of mode 0700 that only its user (and root) can enter; SO_PEERCRED turns away
  * any other peer that got there. The tool lists, enables, disables, filters and counts the
- * events of a running process through it, with no daemon in between (control_proto.h).
+ * events of a running process through it, with no daemon in between (fmt/control_msg.h).
  *
  * One thread serves it, with every signal blocked, so that the program's own handling of
  * signals is untouched; the hot path never looks at any of this. No client can hold it: it
@@ -34,9 +34,10 @@
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "control.h"
-#include "control_proto.h"
 #include "control_text.h"
 #include "event_filter.h"
+#include "env.h"
+#include "fmt/control_msg.h"
 #include "jump.h"
 #include "log.h"
 #include "patterns.h"
@@ -73,64 +74,19 @@ static struct {
 	int attached; /* client slot that owns an attached recording, or -1 */
 } ctl = { .listen_fd = -1, .attached = -1 };
 
-/* A growing reply. */
-struct reply {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void reply_add(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void reply_add(struct reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (r->oom)
-		return;
-	for (;;) {
-		size_t room = r->cap - r->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(r->buf ? r->buf + r->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			r->oom = true;
-			return;
-		}
-		if ((size_t)n < room) {
-			r->len += (size_t)n;
-			return;
-		}
-		size_t cap = r->cap ? r->cap * 2 : 4096;
-
-		while (cap - r->len <= (size_t)n)
-			cap *= 2;
-		char *b = realloc(r->buf, cap);
-
-		if (!b || cap > CTL_MAX_REPLY) {
-			free(b == r->buf ? NULL : b);
-			r->oom = true;
-			return;
-		}
-		r->buf = b;
-		r->cap = cap;
-	}
-}
-
 /* ---- where the socket lives ---- */
 
 /* Make (or check) the per-user directory: ours, a real directory, mode 0700. */
 static int control_dir(char *out, size_t len)
 {
-	const char *xdg = tp_getenv("XDG_RUNTIME_DIR");
+	const char *xdg = tp_getenv(TP_ENV_RUNTIME_DIR);
 	struct stat st;
 	int n;
 
 	if (xdg && xdg[0] == '/' && !stat(xdg, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-		n = snprintf(out, len, "%s/tpoint", xdg);
+		n = tp_ctl_dir_in_runtime(out, len, xdg);
 	else
-		n = snprintf(out, len, "/tmp/tpoint-%u", (unsigned)geteuid());
+		n = tp_ctl_dir_in_tmp(out, len, (unsigned)geteuid());
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	if (mkdir(out, 0700) < 0 && errno != EEXIST)
@@ -154,10 +110,10 @@ static void remove_stale(const char *dir)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char *end, path[512];
-		long pid = strtol(e->d_name, &end, 10);
+		char path[512];
+		long pid;
 
-		if (pid <= 0 || strcmp(end, ".sock"))
+		if (!tp_ctl_socket_name(e->d_name, &pid))
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
@@ -177,7 +133,7 @@ static int listen_socket(void)
 	if (err)
 		return err;
 	remove_stale(dir);
-	snprintf(ctl.path, sizeof(ctl.path), "%s/%d.sock", dir, (int)getpid());
+	tp_ctl_socket_path(ctl.path, sizeof(ctl.path), dir, (int)getpid());
 	memcpy(addr.sun_path, ctl.path, sizeof(ctl.path));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -314,55 +270,56 @@ static void comm_of_self(char *out, size_t len)
 	out[strcspn(out, "\n")] = 0;
 }
 
-/* "spool\tglobs\tmode\tlive": start recording for client slot `slot`. */
+/* struct ctl_attach_req: start recording for client slot `slot`. */
 static int handle_attach(int fd, int slot, char *payload)
 {
-	char *f[5], *p = payload, info[128], *end;
+	struct ctl_attach_req req;
+	struct ctl_attach_reply info;
+	struct ctl_text text = { 0 };
+	char *end;
 	enum tpoint_mode mode;
 	unsigned long long bytes;
 	int memfd = -1, n;
 
-	for (int i = 0; i < 5; i++) {
-		f[i] = p;
-		p = p ? strchr(p, '\t') : NULL;
-		if (p)
-			*p++ = 0;
-	}
-	if (!f[4] || f[0][0] != '/')
+	if (tp_ctl_attach_req_parse(payload, &req) < 0)
 		return send_error(fd, -EINVAL, "malformed attach request");
-	if (!strcmp(f[2], "discard"))
+	if (!strcmp(req.mode, "discard"))
 		mode = TPOINT_MODE_DISCARD;
-	else if (!strcmp(f[2], "overwrite"))
+	else if (!strcmp(req.mode, "overwrite"))
 		mode = TPOINT_MODE_OVERWRITE;
-	else if (!strcmp(f[2], "block"))
+	else if (!strcmp(req.mode, "block"))
 		mode = TPOINT_MODE_BLOCK;
 	else
 		return send_error(fd, -EINVAL, "mode '%s': expected discard, overwrite or block",
-				  f[2]);
-	bytes = strtoull(f[4], &end, 10);
+				  req.mode);
+	bytes = strtoull(req.pool_bytes, &end, 10);
 	if (*end || (bytes && bytes < (64u << 10)))
-		return send_error(fd, -EINVAL, "pool size '%s': expected at least 65536 bytes", f[4]);
+		return send_error(fd, -EINVAL, "pool size '%s': expected at least 65536 bytes",
+				  req.pool_bytes);
 	if (ctl.attached >= 0)
 		return send_error(fd, -EBUSY, "another tpoint is recording this process");
-	n = tp_session_attach(f[0], f[1], mode, (size_t)bytes, !strcmp(f[3], "1"), &memfd, info,
-			      sizeof(info));
+	n = tp_session_attach(req.spool, req.globs, mode, (size_t)bytes, req.live, &memfd, &info);
 	if (n == -EBUSY)
 		return send_error(fd, n, "process %d records already (%s)", (int)getpid(),
 				  tp_session_describe());
 	if (n == -ENOENT)
-		return send_error(fd, n, "'%s' matches no event of process %d", f[1], (int)getpid());
+		return send_error(fd, n, "'%s' matches no event of process %d", req.globs,
+				  (int)getpid());
 	if (n == -EINVAL)
 		return send_error(fd, n, "'%s': expected comma-separated globs like 'sys:*,sys:event'",
-				  f[1]);
+				  req.globs);
 	if (n < 0)
-		return send_error(fd, n, "cannot record into %s: %s", f[0], strerror(-n));
+		return send_error(fd, n, "cannot record into %s: %s", req.spool, strerror(-n));
 	ctl.attached = slot;
-	return send_msg_fd(fd, n, info, strlen(info), memfd);
+	tp_ctl_attach_reply_put(&text, &info);
+	n = send_msg_fd(fd, n, text.buf, text.len, memfd);
+	tp_ctl_text_free(&text);
+	return n;
 }
 
 static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 {
-	struct reply r = { 0 };
+	struct ctl_text r = { .max = CTL_MAX_REPLY };
 	int32_t result = 0;
 	int ret;
 
@@ -371,8 +328,10 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		char comm[64];
 
 		comm_of_self(comm, sizeof(comm));
-		reply_add(&r, "%d\t%s\t%u\t%d\t%s\n", (int)getpid(), comm, tp_registry_count(),
-			  tp_registry_enabled_count(), tp_session_describe());
+		tp_ctl_hello_put(&r, &(struct ctl_hello){ .pid = getpid(), .comm = comm,
+						       .events = tp_registry_count(),
+						       .enabled = tp_registry_enabled_count(),
+						       .recording = tp_session_describe() });
 		break;
 	}
 	case CTL_LIST:
@@ -391,7 +350,7 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		struct tpoint_jump_stats js;
 
 		tpoint_jump_stats(&js);
-		reply_add(&r, "%zu\t%zu\t%s\n", js.sites, js.checked, js.reason);
+		tp_ctl_jump_put(&r, &(struct ctl_jump){ js.sites, js.checked, js.reason });
 		break;
 	}
 	case CTL_ENABLE:
@@ -431,17 +390,16 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 					  "memory: take the snapshot when that ends", (int)getpid());
 		if (ret < 0)
 			return send_error(fd, ret, "snapshot failed: %s", strerror(-ret));
-		reply_add(&r, "%s", path);
+		tp_ctl_text_add(&r, "%s", path);
 		break;
 	}
 	case CTL_FILTER: {
-		char *tab = strchr(payload, '\t');
+		struct ctl_filter_req req;
 		char err[512] = "";
 
-		if (!tab)
+		if (tp_ctl_filter_req_parse(payload, &req) < 0)
 			return send_error(fd, -EINVAL, "malformed filter request");
-		*tab = 0;
-		ret = tp_registry_set_filter(payload, tab + 1, err, sizeof(err));
+		ret = tp_registry_set_filter(req.event, req.expr, err, sizeof(err));
 		if (ret < 0)
 			return send_error(fd, ret, "%s", err[0] ? err : strerror(-ret));
 		break;
@@ -710,7 +668,7 @@ static void control_at_exit(void)
 
 void tp_control_start(void)
 {
-	const char *v = tp_getenv("TPOINT_CONTROL");
+	const char *v = tp_getenv(TP_ENV_CONTROL);
 	sigset_t all, old;
 	int err;
 

@@ -1,42 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* The registry as the control channel's texts (control_proto.h): events, formats, counts. */
+/* The registry as the control channel's texts (fmt/control_msg.h): events, formats, counts. */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tpoint/tpoint.h>
 #include "control_text.h"
 #include "event_filter.h"
+#include "fmt/control_msg.h"
 #include "registry.h"
 
-static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void text_add(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+/* What was written, for the caller to send: all of it, or what fitted. */
+static void text_out(struct ctl_text *t, char **buf, size_t *len)
 {
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !*cap)
-		return;
-	if (*len + (size_t)n + 1 > *cap) {
-		size_t c = *cap * 2 + (size_t)n;
-		char *b = realloc(*buf, c);
-
-		if (!b) {
-			*cap = 0; /* give up: the caller sends what it has */
-			return;
-		}
-		*buf = b;
-		*cap = c;
-	}
-	va_start(ap, fmt);
-	vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-	va_end(ap);
-	*len += (size_t)n;
+	*buf = t->buf;
+	*len = t->len;
 }
 
 int tp_registry_enabled_count(void)
@@ -52,65 +30,50 @@ int tp_registry_enabled_count(void)
 
 void tp_registry_describe(char **buf, size_t *len)
 {
-	size_t cap = 4096;
+	struct ctl_text t = { 0 };
 
-	*buf = malloc(cap);
-	*len = 0;
-	if (!*buf)
-		return;
 	tp_registry_lock();
 	for (uint32_t i = 0; i < tp_nslots; i++) {
-		char fn_why[64] = "";
+		const struct event_slot *s = &tp_slots[i];
 
 		tp_registry_slot_prepare(&tp_slots[i]);
-		if (tp_slots[i].fn_failed)
-			snprintf(fn_why, sizeof(fn_why), "reg function returned %d",
-				 tp_slots[i].fn_error);
-		text_add(buf, len, &cap, "%u\t%s:%s\t%d\t%s\t%s\t%s\n", tp_slots[i].id,
-			 tp_slots[i].system, tp_slots[i].name, tp_slots[i].record,
-			 tp_slots[i].condition,
-			 tp_registry_slot_filter_text(&tp_slots[i]),
-			 tp_slots[i].broken
-				 ? (tp_slots[i].refused ? tp_slots[i].refused : "refused")
-				 : fn_why);
+		tp_ctl_event_row_put(&t, &(struct ctl_event_row){
+			.id = s->id, .system = s->system, .event = s->name, .enabled = s->record,
+			.condition = s->condition, .filter = tp_registry_slot_filter_text(s),
+			.refusal = s->broken ? CTL_REFUSAL_FORMAT
+					     : s->fn_failed ? CTL_REFUSAL_REG : CTL_REFUSAL_NONE,
+			.reg_error = s->fn_error, .why = s->refused });
 	}
 	tp_registry_unlock();
+	text_out(&t, buf, len);
 }
 
 void tp_registry_formats(char **buf, size_t *len)
 {
-	size_t cap = 16384;
+	struct ctl_text t = { 0 };
 
-	*buf = malloc(cap);
-	*len = 0;
-	if (!*buf)
-		return;
 	tp_registry_lock();
 	for (uint32_t i = 0; i < tp_nslots; i++) {
 		tp_registry_slot_prepare(&tp_slots[i]);
-		text_add(buf, len, &cap, "%s\n", tp_slots[i].format);
+		tp_ctl_text_add(&t, "%s\n", tp_slots[i].format);
 	}
 	tp_registry_unlock();
+	text_out(&t, buf, len);
 }
 
 void tp_registry_stats_text(char **buf, size_t *len)
 {
 	int n = tpoint_stats(NULL, 0);
 	struct tpoint_event_stats *st = n > 0 ? calloc((size_t)n, sizeof(*st)) : NULL;
-	size_t cap = 4096;
+	struct ctl_text t = { 0 };
 
-	*len = 0;
-	*buf = malloc(cap);
-	if (!*buf || !st) {
-		free(st);
-		return;
-	}
-	n = tpoint_stats(st, n);
+	n = st ? tpoint_stats(st, n) : 0;
 	for (int i = 0; i < n; i++)
-		text_add(buf, len, &cap, "%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%u\n",
-			 st[i].system, st[i].name, (unsigned long long)st[i].hits,
-			 (unsigned long long)st[i].cond_skipped, (unsigned long long)st[i].filtered,
-			 (unsigned long long)st[i].recorded, (unsigned long long)st[i].lost,
-			 st[i].condition, st[i].usdt);
+		tp_ctl_stat_row_put(&t, &(struct ctl_stat_row){
+			.system = st[i].system, .event = st[i].name,
+			.v = { st[i].hits, st[i].cond_skipped, st[i].filtered, st[i].recorded,
+			       st[i].lost },
+			.condition = st[i].condition, .usdt = st[i].usdt }, CTL_ROW_SOCKET);
 	free(st);
+	text_out(&t, buf, len);
 }

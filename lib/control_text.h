@@ -7,7 +7,7 @@
 #include "hidden.h"
 
 HIDDEN int tp_registry_enabled_count(void);
-/* Texts of the control protocol (control_proto.h), malloc'ed into *buf. */
+/* Texts of the control protocol (fmt/control_msg.h), malloc'ed into *buf. */
 HIDDEN void tp_registry_describe(char **buf, size_t *len);
 HIDDEN void tp_registry_formats(char **buf, size_t *len);
 HIDDEN void tp_registry_stats_text(char **buf, size_t *len);

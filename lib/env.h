@@ -24,6 +24,8 @@
 #define TP_ENV_SPOOL_PACK "TPOINT_SPOOL_PACK"
 #define TP_ENV_JUMP_LABEL "TPOINT_JUMP_LABEL"
 #define TP_ENV_CONTROL "TPOINT_CONTROL"
+/* Where the control sockets are (lib/fmt/control_msg.h says the rule). */
+#define TP_ENV_RUNTIME_DIR "XDG_RUNTIME_DIR"
 /* Set by `tpoint record` for the program it starts: spool into this directory. */
 #define TP_ENV_SPOOL_DIR "TPOINT_SPOOL_DIR"
 /* Set by the library for its children and the images after exec (handover.c, session_env.c). */

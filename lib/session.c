@@ -20,6 +20,7 @@
 #include <tpoint/tpoint.h>
 #include "codec.h"
 #include "drain.h"
+#include "fmt/control_msg.h"
 #include "handover.h"
 #include "log.h"
 #include "ownfile.h"
@@ -625,7 +626,7 @@ void tp_session_keep_enabled(void)
  * and when it ends, events enabled meanwhile go on recording into memory.
  */
 int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-		      size_t pool_size, bool live, int *memfd, char *info, size_t infolen)
+		      size_t pool_size, bool live, int *memfd, struct ctl_attach_reply *info)
 {
 	size_t saved_bytes = pool_bytes;
 	enum tpoint_mode saved;
@@ -670,8 +671,8 @@ int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode 
 	rec.attached = true;
 	/* Only ours: a number the program reused would hand the client the program's file. */
 	*memfd = tp_ownfd_intact(&rec.pool->memfd) ? rec.pool->memfd.fd : -1;
-	snprintf(info, infolen, "%u\t%u\t%zu", rec.pool->npages, TPOINT_PAGE_SIZE,
-		 tp_pool_meta_offset(rec.pool));
+	*info = (struct ctl_attach_reply){ rec.pool->npages, TPOINT_PAGE_SIZE,
+					   tp_pool_meta_offset(rec.pool) };
 	pthread_mutex_unlock(&session_mutex);
 	return n;
 }

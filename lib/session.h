@@ -35,12 +35,14 @@ HIDDEN int tp_session_ensure_recording(void);
 HIDDEN void tp_session_keep_enabled(void);
 /*
  * Record for a client (tpoint record -p / stream): the events matching `patterns`, spooled to
- * `spool`. *memfd and `info` ("npages\tpage_size\tmeta_offset") let the client salvage the
- * pages if this process dies. Returns the number of events enabled, or -errno
- * (-EBUSY: something records already).
+ * `spool`. *memfd and *info (fmt/control_msg.h) let the client salvage the pages if this
+ * process dies. Returns the number of events enabled, or -errno (-EBUSY: something records
+ * already).
  */
+struct ctl_attach_reply;
 HIDDEN int tp_session_attach(const char *spool, const char *patterns, enum tpoint_mode mode,
-			     size_t pool_size, bool live, int *memfd, char *info, size_t infolen);
+			     size_t pool_size, bool live, int *memfd,
+			     struct ctl_attach_reply *info);
 /* The client is done (keep: complete the spool) or gone (drop the spool); events revert. */
 HIDDEN int tp_session_detach(bool keep);
 /* Write the recording's current contents into a spool; `path` gets the spool to read. */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "filter.h"
+#include "fmt/control_msg.h"
 #include "fmt/merge.h"
 #include "growbuf.h"
 #include "ownfile.h"
@@ -973,56 +974,51 @@ static void block_cmdlines(struct writer_state *w, struct out_file *f)
 
 typedef void (*option_fn)(void *ctx, uint16_t id, const void *data, uint32_t len);
 
+/* An event's refusal as its note says it: a reg() error beside records too big is not said,
+ * as files always had it. */
+static enum ctl_refusal note_refusal(const struct out_event *e)
+{
+	if (e->refused)
+		return CTL_REFUSAL_FORMAT;
+	return !e->too_big && e->reg_error ? CTL_REFUSAL_REG : CTL_REFUSAL_NONE;
+}
+
 /* The options: the clock, and tpoint's counters and notes (tracedat_format.h). */
 static void each_option(struct writer_state *w, option_fn option, void *ctx)
 {
 	option(ctx, TD_OPT_TRACECLOCK, "[mono]", sizeof("[mono]"));
 
-	/* "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\n"... */
-	size_t cap = 1, len = 0;
-	char *stats = NULL;
+	/* The counters and the notes (fmt/control_msg.h), each an option if there is room. */
+	struct ctl_text text = { 0 };
 
-	for (size_t i = 0; i < w->nevents; i++)
-		cap += 2 * TPOINT_NAME_MAX + 120 + strlen(w->events[i].condition);
-	stats = malloc(cap);
-	if (stats) {
-		for (size_t i = 0; i < w->nevents; i++) {
-			const struct out_event *e = &w->events[i];
-			const struct spool_stat *st = &e->stat;
+	for (size_t i = 0; i < w->nevents; i++) {
+		const struct out_event *e = &w->events[i];
+		const struct spool_stat *st = &e->stat;
 
-			if (e->dropped || e->uncounted) /* no line: a reader shows them unknown */
-				continue;
-			len += (size_t)snprintf(stats + len, cap - len,
-						"%s:%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
-						e->system, e->name,
-						(unsigned long long)(st->cond_skipped + st->filtered +
-								     st->recorded + st->lost),
-						(unsigned long long)st->cond_skipped,
-						(unsigned long long)st->filtered,
-						(unsigned long long)st->recorded,
-						(unsigned long long)st->lost, e->condition);
-		}
-		stats[len] = 0;
-		option(ctx, TD_OPT_TPOINT_STATS, stats, (uint32_t)len + 1);
-		/* The notes, in the same buffer (they are shorter), if any event has one. */
-		len = 0;
-		for (size_t i = 0; i < w->nevents; i++) {
-			const struct out_event *e = &w->events[i];
-
-			if (e->too_big || e->refused)
-				len += (size_t)snprintf(stats + len, cap - len, "%s:%s\t%llu\t%d\n",
-							e->system, e->name,
-							(unsigned long long)e->too_big, e->refused);
-			else if (e->reg_error)
-				len += (size_t)snprintf(stats + len, cap - len,
-							"%s:%s\t%llu\treg %d\n", e->system,
-							e->name, (unsigned long long)e->too_big,
-							e->reg_error);
-		}
-		if (len)
-			option(ctx, TD_OPT_TPOINT_NOTES, stats, (uint32_t)len + 1);
-		free(stats);
+		if (e->dropped || e->uncounted) /* no line: a reader shows them unknown */
+			continue;
+		tp_ctl_stat_row_put(&text, &(struct ctl_stat_row){
+			.system = e->system, .event = e->name,
+			.v = { st->cond_skipped + st->filtered + st->recorded + st->lost,
+			       st->cond_skipped, st->filtered, st->recorded, st->lost },
+			.condition = e->condition }, CTL_ROW_FILE);
 	}
+	if (!text.oom) {
+		option(ctx, TD_OPT_TPOINT_STATS, text.buf ? text.buf : "", (uint32_t)text.len + 1);
+		tp_ctl_text_free(&text);
+		for (size_t i = 0; i < w->nevents; i++) {
+			const struct out_event *e = &w->events[i];
+
+			if (e->too_big || e->refused || e->reg_error)
+				tp_ctl_note_row_put(&text, &(struct ctl_note_row){
+					.system = e->system, .event = e->name,
+					.too_big = e->too_big, .refusal = note_refusal(e),
+					.reg_error = e->reg_error });
+		}
+		if (text.len && !text.oom)
+			option(ctx, TD_OPT_TPOINT_NOTES, text.buf, (uint32_t)text.len + 1);
+	}
+	tp_ctl_text_free(&text);
 	if (w->extra && w->extra->stats)
 		option(ctx, TD_OPT_TPOINT_KERNEL, w->extra->stats,
 		       (uint32_t)strlen(w->extra->stats) + 1);

@@ -44,7 +44,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include "../lib/control_proto.h"
+#include "../lib/fmt/control_msg.h"
 #include "../lib/spool_format.h"
 #include "../lib/spool_read.h"
 

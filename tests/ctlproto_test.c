@@ -7,7 +7,7 @@
 #include "testutil.h"
 #include <sys/socket.h>
 #include <sys/un.h>
-#include "../lib/control_proto.h"
+#include "../lib/fmt/control_msg.h"
 
 static char sock_path[108];
 

@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include "../lib/control_proto.h"
+#include "../lib/fmt/control_msg.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_ctlstress.h>

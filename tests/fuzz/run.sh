@@ -5,8 +5,9 @@
 #	filter		the event filter (lib/filter.c)
 #	pack		the packing of spool pages (lib/pack.c and the machine's)
 #	rb_record	the strict ring-buffer record decoder (lib/fmt/rb_record.c)
-#	control		the control messages' readers (lib/fmt/control_msg.c)
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
+#	control		the control protocol's messages and the files' counter rows
+#			(lib/fmt/control_msg.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
 #			version 7: tracedat_v7read.c; report.c, render.c; report --json:

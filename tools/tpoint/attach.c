@@ -14,7 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "attach.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "handover.h"
 #include "salvage.h"
 #include "tool.h"
@@ -159,22 +159,30 @@ static void keep_pool(struct attach *a, int memfd)
 int attach_start(struct attach *a, pid_t pid, const char *globs, const char *mode,
 		 size_t pool_size, bool live, char *err, size_t errlen)
 {
-	char *req, *text = NULL;
+	struct ctl_text req = { 0 };
+	struct ctl_attach_reply reply;
+	char *text = NULL, bytes[24];
 	int memfd = -1, ret;
 
 	ret = ctl_connect(pid, &a->conn, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (asprintf(&req, "%s\t%s\t%s\t%d\t%zu", a->spool, globs, mode, live ? 1 : 0,
-		     pool_size) < 0)
+	snprintf(bytes, sizeof(bytes), "%zu", pool_size);
+	tp_ctl_attach_req_put(&req, &(struct ctl_attach_req){ a->spool, globs, mode, live, bytes });
+	if (req.oom) {
+		tp_ctl_text_free(&req);
 		return -ENOMEM;
-	ret = ctl_request_fd(&a->conn, CTL_ATTACH, req, &text, &memfd, err, errlen);
-	free(req);
+	}
+	ret = ctl_request_fd(&a->conn, CTL_ATTACH, req.buf, &text, &memfd, err, errlen);
+	tp_ctl_text_free(&req);
 	if (ret < 0)
 		return ret;
 	a->nevents = ret;
-	if (memfd >= 0 && sscanf(text, "%u\t%*u\t%zu", &a->npages, &a->meta_off) == 2)
+	if (memfd >= 0 && tp_ctl_attach_reply_parse(text, &reply) == 0) {
+		a->npages = reply.npages;
+		a->meta_off = reply.meta_offset;
 		keep_pool(a, memfd);
+	}
 	else if (memfd >= 0)
 		close(memfd);
 	free(text);

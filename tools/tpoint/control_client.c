@@ -26,7 +26,8 @@
 #include <unistd.h>
 #include "control_client.h"
 #include "glob.h"
-#include "control_proto.h"
+#include "env.h"
+#include "fmt/control_msg.h"
 #include "tool.h"
 
 #define CTL_TIMEOUT_MS 5000
@@ -89,8 +90,9 @@ static int proc_xdg(pid_t pid, char *out, size_t len)
 		return -ENOENT;
 	buf[n] = 0;
 	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-		if (!strncmp(p, "XDG_RUNTIME_DIR=", 16) && p[16] == '/') {
-			snprintf(out, len, "%s", p + 16);
+		if (!strncmp(p, TP_ENV_RUNTIME_DIR "=", sizeof(TP_ENV_RUNTIME_DIR)) &&
+		    p[sizeof(TP_ENV_RUNTIME_DIR)] == '/') {
+			snprintf(out, len, "%s", p + sizeof(TP_ENV_RUNTIME_DIR));
 			return 0;
 		}
 	return -ENOENT;
@@ -291,7 +293,7 @@ static int connect_checked(const char *dir, pid_t pid, uid_t uid, struct ctl_con
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct stat st;
-	char *text;
+	char *text, fddir[32];
 	int dfd, ret;
 
 	dfd = open_socket_dir(dir, uid, &st);
@@ -302,7 +304,8 @@ static int connect_checked(const char *dir, pid_t pid, uid_t uid, struct ctl_con
 	}
 	if (dfd < 0)
 		return dfd;
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d/%d.sock", dfd, (int)pid);
+	snprintf(fddir, sizeof(fddir), "/proc/self/fd/%d", dfd);
+	tp_ctl_socket_path(addr.sun_path, sizeof(addr.sun_path), fddir, (int)pid);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		ret = -errno;
@@ -352,7 +355,7 @@ int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_
 	}
 	ctl_proc_comm(pid, comm, sizeof(comm));
 	if (proc_xdg(pid, xdg, sizeof(xdg)) == 0) {
-		snprintf(dir, sizeof(dir), "%s/tpoint", xdg);
+		tp_ctl_dir_in_runtime(dir, sizeof(dir), xdg);
 		ret = connect_checked(dir, pid, uid, c, err, errlen);
 	}
 	/* The library falls back to /tmp when $XDG_RUNTIME_DIR is not its user's. */
@@ -360,7 +363,7 @@ int ctl_connect_timed(pid_t pid, int timeout_ms, uint32_t max_reply, struct ctl_
 		char first[512];
 
 		snprintf(first, sizeof(first), "%s", err);
-		snprintf(dir, sizeof(dir), "/tmp/tpoint-%u", (unsigned)uid);
+		tp_ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)uid);
 		ret = connect_checked(dir, pid, uid, c, err, errlen);
 		if ((ret == -ENOENT || ret == -ECONNREFUSED) && first[0])
 			snprintf(err, errlen, "%s", first); /* say what was wrong with the first */
@@ -415,10 +418,10 @@ static void remove_stale_in(const char *dir)
 		return;
 	}
 	while ((e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
+		long pid;
 
-		if (pid > 0 && !strcmp(end, ".sock") && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		if (tp_ctl_socket_name(e->d_name, &pid) && kill((pid_t)pid, 0) < 0 &&
+		    errno == ESRCH)
 			unlinkat(dfd, e->d_name, 0);
 	}
 	closedir(d);
@@ -430,22 +433,22 @@ static bool has_socket(const char *dir, pid_t pid)
 	char path[4200 + 24];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%d.sock", dir, (int)pid);
+	tp_ctl_socket_path(path, sizeof(path), dir, (int)pid);
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 void ctl_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = getenv(TP_ENV_RUNTIME_DIR);
 	char dir[4200];
 	struct dirent *e;
 	DIR *d;
 
 	if (xdg && *xdg == '/') {
-		snprintf(dir, sizeof(dir), "%s/tpoint", xdg);
+		tp_ctl_dir_in_runtime(dir, sizeof(dir), xdg);
 		remove_stale_in(dir);
 	}
-	snprintf(dir, sizeof(dir), "/tmp/tpoint-%u", (unsigned)geteuid());
+	tp_ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)geteuid());
 	remove_stale_in(dir);
 	/*
 	 * Every process (this user's; every user's for root), and its socket where the library
@@ -463,10 +466,10 @@ void ctl_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 		    (geteuid() != 0 && uid != geteuid()))
 			continue;
 		if (proc_xdg((pid_t)pid, pxdg, sizeof(pxdg)) == 0) {
-			snprintf(dir, sizeof(dir), "%s/tpoint", pxdg);
+			tp_ctl_dir_in_runtime(dir, sizeof(dir), pxdg);
 			found = has_socket(dir, (pid_t)pid);
 		}
-		snprintf(dir, sizeof(dir), "/tmp/tpoint-%u", (unsigned)uid);
+		tp_ctl_dir_in_tmp(dir, sizeof(dir), (unsigned)uid);
 		if (found || has_socket(dir, (pid_t)pid))
 			fn((pid_t)pid, arg);
 	}
@@ -499,30 +502,23 @@ pid_t ctl_parse_one_pid(const char *verb, const char *arg, pid_t before)
 	return ctl_parse_pid(verb, arg);
 }
 
-/*
- * See control_client.h. The CTL_LIST text: "id\tsystem:name\tenabled\tcondition\tfilter
- * [\trefused]" per line.
- */
+/* See control_client.h. */
 char *ctl_refused_events(struct ctl_conn *conn)
 {
-	char err[256], *text = NULL, *save = NULL, *out = NULL;
+	char err[256], *text = NULL, *cur, *out = NULL;
+	struct ctl_event_row row;
 	size_t len = 0;
 
 	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0)
 		return NULL;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *f[6] = { 0 }, *p = l, *grown;
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
+		char *grown;
 
-		for (int i = 0; i < 6 && p; i++) {
-			f[i] = p;
-			p = strchr(p, '\t');
-			if (p)
-				*p++ = 0;
-		}
-		if (!f[5] || !*f[5] || !(grown = realloc(out, len + strlen(f[1]) + strlen(f[5]) + 3)))
+		if (row.refusal == CTL_REFUSAL_NONE ||
+		    !(grown = realloc(out, len + strlen(row.event) + strlen(row.refused) + 3)))
 			continue;
 		out = grown;
-		len += (size_t)sprintf(out + len, "%s\t%s\n", f[1], f[5]);
+		len += (size_t)sprintf(out + len, "%s\t%s\n", row.event, row.refused);
 	}
 	free(text);
 	return out;
@@ -548,8 +544,9 @@ const char *ctl_refused_why(const char *refused, const char *event, char *buf, s
 
 void ctl_refusal_text(const char *why, char *buf, size_t len)
 {
-	/* the library's words for a failed reg(): "reg function returned N" */
-	if (!strncmp(why, "reg function returned ", 22))
+	int reg_error;
+
+	if (tp_ctl_refusal_of(why, &reg_error) == CTL_REFUSAL_REG) /* the process's own words */
 		snprintf(buf, len, "its %s", why);
 	else
 		snprintf(buf, len, "libtraceevent cannot render its TP_printk: %s", why);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The tool's side of the control channel (lib/control_proto.h). */
+/* The tool's side of the control channel (lib/fmt/control_msg.h). */
 #ifndef TPOINT_CONTROL_CLIENT_H
 #define TPOINT_CONTROL_CLIENT_H
 

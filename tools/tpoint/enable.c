@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "tool.h"
 
 static int run(const char *verb, bool on, int argc, char **argv)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "glob.h"
 #include "tool.h"
 
@@ -21,7 +21,8 @@
  */
 static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, const char *expr)
 {
-	char err[1024], *text = NULL, *save = NULL, *known = NULL;
+	char err[1024], *text = NULL, *cur, *known = NULL;
+	struct ctl_event_row row;
 	size_t known_len = 0;
 	int set = 0, failed = 0;
 	/* One event named: the process's message names it already. */
@@ -31,24 +32,25 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 		tool_error("filter", "process %d: %s", (int)pid, err);
 		return EXIT_FAIL;
 	}
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *name = strchr(line, '\t'), *tab, *req, *reply = NULL, *grown;
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
+		const char *name = row.event;
+		struct ctl_text req = { 0 };
+		char *reply = NULL, *grown;
 
-		if (!name)
-			continue;
-		name++;
-		tab = strchr(name, '\t');
-		if (tab)
-			*tab = 0;
 		grown = realloc(known, known_len + strlen(name) + 3);
 		if (grown) {
 			known = grown;
 			known_len += (size_t)sprintf(known + known_len, "%s%s", known_len ? ", " : "",
 						     name);
 		}
-		if (!globs_select_event(events, name) || asprintf(&req, "%s\t%s", name, expr) < 0)
+		if (!globs_select_event(events, name))
 			continue;
-		if (ctl_request(conn, CTL_FILTER, req, &reply, err, sizeof(err)) < 0) {
+		tp_ctl_filter_req_put(&req, &(struct ctl_filter_req){ name, expr });
+		if (req.oom) {
+			tp_ctl_text_free(&req);
+			continue;
+		}
+		if (ctl_request(conn, CTL_FILTER, req.buf, &reply, err, sizeof(err)) < 0) {
 			if (one)
 				tool_error("filter", "%s", err);
 			else
@@ -60,7 +62,7 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 			set++;
 		}
 		free(reply);
-		free(req);
+		tp_ctl_text_free(&req);
 	}
 	free(text);
 	if (!set && !failed)

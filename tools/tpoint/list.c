@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "control_client.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "escape.h"
 #include "tool.h"
 #include "../../lib/format.h"
@@ -679,7 +679,8 @@ static int list_file(const char *file, struct list_opts *o)
 static int list_process(pid_t pid, bool format)
 {
 	struct ctl_conn conn;
-	char err[512] = "", *text, *save = NULL;
+	char err[512] = "", *text, *cur;
+	struct ctl_event_row row;
 	int ret;
 
 	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0) {
@@ -701,37 +702,26 @@ static int list_process(pid_t pid, bool format)
 		free(text);
 		return EXIT_OK;
 	}
-	/* "id\tsystem:name\tenabled\tcondition\tfilter[\trefused]" per line */
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[6] = { 0 }, *p = line;
-
-		for (int i = 0; i < 6; i++) {
-			f[i] = p;
-			p = p ? strchr(p, '\t') : NULL;
-			if (p)
-				*p++ = 0;
-		}
-		if (!f[1])
-			continue;
-		text_put(stdout, f[1]);
-		printf("%s%s\n", f[2] && !strcmp(f[2], "1") ? "  [enabled]" : "",
-		       f[5] && *f[5] ? "  [refused]" : "");
-		if (f[5] && *f[5]) {
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
+		text_put(stdout, row.event);
+		printf("%s%s\n", row.enabled ? "  [enabled]" : "",
+		       row.refusal != CTL_REFUSAL_NONE ? "  [refused]" : "");
+		if (row.refusal != CTL_REFUSAL_NONE) {
 			char why[600];
 
-			ctl_refusal_text(f[5], why, sizeof(why));
+			ctl_refusal_text(row.refused, why, sizeof(why));
 			fputs("  refused: stays off, ", stdout);
 			text_put(stdout, why);
 			putchar('\n');
 		}
-		if (f[3] && *f[3]) {
+		if (*row.condition) {
 			fputs("  condition: ", stdout);
-			text_put(stdout, f[3]);
+			text_put(stdout, row.condition);
 			putchar('\n');
 		}
-		if (f[4] && *f[4]) {
+		if (*row.filter) {
 			fputs("  filter: ", stdout);
-			text_put(stdout, f[4]);
+			text_put(stdout, row.filter);
 			putchar('\n');
 		}
 	}

@@ -14,23 +14,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "escape.h"
 #include "tool.h"
 
 #define PS_TIMEOUT_MS 2000
 #define PS_MAX_REPLY 4096
 
-static const char *number_or_what(const char *s)
+/* A count the process said, into buf; "?" when it said none, or one of over 10 digits. */
+static const char *number_or_what(long long v, char buf[12])
 {
-	return s && *s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 11 ? s : "?";
+	if (v < 0 || v > 9999999999LL)
+		return "?";
+	snprintf(buf, 12, "%lld", v);
+	return buf;
 }
 
 static void show(pid_t pid, void *arg)
 {
 	struct ctl_conn c;
-	char err[512] = "", comm[64], ecomm[300], erec[1100], *f[5] = { 0 }, *save = NULL;
-	int *n = arg, i = 0, ret;
+	char err[512] = "", comm[64], ecomm[300], erec[1100];
+	char nev[12], nen[12];
+	struct ctl_hello hello;
+	int *n = arg, ret;
 
 	ret = ctl_connect_timed(pid, PS_TIMEOUT_MS, PS_MAX_REPLY, &c, err, sizeof(err));
 	ctl_proc_comm(pid, comm, sizeof(comm));
@@ -42,12 +48,12 @@ static void show(pid_t pid, void *arg)
 				ecomm, text_escaped(err, erec, sizeof(erec)));
 		return;
 	}
-	for (char *t = strtok_r(c.hello, "\t", &save); t && i < 5; t = strtok_r(NULL, "\t", &save))
-		f[i++] = t;
+	tp_ctl_hello_parse(c.hello, &hello);
 	if (!(*n)++)
 		printf("%7s  %-16s %6s %7s  %s\n", "PID", "COMMAND", "EVENTS", "ENABLED", "RECORDING");
-	printf("%7d  %-16s %6s %7s  %s\n", (int)pid, ecomm, number_or_what(f[2]),
-	       number_or_what(f[3]), f[4] ? text_escaped(f[4], erec, sizeof(erec)) : "?");
+	printf("%7d  %-16s %6s %7s  %s\n", (int)pid, ecomm, number_or_what(hello.events, nev),
+	       number_or_what(hello.enabled, nen),
+	       hello.recording ? text_escaped(hello.recording, erec, sizeof(erec)) : "?");
 	ctl_close(&c);
 }
 

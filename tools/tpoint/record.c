@@ -24,8 +24,8 @@
 #include <tpoint/tpoint.h>
 #include "attach.h"
 #include "codec.h"
-#include "control_proto.h"
 #include "env.h"
+#include "fmt/control_msg.h"
 #include "filter.h"
 #include "glob.h"
 #include "handover.h"
@@ -622,18 +622,16 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		/* Once a second, on a terminal: what is coming in. */
 		if (tty && (int)(elapsed * 10) % 10 == 0 &&
 		    ctl_request(&a.conn, CTL_STATS, NULL, &stats, err, sizeof(err)) >= 0) {
-			unsigned long long rec = 0, lost = 0, v[5];
-			char *save = NULL;
+			unsigned long long rec = 0, lost = 0;
+			struct ctl_stat_row row;
+			char *cur = stats;
+			int got;
 
-			for (char *l = strtok_r(stats, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				char *t = strchr(l, '\t');
-
-				if (t && sscanf(t, "\t%llu\t%llu\t%llu\t%llu\t%llu", &v[0], &v[1], &v[2],
-						&v[3], &v[4]) == 5) {
-					rec += v[3];
-					lost += v[4];
+			while ((got = tp_ctl_stat_row_next(&cur, &row)))
+				if (got > 0) {
+					rec += row.v[CTL_RECORDED];
+					lost += row.v[CTL_LOST];
 				}
-			}
 			free(stats);
 			fprintf(stderr, "\rtpoint record: %llu events/s, %llu recorded, %llu lost   ",
 				rec - last_rec, rec, lost);

@@ -28,6 +28,7 @@
 #include <tpoint/event.h>
 #include "convert.h"
 #include "escape.h"
+#include "fmt/control_msg.h"
 #include "render.h"
 #include "td_merge.h"
 #include "tool.h"
@@ -236,21 +237,6 @@ static struct stat_row *stat_row(struct stat_table *t, const char *event)
 	return &t->rows[t->nr++];
 }
 
-static bool parse_u64(const char *s, size_t len, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9' || x > (UINT64_MAX - 9) / 10)
-			return false;
-		x = x * 10 + (uint64_t)(s[i] - '0');
-	}
-	*v = x;
-	return true;
-}
-
 /* "system:name\thits\tcond_skipped\tfiltered\trecorded\tlost\tcondition\n"..., then a NUL. */
 static int parse_stats(struct report *r, const struct td_option *o, struct stat_table *t)
 {
@@ -265,9 +251,10 @@ static int parse_stats(struct report *r, const struct td_option *o, struct stat_
 	end = p + o->size - 1;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *f[7], *fe[7];
+		struct ctl_stat_row parsed;
 		struct stat_row *row;
-		int n = 0;
+		char *text;
+		int got;
 
 		line++;
 		if (!eol) {
@@ -275,46 +262,35 @@ static int parse_stats(struct report *r, const struct td_option *o, struct stat_
 				   r->file, line);
 			return -1;
 		}
-		/* six tabs: the condition, last, keeps any tab of its own */
-		f[0] = p;
-		for (const char *q = p; q < eol && n < 6; q++) {
-			if (*q == '\t') {
-				fe[n] = q;
-				f[++n] = q + 1;
-			}
-		}
-		fe[n] = eol;
-		if (n != 6 || fe[0] == f[0] || !memchr(f[0], ':', (size_t)(fe[0] - f[0]))) {
+		text = strndup(p, (size_t)(eol - p));
+		if (!text)
+			return -1;
+		got = tp_ctl_stat_row_parse(text, &parsed, CTL_ROW_FILE);
+		if (got == CTL_ROW_MALFORMED) {
 			tool_error(VERB, "%s: tpoint statistics line %zu: expected \"system:name\\t"
 				   "hits\\tcond_skipped\\tfiltered\\trecorded\\tlost\\tcondition\"",
 				   r->file, line);
+			free(text);
 			return -1;
 		}
-		{
-			char *name = strndup(f[0], (size_t)(fe[0] - f[0]));
-
-			row = name ? stat_row(t, name) : NULL;
-			free(name);
-		}
-		if (!row)
-			return -1;
-		if (row->has_stats) {
+		row = stat_row(t, parsed.event);
+		if (row && row->has_stats) {
 			tool_error(VERB, "%s: tpoint statistics line %zu: %s appears twice", r->file,
 				   line, row->event);
-			return -1;
-		}
-		for (int i = 0; i < 5; i++) {
-			if (!parse_u64(f[i + 1], (size_t)(fe[i + 1] - f[i + 1]), &row->v[i])) {
-				static const char *const names[] = { "hits", "cond_skipped",
-								      "filtered", "recorded", "lost" };
+			row = NULL;
+		} else if (row && got) {
+			static const char *const names[] = { "hits", "cond_skipped", "filtered",
+							      "recorded", "lost" };
 
-				tool_error(VERB, "%s: tpoint statistics line %zu: %s is not a "
-					   "number", r->file, line, names[i]);
-				return -1;
-			}
+			tool_error(VERB, "%s: tpoint statistics line %zu: %s is not a number",
+				   r->file, line, names[got - CTL_ROW_NOT_NUMBER]);
+			row = NULL;
+		} else if (row) {
+			memcpy(row->v, parsed.v, sizeof(row->v));
+			row->condition = strdup(parsed.condition);
 		}
-		row->condition = strndup(f[6], (size_t)(fe[6] - f[6]));
-		if (!row->condition)
+		free(text);
+		if (!row || !row->condition)
 			return -1;
 		row->has_stats = true;
 		p = eol + 1;
@@ -387,7 +363,8 @@ static void show_notes(struct report *r)
 	end = p + o->size - 1;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		char line[512], buf[4 * sizeof(line)], *t1, *t2;
+		char line[512], buf[4 * sizeof(line)];
+		struct ctl_note_row note;
 		const char *shown;
 		unsigned long long big;
 
@@ -396,23 +373,20 @@ static void show_notes(struct report *r)
 		memcpy(line, p, (size_t)(eol - p));
 		line[eol - p] = 0;
 		p = eol + 1;
-		t1 = strchr(line, '\t');
-		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (!t2)
+		if (tp_ctl_note_row_parse(line, &note) < 0)
 			return;
-		*t1 = *t2 = 0;
-		big = strtoull(t1 + 1, NULL, 10);
-		shown = text_for(stdout, line, buf, sizeof(buf)); /* the file's words */
+		big = note.too_big;
+		shown = text_for(stdout, note.event, buf, sizeof(buf)); /* the file's words */
 		if (big)
 			printf("%s: too big: %llu lost record%s larger than a page holds (%u bytes, "
 			       "TPOINT_MAX_PAYLOAD)\n", shown, big, big == 1 ? " was" : "s were",
 			       (unsigned)TPOINT_MAX_PAYLOAD);
-		if (!strcmp(t2 + 1, "1"))
+		if (note.refusal == CTL_REFUSAL_FORMAT)
 			printf("%s: refused: it stayed off, libtraceevent cannot render its TP_printk "
 			       "('tpoint list --check' names the problem)\n", shown);
-		else if (!strncmp(t2 + 1, "reg ", 4))
+		else if (note.refusal == CTL_REFUSAL_REG)
 			printf("%s: refused: it stayed off, its reg function returned %d\n", shown,
-			       atoi(t2 + 5));
+			       note.reg_error);
 	}
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tpoint/tpoint.h>
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "filter.h"
 #include "glob.h"
 #include "select.h"
@@ -202,25 +202,23 @@ struct known_event {
 /* The events of a CTL_LIST answer, cut in place. */
 static size_t parse_list(char *text, struct known_event **out)
 {
-	char *save = NULL;
+	struct ctl_event_row row;
+	char *cur = text;
 	size_t n = 0;
 
 	*out = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *tab = strchr(line, '\t'), *colon, *tab2;
+	while (tp_ctl_event_row_next(&cur, &row)) {
+		char *colon = strchr(row.event, ':');
 		struct known_event *k;
 
-		if (!tab || !(colon = strchr(tab + 1, ':')))
+		if (!colon)
 			continue;
-		tab2 = strchr(colon, '\t');
-		if (tab2)
-			*tab2 = 0;
 		*colon = 0;
 		k = realloc(*out, (n + 1) * sizeof(*k));
 		if (!k)
 			break;
 		*out = k;
-		k[n++] = (struct known_event){ (unsigned)strtoul(line, NULL, 10), tab + 1, colon + 1 };
+		k[n++] = (struct known_event){ row.id, (char *)row.event, colon + 1 };
 	}
 	return n;
 }

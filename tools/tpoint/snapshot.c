@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "attach.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "ownfile.h"
 #include "tool.h"
 #include "tracedat.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "control_client.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "escape.h"
 #include "glob.h"
 #include "json.h"
@@ -109,22 +109,21 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
  */
 static void print_jump_labels(struct ctl_conn *conn)
 {
-	unsigned long long sites = 0, checked = 0;
-	char err[256], *text = NULL, *reason = NULL;
+	char err[256], *text = NULL;
+	struct ctl_jump j;
 
 	if (ctl_request(conn, CTL_JUMP, NULL, &text, err, sizeof(err)) < 0)
 		return;
-	if (sscanf(text, "%llu\t%llu\t%m[^\n]", &sites, &checked, &reason) >= 2 && sites) {
-		if (!checked) {
-			printf("jump labels: %llu sites, patched (a NOP while off)\n", sites);
+	if (tp_ctl_jump_parse(text, &j) == 0 && j.sites) {
+		if (!j.checked) {
+			printf("jump labels: %llu sites, patched (a NOP while off)\n", j.sites);
 		} else {
 			printf("jump labels: %llu sites, %llu keep their checked path (a jump and a "
-			       "load while off): ", sites, checked);
-			text_put(stdout, reason ? reason : "");
+			       "load while off): ", j.sites, j.checked);
+			text_put(stdout, j.reason);
 			putchar('\n');
 		}
 	}
-	free(reason);
 	free(text);
 }
 

@@ -4,29 +4,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmt/control_msg.h"
 #include "glob.h"
 #include "stat_rows.h"
 
 const char *const stat_keys[STAT_NCOUNTERS] = { "hits", "condition_skipped", "filtered",
 						"recorded", "lost" };
 
-/* Lines of "event\thits\tskipped\tfiltered\trecorded\tlost[\tcondition]". */
+/* The rows of fmt/control_msg.h's struct ctl_stat_row. */
 int stat_rows_parse(char *text, const char *globs, struct stat_row **rows)
 {
-	int n = 0;
-	char *save = NULL;
+	struct ctl_stat_row row;
+	char *cur = text;
+	int n = 0, got;
 
 	*rows = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[8], *fs = line;
-		int k = 0;
-
-		/* Split at each tab, empty fields kept: the condition may be "". */
-		while (fs && k < 8)
-			f[k++] = strsep(&fs, "\t");
-		if (k < 6)
+	while ((got = tp_ctl_stat_row_next(&cur, &row))) {
+		if (got < 0)
 			return -1;
-		if (globs && !globs_select_event(globs, f[0]))
+		if (globs && !globs_select_event(globs, row.event))
 			continue;
 		struct stat_row *r = realloc(*rows, (size_t)(n + 1) * sizeof(**rows));
 
@@ -34,11 +30,11 @@ int stat_rows_parse(char *text, const char *globs, struct stat_row **rows)
 			return -1;
 		*rows = r;
 		r = &r[n++];
-		snprintf(r->event, sizeof(r->event), "%s", f[0]);
+		snprintf(r->event, sizeof(r->event), "%s", row.event);
 		for (int i = 0; i < STAT_NCOUNTERS; i++)
-			r->v[i] = strtoull(f[1 + i], NULL, 10);
-		snprintf(r->condition, sizeof(r->condition), "%s", k >= 7 ? f[6] : "");
-		r->usdt = k == 8 ? strtoull(f[7], NULL, 10) : 0;
+			r->v[i] = row.v[i];
+		snprintf(r->condition, sizeof(r->condition), "%s", row.condition);
+		r->usdt = row.usdt;
 	}
 	return n;
 }

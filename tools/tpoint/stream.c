@@ -29,7 +29,7 @@
 #include <tpoint/tpoint.h>
 
 #include "attach.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "escape.h"
 #include "filter.h"
 #include "fmt/merge.h"
@@ -627,7 +627,8 @@ out:
 static char *enabled_events(pid_t pid)
 {
 	struct ctl_conn conn;
-	char err[512], *text = NULL, *list = NULL, *save = NULL;
+	char err[512], *text = NULL, *list = NULL, *cur;
+	struct ctl_event_row row;
 	size_t len = 0;
 
 	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0 ||
@@ -637,19 +638,16 @@ static char *enabled_events(pid_t pid)
 		return NULL;
 	}
 	ctl_close(&conn);
-	/* "id\tsystem:name\tenabled\t..." per event */
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *name = strchr(l, '\t'), *end = name ? strchr(name + 1, '\t') : NULL;
+	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
 		char *grown;
 
-		if (!end || strncmp(end, "\t1\t", 3))
+		if (!row.enabled)
 			continue;
-		*end = 0;
-		grown = realloc(list, len + strlen(name) + 1);
+		grown = realloc(list, len + strlen(row.event) + 2);
 		if (!grown)
 			break;
 		list = grown;
-		len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", name + 1);
+		len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", row.event);
 	}
 	free(text);
 	if (!list)

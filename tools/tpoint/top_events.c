@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "control_client.h"
-#include "control_proto.h"
+#include "fmt/control_msg.h"
 #include "top_events.h"
 
 /* A process that does not answer within this costs top one refresh, not more. */
