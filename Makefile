@@ -171,6 +171,10 @@ $(O)/tests/filter_test: tests/filter_test.c lib/filter.c lib/filter.h | $(O)/tes
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
 
+# The tracefs format-text test links that reader alone.
+$(O)/tests/tracefs_format_test: tests/tracefs_format_test.c lib/fmt/tracefs_format.c lib/fmt/tracefs_format.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/tracefs_format_test.c lib/fmt/tracefs_format.c
+
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c

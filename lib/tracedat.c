@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "filter.h"
+#include "fmt/tracedat_v6.h"
 #include "growbuf.h"
 #include "internal.h"
 #include "ringbuf.h"
@@ -803,10 +804,16 @@ static void out_patch(struct out_file *f, uint64_t off, const void *p, size_t le
 		f->error = errno ? errno : EIO;
 }
 
-static void out_u16(struct out_file *f, uint16_t v) { out_write(f, &v, 2); }
-static void out_u32(struct out_file *f, uint32_t v) { out_write(f, &v, 4); }
-static void out_u64(struct out_file *f, uint64_t v) { out_write(f, &v, 8); }
-static void out_str0(struct out_file *f, const char *s) { out_write(f, s, strlen(s) + 1); }
+static void out_bytes(void *ctx, const void *p, size_t n)
+{
+	out_write(ctx, p, n);
+}
+
+/* The file through the serialiser of version 6's blocks (lib/fmt/tracedat_v6.h). */
+static struct td6_out out_v6(struct out_file *f)
+{
+	return (struct td6_out){ .write = out_bytes, .ctx = f };
+}
 
 static void out_pad_to_page(struct out_file *f)
 {
@@ -815,26 +822,6 @@ static void out_pad_to_page(struct out_file *f)
 
 	out_write(f, zeros, (size_t)pad);
 }
-
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-#define TD_STR(x) #x
-#define TD_XSTR(x) TD_STR(x)
-/* What the kernel's tracefs header_event says, with the constants of tracedat_format.h. */
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    " TD_XSTR(TPOINT_TYPE_LEN_BITS) " bits\n"
-	"\ttime_delta  :   " TD_XSTR(TPOINT_DELTA_BITS) " bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == " TD_XSTR(RB_TYPE_PADDING) "\n"
-	"\ttime_extend : type == " TD_XSTR(RB_TYPE_TIME_EXTEND) "\n"
-	"\ttime_stamp : type == " TD_XSTR(RB_TYPE_TIME_STAMP) "\n"
-	"\tdata max type_len  == " TD_XSTR(RB_TYPE_DATA_MAX) "\n";
 
 /* Output id -> event, for the selection's judgement of each record; again after a sort. */
 static void build_by_id(struct writer_state *w)
@@ -901,25 +888,26 @@ static int cmp_event(const void *a, const void *b)
  */
 static void block_header_info(struct writer_state *w, struct out_file *f)
 {
+	struct td6_out o = out_v6(f);
+
 	(void)w;
-	out_str0(f, "header_page");
-	out_u64(f, sizeof(header_page) - 1);
-	out_write(f, header_page, sizeof(header_page) - 1);
-	out_str0(f, "header_event");
-	out_u64(f, sizeof(header_event) - 1);
-	out_write(f, header_event, sizeof(header_event) - 1);
+	td6_put_header_info(&o, td6_tpoint_header_page, td6_tpoint_header_page_len,
+			    td6_tpoint_header_event, td6_tpoint_header_event_len);
 }
 
 /* No ftrace formats, kallsyms or printk formats: a count or size of 0. */
 static void block_empty(struct writer_state *w, struct out_file *f)
 {
+	struct td6_out o = out_v6(f);
+
 	(void)w;
-	out_u32(f, 0);
+	td6_put_u32(&o, 0);
 }
 
 /* Event systems: events sorted by system (sort_events()), each system once. */
 static void block_event_formats(struct writer_state *w, struct out_file *f)
 {
+	struct td6_out o = out_v6(f);
 	uint32_t nsys = 0;
 	const char *last = NULL;
 
@@ -928,7 +916,7 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 			nsys++;
 			last = w->events[i].system;
 		}
-	out_u32(f, nsys);
+	td6_put_u32(&o, nsys);
 	for (size_t i = 0; i < w->nevents;) {
 		size_t j = i, kept = 0;
 
@@ -938,8 +926,7 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 			i = j;
 			continue;
 		}
-		out_str0(f, w->events[i].system);
-		out_u32(f, (uint32_t)kept);
+		td6_put_system(&o, w->events[i].system, (uint32_t)kept);
 		for (; i < j; i++) {
 			if (w->events[i].dropped)
 				continue;
@@ -947,22 +934,22 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 			int n = snprintf(head, sizeof(head), "name: %s\nID: %u\n", w->events[i].name,
 					 w->events[i].id);
 
-			out_u64(f, (uint64_t)n + strlen(w->events[i].format_body));
-			out_write(f, head, (size_t)n);
-			out_write(f, w->events[i].format_body, strlen(w->events[i].format_body));
+			td6_put_format2(&o, head, (size_t)n, w->events[i].format_body,
+					strlen(w->events[i].format_body));
 		}
 	}
 }
 
 static void block_cmdlines(struct writer_state *w, struct out_file *f)
 {
+	struct td6_out o = out_v6(f);
 	size_t cmdlines_len = 0;
 	char line[128];
 
 	for (size_t i = 0; i < w->ncomms; i++)
 		cmdlines_len += (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
 						 w->comms[i].comm);
-	out_u64(f, cmdlines_len);
+	td6_put_u64(&o, cmdlines_len);
 	for (size_t i = 0; i < w->ncomms; i++)
 		out_write(f, line, (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
 						    w->comms[i].comm));
@@ -1033,20 +1020,14 @@ static void sort_events(struct writer_state *w)
 
 static void option_v6(void *ctx, uint16_t id, const void *data, uint32_t len)
 {
-	struct out_file *f = ctx;
-
-	out_u16(f, id);
-	out_u32(f, len);
-	out_write(f, data, len);
+	td6_put_option(ctx, id, data, len);
 }
 
 static void write_metadata_v6(struct writer_state *w, struct out_file *f)
 {
-	out_write(f, TD_MAGIC, TD_MAGIC_LEN);
-	out_str0(f, TD_VERSION);
-	out_write(f, "\0", 1);                          /* little endian */
-	out_write(f, &(char){ (char)sizeof(long) }, 1); /* long size */
-	out_u32(f, TPOINT_PAGE_SIZE);
+	struct td6_out o = out_v6(f);
+
+	td6_put_file_header(&o, sizeof(long), TPOINT_PAGE_SIZE);
 	block_header_info(w, f);
 	block_empty(w, f); /* ftrace formats */
 	sort_events(w);
@@ -1054,10 +1035,10 @@ static void write_metadata_v6(struct writer_state *w, struct out_file *f)
 	block_empty(w, f); /* kallsyms */
 	block_empty(w, f); /* printk formats */
 	block_cmdlines(w, f);
-	out_u32(f, w->ncpus);
-	out_write(f, "options  ", 10);
-	each_option(w, option_v6, f);
-	out_u16(f, 0); /* done: in version 6, no size follows */
+	td6_put_u32(&o, w->ncpus);
+	td6_put_options_start(&o);
+	each_option(w, option_v6, &o);
+	td6_put_options_end(&o);
 }
 
 /* The version 7 writer's io: the file, through its buffer. */
@@ -1572,16 +1553,19 @@ int tp_tracedat_write(const char *out_path, const char *const *spools, int nspoo
 		}
 	} else {
 		write_metadata_v6(&w, &f);
-		out_write(&f, "flyrecord", 10);
+		struct td6_out o = out_v6(&f);
+
+		td6_put_flyrecord(&o);
 		table_off = f.off;
 		table = calloc(w.ncpus, 16);
 		if (!table) {
 			ret = fail(&w, -ENOMEM, "out of memory");
 			goto out;
 		}
-		out_write(&f, table, (size_t)w.ncpus * 16);
-		out_u64(&f, sizeof("[mono]") - 1);
-		out_write(&f, "[mono]", sizeof("[mono]") - 1);
+		/* the CPUs' offsets and sizes: patched in when their pages are written */
+		for (uint32_t cpu = 0; cpu < w.ncpus; cpu++)
+			td6_put_cpu_data(&o, 0, 0);
+		td6_put_text(&o, 8, "[mono]", sizeof("[mono]") - 1);
 		out_pad_to_page(&f);
 	}
 	build_by_id(&w); /* the events are sorted now */

@@ -6,6 +6,7 @@
 #	filter		the event filter (lib/filter.c)
 #	pack		the packing of spool pages (lib/pack.c and the machine's)
 #	spool		the spool reader of `tpoint record --assemble` (lib/tracedat.c)
+#	tracefs		the reader of tracefs format text (lib/fmt/tracefs_format.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
 #			version 7: tracedat_v7read.c; report.c, render.c; report --json:
@@ -103,7 +104,7 @@ elf_seeds() {
 }
 
 fail=0
-for name in ${*:-filter pack spool elf tracedat}; do
+for name in ${*:-filter pack spool elf tracefs tracedat}; do
 	case $name in
 	filter) fuzz filter "$L/filter.c" ;;
 	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
@@ -112,14 +113,15 @@ for name in ${*:-filter pack spool elf tracedat}; do
 	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
-		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" \
+		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" $L/fmt/*.c \
 		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
+	tracefs) fuzz tracefs "$L/fmt/tracefs_format.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
 		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
-	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" "$T/report.c" \
+	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" $L/fmt/*.c "$T/report.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
 		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt/tracefs_format.h"
 #include "tracedat_read.h"
 #include "tracedat_v7read.h"
 
@@ -186,57 +187,11 @@ static int expect(struct rd *r, const char *tag, size_t len, const char *what)
 	return 0;
 }
 
-/*
- * header_page: "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n" lines.
- * Finds one field's offset and size; 0 if found.
- */
-static int header_field(const struct td_text *t, const char *name, unsigned long *offset,
-			unsigned long *size)
+/* A field's offset and size in a text of the file (tracefs_field_layout()). */
+static int layout(const struct td_text *t, const char *name, unsigned long *offset,
+		  unsigned long *size)
 {
-	const char *p = t->data, *end = t->data + t->len;
-	size_t nlen = strlen(name);
-
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *semi, *q, *word;
-		char num[24];
-
-		if (!eol)
-			eol = end;
-		semi = memchr(p, ';', (size_t)(eol - p));
-		/*
-		 * The declaration's last word, right before the first ';'. (Its byte before is
-		 * word[-1], not semi[-nlen - 1]: that index is a size_t that wraps, which UBSan
-		 * rightly calls pointer overflow.)
-		 */
-		word = semi && (size_t)(semi - p) >= nlen ? semi - nlen : NULL;
-
-		if (word && !memcmp(word, name, nlen) &&
-		    (word == p || !(isalnum((unsigned char)word[-1]) || word[-1] == '_'))) {
-			const char *keys[2] = { "offset:", "size:" };
-			unsigned long *vals[2] = { offset, size };
-
-			for (int k = 0; k < 2; k++) {
-				size_t kl = strlen(keys[k]), n = 0;
-
-				q = semi;
-				while (q + kl <= eol && memcmp(q, keys[k], kl))
-					q++;
-				if (q + kl > eol)
-					return -1;
-				q += kl;
-				while (q < eol && n < sizeof(num) - 1 && isdigit((unsigned char)*q))
-					num[n++] = *q++;
-				if (!n || n >= sizeof(num) - 1)
-					return -1;
-				num[n] = '\0';
-				*vals[k] = strtoul(num, NULL, 10);
-			}
-			return 0;
-		}
-		p = eol + 1;
-	}
-	return -1;
+	return tracefs_field_layout(t->data, t->len, name, offset, size);
 }
 
 static int parse_header_page(struct rd *r)
@@ -246,9 +201,9 @@ static int parse_header_page(struct rd *r)
 
 	if (!td->header_page.len)
 		return fail(r, "header_page is empty (libtraceevent would then decode no event)");
-	if (header_field(&td->header_page, "timestamp", &ts_off, &ts_size) ||
-	    header_field(&td->header_page, "commit", &c_off, &c_size) ||
-	    header_field(&td->header_page, "data", &d_off, &d_size))
+	if (layout(&td->header_page, "timestamp", &ts_off, &ts_size) ||
+	    layout(&td->header_page, "commit", &c_off, &c_size) ||
+	    layout(&td->header_page, "data", &d_off, &d_size))
 		return fail(r, "header_page lacks one of the fields timestamp, commit, data");
 	if (ts_off != 0 || ts_size != 8)
 		return fail(r, "header_page: timestamp is %lu bytes at %lu, expected 8 at 0",
@@ -268,131 +223,29 @@ static int parse_header_page(struct rd *r)
 /* "name: NAME\nID: N\n" at the start of a format text. */
 static int format_header(struct rd *r, struct td_format *f, const char *where)
 {
-	const char *p = f->text.data, *end = p + f->text.len, *eol;
-	unsigned long id = 0;
-	size_t digits = 0;
+	struct tracefs_header h;
+	enum tracefs_header_error e = tracefs_parse_header(f->text.data, f->text.len, &h);
 
-	if (f->text.len < 6 || memcmp(p, "name: ", 6))
+	if (e == TRACEFS_HEADER_NO_NAME)
 		return fail(r, "%s does not start with \"name: \"", where);
-	p += 6;
-	eol = memchr(p, '\n', (size_t)(end - p));
-	if (!eol || eol == p || eol - p > 255)
+	if (e == TRACEFS_HEADER_BAD_NAME)
 		return fail(r, "%s: bad \"name:\" line", where);
-	f->name = strndup(p, (size_t)(eol - p));
+	f->name = strndup(h.name, h.name_len);
 	if (!f->name)
 		return fail(r, "out of memory");
 	if (!visible_name(f->name))
 		return fail(r, "%s: the event name has a byte that is not visible ASCII", where);
-	p = eol + 1;
-	if (end - p < 4 || memcmp(p, "ID: ", 4))
+	if (e == TRACEFS_HEADER_NO_ID)
 		return fail(r, "%s (%s): no \"ID:\" line after the name", where, f->name);
-	p += 4;
-	while (p < end && isdigit((unsigned char)*p) && digits < 6) {
-		id = id * 10 + (unsigned long)(*p++ - '0');
-		digits++;
-	}
-	if (!digits || p >= end || *p != '\n' || id > 0xffff)
+	if (e == TRACEFS_HEADER_BAD_ID)
 		return fail(r, "%s (%s): bad ID (event ids are 0..65535)", where, f->name);
-	f->id = (int)id;
+	f->id = (int)h.id;
 	return 0;
-}
-
-static bool ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
-/* Is name (len bytes) the name of one of the format's "\tfield:" lines? */
-static bool format_has_field(const struct td_text *t, const char *name, size_t len)
-{
-	const char *p = t->data, *end = t->data + t->len;
-
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *q, *semi;
-
-		if (!eol)
-			eol = end;
-		q = p;
-		while (q < eol && (*q == '\t' || *q == ' '))
-			q++;
-		if ((size_t)(eol - q) > 6 && !memcmp(q, "field:", 6) &&
-		    (semi = memchr(q, ';', (size_t)(eol - q)))) {
-			const char *e = semi, *b;
-
-			/* "char name[16]" and "__data_loc char[] path": skip a trailing [..] */
-			while (e > q && e[-1] == ' ')
-				e--;
-			if (e > q && e[-1] == ']') {
-				while (e > q && e[-1] != '[')
-					e--;
-				if (e > q)
-					e--;
-			}
-			b = e;
-			while (b > q && ident_char(b[-1]))
-				b--;
-			if ((size_t)(e - b) == len && !memcmp(b, name, len))
-				return true;
-		}
-		p = eol + 1;
-	}
-	return false;
 }
 
 int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len)
 {
-	const char *p = f->text.data, *end = p + f->text.len;
-	const char *fmt = NULL;
-
-	for (const char *q = p; q + 10 <= end; q++) {
-		if ((q == p || q[-1] == '\n') && !memcmp(q, "print fmt:", 10)) {
-			fmt = q + 10;
-			break;
-		}
-	}
-	if (!fmt)
-		return 0; /* libtraceevent marks such a format failed, which the report says */
-	for (p = fmt; p < end; p++) {
-		const char *q, *name;
-
-		if (*p == '"' || *p == '\'') {
-			char quote = *p;
-
-			/* a literal: backslash escapes, as libtraceevent's tokenizer reads them */
-			for (p++; p < end && *p != quote; p++)
-				if (*p == '\\')
-					p++;
-			continue;
-		}
-		if (end - p < 3 || memcmp(p, "REC", 3) || (p > fmt && ident_char(p[-1])) ||
-		    (end - p > 3 && ident_char(p[3])))
-			continue;
-		q = p + 3;
-		while (q < end && (*q == ' ' || *q == '\t'))
-			q++;
-		if (q < end && *q == ')')
-			q++;
-		while (q < end && (*q == ' ' || *q == '\t'))
-			q++;
-		if (end - q < 2 || memcmp(q, "->", 2))
-			continue;
-		q += 2;
-		while (q < end && (*q == ' ' || *q == '\t'))
-			q++;
-		name = q;
-		while (q < end && ident_char(*q))
-			q++;
-		if (q == name)
-			continue;
-		if (!format_has_field(&f->text, name, (size_t)(q - name))) {
-			snprintf(why, len, "the print fmt uses REC->%.*s, which is not a field",
-				 (int)(q - name > 64 ? 64 : q - name), name);
-			return -1;
-		}
-		p = q - 1;
-	}
-	return 0;
+	return tracefs_check_print_fields(f->text.data, f->text.len, why, len);
 }
 
 /*
@@ -404,9 +257,9 @@ static int check_common_fields(struct rd *r, const struct td_format *f, const ch
 {
 	unsigned long off, size;
 
-	if (header_field(&f->text, "common_type", &off, &size) || off != 0 || size != 2)
+	if (layout(&f->text, "common_type", &off, &size) || off != 0 || size != 2)
 		return fail(r, "%s (%s): common_type is not 2 bytes at offset 0", where, f->name);
-	if (header_field(&f->text, "common_pid", &off, &size) || off != 4 || size != 4)
+	if (layout(&f->text, "common_pid", &off, &size) || off != 4 || size != 4)
 		return fail(r, "%s (%s): common_pid is not 4 bytes at offset 4", where, f->name);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "fmt/tracedat_v6.h"
 #include "growbuf.h"
 #include "tracedat_format.h"
 #include "tracedat_v7.h"
@@ -169,12 +170,6 @@ static uint64_t rd64(const struct v7 *v, const unsigned char *p)
 	return v->be ? a << 32 | b : b << 32 | a;
 }
 
-static void wr16(const struct v7 *v, unsigned char *p, uint16_t x)
-{
-	for (int i = 0; i < 2; i++)
-		p[v->be ? 1 - i : i] = (unsigned char)(x >> (8 * i));
-}
-
 static void wr32(const struct v7 *v, unsigned char *p, uint32_t x)
 {
 	for (int i = 0; i < 4; i++)
@@ -235,14 +230,6 @@ static int put(struct v7 *v, const void *p, size_t n)
 	return v->head.oom ? fail(v, "out of memory") : 0;
 }
 
-static int put16(struct v7 *v, uint16_t x)
-{
-	unsigned char b[2];
-
-	wr16(v, b, x);
-	return put(v, b, 2);
-}
-
 static int put32(struct v7 *v, uint32_t x)
 {
 	unsigned char b[4];
@@ -271,6 +258,23 @@ static int put_zeros(struct v7 *v, uint64_t n)
 		n -= k;
 	}
 	return 0;
+}
+
+/* The copy through the serialiser of version 6's blocks; put()'s failure is the copy's. */
+static void put_bytes(void *ctx, const void *p, size_t n)
+{
+	put(ctx, p, n);
+}
+
+static struct td6_out copy_out(struct v7 *v)
+{
+	return (struct td6_out){ .write = put_bytes, .ctx = v, .big_endian = v->be };
+}
+
+/* 0, or -1 when a put() since the copy began failed (its reason in err). */
+static int copy_failed(struct v7 *v)
+{
+	return v->head.oom ? fail(v, "out of memory") : 0;
 }
 
 /* Rewrites 8 bytes already put at offset at. */
@@ -837,35 +841,37 @@ static const struct opt7 *find_option(const struct v7 *v, uint16_t id)
 /* The flyrecord table of a buffer: u64 offset and size per CPU, for every CPU. */
 static int put_table(struct v7 *v, const struct buf7 *b)
 {
-	if (put(v, "flyrecord", 10))
-		return -1;
+	struct td6_out o = copy_out(v);
+
+	td6_put_flyrecord(&o);
 	for (uint32_t cpu = 0; cpu < v->ncpus; cpu++) {
 		const struct cpu7 *c = NULL;
 
 		for (uint32_t j = 0; b && j < b->ncpus; j++)
 			if (b->cpus[j].cpu == cpu && b->cpus[j].expanded)
 				c = &b->cpus[j];
-		if (put64(v, c ? c->out : 0) || put64(v, c ? c->expanded : 0))
-			return -1;
+		td6_put_cpu_data(&o, c ? c->out : 0, c ? c->expanded : 0);
 	}
-	return 0;
+	return copy_failed(v);
 }
 
 static int write_copy(struct v7 *v)
 {
 	const struct buf7 *top = top_buffer(v);
 	const struct opt7 *clock = find_option(v, TD_OPT_TRACECLOCK);
+	struct td6_out o = copy_out(v);
 	char clock_opt[80];
 	uint64_t data_at;
 
-	if (put(v, TD_MAGIC, TD_MAGIC_LEN) || put(v, TD_VERSION, 2) ||
-	    put(v, &(unsigned char){ v->be }, 1) || put(v, &v->long_size, 1) ||
-	    put32(v, v->page_size))
+	td6_put_file_header(&o, v->long_size, v->page_size);
+	if (copy_failed(v))
 		return -1;
 	for (int id = TD7_SEC_HEADER_INFO; id <= TD7_SEC_CMDLINES; id++)
 		if (put_meta(v, id))
 			return -1;
-	if (put32(v, v->ncpus) || put(v, "options  ", 10))
+	td6_put_u32(&o, v->ncpus);
+	td6_put_options_start(&o);
+	if (copy_failed(v))
 		return -1;
 	/* version 7 names the top buffer's clock in its BUFFER option; version 6 in TRACECLOCK */
 	if (!clock && top && top->clock[0]) {
@@ -877,19 +883,16 @@ static int write_copy(struct v7 *v)
 		clock = find_option(v, TD_OPT_TRACECLOCK);
 	}
 	for (size_t i = 0; i < v->nopts; i++) {
-		const struct opt7 *o = &v->opts[i];
+		const struct opt7 *opt = &v->opts[i];
 
-		if (put16(v, o->id) || put32(v, o->size))
-			return -1;
-		if (o->id == TD_OPT_CPUCOUNT && o->size >= 4) {
+		if (opt->id == TD_OPT_CPUCOUNT && opt->size >= 4) {
 			/* the copy's tables have this many entries */
-			unsigned char n[4];
-
-			wr32(v, n, v->ncpus);
-			if (put(v, n, 4) || put(v, o->data + 4, o->size - 4))
-				return -1;
-		} else if (put(v, o->data, o->size)) {
-			return -1;
+			td6_put_u16(&o, opt->id);
+			td6_put_u32(&o, opt->size);
+			td6_put_u32(&o, v->ncpus);
+			td6_put_bytes(&o, opt->data + 4, opt->size - 4);
+		} else {
+			td6_put_option(&o, opt->id, opt->data, opt->size);
 		}
 	}
 	for (size_t i = 0; i < v->nbufs; i++) {
@@ -898,22 +901,23 @@ static int write_copy(struct v7 *v)
 
 		if (b == top)
 			continue;
-		if (put16(v, TD_OPT_BUFFER) || put32(v, (uint32_t)(8 + nlen)))
-			return -1;
+		td6_put_u16(&o, TD_OPT_BUFFER);
+		td6_put_u32(&o, (uint32_t)(8 + nlen));
 		b->table_patch = v->out_off;
-		if (put64(v, 0) || put(v, b->name, nlen))
-			return -1;
+		td6_put_u64(&o, 0);
+		td6_put_bytes(&o, b->name, nlen);
 	}
-	if (put16(v, 0))
+	td6_put_options_end(&o);
+	if (copy_failed(v))
 		return -1;
 
 	/* Where each CPU's pages go: after the tables, page-aligned, top buffer first. */
-	data_at = v->out_off + 10 + (uint64_t)v->ncpus * 16;
+	data_at = v->out_off + TD6_TAG_LEN(TD6_TAG_FLYRECORD) + (uint64_t)v->ncpus * 16;
 	if (clock)
 		data_at += 8 + strnlen((const char *)clock->data, clock->size);
 	for (size_t i = 0; i < v->nbufs; i++)
 		if (&v->bufs[i] != top)
-			data_at += 10 + (uint64_t)v->ncpus * 16;
+			data_at += TD6_TAG_LEN(TD6_TAG_FLYRECORD) + (uint64_t)v->ncpus * 16;
 	data_at = (data_at + v->page_size - 1) / v->page_size * v->page_size;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < v->nbufs; i++) {
@@ -931,9 +935,8 @@ static int write_copy(struct v7 *v)
 	if (put_table(v, top))
 		return -1;
 	if (clock) {
-		size_t n = strnlen((const char *)clock->data, clock->size);
-
-		if (put64(v, n) || put(v, clock->data, n))
+		td6_put_text(&o, 8, clock->data, strnlen((const char *)clock->data, clock->size));
+		if (copy_failed(v))
 			return -1;
 	}
 	for (size_t i = 0; i < v->nbufs; i++) {
