@@ -9,7 +9,8 @@
 #	tracefs		the reader of tracefs format text (lib/fmt/tracefs_format.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
-#			version 7: tracedat_v7read.c; report.c, render.c; report --json:
+#			and lib/fmt/tracedat_v6_read.c; version 7: tracedat_v7read.c and
+#			tracedat_v7copy.c; report.c, render.c; report --json:
 #			convert_input.c, json.c), with libtraceevent
 # (tests/fuzz/NAME_fuzz.c says what each checks besides not crashing). All of them when no
 # NAME is given.
@@ -109,19 +110,22 @@ for name in ${*:-filter pack spool elf tracefs tracedat}; do
 	filter) fuzz filter "$L/filter.c" ;;
 	pack) fuzz pack "$L/pack.c" "$L/arch/pack_x86_64.c" ;;
 	# The library files the tool links (Makefile, TOOL_LIB_OBJ); spool_fuzz.c includes
-	# lib/tracedat.c itself (its mappings become heap copies).
+	# lib/tracedat.c and lib/tracedat_ingest.c itself (its mappings become heap copies).
 	spool) fuzz spool "$L/format.c" "$L/spool_read.c" "$L/ringbuf.c" "$L/clock.c" "$L/pack.c" \
 		"$L/arch/pack_x86_64.c" "$L/crc32c.c" "$L/arch/crc32c_x86_64.c" \
 		"$L/arch/crc32c_aarch64.c" "$L/poolsize.c" "$L/salvage.c" "$L/handover.c" \
 		"$L/log.c" "$L/ownfile.c" "$L/filter.c" "$L/tracedat_v7.c" "$L/codec.c" $L/fmt/*.c \
-		"$T/tracedat_read.c" "$T/tracedat_v7read.c" ;;
+		"$L/tracedat_gaps.c" "$L/tracedat_ids.c" "$L/tracedat_kernel.c" "$L/tracedat_meta.c" \
+		"$L/tracedat_out.c" "$L/tracedat_pages.c" "$L/tracedat_problems.c" \
+		"$L/tracedat_select.c" \
+		"$T/tracedat_read.c" "$T/tracedat_v7read.c" "$T/tracedat_v7copy.c" ;;
 	tracefs) fuzz tracefs "$L/fmt/tracefs_format.c" ;;
 	# Its seeds are built here from the examples, with this tree's headers: objects of an
 	# older tpoint are refused before the record parser is reached.
 	elf) elf_seeds && fuzz elf "$T/list.c" "$T/control_client.c" "$T/glob.c" "$T/escape.c" "$L/globs.c" \
 		"$L/format.c" ;;
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
-	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$L/codec.c" $L/fmt/*.c "$T/report.c" \
+	tracedat) fuzz tracedat "$T/tracedat_read.c" "$T/tracedat_v7read.c" "$T/tracedat_v7copy.c" "$L/codec.c" $L/fmt/*.c "$T/report.c" \
 		"$T/render.c" "$T/kprint.c" "$T/tep_guard.c" "$T/convert_input.c" "$T/json.c" "$T/escape.c" \
 		$(pkg-config --cflags --libs libtraceevent) ;;
 	*) echo "FAIL: no fuzz harness named $name"; false ;;
