@@ -10,6 +10,10 @@
  * kernel can use too, so that user and kernel events line up); events lost before a page are
  * marked on the output page as the kernel does (trace-cmd shows "[N EVENTS DROPPED]").
  * Event ids that two processes use for different events are renumbered.
+ *
+ * This file: the time-ordered merge of each CPU's records (the cursors over the streams,
+ * write_cpu()) and tp_tracedat_write(), which runs the writer's stages in order; the stages
+ * are the tracedat_*.c files that lib/tracedat_writer.h lists.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,7 +62,7 @@ static void chunk_read_to_end(struct writer_state *w, const struct stream_chunk 
 	const char *type = tp_spool_chunk_name(ch->type);
 
 	if (it->damaged)
-		damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes (bytes %u..%u of a page): "
+		tp_tdw_damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes (bytes %u..%u of a page): "
 			"%s, its records are not read", type, ch->size, ch->hdr->start_off,
 			ch->hdr->end_off, ch->type == SPOOL_PAGE_PACKED ? "does not unpack" :
 			"no room for its header");
@@ -68,7 +72,7 @@ static void chunk_read_to_end(struct writer_state *w, const struct stream_chunk 
 				     ch->size - sizeof(*ch->hdr);
 		size_t left = (size_t)(it->end - it->p);
 
-		damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes: no record at byte %zu "
+		tp_tdw_damaged(w, s, chunk_offset(w, ch), "%s chunk of %u bytes: no record at byte %zu "
 			"of its %zu bytes of records, the last %zu are not read", type, ch->size,
 			len - left, len, left);
 	}
@@ -101,7 +105,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 			c->gap_before |= ch->gap_before;
 		}
 		if (tp_spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
-			c->ns = to_ns(&w->in[ch->spool], clock);
+			c->ns = tp_tdw_to_ns(&w->in[ch->spool], clock);
 			return true;
 		}
 		chunk_read_to_end(w, ch, &c->it);
@@ -217,7 +221,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 		memcpy(&id, c->data, 2);
 		if (c->extra) {
 			/* The kernel's: its ids and losses are its own (option KERNEL counts them). */
-			page_add(po, c->ns, c->data, c->size, id, c->lost_before, c->gap_before);
+			tp_tdw_page_add(po, c->ns, c->data, c->size, id, c->lost_before, c->gap_before);
 			c->lost_before = 0;
 			c->gap_before = false;
 			if (!cursor_load(w, c))
@@ -225,20 +229,20 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 			heap_down(heap, nheap, 0);
 			continue;
 		}
-		file_id = out_id(s, id);
+		file_id = tp_tdw_out_id(s, id);
 		if (!file_id) {
 			if (!s->unknown_ids++) { /* a reader could not tell what it is */
 				s->unknown_off = chunk_offset(w, ch);
 				s->unknown_id = id;
 			}
-		} else if (w->by_id[file_id] && !record_fits(w->by_id[file_id], c->data, c->size)) {
+		} else if (w->by_id[file_id] && !tp_tdw_record_fits(w->by_id[file_id], c->data, c->size)) {
 			if (!s->misfits++) {
 				s->misfit_off = chunk_offset(w, ch);
 				s->misfit_id = file_id;
 			}
 		} else if ((!w->sel || c->ns >= w->sel->since) &&
-			   selected(w, file_id, c->data, c->size)) {
-			page_add(po, c->ns, c->data, c->size, file_id, c->lost_before,
+			   tp_tdw_selected(w, file_id, c->data, c->size)) {
+			tp_tdw_page_add(po, c->ns, c->data, c->size, file_id, c->lost_before,
 				 c->gap_before);
 			*lost += c->lost_before;
 			c->lost_before = 0;
@@ -248,7 +252,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 			heap[0] = heap[--nheap];
 		heap_down(heap, nheap, 0);
 	}
-	page_close(po);
+	tp_tdw_page_close(po);
 	*events += po->events;
 	w->cpu_pages = po->pages;
 out:
@@ -302,28 +306,28 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		return ret;
 	w.in = calloc((size_t)(nspools > 0 ? nspools : 1), sizeof(*w.in));
 	if (!w.in)
-		return writer_fail(&w, -ENOMEM, "out of memory");
+		return tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
 	w.nin = nspools;
-	if (extra && add_extra_events(&w) < 0)
-		ret = writer_fail(&w, -ENOMEM, "out of memory");
+	if (extra && tp_tdw_add_extra_events(&w) < 0)
+		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
 	if (extra && extra->ncpus > w.ncpus)
 		w.ncpus = extra->ncpus;
 	for (int i = 0; i < nspools && !ret; i++) {
 		w.in[i].path = spools[i];
-		ret = read_spool(&w, (uint32_t)i);
+		ret = tp_tdw_read_spool(&w, (uint32_t)i);
 	}
 	if (!ret && extra)
-		add_extra_cmdlines(&w, extra->cmdlines);
-	if (!ret && mark_gaps(&w) < 0)
-		ret = writer_fail(&w, -ENOMEM, "out of memory");
+		tp_tdw_add_extra_cmdlines(&w, extra->cmdlines);
+	if (!ret && tp_tdw_mark_gaps(&w) < 0)
+		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
 	/* Output id -> event: for the selection, and for each record's check of its format. */
 	if (!ret && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
-		ret = writer_fail(&w, -ENOMEM, "out of memory");
+		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
 	if (ret)
 		goto out;
-	build_by_id(&w);
+	tp_tdw_build_by_id(&w);
 	if (sel)
-		count_filtered(&w);
+		tp_tdw_count_filtered(&w);
 
 	/*
 	 * Write beside the target and rename: a reader never sees half a file. The name is
@@ -334,57 +338,57 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 
 	tmp = malloc(tmplen);
 	if (!tmp) {
-		ret = writer_fail(&w, -ENOMEM, "out of memory");
+		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
 		goto out;
 	}
 	fd = tp_output_create_tmp(out_path, tmp, tmplen);
 	if (fd < 0) {
 		free(tmp);
 		tmp = NULL; /* not ours to remove */
-		ret = writer_fail(&w, fd, "%s: %s", out_path, strerror(-fd));
+		ret = tp_tdw_writer_fail(&w, fd, "%s: %s", out_path, strerror(-fd));
 		goto out;
 	}
 	ret = tp_ownfd_adopt(&f.file, fd);
 	if (ret) {
-		ret = writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 		goto out;
 	}
 	f.path = tmp;
 	f.buf = malloc(OUT_BUF);
 	if (w.codec) {
-		struct td7_io io = { &f, out_td7_write, out_td7_patch, out_td7_offset };
+		struct td7_io io = { &f, tp_tdw_out_td7_write, tp_tdw_out_td7_patch, tp_tdw_out_td7_offset };
 
 		w.td7 = tp_td7_start(&io, w.codec, TPOINT_PAGE_SIZE);
-		ret = w.td7 ? write_metadata_v7(&w) : -ENOMEM;
+		ret = w.td7 ? tp_tdw_write_metadata_v7(&w) : -ENOMEM;
 		if (ret) {
-			writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+			tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 			goto out;
 		}
 	} else {
-		write_metadata_v6(&w, &f);
-		struct td6_out o = out_v6(&f);
+		tp_tdw_write_metadata_v6(&w, &f);
+		struct td6_out o = tp_tdw_out_v6(&f);
 
-		td6_put_flyrecord(&o);
+		tp_td6_put_flyrecord(&o);
 		table_off = f.off;
 		table = calloc(w.ncpus, 16);
 		if (!table) {
-			ret = writer_fail(&w, -ENOMEM, "out of memory");
+			ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
 			goto out;
 		}
 		/* the CPUs' offsets and sizes: patched in when their pages are written */
 		for (uint32_t cpu = 0; cpu < w.ncpus; cpu++)
-			td6_put_cpu_data(&o, 0, 0);
-		td6_put_text(&o, 8, "[mono]", sizeof("[mono]") - 1);
-		out_pad_to_page(&f);
+			tp_td6_put_cpu_data(&o, 0, 0);
+		tp_td6_put_text(&o, 8, "[mono]", sizeof("[mono]") - 1);
+		tp_tdw_out_pad_to_page(&f);
 	}
-	build_by_id(&w); /* the events are sorted now */
+	tp_tdw_build_by_id(&w); /* the events are sorted now */
 	for (uint32_t cpu = 0; cpu < w.ncpus && !f.error; cpu++) {
 		uint64_t start = f.off, bytes;
 
 		w.cpu_pages = 0;
 		ret = write_cpu(&w, &f, cpu, &res->events, &res->lost);
 		if (ret) {
-			writer_fail(&w, ret, "out of memory");
+			tp_tdw_writer_fail(&w, ret, "out of memory");
 			goto out;
 		}
 		bytes = w.cpu_pages * TPOINT_PAGE_SIZE;
@@ -401,17 +405,17 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		ret = tp_td7_finish(w.td7, "mono", NULL, NULL);
 		w.td7 = NULL;
 		if (ret && !f.error) {
-			writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+			tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 			goto out;
 		}
 		ret = 0;
 	}
-	out_flush(&f);
-	if (table && !f.error && out_file_ours(&f) &&
+	tp_tdw_out_flush(&f);
+	if (table && !f.error && tp_tdw_out_file_ours(&f) &&
 	    pwrite(f.file.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
 		f.error = errno ? errno : EIO;
 	if (f.error) {
-		ret = writer_fail(&w, -f.error, "%s: %s", out_path, f.error == EBADF ?
+		ret = tp_tdw_writer_fail(&w, -f.error, "%s: %s", out_path, f.error == EBADF ?
 			   "the program closed the descriptor it was being written through" :
 			   strerror(f.error));
 		goto out;
@@ -419,7 +423,7 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 	fd = f.file.fd;
 	f.file.fd = -1;
 	if (close(fd) < 0) {
-		ret = writer_fail(&w, -errno, "%s: %s", out_path, strerror(errno));
+		ret = tp_tdw_writer_fail(&w, -errno, "%s: %s", out_path, strerror(errno));
 		goto out;
 	}
 	/* Once more: what was a file when we began may have become something else. */
@@ -428,25 +432,25 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		goto out;
 	ret = tp_output_rename(tmp, out_path);
 	if (ret < 0) {
-		ret = writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
+		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 		goto out;
 	}
 	for (int i = 0; i < w.nin; i++)
 		if (w.in[i].unknown_ids)
-			damaged(&w, &w.in[i], w.in[i].unknown_off, "%llu records of event ids that "
+			tp_tdw_damaged(&w, &w.in[i], w.in[i].unknown_off, "%llu records of event ids that "
 				"no event chunk names (the first: id %u, in this chunk) are left out",
 				(unsigned long long)w.in[i].unknown_ids, w.in[i].unknown_id);
 	for (int i = 0; i < w.nin; i++) {
-		const struct out_event *e = event_by_out_id(&w, w.in[i].misfit_id);
+		const struct out_event *e = tp_tdw_event_by_out_id(&w, w.in[i].misfit_id);
 
 		if (w.in[i].misfits && e)
-			damaged(&w, &w.in[i], w.in[i].misfit_off, "%llu records of event %s:%s "
+			tp_tdw_damaged(&w, &w.in[i], w.in[i].misfit_off, "%llu records of event %s:%s "
 				"shorter than its format's %u bytes, or with a string or array past "
 				"their end (the first in this chunk) are left out",
 				(unsigned long long)w.in[i].misfits, e->system, e->name, e->fixed_end);
 	}
-	res->damage = problem_text(w.damage, w.ndamage);
-	res->unfinished = problem_text(w.unfinished, w.nunfinished);
+	res->damage = tp_tdw_problem_text(w.damage, w.ndamage);
+	res->unfinished = tp_tdw_problem_text(w.unfinished, w.nunfinished);
 	w.damage = w.unfinished = NULL;
 	res->ev = calloc(w.nevents ? w.nevents : 1, sizeof(*res->ev));
 	for (size_t i = 0; res->ev && i < w.nevents; i++) {

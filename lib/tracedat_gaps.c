@@ -39,7 +39,7 @@ static int cmp_thread_seq(const void *a, const void *b)
  * missing from the spool is a page that was overwritten (flight-recorder mode) or lost:
  * the next page of the thread carries the mark, as the kernel marks its pages.
  */
-int mark_gaps(struct writer_state *w)
+int tp_tdw_mark_gaps(struct writer_state *w)
 {
 	const struct stream_chunk **v = malloc((w->nchunks ? w->nchunks : 1) * sizeof(*v));
 

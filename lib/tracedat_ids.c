@@ -72,13 +72,13 @@ static int name_index_grow(struct writer_state *w)
 	return 0;
 }
 
-bool id_taken(const struct writer_state *w, uint16_t id)
+bool tp_tdw_id_taken(const struct writer_state *w, uint16_t id)
 {
 	return w->ids_taken[id / 64] >> (id % 64) & 1;
 }
 
 /* A thread's latest name wins: trace-cmd shows either of two lines for one pid. */
-void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
+void tp_tdw_add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
 {
 	size_t i;
 
@@ -98,7 +98,7 @@ void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm)
 }
 
 /* A record's bounds from the event's format text: each "field:" line's offset and size. */
-void format_bounds(struct out_event *e)
+void tp_tdw_format_bounds(struct out_event *e)
 {
 	for (const char *p = e->format_body; p && (p = strstr(p, "field:"));) {
 		const char *nl = strchr(p, '\n');
@@ -125,7 +125,7 @@ void format_bounds(struct out_event *e)
 }
 
 /* Does a record of `size` bytes hold what its event's format says it does? */
-bool record_fits(const struct out_event *e, const char *data, uint32_t size)
+bool tp_tdw_record_fits(const struct out_event *e, const char *data, uint32_t size)
 {
 	if (size < e->fixed_end)
 		return false;
@@ -145,7 +145,7 @@ bool record_fits(const struct out_event *e, const char *data, uint32_t size)
  * An event a spool names (checked by the reader): 0, -ENOMEM, or -ENOSPC when the spools
  * name more distinct events than the file has ids for.
  */
-int map_event(struct writer_state *w, struct spool_in *s, const struct spool_event_def *d)
+int tp_tdw_map_event(struct writer_state *w, struct spool_in *s, const struct spool_event_def *d)
 {
 	uint16_t id = d->id;
 	const char *sys = d->system, *name = d->name, *cond = d->condition, *fmt = d->format;
@@ -176,7 +176,7 @@ int map_event(struct writer_state *w, struct spool_in *s, const struct spool_eve
 		e->name = strdup(name);
 		e->condition = strdup(cond);
 		e->format_body = body;
-		format_bounds(e);
+		tp_tdw_format_bounds(e);
 		if (!e->system || !e->name || !e->condition)
 			return -ENOMEM;
 		if (w->sel)
@@ -184,7 +184,7 @@ int map_event(struct writer_state *w, struct spool_in *s, const struct spool_eve
 		/* The spool's own id if it is free, else the next free one (there is one). */
 		uint16_t out = id;
 
-		while (id_taken(w, out))
+		while (tp_tdw_id_taken(w, out))
 			out = out == UINT16_MAX ? (uint16_t)TPOINT_FIRST_ID : (uint16_t)(out + 1);
 		w->ids_taken[out / 64] |= 1ull << (out % 64);
 		e->id = out;
@@ -208,7 +208,7 @@ int map_event(struct writer_state *w, struct spool_in *s, const struct spool_eve
 }
 
 /* The file's id of a spool's event id; 0 if no SPOOL_EVENT chunk of the spool names it. */
-uint16_t out_id(const struct spool_in *s, uint16_t id)
+uint16_t tp_tdw_out_id(const struct spool_in *s, uint16_t id)
 {
 	size_t slot = (size_t)(id - TPOINT_FIRST_ID);
 
@@ -217,7 +217,7 @@ uint16_t out_id(const struct spool_in *s, uint16_t id)
 	return s->idmap[slot];
 }
 
-struct out_event *event_by_out_id(struct writer_state *w, uint16_t id)
+struct out_event *tp_tdw_event_by_out_id(struct writer_state *w, uint16_t id)
 {
 	for (size_t i = 0; i < w->nevents; i++)
 		if (w->events[i].id == id)

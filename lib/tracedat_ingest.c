@@ -21,7 +21,7 @@
 #include "tracedat_writer.h"
 
 /* Raw clock -> CLOCK_MONOTONIC ns, as every reader of a spool converts it (spool_read.h). */
-uint64_t to_ns(struct spool_in *s, uint64_t c)
+uint64_t tp_tdw_to_ns(struct spool_in *s, uint64_t c)
 {
 	return tp_spool_clock_ns(&s->clock, c);
 }
@@ -93,10 +93,10 @@ static char *read_copy(int fd, uint64_t file_len, size_t *len)
 /*
  * A spool is the traced program's writing: anything in it may be damaged, or made to look
  * like a spool. Everything is checked against the file's size before it is used; what
- * cannot be read is said (damaged()) with its offset and skipped, and the rest is read. Only
+ * cannot be read is said (tp_tdw_damaged()) with its offset and skipped, and the rest is read. Only
  * running out of memory stops the whole file.
  */
-int read_spool(struct writer_state *w, uint32_t si)
+int tp_tdw_read_spool(struct writer_state *w, uint32_t si)
 {
 	struct spool_in *s = &w->in[si];
 	struct stat st;
@@ -117,17 +117,17 @@ int read_spool(struct writer_state *w, uint32_t si)
 	char why[256];
 
 	if (fd < 0) {
-		damaged(w, s, 0, "cannot open: %s", strerror(errno));
+		tp_tdw_damaged(w, s, 0, "cannot open: %s", strerror(errno));
 		return 0;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		damaged(w, s, 0, "not a regular file");
+		tp_tdw_damaged(w, s, 0, "not a regular file");
 		return 0;
 	}
 	if (st.st_size < (off_t)sizeof(struct spool_file_header)) {
 		close(fd);
-		damaged(w, s, 0, "%lld bytes, too short for a spool's header (%zu bytes)",
+		tp_tdw_damaged(w, s, 0, "%lld bytes, too short for a spool's header (%zu bytes)",
 			(long long)st.st_size, sizeof(struct spool_file_header));
 		return 0;
 	}
@@ -137,14 +137,14 @@ int read_spool(struct writer_state *w, uint32_t si)
 			   : mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (!s->map)
-		return writer_fail(w, -ENOMEM, "out of memory");
+		return tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
 	if (s->map == MAP_FAILED) {
 		s->map = NULL;
-		damaged(w, s, 0, "cannot map: %s", strerror(errno));
+		tp_tdw_damaged(w, s, 0, "cannot map: %s", strerror(errno));
 		return 0;
 	}
 	if (tp_spool_header_check(s->map, s->len, &at, why, sizeof(why))) {
-		damaged(w, s, at, "%s", why);
+		tp_tdw_damaged(w, s, at, "%s", why);
 		return 0;
 	}
 	tp_spool_clock_init(&s->clock, (const struct spool_file_header *)(void *)s->map, 0);
@@ -159,35 +159,35 @@ int read_spool(struct writer_state *w, uint32_t si)
 			walking = false;
 			continue;
 		case SPOOL_STEP_DAMAGED: /* one line for all of it: nothing after it is read */
-			damaged(w, s, c.off, "%s", why);
+			tp_tdw_damaged(w, s, c.off, "%s", why);
 			walking = false;
 			ended = true; /* whether it had its end mark is not known: not said again */
 			continue;
 		case SPOOL_STEP_CUT:
 			/* Nothing after it can be found: the rest of the file is not read. */
-			damaged(w, s, c.off, "%s", why);
+			tp_tdw_damaged(w, s, c.off, "%s", why);
 			walking = false;
 			continue;
 		case SPOOL_STEP_BAD:
-			damaged(w, s, c.off, "%s", why);
+			tp_tdw_damaged(w, s, c.off, "%s", why);
 			continue;
 		case SPOOL_STEP_CHUNK:
 			break;
 		}
 		switch (c.type) {
 		case SPOOL_EVENT:
-			switch (map_event(w, s, &c.event)) {
+			switch (tp_tdw_map_event(w, s, &c.event)) {
 			case -ENOMEM:
 				goto nomem;
 			case -ENOSPC: /* its records are then of an event no chunk names */
-				damaged(w, s, c.off, "event %s:%s: the file has no id left for it "
+				tp_tdw_damaged(w, s, c.off, "event %s:%s: the file has no id left for it "
 					"(%zu distinct events at most)", c.event.system, c.event.name,
 					OUT_IDS_MAX);
 				break;
 			}
 			break;
 		case SPOOL_COMM:
-			add_cmdline(w, c.comm.tid, c.comm.name);
+			tp_tdw_add_cmdline(w, c.comm.tid, c.comm.name);
 			break;
 		case SPOOL_CLOCK:
 			if (tp_spool_clock_add(&s->clock, c.clock) < 0)
@@ -240,7 +240,7 @@ int read_spool(struct writer_state *w, uint32_t si)
 	}
 	free(keys);
 	if (!ended)
-		unfinished(w, s, walk.off, "no end mark: the process was killed, "
+		tp_tdw_unfinished(w, s, walk.off, "no end mark: the process was killed, "
 			   "or the file was cut short");
 	/*
 	 * No counters: the process ended before it wrote them (killed by a signal, _exit(), an
@@ -251,7 +251,7 @@ int read_spool(struct writer_state *w, uint32_t si)
 		bool any = false;
 
 		for (size_t i = 0; i < s->nidmap; i++) {
-			struct out_event *e = s->idmap[i] ? event_by_out_id(w, s->idmap[i]) : NULL;
+			struct out_event *e = s->idmap[i] ? tp_tdw_event_by_out_id(w, s->idmap[i]) : NULL;
 
 			if (e && !e->kernel) {
 				e->uncounted = true;
@@ -265,7 +265,7 @@ int read_spool(struct writer_state *w, uint32_t si)
 		struct out_event *e;
 
 		memcpy(&stat, last_stats + i * sizeof(stat), sizeof(stat));
-		e = event_by_out_id(w, out_id(s, stat.id));
+		e = tp_tdw_event_by_out_id(w, tp_tdw_out_id(s, stat.id));
 		if (e) { /* summed over the processes of the recording */
 			e->stat.cond_skipped += stat.cond_skipped;
 			e->stat.filtered += stat.filtered;
@@ -278,7 +278,7 @@ int read_spool(struct writer_state *w, uint32_t si)
 		struct out_event *e;
 
 		memcpy(&note, last_notes + i * sizeof(note), sizeof(note));
-		e = event_by_out_id(w, out_id(s, note.id));
+		e = tp_tdw_event_by_out_id(w, tp_tdw_out_id(s, note.id));
 		if (e) {
 			e->too_big += note.too_big;
 			e->refused |= (note.flags & SPOOL_NOTE_REFUSED) != 0;
@@ -289,5 +289,5 @@ int read_spool(struct writer_state *w, uint32_t si)
 	return 0;
 nomem:
 	free(keys);
-	return writer_fail(w, -ENOMEM, "out of memory");
+	return tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
 }

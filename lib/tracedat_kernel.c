@@ -21,7 +21,7 @@
 #include "tracedat_writer.h"
 
 /* The events of tracedat_extra, with their own ids: first, so that no spool's takes them. */
-int add_extra_events(struct writer_state *w)
+int tp_tdw_add_extra_events(struct writer_state *w)
 {
 	const struct tracedat_extra *x = w->extra;
 	struct out_event *n;
@@ -53,7 +53,7 @@ int add_extra_events(struct writer_state *w)
 }
 
 /* The extra's "PID COMM" lines, for the pids the spools do not name. */
-void add_extra_cmdlines(struct writer_state *w, const char *text)
+void tp_tdw_add_extra_cmdlines(struct writer_state *w, const char *text)
 {
 	while (text && *text) {
 		const char *nl = strchr(text, '\n');
@@ -70,6 +70,6 @@ void add_extra_cmdlines(struct writer_state *w, const char *text)
 		for (i = 0; i < w->ncomms && w->comms[i].tid != tid; i++)
 			;
 		if (i == w->ncomms)
-			add_cmdline(w, (uint32_t)tid, sp + 1);
+			tp_tdw_add_cmdline(w, (uint32_t)tid, sp + 1);
 	}
 }

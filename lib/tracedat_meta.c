@@ -36,26 +36,26 @@ static int cmp_event(const void *a, const void *b)
  */
 static void block_header_info(struct writer_state *w, struct out_file *f)
 {
-	struct td6_out o = out_v6(f);
+	struct td6_out o = tp_tdw_out_v6(f);
 
 	(void)w;
-	td6_put_header_info(&o, td6_tpoint_header_page, td6_tpoint_header_page_len,
-			    td6_tpoint_header_event, td6_tpoint_header_event_len);
+	tp_td6_put_header_info(&o, tp_td6_tpoint_header_page, tp_td6_tpoint_header_page_len,
+			    tp_td6_tpoint_header_event, tp_td6_tpoint_header_event_len);
 }
 
 /* No ftrace formats, kallsyms or printk formats: a count or size of 0. */
 static void block_empty(struct writer_state *w, struct out_file *f)
 {
-	struct td6_out o = out_v6(f);
+	struct td6_out o = tp_tdw_out_v6(f);
 
 	(void)w;
-	td6_put_u32(&o, 0);
+	tp_td6_put_u32(&o, 0);
 }
 
 /* Event systems: events sorted by system (sort_events()), each system once. */
 static void block_event_formats(struct writer_state *w, struct out_file *f)
 {
-	struct td6_out o = out_v6(f);
+	struct td6_out o = tp_tdw_out_v6(f);
 	uint32_t nsys = 0;
 	const char *last = NULL;
 
@@ -64,7 +64,7 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 			nsys++;
 			last = w->events[i].system;
 		}
-	td6_put_u32(&o, nsys);
+	tp_td6_put_u32(&o, nsys);
 	for (size_t i = 0; i < w->nevents;) {
 		size_t j = i, kept = 0;
 
@@ -74,7 +74,7 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 			i = j;
 			continue;
 		}
-		td6_put_system(&o, w->events[i].system, (uint32_t)kept);
+		tp_td6_put_system(&o, w->events[i].system, (uint32_t)kept);
 		for (; i < j; i++) {
 			if (w->events[i].dropped)
 				continue;
@@ -82,7 +82,7 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 			int n = snprintf(head, sizeof(head), "name: %s\nID: %u\n", w->events[i].name,
 					 w->events[i].id);
 
-			td6_put_format2(&o, head, (size_t)n, w->events[i].format_body,
+			tp_td6_put_format2(&o, head, (size_t)n, w->events[i].format_body,
 					strlen(w->events[i].format_body));
 		}
 	}
@@ -90,16 +90,16 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 
 static void block_cmdlines(struct writer_state *w, struct out_file *f)
 {
-	struct td6_out o = out_v6(f);
+	struct td6_out o = tp_tdw_out_v6(f);
 	size_t cmdlines_len = 0;
 	char line[128];
 
 	for (size_t i = 0; i < w->ncomms; i++)
 		cmdlines_len += (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
 						 w->comms[i].comm);
-	td6_put_u64(&o, cmdlines_len);
+	tp_td6_put_u64(&o, cmdlines_len);
 	for (size_t i = 0; i < w->ncomms; i++)
-		out_write(f, line, (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
+		tp_tdw_out_write(f, line, (size_t)snprintf(line, sizeof(line), "%u %s\n", w->comms[i].tid,
 						    w->comms[i].comm));
 }
 
@@ -168,14 +168,14 @@ static void sort_events(struct writer_state *w)
 
 static void option_v6(void *ctx, uint16_t id, const void *data, uint32_t len)
 {
-	td6_put_option(ctx, id, data, len);
+	tp_td6_put_option(ctx, id, data, len);
 }
 
-void write_metadata_v6(struct writer_state *w, struct out_file *f)
+void tp_tdw_write_metadata_v6(struct writer_state *w, struct out_file *f)
 {
-	struct td6_out o = out_v6(f);
+	struct td6_out o = tp_tdw_out_v6(f);
 
-	td6_put_file_header(&o, sizeof(long), TPOINT_PAGE_SIZE);
+	tp_td6_put_file_header(&o, sizeof(long), TPOINT_PAGE_SIZE);
 	block_header_info(w, f);
 	block_empty(w, f); /* ftrace formats */
 	sort_events(w);
@@ -183,10 +183,10 @@ void write_metadata_v6(struct writer_state *w, struct out_file *f)
 	block_empty(w, f); /* kallsyms */
 	block_empty(w, f); /* printk formats */
 	block_cmdlines(w, f);
-	td6_put_u32(&o, w->ncpus);
-	td6_put_options_start(&o);
+	tp_td6_put_u32(&o, w->ncpus);
+	tp_td6_put_options_start(&o);
 	each_option(w, option_v6, &o);
-	td6_put_options_end(&o);
+	tp_td6_put_options_end(&o);
 }
 
 static void option_v7(void *ctx, uint16_t id, const void *data, uint32_t len)
@@ -208,7 +208,7 @@ static int section_v7(struct writer_state *w, uint16_t id,
 	return ret;
 }
 
-int write_metadata_v7(struct writer_state *w)
+int tp_tdw_write_metadata_v7(struct writer_state *w)
 {
 	uint32_t ncpus = w->ncpus;
 	int ret;

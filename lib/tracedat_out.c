@@ -28,7 +28,7 @@
  * descriptor from another thread, or opened a file of its own that took the number: then
  * the file is opened again by its name, if it still is the same file.
  */
-bool out_file_ours(struct out_file *f)
+bool tp_tdw_out_file_ours(struct out_file *f)
 {
 	if (tp_ownfd_intact(&f->file))
 		return true;
@@ -41,7 +41,7 @@ bool out_file_ours(struct out_file *f)
 
 static void out_write_through(struct out_file *f, const char *p, size_t len)
 {
-	while (len && !f->error && out_file_ours(f)) {
+	while (len && !f->error && tp_tdw_out_file_ours(f)) {
 		ssize_t n = write(f->file.fd, p, len);
 
 		if (n < 0 && errno == EINTR)
@@ -56,13 +56,13 @@ static void out_write_through(struct out_file *f, const char *p, size_t len)
 	}
 }
 
-void out_flush(struct out_file *f)
+void tp_tdw_out_flush(struct out_file *f)
 {
 	out_write_through(f, f->buf, f->used);
 	f->used = 0;
 }
 
-void out_write(struct out_file *f, const void *buf, size_t len)
+void tp_tdw_out_write(struct out_file *f, const void *buf, size_t len)
 {
 	f->off += len;
 	if (f->mem) {
@@ -74,7 +74,7 @@ void out_write(struct out_file *f, const void *buf, size_t len)
 		return;
 	}
 	if (f->used + len > OUT_BUF)
-		out_flush(f);
+		tp_tdw_out_flush(f);
 	if (len >= OUT_BUF) {
 		out_write_through(f, buf, len);
 		return;
@@ -84,44 +84,44 @@ void out_write(struct out_file *f, const void *buf, size_t len)
 }
 
 /* Bytes written before, written again (offsets and sizes known only later). */
-void out_patch(struct out_file *f, uint64_t off, const void *p, size_t len)
+void tp_tdw_out_patch(struct out_file *f, uint64_t off, const void *p, size_t len)
 {
-	out_flush(f);
-	if (!f->error && out_file_ours(f) && pwrite(f->file.fd, p, len, (off_t)off) != (ssize_t)len)
+	tp_tdw_out_flush(f);
+	if (!f->error && tp_tdw_out_file_ours(f) && pwrite(f->file.fd, p, len, (off_t)off) != (ssize_t)len)
 		f->error = errno ? errno : EIO;
 }
 
 static void out_bytes(void *ctx, const void *p, size_t n)
 {
-	out_write(ctx, p, n);
+	tp_tdw_out_write(ctx, p, n);
 }
 
 /* The file through the serialiser of version 6's blocks (lib/fmt/tracedat_v6.h). */
-struct td6_out out_v6(struct out_file *f)
+struct td6_out tp_tdw_out_v6(struct out_file *f)
 {
 	return (struct td6_out){ .write = out_bytes, .ctx = f };
 }
 
-void out_pad_to_page(struct out_file *f)
+void tp_tdw_out_pad_to_page(struct out_file *f)
 {
 	static const char zeros[TPOINT_PAGE_SIZE];
 	uint64_t pad = (TPOINT_PAGE_SIZE - f->off % TPOINT_PAGE_SIZE) % TPOINT_PAGE_SIZE;
 
-	out_write(f, zeros, (size_t)pad);
+	tp_tdw_out_write(f, zeros, (size_t)pad);
 }
 
 /* The version 7 writer's io: the file, through its buffer. */
-void out_td7_write(void *ctx, const void *p, size_t n)
+void tp_tdw_out_td7_write(void *ctx, const void *p, size_t n)
 {
-	out_write(ctx, p, n);
+	tp_tdw_out_write(ctx, p, n);
 }
 
-void out_td7_patch(void *ctx, uint64_t off, const void *p, size_t n)
+void tp_tdw_out_td7_patch(void *ctx, uint64_t off, const void *p, size_t n)
 {
-	out_patch(ctx, off, p, n);
+	tp_tdw_out_patch(ctx, off, p, n);
 }
 
-uint64_t out_td7_offset(void *ctx)
+uint64_t tp_tdw_out_td7_offset(void *ctx)
 {
 	return ((struct out_file *)ctx)->off;
 }

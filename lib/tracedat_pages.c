@@ -21,7 +21,7 @@
 #include "tracedat_writer.h"
 
 
-void page_close(struct page_out *po)
+void tp_tdw_page_close(struct page_out *po)
 {
 	uint64_t commit = po->used;
 
@@ -38,28 +38,28 @@ void page_close(struct page_out *po)
 	if (po->td7)
 		tp_td7_cpu_data(po->td7, po->cpu, po->page, TPOINT_PAGE_SIZE);
 	else
-		out_write(po->f, po->page, TPOINT_PAGE_SIZE);
+		tp_tdw_out_write(po->f, po->page, TPOINT_PAGE_SIZE);
 	po->pages++;
 	po->open = false;
 	po->lost = 0;
 	po->lost_unknown = false;
 }
 
-void page_add(struct page_out *po, uint64_t ns, const char *payload, uint32_t size,
+void tp_tdw_page_add(struct page_out *po, uint64_t ns, const char *payload, uint32_t size,
 		     uint16_t id, uint64_t lost_before, bool lost_unknown)
 {
 	uint64_t delta;
 	uint32_t need = 8 + size;
 
 	if ((lost_before || lost_unknown) && po->open)
-		page_close(po); /* the mark says: lost before this page */
+		tp_tdw_page_close(po); /* the mark says: lost before this page */
 	if (ns < po->last_ns)
 		ns = po->last_ns; /* a clock sample's rounding must not run time backwards */
 	delta = po->open ? ns - po->last_ns : 0;
 	if (tp_rb_delta_too_wide(delta))
 		need += 8;
 	if (po->open && po->used + need > TPOINT_PAGE_DATA_END)
-		page_close(po);
+		tp_tdw_page_close(po);
 	if (!po->open) {
 		memset(po->page, 0, sizeof(po->page));
 		memcpy(po->page, &ns, 8);

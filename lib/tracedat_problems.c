@@ -41,7 +41,7 @@ static void add_line(char **text, size_t *count, const char *path, size_t off,
 
 /* Bytes of spool s at file offset off cannot be read: said, and the recording goes on. */
 __attribute__((format(printf, 4, 5)))
-void damaged(struct writer_state *w, const struct spool_in *s, size_t off,
+void tp_tdw_damaged(struct writer_state *w, const struct spool_in *s, size_t off,
 		    const char *fmt, ...)
 {
 	va_list ap;
@@ -52,7 +52,7 @@ void damaged(struct writer_state *w, const struct spool_in *s, size_t off,
 }
 
 __attribute__((format(printf, 4, 5)))
-void unfinished(struct writer_state *w, const struct spool_in *s, size_t off,
+void tp_tdw_unfinished(struct writer_state *w, const struct spool_in *s, size_t off,
 		       const char *fmt, ...)
 {
 	va_list ap;
@@ -63,7 +63,7 @@ void unfinished(struct writer_state *w, const struct spool_in *s, size_t off,
 }
 
 /* The lines kept, and how many more there were, for the result. */
-char *problem_text(char *text, size_t count)
+char *tp_tdw_problem_text(char *text, size_t count)
 {
 	size_t len = text ? strlen(text) : 0;
 	char *n;
@@ -77,7 +77,7 @@ char *problem_text(char *text, size_t count)
 	return n;
 }
 
-int writer_fail(struct writer_state *w, int err, const char *fmt, ...)
+int tp_tdw_writer_fail(struct writer_state *w, int err, const char *fmt, ...)
 {
 	va_list ap;
 

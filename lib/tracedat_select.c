@@ -21,7 +21,7 @@
 #include "tracedat_writer.h"
 
 /* Output id -> event, for the selection's judgement of each record; again after a sort. */
-void build_by_id(struct writer_state *w)
+void tp_tdw_build_by_id(struct writer_state *w)
 {
 	if (!w->by_id)
 		return;
@@ -31,7 +31,7 @@ void build_by_id(struct writer_state *w)
 }
 
 /* Does the record of output id `id` go into the file? */
-bool selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size)
+bool tp_tdw_selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size)
 {
 	const struct out_event *e = w->by_id ? w->by_id[id] : NULL;
 
@@ -42,7 +42,7 @@ bool selected(const struct writer_state *w, uint16_t id, const char *data, uint3
  * The records the selection's filters leave out count as filtered: the counts go into the
  * file before the records do, so they are judged once ahead.
  */
-void count_filtered(struct writer_state *w)
+void tp_tdw_count_filtered(struct writer_state *w)
 {
 	char *unpacked = malloc(SPOOL_UNPACKED_MAX);
 
@@ -59,9 +59,9 @@ void count_filtered(struct writer_state *w)
 			struct out_event *e;
 
 			memcpy(&id, data, 2);
-			e = w->by_id[out_id(&w->in[ch->spool], id)];
+			e = w->by_id[tp_tdw_out_id(&w->in[ch->spool], id)];
 			if (!e || e->dropped || !e->filter || filter_match(e->filter, data, size) ||
-			    to_ns(&w->in[ch->spool], clock) < w->sel->since)
+			    tp_tdw_to_ns(&w->in[ch->spool], clock) < w->sel->since)
 				continue;
 			e->stat.filtered++;
 			if (e->stat.recorded)

@@ -46,7 +46,7 @@ struct out_event {
 	bool uncounted;          /* a spool naming it has no counters: its counts are unknown */
 
 	/*
-	 * What each record of it must hold, by its format (format_bounds()): its fields up to
+	 * What each record of it must hold, by its format (tp_tdw_format_bounds()): its fields up to
 	 * fixed_end, and the bytes its first __data_loc/__rel_loc fields point at. A record
 	 * that does not is one `tpoint report` would call corrupt: left out, and said.
 	 */
@@ -88,7 +88,7 @@ struct writer_state {
 	size_t nevents, events_cap;
 	size_t nspool_events; /* of them, the spools' (the rest: the kernel's, tracedat_extra) */
 	/*
-	 * While the spools' events are mapped (map_event()): an open-addressing index of the
+	 * While the spools' events are mapped (tp_tdw_map_event()): an open-addressing index of the
 	 * spools' events by system and name, and the output ids taken. A spool may name up to the
 	 * whole id space: a scan of the events for each would make reading it quadratic.
 	 */
@@ -107,7 +107,7 @@ struct writer_state {
 	const struct tp_codec *codec; /* version 7 compressed with it, or NULL: version 6 */
 	struct td7_writer *td7;
 	uint64_t cpu_pages; /* the pages write_cpu() wrote last */
-	struct out_event **by_id; /* with a selection: output id -> event (build_by_id()) */
+	struct out_event **by_id; /* with a selection: output id -> event (tp_tdw_build_by_id()) */
 	/*
 	 * What the spools hold that cannot be read ("PATH: offset N: what\n" lines), and spools
 	 * that end without their end mark: the caller decides what they mean (tracedat_result).
@@ -159,66 +159,66 @@ struct page_out {
 #define PROBLEM_LINES 16
 
 /* tracedat_problems.c: bytes of spool s at file offset off cannot be read, or it is unfinished. */
-HIDDEN __attribute__((format(printf, 4, 5))) void damaged(struct writer_state *w,
+HIDDEN __attribute__((format(printf, 4, 5))) void tp_tdw_damaged(struct writer_state *w,
 							   const struct spool_in *s, size_t off,
 							   const char *fmt, ...);
-HIDDEN __attribute__((format(printf, 4, 5))) void unfinished(struct writer_state *w,
+HIDDEN __attribute__((format(printf, 4, 5))) void tp_tdw_unfinished(struct writer_state *w,
 							      const struct spool_in *s, size_t off,
 							      const char *fmt, ...);
 /* The lines kept, and how many more there were, for the result. */
-HIDDEN char *problem_text(char *text, size_t count);
+HIDDEN char *tp_tdw_problem_text(char *text, size_t count);
 /* The message into w->err; returns err. */
-HIDDEN int writer_fail(struct writer_state *w, int err, const char *fmt, ...);
+HIDDEN int tp_tdw_writer_fail(struct writer_state *w, int err, const char *fmt, ...);
 
 /* tracedat_ingest.c */
 /* Raw clock -> CLOCK_MONOTONIC ns, as every reader of a spool converts it (spool_read.h). */
-HIDDEN uint64_t to_ns(struct spool_in *s, uint64_t c);
+HIDDEN uint64_t tp_tdw_to_ns(struct spool_in *s, uint64_t c);
 /* Spool si read: its chunks indexed, its events and cmdlines taken. */
-HIDDEN int read_spool(struct writer_state *w, uint32_t si);
+HIDDEN int tp_tdw_read_spool(struct writer_state *w, uint32_t si);
 
 /* tracedat_ids.c */
-HIDDEN bool id_taken(const struct writer_state *w, uint16_t id);
-HIDDEN void add_cmdline(struct writer_state *w, uint32_t tid, const char *comm);
-/* Does the record hold what its event's format says (format_bounds())? */
-HIDDEN bool record_fits(const struct out_event *e, const char *data, uint32_t size);
-HIDDEN int map_event(struct writer_state *w, struct spool_in *s, const struct spool_event_def *d);
+HIDDEN bool tp_tdw_id_taken(const struct writer_state *w, uint16_t id);
+HIDDEN void tp_tdw_add_cmdline(struct writer_state *w, uint32_t tid, const char *comm);
+/* Does the record hold what its event's format says (tp_tdw_format_bounds())? */
+HIDDEN bool tp_tdw_record_fits(const struct out_event *e, const char *data, uint32_t size);
+HIDDEN int tp_tdw_map_event(struct writer_state *w, struct spool_in *s, const struct spool_event_def *d);
 /* A spool's event id -> the output file's. */
-HIDDEN uint16_t out_id(const struct spool_in *s, uint16_t id);
-HIDDEN struct out_event *event_by_out_id(struct writer_state *w, uint16_t id);
+HIDDEN uint16_t tp_tdw_out_id(const struct spool_in *s, uint16_t id);
+HIDDEN struct out_event *tp_tdw_event_by_out_id(struct writer_state *w, uint16_t id);
 
 /* tracedat_kernel.c */
-HIDDEN int add_extra_events(struct writer_state *w);
-HIDDEN void add_extra_cmdlines(struct writer_state *w, const char *text);
+HIDDEN int tp_tdw_add_extra_events(struct writer_state *w);
+HIDDEN void tp_tdw_add_extra_cmdlines(struct writer_state *w, const char *text);
 
 /* tracedat_out.c */
-HIDDEN bool out_file_ours(struct out_file *f);
-HIDDEN void out_flush(struct out_file *f);
-HIDDEN void out_write(struct out_file *f, const void *buf, size_t len);
-HIDDEN void out_patch(struct out_file *f, uint64_t off, const void *p, size_t len);
+HIDDEN bool tp_tdw_out_file_ours(struct out_file *f);
+HIDDEN void tp_tdw_out_flush(struct out_file *f);
+HIDDEN void tp_tdw_out_write(struct out_file *f, const void *buf, size_t len);
+HIDDEN void tp_tdw_out_patch(struct out_file *f, uint64_t off, const void *p, size_t len);
 /* The file through the serialiser of version 6's blocks (lib/fmt/tracedat_v6.h). */
-HIDDEN struct td6_out out_v6(struct out_file *f);
-HIDDEN void out_pad_to_page(struct out_file *f);
+HIDDEN struct td6_out tp_tdw_out_v6(struct out_file *f);
+HIDDEN void tp_tdw_out_pad_to_page(struct out_file *f);
 /* The version 7 writer's io (struct td7_io): the file, through its buffer. */
-HIDDEN void out_td7_write(void *ctx, const void *p, size_t n);
-HIDDEN void out_td7_patch(void *ctx, uint64_t off, const void *p, size_t n);
-HIDDEN uint64_t out_td7_offset(void *ctx);
+HIDDEN void tp_tdw_out_td7_write(void *ctx, const void *p, size_t n);
+HIDDEN void tp_tdw_out_td7_patch(void *ctx, uint64_t off, const void *p, size_t n);
+HIDDEN uint64_t tp_tdw_out_td7_offset(void *ctx);
 
 /* tracedat_select.c */
-HIDDEN void build_by_id(struct writer_state *w);
+HIDDEN void tp_tdw_build_by_id(struct writer_state *w);
 /* Does the record of output id `id` go into the file? */
-HIDDEN bool selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size);
-HIDDEN void count_filtered(struct writer_state *w);
+HIDDEN bool tp_tdw_selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size);
+HIDDEN void tp_tdw_count_filtered(struct writer_state *w);
 
 /* tracedat_meta.c: the events sorted by system, then the metadata written. */
-HIDDEN void write_metadata_v6(struct writer_state *w, struct out_file *f);
-HIDDEN int write_metadata_v7(struct writer_state *w);
+HIDDEN void tp_tdw_write_metadata_v6(struct writer_state *w, struct out_file *f);
+HIDDEN int tp_tdw_write_metadata_v7(struct writer_state *w);
 
 /* tracedat_pages.c */
-HIDDEN void page_close(struct page_out *po);
-HIDDEN void page_add(struct page_out *po, uint64_t ns, const char *payload, uint32_t size,
+HIDDEN void tp_tdw_page_close(struct page_out *po);
+HIDDEN void tp_tdw_page_add(struct page_out *po, uint64_t ns, const char *payload, uint32_t size,
 		     uint16_t id, uint64_t lost_before, bool lost_unknown);
 
 /* tracedat_gaps.c */
-HIDDEN int mark_gaps(struct writer_state *w);
+HIDDEN int tp_tdw_mark_gaps(struct writer_state *w);
 
 #endif

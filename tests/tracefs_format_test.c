@@ -59,7 +59,7 @@ static void test_fields(void)
 	struct tracefs_field f[8];
 	size_t pos = 0, n = 0;
 
-	while (n < 8 && tracefs_next_field(fmt, strlen(fmt), &pos, &f[n]))
+	while (n < 8 && tp_tracefs_next_field(fmt, strlen(fmt), &pos, &f[n]))
 		n++;
 	CHECK(n == 6, "six fields with a layout (the one without is skipped)");
 	CHECK(named(&f[0], "common_type") && typed(&f[0], "unsigned short") && f[0].offset == 0 &&
@@ -75,7 +75,7 @@ static void test_fields(void)
 	/* a slice: no byte past len is read, and the fields stop there */
 	pos = 0;
 	n = 0;
-	while (tracefs_next_field(fmt, (size_t)(strstr(fmt, "\tfield:char") - fmt), &pos, &f[0]))
+	while (tp_tracefs_next_field(fmt, (size_t)(strstr(fmt, "\tfield:char") - fmt), &pos, &f[0]))
 		n++;
 	CHECK(n == 2, "a slice ends the fields");
 }
@@ -85,24 +85,24 @@ static void test_layout(void)
 	unsigned long off = 99, size = 99;
 	size_t len = strlen(header_page);
 
-	CHECK(!tracefs_field_layout(header_page, len, "commit", &off, &size) && off == 8 &&
+	CHECK(!tp_tracefs_field_layout(header_page, len, "commit", &off, &size) && off == 8 &&
 	      size == 8, "header_page commit");
-	CHECK(!tracefs_field_layout(header_page, len, "data", &off, &size) && off == 16 &&
+	CHECK(!tp_tracefs_field_layout(header_page, len, "data", &off, &size) && off == 16 &&
 	      size == 4080, "header_page data");
-	CHECK(tracefs_field_layout(header_page, len, "stamp", &off, &size),
+	CHECK(tp_tracefs_field_layout(header_page, len, "stamp", &off, &size),
 	      "a suffix of a name is not the name");
-	CHECK(!tracefs_field_layout(fmt, strlen(fmt), "common_pid", &off, &size) && off == 4 &&
+	CHECK(!tp_tracefs_field_layout(fmt, strlen(fmt), "common_pid", &off, &size) && off == 4 &&
 	      size == 4, "format common_pid");
-	CHECK(tracefs_field_layout("\tfield: u64 x;\toffset:;\tsize:8;\n", 30, "x", &off, &size),
+	CHECK(tp_tracefs_field_layout("\tfield: u64 x;\toffset:;\tsize:8;\n", 30, "x", &off, &size),
 	      "no digits");
-	CHECK(tracefs_has_field(fmt, strlen(fmt), "name", 4), "has name");
-	CHECK(tracefs_has_field(fmt, strlen(fmt), "path", 4), "has path (data_loc)");
-	CHECK(!tracefs_has_field(fmt, strlen(fmt), "nam", 3), "no nam");
+	CHECK(tp_tracefs_has_field(fmt, strlen(fmt), "name", 4), "has name");
+	CHECK(tp_tracefs_has_field(fmt, strlen(fmt), "path", 4), "has path (data_loc)");
+	CHECK(!tp_tracefs_has_field(fmt, strlen(fmt), "nam", 3), "no nam");
 }
 
 static enum tracefs_header_error header(const char *text, struct tracefs_header *h)
 {
-	return tracefs_parse_header(text, strlen(text), h);
+	return tp_tracefs_parse_header(text, strlen(text), h);
 }
 
 static void test_header(void)
@@ -128,11 +128,11 @@ static void test_print_fields(void)
 	const char *bad = "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
 			  "print fmt: \"REC->b %d\", REC->a, REC -> b\n";
 
-	CHECK(!tracefs_check_print_fields(fmt, strlen(fmt), why, sizeof(why)), "fields known");
-	CHECK(tracefs_check_print_fields(bad, strlen(bad), why, sizeof(why)) &&
+	CHECK(!tp_tracefs_check_print_fields(fmt, strlen(fmt), why, sizeof(why)), "fields known");
+	CHECK(tp_tracefs_check_print_fields(bad, strlen(bad), why, sizeof(why)) &&
 	      !strcmp(why, "the print fmt uses REC->b, which is not a field"),
 	      "REC->b outside the literal is refused");
-	CHECK(!tracefs_check_print_fields("no print fmt", 12, why, sizeof(why)), "none");
+	CHECK(!tp_tracefs_check_print_fields("no print fmt", 12, why, sizeof(why)), "none");
 }
 
 int main(void)

@@ -54,41 +54,41 @@ struct td6_out {
 	bool big_endian;
 };
 
-void td6_put_bytes(const struct td6_out *o, const void *p, size_t n);
-void td6_put_u16(const struct td6_out *o, uint16_t v);
-void td6_put_u32(const struct td6_out *o, uint32_t v);
-void td6_put_u64(const struct td6_out *o, uint64_t v);
+void tp_td6_put_bytes(const struct td6_out *o, const void *p, size_t n);
+void tp_td6_put_u16(const struct td6_out *o, uint16_t v);
+void tp_td6_put_u32(const struct td6_out *o, uint32_t v);
+void tp_td6_put_u64(const struct td6_out *o, uint64_t v);
 /* s and its NUL. */
-void td6_put_string(const struct td6_out *o, const char *s);
+void tp_td6_put_string(const struct td6_out *o, const char *s);
 
 /* The file header: magic, version "6", the endianness byte (o->big_endian), long size, page size. */
-void td6_put_file_header(const struct td6_out *o, unsigned int long_size, uint32_t page_size);
+void tp_td6_put_file_header(const struct td6_out *o, unsigned int long_size, uint32_t page_size);
 /* HEADER_INFO: the two texts, each after its tag and u64 size. */
-void td6_put_header_info(const struct td6_out *o, const char *header_page, size_t page_len,
+void tp_td6_put_header_info(const struct td6_out *o, const char *header_page, size_t page_len,
 			 const char *header_event, size_t event_len);
 /* A text block: its size in size_bytes (4 or 8, TD6_*_SIZE_BYTES), then its bytes. */
-void td6_put_text(const struct td6_out *o, unsigned int size_bytes, const void *text,
+void tp_td6_put_text(const struct td6_out *o, unsigned int size_bytes, const void *text,
 		  size_t len);
 /* An event format made of two parts (a "name: ..\nID: ..\n" head, and the rest): u64 size. */
-void td6_put_format2(const struct td6_out *o, const char *head, size_t head_len,
+void tp_td6_put_format2(const struct td6_out *o, const char *head, size_t head_len,
 		     const char *body, size_t body_len);
 /* A system of EVENT_FORMATS: its name and NUL, and the count of its formats that follow. */
-void td6_put_system(const struct td6_out *o, const char *name, uint32_t nformats);
-/* "options  ", then td6_put_option()s, then td6_put_options_end(). */
-void td6_put_options_start(const struct td6_out *o);
-void td6_put_option(const struct td6_out *o, uint16_t id, const void *data, uint32_t len);
-void td6_put_options_end(const struct td6_out *o);
-/* "flyrecord", then one td6_put_cpu_data() per CPU. */
-void td6_put_flyrecord(const struct td6_out *o);
-void td6_put_cpu_data(const struct td6_out *o, uint64_t offset, uint64_t size);
+void tp_td6_put_system(const struct td6_out *o, const char *name, uint32_t nformats);
+/* "options  ", then tp_td6_put_option()s, then tp_td6_put_options_end(). */
+void tp_td6_put_options_start(const struct td6_out *o);
+void tp_td6_put_option(const struct td6_out *o, uint16_t id, const void *data, uint32_t len);
+void tp_td6_put_options_end(const struct td6_out *o);
+/* "flyrecord", then one tp_td6_put_cpu_data() per CPU. */
+void tp_td6_put_flyrecord(const struct td6_out *o);
+void tp_td6_put_cpu_data(const struct td6_out *o, uint64_t offset, uint64_t size);
 
 /*
  * The header_page and header_event texts of the pages tpoint writes (the kernel's, with the
  * constants of tracedat_format.h): sizeof() - 1 bytes each.
  */
-extern const char td6_tpoint_header_page[];
-extern const size_t td6_tpoint_header_page_len;
-extern const char td6_tpoint_header_event[];
-extern const size_t td6_tpoint_header_event_len;
+extern const char tp_td6_tpoint_header_page[];
+extern const size_t tp_td6_tpoint_header_page_len;
+extern const char tp_td6_tpoint_header_event[];
+extern const size_t tp_td6_tpoint_header_event_len;
 
 #endif

@@ -31,7 +31,7 @@ struct rd {
 	uint64_t pages_end; /* where the pages must end: the file's size, or version 7's copy's */
 };
 
-int tracedat_fail(const struct tracedat *td, char *err, size_t errlen, const char *fmt, ...)
+int tp_tracedat_fail(const struct tracedat *td, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -47,7 +47,7 @@ int tracedat_fail(const struct tracedat *td, char *err, size_t errlen, const cha
 	return -1;
 }
 
-#define fail(r, ...) tracedat_fail((r)->td, (r)->err, (r)->errlen, __VA_ARGS__)
+#define fail(r, ...) tp_tracedat_fail((r)->td, (r)->err, (r)->errlen, __VA_ARGS__)
 
 static uint64_t remaining(const struct rd *r)
 {
@@ -151,11 +151,11 @@ static int expect(struct rd *r, const char *tag, size_t len, const char *what)
 	return 0;
 }
 
-/* A field's offset and size in a text of the file (tracefs_field_layout()). */
+/* A field's offset and size in a text of the file (tp_tracefs_field_layout()). */
 static int layout(const struct td_text *t, const char *name, unsigned long *offset,
 		  unsigned long *size)
 {
-	return tracefs_field_layout(t->data, t->len, name, offset, size);
+	return tp_tracefs_field_layout(t->data, t->len, name, offset, size);
 }
 
 static int parse_header_page(struct rd *r)
@@ -188,7 +188,7 @@ static int parse_header_page(struct rd *r)
 static int format_header(struct rd *r, struct td_format *f, const char *where)
 {
 	struct tracefs_header h;
-	enum tracefs_header_error e = tracefs_parse_header(f->text.data, f->text.len, &h);
+	enum tracefs_header_error e = tp_tracefs_parse_header(f->text.data, f->text.len, &h);
 
 	if (e == TRACEFS_HEADER_NO_NAME)
 		return fail(r, "%s does not start with \"name: \"", where);
@@ -205,11 +205,6 @@ static int format_header(struct rd *r, struct td_format *f, const char *where)
 		return fail(r, "%s (%s): bad ID (event ids are 0..65535)", where, f->name);
 	f->id = (int)h.id;
 	return 0;
-}
-
-int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len)
-{
-	return tracefs_check_print_fields(f->text.data, f->text.len, why, len);
 }
 
 /*
@@ -774,6 +769,15 @@ static int read_instances(struct rd *r, uint64_t meta_end)
 	return 0;
 }
 
+/* The first option with this id, or NULL (the tool's tracedat_option()). */
+static const struct td_option *option_by_id(const struct tracedat *td, uint16_t id)
+{
+	for (size_t i = 0; i < td->nr_options; i++)
+		if (td->options[i].id == id)
+			return &td->options[i];
+	return NULL;
+}
+
 static int parse(struct rd *r)
 {
 	struct tracedat *td = r->td;
@@ -843,7 +847,7 @@ static int parse(struct rd *r)
 	if (add_buffer(r, "") || read_cpu_table(r, &td->buffers[0]))
 		return -1;
 	/* in v6 the clock text follows the table only when a TRACECLOCK option exists */
-	if (tracedat_option(td, TD_OPT_TRACECLOCK)) {
+	if (option_by_id(td, TD_OPT_TRACECLOCK)) {
 		if (get_block(r, 8, &clock_text, "the trace clock text"))
 			return -1;
 		parse_clock(td, clock_text.data, clock_text.len);
@@ -861,7 +865,7 @@ static int parse(struct rd *r)
 	return 0;
 }
 
-int tracedat_parse_meta(struct tracedat *td, uint64_t pages_end, char *err, size_t errlen)
+int tp_tracedat_parse_meta(struct tracedat *td, uint64_t pages_end, char *err, size_t errlen)
 {
 	struct rd r = { .td = td, .err = err, .errlen = errlen, .pages_end = pages_end };
 
@@ -869,11 +873,113 @@ int tracedat_parse_meta(struct tracedat *td, uint64_t pages_end, char *err, size
 }
 
 
-const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id)
+
+
+/* ---- the extent of a block, for the version 7 reader ---- */
+
+struct walk {
+	const unsigned char *p;
+	size_t len, pos;
+	bool be;
+	struct td6_short *why;
+};
+
+static uint64_t walk_number(const struct walk *w, unsigned int n)
 {
-	for (size_t i = 0; i < td->nr_options; i++)
-		if (td->options[i].id == id)
-			return &td->options[i];
-	return NULL;
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v |= (uint64_t)w->p[w->pos + (w->be ? n - 1 - i : i)] << (8 * i);
+	return v;
 }
 
+static int walk_need(struct walk *w, uint64_t n)
+{
+	if (n <= w->len - w->pos)
+		return 0;
+	*w->why = (struct td6_short){ .kind = TD6_SHORT_BYTES, .at = w->pos, .need = n };
+	return -1;
+}
+
+/* A u32 or u64 size and that many bytes. */
+static int walk_block(struct walk *w, unsigned int size_bytes)
+{
+	uint64_t n;
+
+	if (walk_need(w, size_bytes))
+		return -1;
+	n = walk_number(w, size_bytes);
+	w->pos += size_bytes;
+	if (walk_need(w, n))
+		return -1;
+	w->pos += (size_t)n;
+	return 0;
+}
+
+static int walk_tag(struct walk *w, const char *tag, size_t len)
+{
+	if (walk_need(w, len))
+		return -1;
+	if (memcmp(w->p + w->pos, tag, len)) {
+		*w->why = (struct td6_short){ .kind = TD6_SHORT_TAG, .at = w->pos, .tag = tag };
+		return -1;
+	}
+	w->pos += len;
+	return 0;
+}
+
+static int walk_count(struct walk *w, uint32_t *n)
+{
+	if (walk_need(w, 4))
+		return -1;
+	*n = (uint32_t)walk_number(w, 4);
+	w->pos += 4;
+	return 0;
+}
+
+int tp_td6_block_length(enum td6_block b, const unsigned char *p, size_t len, bool big_endian,
+		     size_t *blen, struct td6_short *why)
+{
+	struct walk w = { p, len, 0, big_endian, why };
+	uint32_t n, events;
+	int ret = 0;
+
+	switch (b) {
+	case TD6_HEADER_INFO:
+		ret = walk_tag(&w, TD6_TAG_HEADER_PAGE, TD6_TAG_LEN(TD6_TAG_HEADER_PAGE)) ||
+		      walk_block(&w, 8) ||
+		      walk_tag(&w, TD6_TAG_HEADER_EVENT, TD6_TAG_LEN(TD6_TAG_HEADER_EVENT)) ||
+		      walk_block(&w, 8);
+		break;
+	case TD6_FTRACE_EVENTS:
+		ret = walk_count(&w, &n);
+		for (uint32_t i = 0; !ret && i < n; i++)
+			ret = walk_block(&w, TD6_FORMAT_SIZE_BYTES);
+		break;
+	case TD6_EVENT_FORMATS:
+		ret = walk_count(&w, &n);
+		for (uint32_t s = 0; !ret && s < n; s++) {
+			if (!memchr(p + w.pos, '\0', len - w.pos)) {
+				*why = (struct td6_short){ .kind = TD6_SHORT_NUL, .at = w.pos,
+							   .system = s };
+				return -1;
+			}
+			w.pos += strlen((const char *)p + w.pos) + 1;
+			ret = walk_count(&w, &events);
+			for (uint32_t e = 0; !ret && e < events; e++)
+				ret = walk_block(&w, TD6_FORMAT_SIZE_BYTES);
+		}
+		break;
+	case TD6_KALLSYMS:
+		ret = walk_block(&w, TD6_KALLSYMS_SIZE_BYTES);
+		break;
+	case TD6_PRINTK:
+		ret = walk_block(&w, TD6_PRINTK_SIZE_BYTES);
+		break;
+	case TD6_CMDLINES:
+		ret = walk_block(&w, TD6_CMDLINES_SIZE_BYTES);
+		break;
+	}
+	*blen = w.pos;
+	return ret ? -1 : 0;
+}

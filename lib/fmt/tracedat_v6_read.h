@@ -123,14 +123,36 @@ struct tracedat {
  * version 6 size) and the others'. The pages themselves are not read. 0, or -1 with
  * "NAME: reason" in err; what was allocated is in td either way.
  */
-int tracedat_parse_meta(struct tracedat *td, uint64_t pages_end, char *err, size_t errlen);
+int tp_tracedat_parse_meta(struct tracedat *td, uint64_t pages_end, char *err, size_t errlen);
+
+/* The metadata blocks, in file order; version 7 holds each in a section of its own. */
+enum td6_block {
+	TD6_HEADER_INFO,
+	TD6_FTRACE_EVENTS,
+	TD6_EVENT_FORMATS,
+	TD6_KALLSYMS,
+	TD6_PRINTK,
+	TD6_CMDLINES,
+};
+/* Where the walk of a block stopped short, for the caller's message. */
+struct td6_short {
+	enum { TD6_SHORT_BYTES, TD6_SHORT_TAG, TD6_SHORT_NUL } kind;
+	size_t at;       /* the byte of the block it stopped at */
+	uint64_t need;   /* TD6_SHORT_BYTES: the bytes needed there */
+	const char *tag; /* TD6_SHORT_TAG: the tag expected there */
+	uint32_t system; /* TD6_SHORT_NUL: the system whose name has no NUL */
+};
+/*
+ * The length of block b at the start of p[0, len) (numbers in the big_endian order), its
+ * sizes and counts followed but its texts not read: 0 and *blen, or -1 and *why. What the
+ * version 7 reader cuts its sections' version 6 blocks with.
+ */
+int tp_td6_block_length(enum td6_block b, const unsigned char *p, size_t len, bool big_endian,
+		     size_t *blen, struct td6_short *why);
 
 /* "NAME: " and the message into err (the reader's form of every error); returns -1. */
-__attribute__((format(printf, 4, 5))) int tracedat_fail(const struct tracedat *td, char *err,
+__attribute__((format(printf, 4, 5))) int tp_tracedat_fail(const struct tracedat *td, char *err,
 							  size_t errlen, const char *fmt, ...);
-
-/* The first option with this id, or NULL. */
-const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id);
 
 /* Whether the file's numbers need their bytes swapped here. */
 static inline bool tracedat_swapped(const struct tracedat *td)

@@ -64,7 +64,7 @@ static bool key_number(const char **p, const char *end, const char *key, bool mi
 	return true;
 }
 
-int tracefs_next_field(const char *text, size_t len, size_t *pos, struct tracefs_field *f)
+int tp_tracefs_next_field(const char *text, size_t len, size_t *pos, struct tracefs_field *f)
 {
 	const char *end = text + len;
 
@@ -116,7 +116,7 @@ int tracefs_next_field(const char *text, size_t len, size_t *pos, struct tracefs
 	return 0;
 }
 
-int tracefs_field_layout(const char *text, size_t len, const char *name, unsigned long *offset,
+int tp_tracefs_field_layout(const char *text, size_t len, const char *name, unsigned long *offset,
 			 unsigned long *size)
 {
 	const char *p = text, *end = text + len;
@@ -162,7 +162,7 @@ int tracefs_field_layout(const char *text, size_t len, const char *name, unsigne
 	return -1;
 }
 
-bool tracefs_has_field(const char *text, size_t len, const char *name, size_t name_len)
+bool tp_tracefs_has_field(const char *text, size_t len, const char *name, size_t name_len)
 {
 	const char *p = text, *end = text + len;
 
@@ -197,7 +197,7 @@ bool tracefs_has_field(const char *text, size_t len, const char *name, size_t na
 	return false;
 }
 
-enum tracefs_header_error tracefs_parse_header(const char *text, size_t len,
+enum tracefs_header_error tp_tracefs_parse_header(const char *text, size_t len,
 					       struct tracefs_header *h)
 {
 	const char *p = text, *end = text + len, *eol;
@@ -227,7 +227,7 @@ enum tracefs_header_error tracefs_parse_header(const char *text, size_t len,
 	return TRACEFS_HEADER_OK;
 }
 
-int tracefs_check_print_fields(const char *text, size_t len, char *why, size_t whylen)
+int tp_tracefs_check_print_fields(const char *text, size_t len, char *why, size_t whylen)
 {
 	const char *p = text, *end = p + len;
 	const char *fmt = NULL;
@@ -272,7 +272,7 @@ int tracefs_check_print_fields(const char *text, size_t len, char *why, size_t w
 			q++;
 		if (q == name)
 			continue;
-		if (!tracefs_has_field(text, len, name, (size_t)(q - name))) {
+		if (!tp_tracefs_has_field(text, len, name, (size_t)(q - name))) {
 			snprintf(why, whylen, "the print fmt uses REC->%.*s, which is not a field",
 				 (int)(q - name > 64 ? 64 : q - name), name);
 			return -1;

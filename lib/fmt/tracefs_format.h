@@ -41,18 +41,18 @@ struct tracefs_field {
  * lacks one of them, or whose declaration has no type or no name, is skipped): 1 and
  * *f filled, or 0 when no more. *pos moves past the line.
  */
-int tracefs_next_field(const char *text, size_t len, size_t *pos, struct tracefs_field *f);
+int tp_tracefs_next_field(const char *text, size_t len, size_t *pos, struct tracefs_field *f);
 
 /*
  * The offset and size of field `name` (NUL-terminated), found as the last word before the
  * first ';' of a line (header_page's lines too), digits only: 0, or -1 when absent or not
  * readable. What the strict trace.dat reader checks common_type and the pages' layout with.
  */
-int tracefs_field_layout(const char *text, size_t len, const char *name, unsigned long *offset,
+int tp_tracefs_field_layout(const char *text, size_t len, const char *name, unsigned long *offset,
 			 unsigned long *size);
 
 /* Is name (name_len bytes) the name of one of the text's "field:" lines? */
-bool tracefs_has_field(const char *text, size_t len, const char *name, size_t name_len);
+bool tp_tracefs_has_field(const char *text, size_t len, const char *name, size_t name_len);
 
 /* "name: NAME\nID: N\n" at the start of a format text. */
 enum tracefs_header_error {
@@ -68,7 +68,7 @@ struct tracefs_header {
 	unsigned int id;
 };
 /* Reads the header; on TRACEFS_HEADER_NO_ID and _BAD_ID the name is already set. */
-enum tracefs_header_error tracefs_parse_header(const char *text, size_t len,
+enum tracefs_header_error tp_tracefs_parse_header(const char *text, size_t len,
 					       struct tracefs_header *h);
 
 /*
@@ -76,6 +76,6 @@ enum tracefs_header_error tracefs_parse_header(const char *text, size_t len,
  * libtraceevent 1.7.1 crashes on __print_flags(REC->missing, ...) and prints 0 for
  * REC->missing elsewhere. 0 (also when there is no print fmt), or -1 with the reason in why.
  */
-int tracefs_check_print_fields(const char *text, size_t len, char *why, size_t whylen);
+int tp_tracefs_check_print_fields(const char *text, size_t len, char *why, size_t whylen);
 
 #endif

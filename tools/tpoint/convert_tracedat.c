@@ -100,7 +100,7 @@ static void block_add(void *ctx, const void *p, size_t n)
 
 static void block_text(const struct td6_out *o, unsigned int size_bytes, const struct td_text *t)
 {
-	td6_put_text(o, size_bytes, t->data, t->len);
+	tp_td6_put_text(o, size_bytes, t->data, t->len);
 }
 
 /* The version 6 block of metadata section id, rebuilt from what the reader kept. */
@@ -111,11 +111,11 @@ static void build_block(const struct tracedat *td, uint16_t id, struct tp_growbu
 
 	switch (id) {
 	case TD7_SEC_HEADER_INFO:
-		td6_put_header_info(&o, td->header_page.data, td->header_page.len,
+		tp_td6_put_header_info(&o, td->header_page.data, td->header_page.len,
 				    td->header_event.data, td->header_event.len);
 		break;
 	case TD7_SEC_FTRACE_EVENTS:
-		td6_put_u32(&o, (uint32_t)td->nr_ftrace_formats);
+		tp_td6_put_u32(&o, (uint32_t)td->nr_ftrace_formats);
 		for (i = 0; i < td->nr_ftrace_formats; i++)
 			block_text(&o, TD6_FORMAT_SIZE_BYTES, &td->formats[i].text);
 		break;
@@ -126,14 +126,14 @@ static void build_block(const struct tracedat *td, uint16_t id, struct tp_growbu
 			if (i == td->nr_ftrace_formats ||
 			    td->formats[i].system != td->formats[i - 1].system)
 				n++;
-		td6_put_u32(&o, (uint32_t)n);
+		tp_td6_put_u32(&o, (uint32_t)n);
 		for (i = td->nr_ftrace_formats; i < td->nr_formats;) {
 			const char *system = td->formats[i].system;
 			size_t j = i;
 
 			while (j < td->nr_formats && td->formats[j].system == system)
 				j++;
-			td6_put_system(&o, system, (uint32_t)(j - i));
+			tp_td6_put_system(&o, system, (uint32_t)(j - i));
 			for (; i < j; i++)
 				block_text(&o, TD6_FORMAT_SIZE_BYTES, &td->formats[i].text);
 		}

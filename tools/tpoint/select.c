@@ -93,7 +93,7 @@ static int parse_fields(const char *format, struct fields *out)
 	out->f = calloc(max, sizeof(*out->f));
 	if (!out->f)
 		return -1;
-	while (tracefs_next_field(out->text, len, &pos, &tf)) {
+	while (tp_tracefs_next_field(out->text, len, &pos, &tf)) {
 		struct filter_field *x = &out->f[out->n];
 		bool is_char = (tf.type_len == 4 && !memcmp(tf.type, "char", 4)) ||
 			       (tf.type_len == 10 && !memcmp(tf.type, "const char", 10)) ||

@@ -63,7 +63,7 @@ static int find_field(const char *fmt, const char *name, struct field *f)
 	struct tracefs_field tf;
 	size_t pos = 0, len = strlen(fmt);
 
-	while (tracefs_next_field(fmt, len, &pos, &tf))
+	while (tp_tracefs_next_field(fmt, len, &pos, &tf))
 		if (tf.name_len == strlen(name) && !memcmp(tf.name, name, tf.name_len)) {
 			if (!tf.size || tf.size > 0xffff || tf.offset > 0xffff)
 				return -1;

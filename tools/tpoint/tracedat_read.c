@@ -194,7 +194,7 @@ static int page_fail(const struct tracedat *td, char *err, size_t errlen, size_t
 {
 	const struct td_buffer *b = &td->buffers[bi];
 
-	return tracedat_fail(td, err, errlen, "page %" PRIu64 " of %s%sCPU %" PRIu32 " (file offset %"
+	return tp_tracedat_fail(td, err, errlen, "page %" PRIu64 " of %s%sCPU %" PRIu32 " (file offset %"
 			PRIu64 "): %s", n, b->name[0] ? b->name : "", b->name[0] ? " " : "", cpu,
 			b->cpus[cpu].offset + n * td->page_size, bad);
 }
@@ -204,7 +204,7 @@ static int page_missing(const struct tracedat *td, char *err, size_t errlen)
 {
 	const struct td_priv *priv = td->priv_;
 
-	return tracedat_fail(td, err, errlen, "version 7: %s", priv && priv->v7 ?
+	return tp_tracedat_fail(td, err, errlen, "version 7: %s", priv && priv->v7 ?
 			td7_fault(priv->v7) : "a page is missing");
 }
 
@@ -293,7 +293,7 @@ static int parse_v6(struct tracedat *td, const char *name, const void *data, siz
 	td->priv_ = priv; /* the pages are read through it */
 	if (err && errlen)
 		err[0] = '\0';
-	if (tracedat_parse_meta(td, pages_end, err, errlen) ||
+	if (tp_tracedat_parse_meta(td, pages_end, err, errlen) ||
 	    (!unchecked && tracedat_check_pages(td, err, errlen))) {
 		td->priv_ = NULL; /* the caller's to free */
 		tracedat_close(td);
@@ -318,7 +318,7 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 	td->name = name;
 	priv->v7 = td7_open(data, size, &priv->head, &head_len, &priv->size6, why, sizeof(why));
 	if (!priv->v7)
-		return tracedat_fail(td, err, errlen, "version 7: %s", why);
+		return tp_tracedat_fail(td, err, errlen, "version 7: %s", why);
 	ret = parse_v6(td, name, priv->head, head_len, priv->size6, priv, unchecked, why,
 		       sizeof(why));
 	if (ret) {
@@ -328,10 +328,10 @@ static int parse_v7(struct tracedat *td, const char *name, const void *data, siz
 		td->name = name;
 		if (!strncmp(rest, "version 7: ", 11))
 			/* a chunk that does not decompress: said of the input */
-			tracedat_fail(td, err, errlen, "%s", rest);
+			tp_tracedat_fail(td, err, errlen, "%s", rest);
 		else
 			/* said of the copy, whose offsets are not the input's */
-			tracedat_fail(td, err, errlen, "version 7, in its version 6 copy: %s", rest);
+			tp_tracedat_fail(td, err, errlen, "version 7, in its version 6 copy: %s", rest);
 		td7_close(priv->v7);
 		priv->v7 = NULL;
 		free(priv->head);
@@ -357,7 +357,7 @@ int tracedat_parse(struct tracedat *td, const char *name, const void *data, size
 	if (!priv) {
 		memset(td, 0, sizeof(*td));
 		td->name = name;
-		return tracedat_fail(td, err, errlen, "out of memory");
+		return tp_tracedat_fail(td, err, errlen, "out of memory");
 	}
 	priv->fd = -1;
 	if (parse_data(td, name, data, size, priv, false, err, errlen)) {
@@ -406,7 +406,7 @@ static int open_file(struct tracedat *td, const char *path, bool unchecked, char
 	td->name = path;
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
-		return tracedat_fail(td, err, errlen, "out of memory");
+		return tp_tracedat_fail(td, err, errlen, "out of memory");
 	priv->fd = -1;
 	/*
 	 * A trace.dat is a regular file: a FIFO would be waited on (no writer) and a device read
@@ -420,18 +420,18 @@ static int open_file(struct tracedat *td, const char *path, bool unchecked, char
 		if (fd >= 0)
 			close(fd);
 		free(priv);
-		return tracedat_fail(td, err, errlen, "cannot open: %s", strerror(e));
+		return tp_tracedat_fail(td, err, errlen, "cannot open: %s", strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		free(priv);
-		return tracedat_fail(td, err, errlen, "not a regular file (%s); a trace.dat file is "
+		return tp_tracedat_fail(td, err, errlen, "not a regular file (%s); a trace.dat file is "
 				"expected", file_kind(st.st_mode));
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX) {
 		close(fd);
 		free(priv);
-		return tracedat_fail(td, err, errlen, "too large to map");
+		return tp_tracedat_fail(td, err, errlen, "too large to map");
 	}
 	size = (size_t)st.st_size;
 	if (size > 0) {
@@ -448,7 +448,7 @@ static int open_file(struct tracedat *td, const char *path, bool unchecked, char
 		if (!data) {
 			close(fd);
 			free(priv);
-			return tracedat_fail(td, err, errlen, "out of memory");
+			return tp_tracedat_fail(td, err, errlen, "out of memory");
 		}
 		priv->copy = data;
 	}
@@ -487,7 +487,7 @@ int tracedat_read_pages(const struct tracedat *td, size_t buffer, uint32_t cpu, 
 	size_t len = (size_t)(n * td->page_size), done = 0;
 
 	if (first > c->nr_pages || n > c->nr_pages - first)
-		return tracedat_fail(td, err, errlen, "pages %" PRIu64 "..%" PRIu64 " of CPU %" PRIu32
+		return tp_tracedat_fail(td, err, errlen, "pages %" PRIu64 "..%" PRIu64 " of CPU %" PRIu32
 				" are past its %" PRIu64, first, first + n, cpu, c->nr_pages);
 	if (priv && priv->v7)
 		return td7_read(priv->v7, off, len, buf) ? page_missing(td, err, errlen) : 0;
@@ -501,10 +501,10 @@ int tracedat_read_pages(const struct tracedat *td, size_t buffer, uint32_t cpu, 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			return tracedat_fail(td, err, errlen, "reading at offset %" PRIu64 ": %s",
+			return tp_tracedat_fail(td, err, errlen, "reading at offset %" PRIu64 ": %s",
 					off + done, strerror(errno));
 		if (!got)
-			return tracedat_fail(td, err, errlen, "cut short at offset %" PRIu64 " while "
+			return tp_tracedat_fail(td, err, errlen, "cut short at offset %" PRIu64 " while "
 					"being read", off + done);
 		done += (size_t)got;
 	}
@@ -540,6 +540,19 @@ void tracedat_close(struct tracedat *td)
 	memset(td, 0, sizeof(*td));
 }
 
+const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id)
+{
+	for (size_t i = 0; i < td->nr_options; i++)
+		if (td->options[i].id == id)
+			return &td->options[i];
+	return NULL;
+}
+
+int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len)
+{
+	return tp_tracefs_check_print_fields(f->text.data, f->text.len, why, len);
+}
+
 const unsigned char *tracedat_page(const struct tracedat *td, size_t buffer, uint32_t cpu,
 				   uint64_t n)
 {
@@ -570,7 +583,7 @@ int tracedat_read_v6(const struct tracedat *td, uint64_t off, size_t len, void *
 	unsigned char *to = buf;
 
 	if (off > tracedat_v6_size(td) || len > tracedat_v6_size(td) - off)
-		return tracedat_fail(td, err, errlen, "bytes %" PRIu64 "..%" PRIu64 " are past its %"
+		return tp_tracedat_fail(td, err, errlen, "bytes %" PRIu64 "..%" PRIu64 " are past its %"
 				PRIu64, off, off + len, tracedat_v6_size(td));
 	if (off < td->size) {
 		size_t k = td->size - off < len ? (size_t)(td->size - off) : len;

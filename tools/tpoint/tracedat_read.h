@@ -103,6 +103,9 @@ void tracedat_close(struct tracedat *td);
  */
 int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len);
 
+/* The first option with this id, or NULL. */
+const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id);
+
 /*
  * Page n of a CPU in a buffer (already validated), or NULL if out of range. In a version 7
  * file it points into the chunk of that CPU decompressed last: valid until the next page of

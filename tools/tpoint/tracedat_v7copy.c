@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fmt/tracedat_v6.h"
+#include "fmt/tracedat_v6_read.h"
 #include "tracedat_v7_internal.h"
 #include "tracedat_v7read.h"
 
@@ -88,97 +89,26 @@ int td7_patch64(struct v7 *v, uint64_t at, uint64_t x)
 
 /* ---- metadata blocks: the bytes of a version 6 block at the start of a section ---- */
 
-struct walk {
-	struct v7 *v;
-	const struct body *b;
-	size_t pos;
-	const char *what;
-	uint64_t at;
-};
-
-static int walk_need(struct walk *w, uint64_t n)
-{
-	if (n > w->b->len - w->pos)
-		return td7_fail(w->v, "truncated: the %s section at offset %" PRIu64 " needs %" PRIu64
-				  " bytes at byte %zu of its %zu", w->what, w->at, n, w->pos,
-			    w->b->len);
-	return 0;
-}
-
-/* A u32 or u64 length and that many bytes. */
-static int walk_block(struct walk *w, int size_bytes)
-{
-	uint64_t len;
-
-	if (walk_need(w, (uint64_t)size_bytes))
-		return -1;
-	len = size_bytes == 8 ? td7_rd64(w->v, w->b->p + w->pos) : td7_rd32(w->v, w->b->p + w->pos);
-	w->pos += (size_t)size_bytes;
-	if (walk_need(w, len))
-		return -1;
-	w->pos += (size_t)len;
-	return 0;
-}
-
-static int walk_tag(struct walk *w, const char *tag, size_t len)
-{
-	if (walk_need(w, len))
-		return -1;
-	if (memcmp(w->b->p + w->pos, tag, len))
-		return td7_fail(w->v, "the %s section at offset %" PRIu64 ": expected \"%s\" at byte "
-				  "%zu", w->what, w->at, tag, w->pos);
-	w->pos += len;
-	return 0;
-}
-
-static int walk_count(struct walk *w, uint32_t *n)
-{
-	if (walk_need(w, 4))
-		return -1;
-	*n = td7_rd32(w->v, w->b->p + w->pos);
-	w->pos += 4;
-	return 0;
-}
-
-/* The length of the version 6 block that section id (16..21) holds. */
+/* The length of the version 6 block that section id (16..21) holds (body b, at offset at). */
 static int block_length(struct v7 *v, int id, const struct body *b, uint64_t at, size_t *len)
 {
-	struct walk w = { v, b, 0, td7_meta_name[id - TD7_SEC_HEADER_INFO], at };
-	uint32_t n, events;
-	int ret = 0;
+	const char *what = td7_meta_name[id - TD7_SEC_HEADER_INFO];
+	struct td6_short why;
 
-	switch (id) {
-	case TD7_SEC_HEADER_INFO:
-		ret = walk_tag(&w, "header_page", 12) || walk_block(&w, 8) ||
-		      walk_tag(&w, "header_event", 13) || walk_block(&w, 8);
-		break;
-	case TD7_SEC_FTRACE_EVENTS:
-		ret = walk_count(&w, &n);
-		for (uint32_t i = 0; !ret && i < n; i++)
-			ret = walk_block(&w, 8);
-		break;
-	case TD7_SEC_EVENT_FORMATS:
-		ret = walk_count(&w, &n);
-		for (uint32_t s = 0; !ret && s < n; s++) {
-			if (!memchr(b->p + w.pos, '\0', b->len - w.pos))
-				return td7_fail(v, "truncated: the %s section at offset %" PRIu64 ": the "
-					       "name of system %" PRIu32 " has no NUL", w.what, at, s);
-			w.pos += strlen((const char *)b->p + w.pos) + 1;
-			ret = walk_count(&w, &events);
-			for (uint32_t e = 0; !ret && e < events; e++)
-				ret = walk_block(&w, 8);
-		}
-		break;
-	case TD7_SEC_KALLSYMS:
-	case TD7_SEC_PRINTK:
-		ret = walk_block(&w, 4);
-		break;
-	case TD7_SEC_CMDLINES:
-		ret = walk_block(&w, 8);
-		break;
+	if (!tp_td6_block_length((enum td6_block)(id - TD7_SEC_HEADER_INFO), b->p, b->len, v->be,
+			      len, &why))
+		return 0;
+	switch (why.kind) {
+	case TD6_SHORT_TAG:
+		return td7_fail(v, "the %s section at offset %" PRIu64 ": expected \"%s\" at byte "
+				"%zu", what, at, why.tag, why.at);
+	case TD6_SHORT_NUL:
+		return td7_fail(v, "truncated: the %s section at offset %" PRIu64 ": the name of "
+				"system %" PRIu32 " has no NUL", what, at, why.system);
+	default:
+		return td7_fail(v, "truncated: the %s section at offset %" PRIu64 " needs %" PRIu64
+				" bytes at byte %zu of its %zu", what, at, why.need, why.at, b->len);
 	}
-	*len = w.pos;
-	return ret ? -1 : 0;
 }
 
 static int put_meta(struct v7 *v, int id)
@@ -229,14 +159,14 @@ static int put_table(struct v7 *v, const struct buf7 *b)
 {
 	struct td6_out o = copy_out(v);
 
-	td6_put_flyrecord(&o);
+	tp_td6_put_flyrecord(&o);
 	for (uint32_t cpu = 0; cpu < v->ncpus; cpu++) {
 		const struct cpu7 *c = NULL;
 
 		for (uint32_t j = 0; b && j < b->ncpus; j++)
 			if (b->cpus[j].cpu == cpu && b->cpus[j].expanded)
 				c = &b->cpus[j];
-		td6_put_cpu_data(&o, c ? c->out : 0, c ? c->expanded : 0);
+		tp_td6_put_cpu_data(&o, c ? c->out : 0, c ? c->expanded : 0);
 	}
 	return copy_failed(v);
 }
@@ -249,14 +179,14 @@ int td7_write_copy(struct v7 *v)
 	char clock_opt[80];
 	uint64_t data_at;
 
-	td6_put_file_header(&o, v->long_size, v->page_size);
+	tp_td6_put_file_header(&o, v->long_size, v->page_size);
 	if (copy_failed(v))
 		return -1;
 	for (int id = TD7_SEC_HEADER_INFO; id <= TD7_SEC_CMDLINES; id++)
 		if (put_meta(v, id))
 			return -1;
-	td6_put_u32(&o, v->ncpus);
-	td6_put_options_start(&o);
+	tp_td6_put_u32(&o, v->ncpus);
+	tp_td6_put_options_start(&o);
 	if (copy_failed(v))
 		return -1;
 	/* version 7 names the top buffer's clock in its BUFFER option; version 6 in TRACECLOCK */
@@ -273,12 +203,12 @@ int td7_write_copy(struct v7 *v)
 
 		if (opt->id == TD_OPT_CPUCOUNT && opt->size >= 4) {
 			/* the copy's tables have this many entries */
-			td6_put_u16(&o, opt->id);
-			td6_put_u32(&o, opt->size);
-			td6_put_u32(&o, v->ncpus);
-			td6_put_bytes(&o, opt->data + 4, opt->size - 4);
+			tp_td6_put_u16(&o, opt->id);
+			tp_td6_put_u32(&o, opt->size);
+			tp_td6_put_u32(&o, v->ncpus);
+			tp_td6_put_bytes(&o, opt->data + 4, opt->size - 4);
 		} else {
-			td6_put_option(&o, opt->id, opt->data, opt->size);
+			tp_td6_put_option(&o, opt->id, opt->data, opt->size);
 		}
 	}
 	for (size_t i = 0; i < v->nbufs; i++) {
@@ -287,13 +217,13 @@ int td7_write_copy(struct v7 *v)
 
 		if (b == top)
 			continue;
-		td6_put_u16(&o, TD_OPT_BUFFER);
-		td6_put_u32(&o, (uint32_t)(8 + nlen));
+		tp_td6_put_u16(&o, TD_OPT_BUFFER);
+		tp_td6_put_u32(&o, (uint32_t)(8 + nlen));
 		b->table_patch = v->out_off;
-		td6_put_u64(&o, 0);
-		td6_put_bytes(&o, b->name, nlen);
+		tp_td6_put_u64(&o, 0);
+		tp_td6_put_bytes(&o, b->name, nlen);
 	}
-	td6_put_options_end(&o);
+	tp_td6_put_options_end(&o);
 	if (copy_failed(v))
 		return -1;
 
@@ -321,7 +251,7 @@ int td7_write_copy(struct v7 *v)
 	if (put_table(v, top))
 		return -1;
 	if (clock) {
-		td6_put_text(&o, 8, clock->data, strnlen((const char *)clock->data, clock->size));
+		tp_td6_put_text(&o, 8, clock->data, strnlen((const char *)clock->data, clock->size));
 		if (copy_failed(v))
 			return -1;
 	}
