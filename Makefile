@@ -73,7 +73,9 @@ FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
 # that it never starts a recording of its own.
 FMT_SRC := $(wildcard lib/fmt/*.c)
 FMT_OBJ := $(FMT_SRC:%.c=$(O)/%.o)
-TOOL_LIB_OBJ := $(FMT_OBJ) $(FORMAT_SRC:%.c=$(O)/%.o) $(O)/lib/tracedat.o $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
+# The trace.dat writer's stages (lib/tracedat_writer.h), besides tracedat.o itself.
+TRACEDAT_OBJ := $(patsubst %.c,$(O)/%.o,$(filter-out lib/tracedat_v7.c,$(wildcard lib/tracedat_*.c)))
+TOOL_LIB_OBJ := $(FMT_OBJ) $(FORMAT_SRC:%.c=$(O)/%.o) $(O)/lib/tracedat.o $(TRACEDAT_OBJ) $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(PACK_SRC:%.c=$(O)/%.o) $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
 		$(FILTER_SRC:%.c=$(O)/%.o) $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
@@ -190,6 +192,10 @@ $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 $(O)/tests/control_msg_test: tests/control_msg_test.c lib/fmt/control_msg.c lib/fmt/control_msg.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/control_msg_test.c lib/fmt/control_msg.c
 
+# The tracefs format-text test links that reader alone.
+$(O)/tests/tracefs_format_test: tests/tracefs_format_test.c lib/fmt/tracefs_format.c lib/fmt/tracefs_format.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/tracefs_format_test.c lib/fmt/tracefs_format.c
+
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c
@@ -299,13 +305,15 @@ export FUZZ_SRC_filter := $(FILTER_SRC)
 export FUZZ_SRC_pack := $(PACK_SRC)
 export FUZZ_SRC_rb_record := lib/fmt/rb_record.c
 export FUZZ_SRC_control := lib/fmt/control_msg.c
+export FUZZ_SRC_tracefs := lib/fmt/tracefs_format.c
 # The tool's part of the library; spool_fuzz.c includes lib/tracedat.c itself (its mappings
 # become heap copies).
-export FUZZ_SRC_spool = $(filter-out lib/tracedat.c,$(TOOL_LIB_SRC)) tools/tpoint/tracedat_read.c \
-		tools/tpoint/tracedat_v7read.c
+export FUZZ_SRC_spool = $(filter-out lib/tracedat.c lib/tracedat_ingest.c,$(TOOL_LIB_SRC)) \
+		tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c tools/tpoint/tracedat_v7copy.c
 export FUZZ_SRC_elf := tools/tpoint/list.c tools/tpoint/control_client.c tools/tpoint/glob.c \
 		tools/tpoint/escape.c lib/globs.c $(FMT_SRC) $(FORMAT_SRC)
-export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c lib/codec.c \
+export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c \
+		tools/tpoint/tracedat_v7copy.c lib/codec.c \
 		tools/tpoint/report.c tools/tpoint/render.c tools/tpoint/kprint.c tools/tpoint/tep_guard.c \
 		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c \
 		tools/tpoint/td_merge.c $(FMT_SRC)
@@ -316,7 +324,7 @@ fuzz: all
 
 # Each set above, as shell assignments (tests/fuzz/run.sh run by hand asks for them).
 fuzz-sets:
-	@$(foreach n,filter pack rb_record control spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
+	@$(foreach n,filter pack rb_record control tracefs spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
 
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:

@@ -439,8 +439,9 @@ static void watch_finish(const struct watched *w, pid_t owner, int errfd)
 	if (tp_spool_salvage_memfd(last, w->memfd, w->npages, w->meta_off, &added, err,
 				   sizeof(err)) < 0)
 		dprintf(errfd, "tpoint: %s: %s\n", w->what, err);
-	if (tp_tracedat_write(w->out, (const char *const *)spools, n, NULL, NULL, NULL, &res, err,
-			      sizeof(err)) < 0) {
+	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = w->out,
+			      .spools = (const char *const *)spools, .nspools = n },
+			      &res, err, sizeof(err)) < 0) {
 		dprintf(errfd, "tpoint: %s: process %d ended without completing its file (_exit(), "
 			"exec of a program without libtpoint, or a signal), and it cannot be "
 			"written: %s; the recording is kept in %s, 'tpoint record --assemble %s -o %s' "

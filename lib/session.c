@@ -345,8 +345,10 @@ int tp_session_write_file(const char *out, char **spools, int n, struct tracedat
 			tp_notice("TPOINT_COMPRESS: %s; writing %s as version 6, uncompressed",
 				  err, out);
 	}
-	ret = tp_tracedat_write(out, (const char *const *)spools, n, NULL, NULL,
-				compress ? &codec : NULL, res, err, errlen);
+	ret = tp_tracedat_write(&(struct tracedat_write_opts){
+					.out_path = out, .spools = (const char *const *)spools,
+					.nspools = n, .codec = compress ? &codec : NULL },
+				res, err, errlen);
 	if (compress)
 		tp_codec_close(&codec);
 	return ret;

@@ -91,11 +91,17 @@ struct tracedat_extra {
 	const char *cmdlines; /* "PID COMM\n" lines for pids no spool names, or NULL */
 	const char *stats;    /* the text of option TD_OPT_TPOINT_KERNEL, or NULL */
 };
-/* codec: NULL for version 6, or version 7 compressed with it (lib/codec.h). */
+/* What tp_tracedat_write() writes, from what. */
 struct tp_codec;
-HIDDEN int tp_tracedat_write(const char *out_path, const char *const *spools, int nspools,
-			     const struct tracedat_select *sel, const struct tracedat_extra *extra,
-			     const struct tp_codec *codec, struct tracedat_result *res, char *err,
-			     size_t errlen);
+struct tracedat_write_opts {
+	const char *out_path;
+	const char *const *spools; /* the processes' recordings */
+	int nspools;
+	const struct tracedat_select *sel;  /* NULL: everything the spools hold */
+	const struct tracedat_extra *extra; /* NULL: no kernel records */
+	const struct tp_codec *codec; /* NULL: version 6; else version 7 compressed with it */
+};
+HIDDEN int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_result *res,
+			     char *err, size_t errlen);
 
 #endif

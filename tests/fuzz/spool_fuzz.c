@@ -13,7 +13,8 @@
  * `tpoint record -p` holds.
  *
  * The reader maps a spool; here that mapping is a heap copy of exactly the file's size
- * (mmap and munmap are replaced in lib/tracedat.c, included below), so that ASan sees any
+ * (mmap and munmap are replaced in lib/tracedat_ingest.c and lib/tracedat.c, included
+ * below; tests/fuzz/run.sh links the writer's other stages), so that ASan sees any
  * read past the end of the file, which a real mapping would hide in the last page's tail.
  *
  * Each input is assembled twice: all of it, and with every other event selected out (as
@@ -74,6 +75,7 @@ static int spool_fuzz_munmap(void *addr, size_t len)
 
 #define mmap spool_fuzz_mmap
 #define munmap spool_fuzz_munmap
+#include "../../lib/tracedat_ingest.c"
 #include "../../lib/tracedat.c"
 #undef mmap
 #undef munmap

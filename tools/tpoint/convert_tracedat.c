@@ -22,6 +22,7 @@
 
 #include "codec.h"
 #include "convert.h"
+#include "fmt/tracedat_v6.h"
 #include "growbuf.h"
 #include "tool.h"
 #include "tracedat_v7.h"
@@ -92,45 +93,31 @@ static uint64_t out7_offset(void *ctx)
 }
 
 /* Metadata blocks are gathered in growbuf.h buffers, numbers little-endian (the writer's). */
-static void block_u32(struct tp_growbuf *b, uint32_t v)
+static void block_add(void *ctx, const void *p, size_t n)
 {
-	unsigned char x[4] = { (unsigned char)v, (unsigned char)(v >> 8),
-			       (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
-
-	tp_growbuf_add(b, x, 4);
+	tp_growbuf_add(ctx, p, n);
 }
 
-static void block_u64(struct tp_growbuf *b, uint64_t v)
+static void block_text(const struct td6_out *o, unsigned int size_bytes, const struct td_text *t)
 {
-	block_u32(b, (uint32_t)v);
-	block_u32(b, (uint32_t)(v >> 32));
-}
-
-static void block_text(struct tp_growbuf *b, int size_bytes, const struct td_text *t)
-{
-	if (size_bytes == 8)
-		block_u64(b, t->len);
-	else
-		block_u32(b, (uint32_t)t->len);
-	tp_growbuf_add(b, t->data, t->len);
+	tp_td6_put_text(o, size_bytes, t->data, t->len);
 }
 
 /* The version 6 block of metadata section id, rebuilt from what the reader kept. */
 static void build_block(const struct tracedat *td, uint16_t id, struct tp_growbuf *b)
 {
+	struct td6_out o = { .write = block_add, .ctx = b };
 	size_t i, n;
 
 	switch (id) {
 	case TD7_SEC_HEADER_INFO:
-		tp_growbuf_add(b, "header_page", 12);
-		block_text(b, 8, &td->header_page);
-		tp_growbuf_add(b, "header_event", 13);
-		block_text(b, 8, &td->header_event);
+		tp_td6_put_header_info(&o, td->header_page.data, td->header_page.len,
+				    td->header_event.data, td->header_event.len);
 		break;
 	case TD7_SEC_FTRACE_EVENTS:
-		block_u32(b, (uint32_t)td->nr_ftrace_formats);
+		tp_td6_put_u32(&o, (uint32_t)td->nr_ftrace_formats);
 		for (i = 0; i < td->nr_ftrace_formats; i++)
-			block_text(b, 8, &td->formats[i].text);
+			block_text(&o, TD6_FORMAT_SIZE_BYTES, &td->formats[i].text);
 		break;
 	case TD7_SEC_EVENT_FORMATS:
 		/* the systems as the file listed them: a run of formats shares its name's bytes */
@@ -139,27 +126,26 @@ static void build_block(const struct tracedat *td, uint16_t id, struct tp_growbu
 			if (i == td->nr_ftrace_formats ||
 			    td->formats[i].system != td->formats[i - 1].system)
 				n++;
-		block_u32(b, (uint32_t)n);
+		tp_td6_put_u32(&o, (uint32_t)n);
 		for (i = td->nr_ftrace_formats; i < td->nr_formats;) {
 			const char *system = td->formats[i].system;
 			size_t j = i;
 
 			while (j < td->nr_formats && td->formats[j].system == system)
 				j++;
-			tp_growbuf_add(b, system, strlen(system) + 1);
-			block_u32(b, (uint32_t)(j - i));
+			tp_td6_put_system(&o, system, (uint32_t)(j - i));
 			for (; i < j; i++)
-				block_text(b, 8, &td->formats[i].text);
+				block_text(&o, TD6_FORMAT_SIZE_BYTES, &td->formats[i].text);
 		}
 		break;
 	case TD7_SEC_KALLSYMS:
-		block_text(b, 4, &td->kallsyms);
+		block_text(&o, TD6_KALLSYMS_SIZE_BYTES, &td->kallsyms);
 		break;
 	case TD7_SEC_PRINTK:
-		block_text(b, 4, &td->printk);
+		block_text(&o, TD6_PRINTK_SIZE_BYTES, &td->printk);
 		break;
 	case TD7_SEC_CMDLINES:
-		block_text(b, 8, &td->cmdlines_text);
+		block_text(&o, TD6_CMDLINES_SIZE_BYTES, &td->cmdlines_text);
 		break;
 	}
 }

@@ -654,8 +654,9 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		tool_error("record", "-k: %s", err);
 		goto out;
 	}
-	if (tp_tracedat_write(out, spools, 1, &keep, kr ? &x : NULL, opt_codec, &res, err,
-			      sizeof(err)) < 0) {
+	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = out, .spools = spools,
+			      .nspools = 1, .sel = &keep, .extra = kr ? &x : NULL,
+			      .codec = opt_codec }, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		goto out;
 	}
@@ -697,7 +698,8 @@ static int record_kernel(struct krecord *kr, const char *out, double duration)
 		tool_error("record", "-k: %s", err);
 		return EXIT_FAIL;
 	}
-	if (tp_tracedat_write(out, NULL, 0, NULL, &x, opt_codec, &res, err, sizeof(err)) < 0) {
+	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = out, .extra = &x,
+			      .codec = opt_codec }, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		return EXIT_FAIL;
 	}
@@ -726,8 +728,9 @@ static int record_assemble(const char *dir, const char *out)
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
 	}
-	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools, NULL, NULL, opt_codec,
-			      &res, err, sizeof(err)) < 0) {
+	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = out,
+			      .spools = (const char *const *)spools, .nspools = (int)nspools,
+			      .codec = opt_codec }, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		free_spools(spools, nspools);
 		return EXIT_FAIL;
@@ -1116,9 +1119,10 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (tp_tracedat_write(out, (const char *const *)spools, (int)nspools,
-			      filter ? &keep : NULL, kr ? &x : NULL, opt_codec, &res, err,
-			      sizeof(err)) < 0) {
+	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = out,
+			      .spools = (const char *const *)spools, .nspools = (int)nspools,
+			      .sel = filter ? &keep : NULL, .extra = kr ? &x : NULL,
+			      .codec = opt_codec }, &res, err, sizeof(err)) < 0) {
 		tool_error("record", "%s", err);
 		/* What was recorded stays: the file can be written later, or elsewhere. */
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"

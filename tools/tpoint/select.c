@@ -8,6 +8,7 @@
 #include <tpoint/tpoint.h>
 #include "fmt/control_msg.h"
 #include "filter.h"
+#include "fmt/tracefs_format.h"
 #include "glob.h"
 #include "select.h"
 #include "tool.h"
@@ -62,57 +63,39 @@ struct fields {
 static int parse_fields(const char *format, struct fields *out)
 {
 	const char *body = strstr(format, "format:");
-	char *end, *save = NULL;
-	size_t max = 1;
+	struct tracefs_field tf;
+	size_t max = 1, len, pos = 0;
+	char *end;
 
 	memset(out, 0, sizeof(*out));
 	if (!body || !(out->text = strdup(body)))
 		return -1;
 	end = strstr(out->text, "print fmt:");
-	if (end)
-		*end = 0;
+	len = end ? (size_t)(end - out->text) : strlen(out->text);
 	for (const char *p = out->text; (p = strstr(p, "field:")); p++)
 		max++;
 	out->f = calloc(max, sizeof(*out->f));
 	if (!out->f)
 		return -1;
-	for (char *line = strtok_r(out->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *decl = strstr(line, "field:"), *semi, *name, *bracket, *type;
-		unsigned offset, size;
-		int is_signed;
-		bool dynamic, array, is_char;
+	while (tp_tracefs_next_field(out->text, len, &pos, &tf)) {
 		struct filter_field *x = &out->f[out->n];
+		bool is_char = (tf.type_len == 4 && !memcmp(tf.type, "char", 4)) ||
+			       (tf.type_len == 10 && !memcmp(tf.type, "const char", 10)) ||
+			       (tf.type_len == 13 && !memcmp(tf.type, "unsigned char", 13));
 
-		if (!decl || !(semi = strchr(decl, ';')))
+		if (tf.offset > UINT16_MAX || tf.size > UINT16_MAX)
 			continue;
-		*semi = 0;
-		decl += strlen("field:");
-		if (sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &offset, &size,
-			   &is_signed) != 3 || offset > UINT16_MAX || size > UINT16_MAX)
-			continue;
-		dynamic = !strncmp(decl, "__data_loc ", 11);
-		type = dynamic ? decl + 11 : decl;
-		name = strrchr(type, ' ');
-		if (!name)
-			continue;
-		*name++ = 0;
-		bracket = strchr(name, '[');
-		array = bracket != NULL;
-		if (bracket)
-			*bracket = 0;
-		if ((bracket = strchr(type, '['))) /* "__data_loc char[] name" */
-			*bracket = 0;
-		is_char = !strcmp(type, "char") || !strcmp(type, "const char") ||
-			  !strcmp(type, "unsigned char");
-		x->name = name;
-		x->offset = (uint16_t)offset;
-		x->size = (uint16_t)size;
-		x->is_signed = is_signed != 0;
-		if (dynamic && is_char)
+		((char *)tf.name)[tf.name_len] = 0; /* its line is read: cut there, in the copy */
+		x->name = tf.name;
+		x->offset = (uint16_t)tf.offset;
+		x->size = (uint16_t)tf.size;
+		x->is_signed = tf.is_signed;
+		if (tf.dynamic && is_char)
 			x->kind = FILTER_STR_DYN;
-		else if (array && is_char && !dynamic)
+		else if (tf.array && is_char && !tf.dynamic)
 			x->kind = FILTER_STR_ARRAY;
-		else if (!dynamic && !array && (size == 1 || size == 2 || size == 4 || size == 8))
+		else if (!tf.dynamic && !tf.array &&
+			 (tf.size == 1 || tf.size == 2 || tf.size == 4 || tf.size == 8))
 			x->kind = FILTER_NUM;
 		else
 			continue; /* structs and other arrays cannot be compared, as in event_filter.c */

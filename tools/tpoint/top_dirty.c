@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "fmt/rb_record.h"
+#include "fmt/tracefs_format.h"
 #include "kinstance.h"
 #include "top_btf.h"
 #include "top_dirty.h"
@@ -59,28 +60,17 @@ struct dirty_view {
 
 static int find_field(const char *fmt, const char *name, struct field *f)
 {
-	char key[64];
-	const char *p = fmt;
+	struct tracefs_field tf;
+	size_t pos = 0, len = strlen(fmt);
 
-	snprintf(key, sizeof(key), " %s;", name);
-	while ((p = strstr(p, "field:"))) {
-		const char *eol = strchrnul(p, '\n'), *at = strstr(p, key), *arr;
-
-		/* "char name[32];" too */
-		snprintf(key, sizeof(key), " %s[", name);
-		arr = strstr(p, key);
-		snprintf(key, sizeof(key), " %s;", name);
-		if ((at && at < eol) || (arr && arr < eol)) {
-			const char *o = strstr(p, "offset:"), *s = strstr(p, "size:");
-
-			if (o && s && o < eol && s < eol) {
-				f->offset = atoi(o + 7);
-				f->size = atoi(s + 5);
-				return f->size > 0 ? 0 : -1;
-			}
+	while (tp_tracefs_next_field(fmt, len, &pos, &tf))
+		if (tf.name_len == strlen(name) && !memcmp(tf.name, name, tf.name_len)) {
+			if (!tf.size || tf.size > 0xffff || tf.offset > 0xffff)
+				return -1;
+			f->offset = (int)tf.offset;
+			f->size = (int)tf.size;
+			return 0;
 		}
-		p = eol;
-	}
 	return -1;
 }
 

@@ -31,96 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-/* The option ids (TD_OPT_*) and the ring-buffer constants, the file writer's too. */
-#include "tracedat_format.h"
-
-/* A run of bytes inside the file; not NUL-terminated. */
-struct td_text {
-	const char *data;
-	size_t len;
-};
-
-/* One event format (the text of a tracefs "format" file). */
-struct td_format {
-	const char *system; /* NUL-terminated, points into the file; "ftrace" for ftrace formats */
-	struct td_text text;
-	char *name;	    /* the "name:" line, owned by the reader */
-	int id;		    /* the "ID:" line */
-};
-
-struct td_cmdline {
-	int pid;
-	char *comm; /* owned by the reader */
-};
-
-struct td_option {
-	uint16_t id;
-	uint32_t size;
-	const unsigned char *data; /* points into the file */
-	uint64_t offset;	   /* file offset of the data */
-};
-
-/* One CPU's pages in one buffer. */
-struct td_cpu {
-	uint64_t offset;    /* file offset of the first page; meaningless when size is 0 */
-	uint64_t size;	    /* bytes of page data, a multiple of the page size; 0 = none */
-	uint64_t nr_pages;  /* size / page size */
-	uint64_t nr_events; /* data records, counted while validating */
-	uint64_t nr_lost_pages; /* pages that say events were lost before them */
-};
-
-/* The top buffer (name "") or an instance (option BUFFER). */
-struct td_buffer {
-	char *name;	     /* owned by the reader */
-	struct td_cpu *cpus; /* nr_cpus entries */
-};
-
-struct tracedat {
-	const char *name;	   /* the file name used in messages */
-	/* the whole file; version 7: its version 6 equivalent up to the pages */
-	const unsigned char *data;
-	size_t size;
-
-	bool big_endian;
-	unsigned int long_size;	  /* the file's "long" byte: tep long size */
-	uint32_t page_size;
-	unsigned int kernel_long; /* size of a page's commit word (header_page "commit") */
-	unsigned int page_header; /* bytes before a page's data: 8 + kernel_long */
-
-	struct td_text header_page;
-	struct td_text header_event;
-	struct td_format *formats; /* ftrace formats first, then the event systems' */
-	size_t nr_formats;
-	size_t nr_ftrace_formats;
-	struct td_text kallsyms;
-	struct td_text printk;
-	struct td_text cmdlines_text;
-	struct td_cmdline *cmdlines;
-	size_t nr_cmdlines;
-
-	uint32_t nr_cpus; /* after the CPUCOUNT option, as trace-cmd does */
-	struct td_option *options; /* in file order */
-	size_t nr_options;
-
-	/*
-	 * The trace clock: the name between brackets in the TRACECLOCK option
-	 * and in the clock text after the flyrecord table (the latter wins),
-	 * "" when the file names no clock.
-	 */
-	char clock[64];
-	/*
-	 * Timestamps are nanoseconds (printed as seconds) rather than raw
-	 * clock units: no clock, a clock trace-cmd knows to be in ns, or TSC2NSEC.
-	 */
-	bool ts_in_ns;
-	uint32_t tsc_mult, tsc_shift; /* TSC2NSEC; mult 0 = none */
-	int64_t ts_offset;	      /* DATE (us, x1000) + OFFSET (ns) */
-
-	struct td_buffer *buffers; /* [0] is the top buffer, then the instances */
-	size_t nr_buffers;
-
-	void *priv_; /* the reader's own allocations */
-};
+/* The file's model (struct tracedat) and its metadata's parser; the option ids, the
+ * ring-buffer constants (tracedat_format.h). */
+#include "fmt/tracedat_v6_read.h"
 
 /*
  * Open and validate the file at path.  On failure, err holds "PATH: reason"
@@ -192,40 +105,6 @@ int tracedat_check_print_fields(const struct td_format *f, char *why, size_t len
 
 /* The first option with this id, or NULL. */
 const struct td_option *tracedat_option(const struct tracedat *td, uint16_t id);
-
-/* Whether the file's numbers need their bytes swapped here. */
-static inline bool tracedat_swapped(const struct tracedat *td)
-{
-	return td->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-}
-
-/*
- * Numbers in the file's byte order; p must have the bytes. Inline: the walks of the pages and
- * the conversions load a few from every record.
- */
-static inline uint16_t tracedat_u16(const struct tracedat *td, const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return tracedat_swapped(td) ? __builtin_bswap16(v) : v;
-}
-
-static inline uint32_t tracedat_u32(const struct tracedat *td, const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return tracedat_swapped(td) ? __builtin_bswap32(v) : v;
-}
-
-static inline uint64_t tracedat_u64(const struct tracedat *td, const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return tracedat_swapped(td) ? __builtin_bswap64(v) : v;
-}
 
 /*
  * Page n of a CPU in a buffer (already validated), or NULL if out of range. In a version 7
