@@ -74,6 +74,6 @@ int cmd_ps(int argc, char **argv)
 	}
 	ctl_each_process(show, &n);
 	if (!n)
-		fprintf(stderr, "tpoint ps: no process with tpoint events is running\n");
+		tool_warn("ps", "no process with tpoint events is running");
 	return EXIT_OK;
 }

@@ -342,20 +342,20 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	if (kernel > res->events)
 		kernel = res->events;
 	if (nproc && kernel)
-		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost; "
-			"%llu events of the kernel\n", out, (unsigned long long)res->events - kernel,
+		tool_warn("record", "%s: %llu events from %zu process%s, %llu lost; "
+			"%llu events of the kernel", out, (unsigned long long)res->events - kernel,
 			nproc, nproc == 1 ? "" : "es", (unsigned long long)res->lost, kernel);
 	else if (nproc && res->uncounted)
-		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost by "
-			"the pages' marks (maybe more: the counters of %zu process%s are missing)\n",
+		tool_warn("record", "%s: %llu events from %zu process%s, %llu lost by "
+			"the pages' marks (maybe more: the counters of %zu process%s are missing)",
 			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
 			(unsigned long long)res->lost, res->uncounted, res->uncounted == 1 ? "" : "es");
 	else if (nproc)
-		fprintf(stderr, "tpoint record: %s: %llu events from %zu process%s, %llu lost\n",
+		tool_warn("record", "%s: %llu events from %zu process%s, %llu lost",
 			out, (unsigned long long)res->events, nproc, nproc == 1 ? "" : "es",
 			(unsigned long long)res->lost);
 	else
-		fprintf(stderr, "tpoint record: %s: %llu events of the kernel\n", out,
+		tool_warn("record", "%s: %llu events of the kernel", out,
 			(unsigned long long)res->events);
 	/* The same split `tpoint report --stats` prints: one truth, and where it shows. */
 	if (res->lost && res->lost_marked < res->lost)
@@ -409,7 +409,7 @@ static void print_summary(const char *out, const struct tracedat_result *res, si
 	char warn[512];
 
 	if (tp_tracedat_size_warning(res, warn, sizeof(warn)))
-		fprintf(stderr, "tpoint record: %s: %s\n", out, warn);
+		tool_warn("record", "%s: %s", out, warn);
 }
 
 /*
@@ -454,7 +454,7 @@ static void pools_sweep(struct pools *ps, bool take)
 		    (spool = tp_handover_spool_name(base, c->gen)) && access(spool, F_OK) == 0 &&
 		    tp_spool_salvage_memfd(spool, c->memfd, c->npages, c->meta_off, &added, err,
 					   sizeof(err)) < 0)
-			fprintf(stderr, "tpoint record: process %d: %s\n", (int)c->pid, err);
+			tool_warn("record", "process %d: %s", (int)c->pid, err);
 		ps->added += added;
 		if (c->pid == ps->main)
 			ps->added_main += added;
@@ -609,8 +609,8 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	/* a selected event that stays off (failed reg(), unrenderable format) is said */
 	ctl_say_refused("record", &a.conn, sel_globs(sel));
 	if (a.pool_fd < 0)
-		fprintf(stderr, "tpoint record: note: process %d closed its buffer's descriptor: "
-			"if it is killed, unspooled events are lost\n", (int)pid);
+		tool_warn("record", "note: process %d closed its buffer's descriptor: "
+			"if it is killed, unspooled events are lost", (int)pid);
 	while (!stop_requested && (!duration || elapsed < duration)) {
 		struct timespec ts = { 0, 100000000 };
 
@@ -647,8 +647,8 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 		goto out;
 	}
 	if (salvaged)
-		fprintf(stderr, "tpoint record: process %d is gone; its remaining pages were "
-			"read from its buffer\n", (int)pid);
+		tool_warn("record", "process %d is gone; its remaining pages were "
+			"read from its buffer", (int)pid);
 	const char *spools[1] = { a.spool_ref }; /* what we opened, not its name */
 
 	if (kr && krec_extra(kr, &x, err, sizeof(err)) < 0) {
@@ -663,9 +663,9 @@ static int record_pid(pid_t pid, const struct selection *sel, const char *out,
 	tool_error_lines("record", "damaged: ", res.damage);
 	print_summary(out, &res, 1, NULL);
 	if (res.uncounted)
-		fprintf(stderr, "tpoint record: process %d ended before it wrote its counters "
+		tool_warn("record", "process %d ended before it wrote its counters "
 			"(killed by a signal, or _exit()): its events' counts are unknown ('?'); "
-			"the file holds every event it recorded\n", (int)pid);
+			"the file holds every event it recorded", (int)pid);
 	if (kr)
 		krec_summary(kr);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
@@ -929,8 +929,8 @@ int cmd_record(int argc, char **argv)
 
 		/* The library caps it (tp_pool_size_fit()); this says so where the user looks. */
 		if (tp_pool_size_fit(bytes, why, sizeof(why)) < bytes)
-			fprintf(stderr, "tpoint record: note: -b %s: %s; each process gets what it "
-				"can have (TPOINT_DEBUG=1 shows it)\n", buffer, why);
+			tool_warn("record", "note: -b %s: %s; each process gets what it "
+				"can have (TPOINT_DEBUG=1 shows it)", buffer, why);
 	}
 	if (pid && optind < argc) {
 		tool_error("record", "-p records a running process: no command with it");
@@ -939,8 +939,8 @@ int cmd_record(int argc, char **argv)
 	if (!pid && optind < argc && events && check_before_start(argv[optind], events) < 0)
 		return EXIT_FAIL;
 	if (!pid && optind < argc && !events)
-		fprintf(stderr, "tpoint record: note: no -e: none of the events of %s are selected, "
-			"only the kernel's (-k); -e GLOB selects them\n", argv[optind]);
+		tool_warn("record", "note: no -e: none of the events of %s are selected, "
+			"only the kernel's (-k); -e GLOB selects them", argv[optind]);
 	/* From here on, the stop signals end the recording cleanly, in whatever form. */
 	stop_signals_set(on_stop);
 	/* Spools a recorder killed before us left beside our file: said, to be assembled. */
@@ -993,8 +993,8 @@ int cmd_record(int argc, char **argv)
 	int send_fd = tp_collect_make(&ps.fd, false);
 
 	if (send_fd < 0)
-		fprintf(stderr, "tpoint record: note: no channel for the processes' buffers (%s): "
-			"what a process ending with _exit() leaves in its buffer is lost\n",
+		tool_warn("record", "note: no channel for the processes' buffers (%s): "
+			"what a process ending with _exit() leaves in its buffer is lost",
 			strerror(-send_fd));
 	if (stop_requested) { /* stopped before the command started: nothing to record */
 		remove_dir(dirbuf);
@@ -1036,7 +1036,7 @@ int cmd_record(int argc, char **argv)
 		if (mode)
 			setenv("TPOINT_MODE", mode, 1);
 		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "tpoint record: %s: %s\n", argv[optind], strerror(errno));
+		tool_error("record", "%s: %s", argv[optind], strerror(errno));
 		_exit(127);
 	}
 	ps.main = child;
@@ -1080,17 +1080,17 @@ int cmd_record(int argc, char **argv)
 		close(ps.fd);
 	krec_stop(kr);
 	if (ps.added_main && WIFSIGNALED(status))
-		fprintf(stderr, "tpoint record: %llu events that %s left in its buffer when signal "
-			"%d (%s) killed it were added from there\n", ps.added_main, argv[optind],
+		tool_warn("record", "%llu events that %s left in its buffer when signal "
+			"%d (%s) killed it were added from there", ps.added_main, argv[optind],
 			WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else if (ps.added_main)
-		fprintf(stderr, "tpoint record: %llu events that %s left in its buffer (it ended "
-			"with _exit(), or exec'd a program without libtpoint) were added from there\n",
+		tool_warn("record", "%llu events that %s left in its buffer (it ended "
+			"with _exit(), or exec'd a program without libtpoint) were added from there",
 			ps.added_main, argv[optind]);
 	if (ps.added > ps.added_main)
-		fprintf(stderr, "tpoint record: %llu events that other processes left in their "
+		tool_warn("record", "%llu events that other processes left in their "
 			"buffers (killed by a signal, ended with _exit(), or exec'd a program without "
-			"libtpoint) were added from there\n", ps.added - ps.added_main);
+			"libtpoint) were added from there", ps.added - ps.added_main);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		remove_dir(dirbuf);
 		krec_free(kr);
@@ -1125,7 +1125,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
 			"  tpoint record --assemble %s -o FILE\n", argv[optind], dirbuf, dirbuf);
 		if (kr)
-			fprintf(stderr, "tpoint record: (the kernel's events are not kept)\n");
+			tool_warn("record", "(the kernel's events are not kept)");
 		cmd_filters_free(&cf);
 		free_spools(spools, nspools);
 		krec_free(kr);
@@ -1138,8 +1138,8 @@ int cmd_record(int argc, char **argv)
 	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
 	if (res.damage) {
 		tool_error_lines("record", "damaged: ", res.damage);
-		fprintf(stderr, "tpoint record: %s holds what could be read; the spools are kept "
-			"in %s\n", out, dirbuf);
+		tool_warn("record", "%s holds what could be read; the spools are kept "
+			"in %s", out, dirbuf);
 		keep_dir = true;
 		ret = EXIT_FAIL;
 	}
@@ -1165,15 +1165,15 @@ int cmd_record(int argc, char **argv)
 				 ".exec");
 	print_summary(out, &res, nproc, events);
 	if (res.uncounted == 1 && WIFSIGNALED(status))
-		fprintf(stderr, "tpoint record: %s was killed by signal %d (%s) before it wrote its "
+		tool_warn("record", "%s was killed by signal %d (%s) before it wrote its "
 			"counters: the counts of its events are unknown ('?'); the file holds every "
-			"event it recorded\n", argv[optind], WTERMSIG(status),
+			"event it recorded", argv[optind], WTERMSIG(status),
 			strsignal(WTERMSIG(status)));
 	else if (res.uncounted)
-		fprintf(stderr, "tpoint record: %zu of the processes ended before they wrote their "
+		tool_warn("record", "%zu of the processes ended before they wrote their "
 			"counters (killed by a signal, _exit(), or an exec into a program without "
 			"libtpoint): the counts of their events are unknown ('?'); the file holds "
-			"every event they recorded\n", res.uncounted);
+			"every event they recorded", res.uncounted);
 	if (kr)
 		krec_summary(kr);
 	/*
@@ -1182,11 +1182,11 @@ int cmd_record(int argc, char **argv)
 	 * written all the same.
 	 */
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "tpoint record: %s was killed by signal %d; what it recorded is kept\n",
+		tool_warn("record", "%s was killed by signal %d; what it recorded is kept",
 			argv[optind], WTERMSIG(status));
 		ret = 128 + WTERMSIG(status);
 	} else if (WEXITSTATUS(status)) {
-		fprintf(stderr, "tpoint record: %s exited with status %d\n", argv[optind],
+		tool_warn("record", "%s exited with status %d", argv[optind],
 			WEXITSTATUS(status));
 		ret = WEXITSTATUS(status);
 	}

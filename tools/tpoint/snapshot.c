@@ -94,10 +94,10 @@ int cmd_snapshot(int argc, char **argv)
 		goto out;
 	}
 	tool_error_lines("snapshot", "damaged: ", res.damage);
-	fprintf(stderr, "tpoint snapshot: %s: %llu events of process %d\n", out,
+	tool_warn("snapshot", "%s: %llu events of process %d", out,
 		(unsigned long long)res.events, (int)pid);
 	if (tp_tracedat_size_warning(&res, err, sizeof(err)))
-		fprintf(stderr, "tpoint snapshot: %s: %s\n", out, err);
+		tool_warn("snapshot", "%s: %s", out, err);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tp_tracedat_result_free(&res);
 out:

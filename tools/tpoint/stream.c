@@ -612,8 +612,8 @@ static int stream_pid(pid_t pid, const struct selection *sel)
 	if (!st.write_failed && pump(&st) < 0)
 		ret = EXIT_FAIL;
 	if (salvaged && !st.ended)
-		fprintf(stderr, "tpoint stream: process %d is gone; its last events were read "
-			"from its buffer\n", (int)pid);
+		tool_warn("stream", "process %d is gone; its last events were read "
+			"from its buffer", (int)pid);
 	if (st.write_failed && st.write_errno != EPIPE) {
 		tool_error(VERB, "writing: %s", strerror(st.write_errno));
 		ret = EXIT_FAIL;
