@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,34 +24,37 @@
 
 #include "convert.h"
 #include "ownfile.h"
+#include "options.h"
 #include "tool.h"
 
 #define VERB "convert"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tpoint convert --to ctf|json -o OUT [--force] [FILE...]\n"
-		"       tpoint convert --to v6|v7 [--compress[=zstd|zlib[:LEVEL]]] -o OUT [--force]\n"
-		"                      [FILE]\n"
-		"\n"
-		"Convert trace.dat files (default trace.dat) for other readers:\n"
-		"  --to ctf     a CTF 1.8 trace in the directory OUT, for babeltrace2 and\n"
-		"               Trace Compass: one stream file per CPU and the metadata\n"
-		"  --to json    JSON lines in the file OUT ('-': standard output), one object\n"
-		"               per event, all files merged by time (keys in tpoint(1))\n"
-		"  --to v6      trace.dat version 6, uncompressed (what every reader takes)\n"
-		"  --to v7      trace.dat version 7, compressed: --compress=zstd (the default)\n"
-		"               or zlib, with an optional :LEVEL\n"
-		"  -o OUT       the output; it is written under a temporary name and renamed\n"
-		"               when complete\n"
-		"  --force      replace an OUT that exists and is not empty\n"
-		"  -h, --help   this text\n"
-		"\n"
-		"Exit status: 0 converted, 1 a damaged input, an event not converted faithfully\n"
-		"(named on stderr) or a write error, 2 usage error.\n");
-}
-
+static const struct opts_spec convert_opts = {
+	.verb = VERB,
+	.usage = (const char *const[]){
+		"tpoint convert --to ctf|json -o OUT [--force] [FILE...]",
+		"tpoint convert --to v6|v7 [--compress[=zstd|zlib[:LEVEL]]] -o OUT [--force]",
+		"               [FILE]", NULL },
+	.about = "Convert trace.dat files (default trace.dat) for other readers.\n",
+	.opts = (const struct opt[]){
+		{ 't', 't', "to", OPT_VALUE, "FORMAT",
+		  "ctf: a CTF 1.8 trace in the directory OUT, for babeltrace2 and\n"
+		  "  Trace Compass: one stream file per CPU and the metadata\n"
+		  "json: JSON lines in the file OUT ('-': standard output), one object\n"
+		  "  per event, all files merged by time (keys in tpoint(1))\n"
+		  "v6: trace.dat version 6, uncompressed (what every reader takes)\n"
+		  "v7: trace.dat version 7, compressed: --compress=zstd (the default)\n"
+		  "  or zlib, with an optional :LEVEL", 0 },
+		OPT_OUTPUT("OUT", "the output; it is written under a temporary name and renamed\n"
+				  "when complete"),
+		/* -f is the filter everywhere else (and in trace-cmd) */
+		OPT_FORCE('f', "replace an OUT that exists and is not empty"),
+		{ 'z', 0, "compress", OPT_MAYBE_VALUE, "C", "with --to v7: zstd (default) or zlib[:LEVEL]", 0 },
+		OPT_END,
+	},
+	.after = "Exit status: 0 converted, 1 a damaged input, an event not converted faithfully\n"
+		 "(named on stderr) or a write error, 2 usage error.\n",
+};
 /*
  * Where the output goes: its directory, reached as every output is (tp_output_dir(): no
  * other user's link followed on the way), and its name there. Everything below is done
@@ -347,14 +349,7 @@ out:
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "to", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "compress", optional_argument, NULL, 'z' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct opts o;
 	static char *default_file[] = { "trace.dat" };
 	const char *to = NULL, *out = NULL, *compress = NULL;
 	bool tracedat;
@@ -365,39 +360,29 @@ int cmd_convert(int argc, char **argv)
 	struct conv cv;
 	int opt, ret;
 
-	optind = 1;
-	opterr = 0;
 	/* options after the files too: `tpoint convert FILE --to v7 -o OUT` */
-	while ((opt = getopt_long(argc, argv, ":ht:o:f", longopts, NULL)) != -1) {
+	opts_start(&o, &convert_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
+		const char *optarg = o.value;
+
 		switch (opt) {
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		case 't':
 			to = optarg;
 			break;
 		case 'o':
 			out = optarg;
 			break;
-		case 'f':
+		case OPT_ID_FORCE:
 			force = true;
 			break;
 		case 'z':
 			compress = optarg ? optarg : "";
 			break;
-		case ':':
-			tool_error(VERB, "option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			if (optopt)
-				tool_error(VERB, "unknown option '-%c'; see 'tpoint convert --help'",
-					   optopt);
-			else
-				tool_error(VERB, "unknown option '%s'; see 'tpoint convert --help'",
-					   argv[optind - 1]);
-			return EXIT_USAGE;
+			return opts_exit(opt);
 		}
 	}
+	optind = o.ind;
 	if (!to) {
 		tool_error(VERB, "--to is needed: ctf, json, v6 or v7");
 		return EXIT_USAGE;

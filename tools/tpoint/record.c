@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +27,7 @@
 #include "filter.h"
 #include "glob.h"
 #include "handover.h"
+#include "options.h"
 #include "krecord.h"
 #include "owner.h"
 #include "ownfile.h"
@@ -37,53 +37,60 @@
 #include "tool.h"
 #include "tracedat.h"
 
-static void record_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tpoint record -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]... [-o FILE]\n"
-		"                     [-b SIZE] [--overwrite|--block] [-k GLOB[,GLOB...] [-f EXPR]]...\n"
-		"                     [--kernel-pids] -- CMD [ARGS...]\n"
-		"       tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...\n"
-		"                     [-k GLOB[,GLOB...] [-f EXPR]]... [--kernel-pids]\n"
-		"                     [-o FILE] [--duration S] [-b SIZE] [--overwrite|--block]\n"
-		"       tpoint record -k GLOB[,GLOB...] [-f EXPR] [-k ...]... [-o FILE] [--duration S]\n"
-		"       tpoint record --assemble DIR [-o FILE]\n"
-		"       (each form also takes --compress[=zstd|zlib[:LEVEL]])\n"
-		"\n"
-		"Run CMD and record the tpoint events it (and its threads and child processes)\n"
-		"hits into FILE, a trace-cmd trace.dat v6 file (v7 with --compress). With -p,\n"
-		"record the running process PID instead, until Ctrl-C, SIGTERM, SIGHUP, SIGPIPE,\n"
-		"the duration, or its end; if it is killed, every event it had committed is\n"
-		"still in the file.\n"
-		"\n"
-		"  -p, --pid PID        record a running process (one)\n"
-		"      --assemble DIR   write FILE from the spools of a recording that could not\n"
-		"                       be completed (a full disk): record keeps them in DIR\n"
-		"  -f, --filter EXPR    keep only records for which EXPR holds (the kernel's\n"
-		"                       filter syntax), of the events of the -e before it; on\n"
-		"                       those that lack its fields it does not apply.\n"
-		"                       After a -k: the kernel's own filter on its events\n"
-		"  -k, --kernel GLOBS   kernel events too (root): sys:name, sys:* or sys, comma-\n"
-		"                       separated, may be given more than once; recorded in a\n"
-		"                       tracefs instance of our own, into the same file\n"
-		"      --kernel-pids    kernel events only of the recorded processes and the\n"
-		"                       children they start\n"
-		"      --duration S     with -p, or -k alone: stop after S seconds\n"
-		"  -e, --events GLOBS   events to record: sys:name, sys:*, sys or name, comma-separated;\n"
-		"                       may be given more than once\n"
-		"  -o, --output FILE    where to write (default trace.dat)\n"
-		"      --compress[=C]   write trace.dat version 7 with compressed sections, which\n"
-		"                       trace-cmd 3 and KernelShark 2 read: C is zstd (default,\n"
-		"                       about 5x smaller) or zlib, with an optional :LEVEL\n"
-		"                       (zstd:19); the default is TPOINT_COMPRESS, else version 6\n"
-		"  -b, --buffer SIZE    page pool per process, like 8M (default 8M)\n"
-		"      --overwrite      keep the newest events when the pool is full\n"
-		"      --block          when the pool is full, make the writer wait until the\n"
-		"                       file has taken a page: nothing is lost, the program\n"
-		"                       runs at the speed of the file (and drops again if the\n"
-		"                       file takes nothing for 100 ms)\n"
-		"  -h, --help           this text\n");
-}
+static const struct opts_spec record_opts = {
+	.verb = "record",
+	.usage = (const char *const[]){
+		"tpoint record -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]... [-o FILE]",
+		"              [-b SIZE] [--overwrite|--block] [-k GLOB[,GLOB...] [-f EXPR]]...",
+		"              [--kernel-pids] -- CMD [ARGS...]",
+		"tpoint record -p PID -e GLOB[,GLOB...] [-f EXPR] [-e ... [-f ...]]...",
+		"              [-k GLOB[,GLOB...] [-f EXPR]]... [--kernel-pids]",
+		"              [-o FILE] [--duration S] [-b SIZE] [--overwrite|--block]",
+		"tpoint record -k GLOB[,GLOB...] [-f EXPR] [-k ...]... [-o FILE] [--duration S]",
+		"tpoint record --assemble DIR [-o FILE]",
+		"(each form also takes --compress[=zstd|zlib[:LEVEL]])",
+		NULL },
+	.about = "Run CMD and record the tpoint events it (and its threads and child processes)\n"
+		 "hits into FILE, a trace-cmd trace.dat v6 file (v7 with --compress). With -p,\n"
+		 "record the running process PID instead, until Ctrl-C, SIGTERM, SIGHUP, SIGPIPE,\n"
+		 "the duration, or its end; if it is killed, every event it had committed is\n"
+		 "still in the file.\n",
+	.opts = (const struct opt[]){
+		OPT_PID("record a running process (one)"),
+		{ 'A', 0, "assemble", OPT_VALUE, "DIR",
+		  "write FILE from the spools of a recording that could not\n"
+		  "be completed (a full disk): record keeps them in DIR", 0 },
+		OPT_FILTER("keep only records for which EXPR holds (the kernel's\n"
+			   "filter syntax), of the events of the -e before it; on\n"
+			   "those that lack its fields it does not apply.\n"
+			   "After a -k: the kernel's own filter on its events"),
+		{ 'k', 'k', "kernel", OPT_VALUE, "GLOBS",
+		  "kernel events too (root): sys:name, sys:* or sys, comma-\n"
+		  "separated, may be given more than once; recorded in a\n"
+		  "tracefs instance of our own, into the same file", 0 },
+		{ 'K', 0, "kernel-pids", OPT_NO_VALUE, NULL,
+		  "kernel events only of the recorded processes and the\n"
+		  "children they start", 0 },
+		{ 'd', 0, "duration", OPT_VALUE, "S", "with -p, or -k alone: stop after S seconds", 0 },
+		OPT_EVENTS("events to record: sys:name, sys:*, sys or name, comma-separated;\n"
+			   "may be given more than once"),
+		OPT_OUTPUT("FILE", "where to write (default trace.dat)"),
+		{ 'Z', 0, "compress", OPT_MAYBE_VALUE, "C",
+		  "write trace.dat version 7 with compressed sections, which\n"
+		  "trace-cmd 3 and KernelShark 2 read: C is zstd (default,\n"
+		  "about 5x smaller) or zlib, with an optional :LEVEL\n"
+		  "(zstd:19); the default is TPOINT_COMPRESS, else version 6", 0 },
+		{ 'b', 'b', "buffer", OPT_VALUE, "SIZE", "page pool per process, like 8M (default 8M)", 0 },
+		{ 'W', 0, "overwrite", OPT_NO_VALUE, NULL, "keep the newest events when the pool is full", 0 },
+		{ 'B', 0, "block", OPT_NO_VALUE, NULL,
+		  "when the pool is full, make the writer wait until the\n"
+		  "file has taken a page: nothing is lost, the program\n"
+		  "runs at the speed of the file (and drops again if the\n"
+		  "file takes nothing for 100 ms)", 0 },
+		OPT_END,
+	},
+	.stop_at_operand = 1, /* the command's own options are its own */
+};
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -752,22 +759,7 @@ static int record_assemble(const char *dir, const char *out)
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "overwrite", no_argument, NULL, 'W' },
-		{ "block", no_argument, NULL, 'B' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "assemble", required_argument, NULL, 'A' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "kernel-pids", no_argument, NULL, 'K' },
-		{ "compress", optional_argument, NULL, 'Z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct opts o;
 	const char *events = NULL, *out = "trace.dat", *buffer = NULL;
 	const char *mode = NULL; /* the library's default: discard */
 	char dirbuf[4096], **spools = NULL, err[512];
@@ -790,8 +782,10 @@ int cmd_record(int argc, char **argv)
 	const char *compress = getenv("TPOINT_COMPRESS");
 	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:o:b:p:f:k:h", opts, NULL)) != -1) {
+	opts_start(&o, &record_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
+		const char *optarg = o.value;
+
 		if (c == 'k') {
 			if (globs_check("record", optarg) < 0)
 				return EXIT_USAGE;
@@ -854,10 +848,10 @@ int cmd_record(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'h': record_usage(stdout); return EXIT_OK;
-		default: record_usage(stderr); return EXIT_USAGE;
+		default: return opts_exit(c);
 		}
 	}
+	optind = o.ind;
 	/*
 	 * The file is written beside the output and renamed over it: that would replace a
 	 * device node (as root, /dev/null for everyone) or a link. Refused before anything runs.
