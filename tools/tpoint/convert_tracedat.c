@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "codec.h"
-#include "convert.h"
+#include "convert_backend.h"
 #include "growbuf.h"
 #include "tool.h"
 #include "tracedat_v7.h"

@@ -26,7 +26,7 @@
 #include <trace-seq.h>
 
 #include <tpoint/event.h>
-#include "convert.h"
+#include "convert_backend.h"
 #include "escape.h"
 #include "render.h"
 #include "options.h"
