@@ -14,12 +14,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
 #include "conv_output.h"
 #include "convert_backend.h"
 #include "ownfile.h"

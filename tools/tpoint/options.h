@@ -38,7 +38,8 @@ struct opt {
 #define OPT_OUTPUT(value_name, help) { 'o', 'o', "output", OPT_VALUE, value_name, help, 0 }
 #define OPT_JSON(help) { 'j', 'j', "json", OPT_NO_VALUE, NULL, help, 0 }
 /* --force has no letter: -F is list's --format (as trace-cmd list's -F shows fields) */
-#define OPT_FORCE(old_letter, help) { OPT_ID_FORCE, 0, "force", OPT_NO_VALUE, NULL, help, old_letter }
+#define OPT_FORCE(old_letter, help) \
+	{ OPT_ID_FORCE, 0, "force", OPT_NO_VALUE, NULL, help, old_letter }
 #define OPT_END { 0, 0, NULL, OPT_NO_VALUE, NULL, NULL, 0 }
 
 struct opts_spec {

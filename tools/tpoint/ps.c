@@ -54,8 +54,8 @@ static void show(pid_t pid, void *arg)
 static const struct opts_spec ps_opts = {
 	.verb = "ps",
 	.usage = (const char *const[]){ "tpoint ps", NULL },
-	.about = "List the running processes that have tpoint events (this user's; every user's for root):\n"
-		 "pid, command, number of events, events enabled, and where they record\n"
+	.about = "List the running processes that have tpoint events (this user's; every user's "
+		 "for root):\npid, command, number of events, events enabled, and where they record\n"
 		 "(none, memory, file:PATH, spool:PATH).\n",
 	.opts = (const struct opt[]){ OPT_END },
 };
