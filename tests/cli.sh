@@ -43,3 +43,17 @@ grep -qx "tpoint stat: -i is deprecated and goes in the next release; use --inte
 grep -qx "tpoint stat: --interval '0': expected seconds, like 1 or 0.5" f.err ||
 	fail "stat -i 0: $(cat f.err)"
 echo "ok: the old spellings"
+
+# tpoint(1) lists every option of every verb as --help shows it (its section OPTIONS).
+man=$(dirname "$0")/../docs/man/tpoint.1
+for v in list record report convert ps stat enable disable filter stream snapshot top; do
+	sed -n "/^\.SS tpoint $v\$/,/^\.S[SH] /p" "$man" >man.sec
+	[ -s man.sec ] || fail "tpoint(1) has no options section for $v"
+	"$TPOINT" $v --help | grep -E '^  (-[a-zA-Z]|    --)' | sed 's/^ *\([^ ].*[^ ]\)  .*/\1/' |
+		grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z-]*' | tr -d ' ,' | sort -u >spellings
+	while read -r s; do
+		grep -qF -- "\\fB$(printf '%s' "$s" | sed 's/-/\\-/g')\\fR" man.sec ||
+			fail "tpoint(1) does not list $v $s"
+	done <spellings
+done
+echo "ok: tpoint(1) lists every option"
