@@ -196,6 +196,13 @@ $(O)/tests/control_msg_test: tests/control_msg_test.c lib/fmt/control_msg.c lib/
 $(O)/tests/tracefs_format_test: tests/tracefs_format_test.c lib/fmt/tracefs_format.c lib/fmt/tracefs_format.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/tracefs_format_test.c lib/fmt/tracefs_format.c
 
+# The option tables' parser alone, with the messages it writes (tools/tpoint/options.c).
+$(O)/tests/options_test: tests/options_test.c tools/tpoint/options.c tools/tpoint/options.h \
+		tools/tpoint/tool_error.c tools/tpoint/tool_error.h tools/tpoint/escape.c \
+		tools/tpoint/escape.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itools/tpoint -o $@ tests/options_test.c \
+		tools/tpoint/options.c tools/tpoint/tool_error.c tools/tpoint/escape.c
+
 # The size test links the size parser alone (with the log it may write to).
 $(O)/tests/poolsize_test: tests/poolsize_test.c lib/poolsize.c lib/poolsize.h lib/log.c | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/poolsize_test.c lib/poolsize.c lib/log.c

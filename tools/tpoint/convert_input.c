@@ -20,7 +20,7 @@
 
 #include <event-parse.h>
 
-#include "convert.h"
+#include "convert_backend.h"
 #include "td_merge.h"
 #include "printf_conv.h"
 #include "tool.h"

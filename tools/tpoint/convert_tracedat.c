@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "codec.h"
-#include "convert.h"
+#include "convert_backend.h"
 #include "fmt/tracedat_v6.h"
 #include "growbuf.h"
 #include "tool.h"

@@ -32,7 +32,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "convert.h"
+#include "convert_backend.h"
 #include "tool.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u

@@ -4,44 +4,52 @@
  * process on or off, as writing to a kernel event's enable file does. A process that was
  * not recording keeps the newest events in memory from then on.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
 #include "fmt/control_msg.h"
+#include "options.h"
 #include "tool.h"
+
+static const struct opt switch_opts[] = {
+	OPT_PID("the process"),
+	OPT_END,
+};
+
+static const struct opts_spec enable_opts = {
+	.verb = "enable",
+	.usage = (const char *const[]){ "tpoint enable -p PID GLOB...", NULL },
+	.about = "Enable the events of process PID that match the globs\n"
+		 "(sys:name, sys:*, sys, name). Prints how many matched.\n",
+	.opts = switch_opts,
+};
+
+static const struct opts_spec disable_opts = {
+	.verb = "disable",
+	.usage = (const char *const[]){ "tpoint disable -p PID GLOB...", NULL },
+	.about = "Disable the events of process PID that match the globs\n"
+		 "(sys:name, sys:*, sys, name). Prints how many matched.\n",
+	.opts = switch_opts,
+};
 
 static int run(const char *verb, bool on, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opts o;
 	struct ctl_conn conn;
 	char err[512] = "", *text, list[8192] = "";
 	pid_t pid = 0;
 	int c, ret, refused;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pid = ctl_parse_one_pid(verb, optarg, pid);
-			if (pid < 0)
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			printf("usage: tpoint %s -p PID GLOB...\n\n%s the events of process PID that "
-			       "match the globs\n(sys:name, sys:*, sys, name). Prints how many "
-			       "matched.\n", verb, on ? "Enable" : "Disable");
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "usage: tpoint %s -p PID GLOB...\n", verb);
+	opts_start(&o, on ? &enable_opts : &disable_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
+		if (c != 'p')
+			return opts_exit(c);
+		pid = ctl_parse_one_pid(verb, o.value, pid);
+		if (pid < 0)
 			return EXIT_USAGE;
-		}
 	}
+	optind = o.ind;
 	if (!pid || optind >= argc) {
 		tool_error(verb, "usage: tpoint %s -p PID GLOB...", verb);
 		return EXIT_USAGE;

@@ -5,13 +5,13 @@
  * process compiles the expression for each and answers with what is wrong.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
 #include "fmt/control_msg.h"
 #include "glob.h"
+#include "options.h"
 #include "tool.h"
 
 /*
@@ -75,46 +75,48 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 	return set ? EXIT_OK : EXIT_FAIL;
 }
 
+static const struct opts_spec filter_opts = {
+	.verb = "filter",
+	.usage = (const char *const[]){ "tpoint filter -p PID EVENTS 'EXPR'",
+					"tpoint filter -p PID EVENTS --clear", NULL },
+	.about = "Keep only the records of EVENTS (sys:name, name, sys:*, sys or other\n"
+		 "globs, comma-separated, as -e takes them) for which EXPR holds;\n"
+		 "an event without EXPR's fields is named and skipped,\n"
+		 "in the kernel's filter syntax: fields compared with == != < <= > >= &,\n"
+		 "strings with == != ~ (glob), joined with && || ! and parentheses;\n"
+		 "common_pid is a field too. Example: 'flags & 3 && ino > 100'.\n",
+	.opts = (const struct opt[]){
+		OPT_PID("the process"),
+		{ 'c', 0, "clear", OPT_NO_VALUE, NULL, "remove the filter of EVENTS", 0 },
+		OPT_END,
+	},
+};
+
 int cmd_filter(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "clear", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opts o;
 	struct ctl_conn conn;
 	char err[1024] = "";
 	bool clear = false;
 	pid_t pid = 0;
 	int c, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+	opts_start(&o, &filter_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_one_pid("filter", optarg, pid);
+			pid = ctl_parse_one_pid("filter", o.value, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
 		case 'c':
 			clear = true;
 			break;
-		case 'h':
-			printf("usage: tpoint filter -p PID EVENTS 'EXPR'\n"
-			       "       tpoint filter -p PID EVENTS --clear\n\n"
-			       "Keep only the records of EVENTS (sys:name, name, sys:*, sys or other\n"
-			       "globs, comma-separated, as -e takes them) for which EXPR holds;\n"
-			       "an event without EXPR's fields is named and skipped,\n"
-			       "in the kernel's filter syntax: fields compared with == != < <= > >= &,\n"
-			       "strings with == != ~ (glob), joined with && || ! and parentheses;\n"
-			       "common_pid is a field too. Example: 'flags & 3 && ino > 100'.\n");
-			return EXIT_OK;
 		default:
-			fprintf(stderr, "usage: tpoint filter -p PID EVENT 'EXPR'|--clear\n");
-			return EXIT_USAGE;
+			return opts_exit(c);
 		}
 	}
+	optind = o.ind;
 	if (!pid || optind >= argc || (clear ? optind + 1 != argc : optind + 2 != argc)) {
 		tool_error("filter", "usage: tpoint filter -p PID EVENT 'EXPR' (or --clear)");
 		return EXIT_USAGE;

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
+#include "convert_backend.h"
 #include "json.h"
 #include "tool.h"
 

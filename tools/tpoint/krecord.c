@@ -14,6 +14,7 @@
 #include "kinstance.h"
 #include "kpages.h"
 #include "krecord.h"
+#include "tool_error.h"
 
 /* The instances are named INSTANCE_PREFIX-PID-RANDOM (tpoint(1) says so). */
 #define INSTANCE_PREFIX "tpoint-record"
@@ -78,8 +79,8 @@ static int enable_group(struct krecord *kr, const struct kgroup *g, char *err, s
 		goto fail;
 	}
 	if (rejected)
-		fprintf(stderr, "tpoint record: note: -f '%s' does not apply to %zu of the events of "
-			"-k '%s' (%s); they are recorded unfiltered\n", g->filter, rejected,
+		tool_warn("record", "note: -f '%s' does not apply to %zu of the events of "
+			"-k '%s' (%s); they are recorded unfiltered", g->filter, rejected,
 			g->globs, first);
 	kevent_list_free(&l);
 	return 0;
@@ -306,8 +307,8 @@ int krec_extra(struct krecord *kr, struct tracedat_extra *x, char *err, size_t e
 
 		kr->format[i] = kinst_format(kr->ki, kr->ev.name[i]);
 		if (!kr->format[i] || format_parts(kr->format[i], &e->id, &e->format) < 0) {
-			fprintf(stderr, "tpoint record: kernel event %s: its format cannot be read; "
-				"it is left out\n", kr->ev.name[i]);
+			tool_warn("record", "kernel event %s: its format cannot be read; "
+				"it is left out", kr->ev.name[i]);
 			continue;
 		}
 		colon = strchr(kr->ev.name[i], ':');
@@ -349,16 +350,16 @@ void krec_summary(struct krecord *kr)
 	}
 	for (size_t i = 0; kr->xev && kr->format && i < kr->ev.n; i++)
 		recorded += kr->xev[i].recorded;
-	fprintf(stderr, "tpoint record: kernel (instance %s, %ld KiB a CPU): %llu events, %llu "
-		"lost (overrun %llu, dropped %llu), %llu pages marked with losses\n",
+	tool_warn("record", "kernel (instance %s, %ld KiB a CPU): %llu events, %llu "
+		"lost (overrun %llu, dropped %llu), %llu pages marked with losses",
 		kinst_name(kr->ki), kr->buffer_kb, recorded, overrun + dropped, overrun, dropped,
 		kr->kp ? (unsigned long long)kpages_lost_marks(kr->kp) : 0ull);
 	if (kr->kp && kpages_bad(kr->kp))
-		fprintf(stderr, "tpoint record: kernel: %llu pages held records that do not decode; "
-			"their rest is left out\n", (unsigned long long)kpages_bad(kr->kp));
+		tool_warn("record", "kernel: %llu pages held records that do not decode; "
+			"their rest is left out", (unsigned long long)kpages_bad(kr->kp));
 	if (kr->write_error)
-		fprintf(stderr, "tpoint record: kernel: pages could not be kept: %s; the file lacks "
-			"them\n", strerror(kr->write_error));
+		tool_warn("record", "kernel: pages could not be kept: %s; the file lacks "
+			"them", strerror(kr->write_error));
 }
 
 void krec_free(struct krecord *kr)

@@ -11,7 +11,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,42 +22,46 @@
 #include "control_client.h"
 #include "fmt/control_msg.h"
 #include "escape.h"
+#include "options.h"
 #include "tool.h"
 #include "../../lib/format.h"
 
 /* Placeholder ids for --format: the runtime numbers events from here too, in load order. */
 #define LIST_FIRST_ID TPOINT_FIRST_ID
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tpoint list [--format] [--check] FILE...\n"
-		"       tpoint list -p PID [--format]\n"
-		"\n"
-		"List the tracepoints compiled into each FILE (an executable, a shared library\n"
-		"or an object file), read from its tpoint_meta section without running it:\n"
-		"each event as system:name, its TP_CONDITION source text if it has one, its\n"
-		"fields, and its USDT probe as bpftrace and perf name it (usdt:FILE:system:name)\n"
-		"unless the file was built with -DTPOINT_NO_USDT.\n"
-		"\n"
-		"  -f, --format  print each event's tracefs format text instead (what trace.dat\n"
-		"                files carry). The IDs are placeholders, numbered from %u\n"
-		"                (0x%x) in the order of the file; a recording numbers events\n"
-		"                as they register, so its IDs may differ.\n"
-		"  -c, --check   check that libtraceevent (trace-cmd, KernelShark, perf) can\n"
-		"                render each event's print fmt; print one line per event that\n"
-		"                it cannot, and nothing else unless --format is also given.\n"
-		"                Exit 1 if any cannot.\n"
-		"  -p, --pid PID list the events of a running process instead, with whether\n"
-		"                each is enabled and its filter; --format gives their format\n"
-		"                texts with the process's own IDs.\n"
-		"  -h, --help    this text\n"
-		"\n"
-		"Exit status: 0 on success, 1 if a FILE could not be read or a check failed,\n"
-		"2 on a usage error.\n",
-		LIST_FIRST_ID, LIST_FIRST_ID);
-}
+/* the help names the first placeholder ID */
+_Static_assert(LIST_FIRST_ID == 28672, "list's --help says 28672 (0x7000)");
 
+static const struct opts_spec list_opts = {
+	.verb = "list",
+	.usage = (const char *const[]){ "tpoint list [--format] [--check] FILE...",
+					"tpoint list -p PID [--format]", NULL },
+	.about = "List the tracepoints compiled into each FILE (an executable, a shared library\n"
+		 "or an object file), read from its tpoint_meta section without running it:\n"
+		 "each event as system:name, its TP_CONDITION source text if it has one, its\n"
+		 "fields, and its USDT probe as bpftrace and perf name it (usdt:FILE:system:name)\n"
+		 "unless the file was built with -DTPOINT_NO_USDT.\n",
+	.opts = (const struct opt[]){
+		/* -f is the filter everywhere else (and in trace-cmd); trace-cmd list's -F
+		 * shows an event's fields */
+		{ 'F', 'F', "format", OPT_NO_VALUE, NULL,
+		  "print each event's tracefs format text instead (what trace.dat\n"
+		  "files carry). The IDs are placeholders, numbered from 28672\n"
+		  "(0x7000) in the order of the file; a recording numbers events\n"
+		  "as they register, so its IDs may differ.", 'f' },
+		{ 'c', 'c', "check", OPT_NO_VALUE, NULL,
+		  "check that libtraceevent (trace-cmd, KernelShark, perf) can\n"
+		  "render each event's print fmt; print one line per event that\n"
+		  "it cannot, and nothing else unless --format is also given.\n"
+		  "Exit 1 if any cannot.", 0 },
+		OPT_PID("list the events of a running process instead, with whether\n"
+			"each is enabled and its filter; --format gives their format\n"
+			"texts with the process's own IDs."),
+		OPT_END,
+	},
+	.after = "Exit status: 0 on success, 1 if a FILE could not be read or a check failed,\n"
+		 "2 on a usage error.\n",
+};
 /* ---- ELF ---- */
 
 /*
@@ -797,45 +800,30 @@ int elf_events(const char *file, elf_event_fn fn, void *arg)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "format", no_argument, NULL, 'f' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct opts opts;
 	struct list_opts o = { 0 };
 	int c, status = EXIT_OK;
 	pid_t pid = 0;
 
-	optind = 1;
-	opterr = 0; /* our own message, in the tool's "tpoint list: ..." form */
-	while ((c = getopt_long(argc, argv, "p:fch", longopts, NULL)) != -1) {
+	opts_start(&opts, &list_opts, argc, argv);
+	while ((c = opts_next(&opts)) != OPTS_END) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_one_pid("list", optarg, pid);
+			pid = ctl_parse_one_pid("list", opts.value, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
-		case 'f':
+		case 'F':
 			o.format = true;
 			break;
 		case 'c':
 			o.check = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		default:
-			if (optopt && strncmp(argv[optind - 1], "--", 2))
-				tool_error("list", "unknown option '-%c'; try 'tpoint list --help'",
-					   optopt);
-			else
-				tool_error("list", "unknown option '%s'; try 'tpoint list --help'",
-					   argv[optind - 1]);
-			return EXIT_USAGE;
+			return opts_exit(c);
 		}
 	}
+	optind = opts.ind;
 	if (pid) {
 		if (optind < argc || o.check) {
 			tool_error("list", "-p lists a process: no FILE and no --check with it");

@@ -4,39 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "escape.h"
 #include "tool.h"
-
-void tool_error(const char *verb, const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-	int n;
-
-	fprintf(stderr, "tpoint %s: ", verb);
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	/* messages name what other processes and files said: escaped on a terminal */
-	if (n >= 0 && text_tty(stderr))
-		text_write_escaped(stderr, msg, (size_t)n, true);
-	else if (n >= 0)
-		fputs(msg, stderr);
-	else
-		fputs(fmt, stderr); /* out of memory: the words without their values */
-	fputc('\n', stderr);
-	free(msg);
-}
-
-void tool_error_lines(const char *verb, const char *prefix, const char *lines)
-{
-	for (const char *l = lines; l && *l;) {
-		size_t len = strcspn(l, "\n");
-
-		tool_error(verb, "%s%.*s", prefix, (int)len, l);
-		l += len + (l[len] == '\n');
-	}
-}
 
 static const struct verb {
 	const char *name;

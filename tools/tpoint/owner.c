@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "owner.h"
+#include "tool_error.h"
 
 int owner_lock_dir(const char *dir)
 {
@@ -105,9 +106,9 @@ void owner_say_unfinished(const char *verb, const char *near)
 		if (strncmp(e->d_name, ".tpoint-spool.", 14) ||
 		    !owner_dir_gone(dirfd(d), e->d_name) || !has_spools(dirfd(d), e->d_name))
 			continue;
-		fprintf(stderr, "tpoint %s: %s%s holds the spools of a recording whose recorder "
+		tool_warn(verb, "%s%s holds the spools of a recording whose recorder "
 			"ended before it wrote the file; write it with: tpoint record --assemble "
-			"%s%s -o FILE\n", verb, slash ? dir : "", e->d_name, slash ? dir : "",
+			"%s%s -o FILE", slash ? dir : "", e->d_name, slash ? dir : "",
 			e->d_name);
 	}
 	if (d)

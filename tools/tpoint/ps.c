@@ -9,13 +9,13 @@
  * Each process has 2 s to begin its answer, 2 s more to complete it, and 4 KiB.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "control_client.h"
 #include "fmt/control_msg.h"
 #include "escape.h"
+#include "options.h"
 #include "tool.h"
 
 #define PS_TIMEOUT_MS 2000
@@ -57,29 +57,29 @@ static void show(pid_t pid, void *arg)
 	ctl_close(&c);
 }
 
+static const struct opts_spec ps_opts = {
+	.verb = "ps",
+	.usage = (const char *const[]){ "tpoint ps", NULL },
+	.about = "List the running processes that have tpoint events (this user's; every user's "
+		 "for root):\npid, command, number of events, events enabled, and where they record\n"
+		 "(none, memory, file:PATH, spool:PATH).\n",
+	.opts = (const struct opt[]){ OPT_END },
+};
+
 int cmd_ps(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct opts o;
 	int c, n = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			printf("usage: tpoint ps\n\nList the running processes that have tpoint events "
-			       "(this user's; every user's for root):\npid, command, number of events, "
-			       "events enabled, and where they record\n(none, memory, file:PATH, "
-			       "spool:PATH).\n");
-			return EXIT_OK;
-		}
-		fprintf(stderr, "usage: tpoint ps\n");
-		return EXIT_USAGE;
-	}
-	if (optind < argc) {
-		tool_error("ps", "unexpected argument '%s'", argv[optind]);
+	opts_start(&o, &ps_opts, argc, argv);
+	if ((c = opts_next(&o)) != OPTS_END)
+		return opts_exit(c);
+	if (o.ind < argc) {
+		tool_error("ps", "unexpected argument '%s'", argv[o.ind]);
 		return EXIT_USAGE;
 	}
 	ctl_each_process(show, &n);
 	if (!n)
-		fprintf(stderr, "tpoint ps: no process with tpoint events is running\n");
+		tool_warn("ps", "no process with tpoint events is running");
 	return EXIT_OK;
 }

@@ -15,7 +15,6 @@
  * while printing, is said once per event on stderr, and the exit status is 1.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,39 +25,38 @@
 #include <trace-seq.h>
 
 #include <tpoint/event.h>
-#include "convert.h"
+#include "convert_backend.h"
 #include "escape.h"
 #include "fmt/control_msg.h"
 #include "render.h"
+#include "options.h"
 #include "td_merge.h"
 #include "tool.h"
 #include "tracedat_read.h"
 
 #define VERB "report"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tpoint report [-i FILE]... [--stats|--json] [FILE]...\n"
-		"\n"
-		"Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
-		"time, one line each, as 'trace-cmd report' prints them. Several files are\n"
-		"merged into one time line, each line led by its file's name, as\n"
-		"'trace-cmd report -i A -i B' does.\n"
-		"\n"
-		"  -i FILE      a file to read (as with trace-cmd); repeatable\n"
-		"  --stats      per event: hits, skipped by condition, filtered, recorded,\n"
-		"               lost and the condition, as tpoint stored them; and the\n"
-		"               records found in the file (one table per file)\n"
-		"  --json       JSON lines, one object per event (keys in tpoint(1))\n"
-		"  -h, --help   this text\n"
-		"\n"
-		"The file is checked first; a damaged file gives one line saying what is wrong\n"
-		"and where. Events libtraceevent cannot render are named on stderr.\n"
-		"Exit status: 0 all events rendered, 1 damaged file or events not rendered,\n"
-		"2 usage error.\n");
-}
-
+static const struct opts_spec report_opts = {
+	.verb = VERB,
+	.usage = (const char *const[]){ "tpoint report [-i FILE]... [--stats|--json] [FILE]...", NULL },
+	.about = "Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
+		 "time, one line each, as 'trace-cmd report' prints them. Several files are\n"
+		 "merged into one time line, each line led by its file's name, as\n"
+		 "'trace-cmd report -i A -i B' does.\n",
+	.opts = (const struct opt[]){
+		{ 'i', 'i', "input", OPT_VALUE, "FILE", "a file to read (as with trace-cmd); repeatable", 0 },
+		{ 's', 0, "stats", OPT_NO_VALUE, NULL,
+		  "per event: hits, skipped by condition, filtered, recorded,\n"
+		  "lost and the condition, as tpoint stored them; and the\n"
+		  "records found in the file (one table per file)", 0 },
+		OPT_JSON("JSON lines, one object per event (keys in tpoint(1))"),
+		OPT_END,
+	},
+	.after = "The file is checked first; a damaged file gives one line saying what is wrong\n"
+		 "and where. Events libtraceevent cannot render are named on stderr.\n"
+		 "Exit status: 0 all events rendered, 1 damaged file or events not rendered,\n"
+		 "2 usage error.\n",
+};
 struct report {
 	const char *file;
 	struct tracedat td;
@@ -569,13 +567,7 @@ static int report_open(struct report *r, const char *file)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "input", required_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct opts o;
 	const char **files;
 	size_t nr_files = 0, opened = 0;
 	bool stats = false, json = false;
@@ -588,14 +580,9 @@ int cmd_report(int argc, char **argv)
 		tool_error(VERB, "out of memory");
 		return EXIT_FAIL;
 	}
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":hi:", longopts, NULL)) != -1) {
+	opts_start(&o, &report_opts, argc, argv);
+	while ((opt = opts_next(&o)) != OPTS_END) {
 		switch (opt) {
-		case 'h':
-			usage(stdout);
-			free(files);
-			return EXIT_OK;
 		case 's':
 			stats = true;
 			break;
@@ -603,23 +590,14 @@ int cmd_report(int argc, char **argv)
 			json = true;
 			break;
 		case 'i':
-			files[nr_files++] = optarg;
+			files[nr_files++] = o.value;
 			break;
-		case ':':
-			tool_error(VERB, "option '%s' needs a file", argv[optind - 1]);
-			free(files);
-			return EXIT_USAGE;
 		default:
-			if (optopt)
-				tool_error(VERB, "unknown option '-%c'; see 'tpoint report --help'",
-					   optopt);
-			else
-				tool_error(VERB, "unknown option '%s'; see 'tpoint report --help'",
-					   argv[optind - 1]);
 			free(files);
-			return EXIT_USAGE;
+			return opts_exit(opt);
 		}
 	}
+	optind = o.ind;
 	while (optind < argc)
 		files[nr_files++] = argv[optind++];
 	if (!nr_files)

@@ -6,7 +6,6 @@
  * --overwrite keeps the newest ones).
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +14,26 @@
 #include "attach.h"
 #include "fmt/control_msg.h"
 #include "ownfile.h"
+#include "options.h"
 #include "tool.h"
 #include "tracedat.h"
 
+static const struct opts_spec snapshot_opts = {
+	.verb = "snapshot",
+	.usage = (const char *const[]){ "tpoint snapshot -p PID [-o FILE]", NULL },
+	.about = "Write what the buffers of process PID hold now into FILE (default trace.dat),\n"
+		 "without stopping anything. The process must be recording: 'tpoint enable -p'\n"
+		 "keeps the newest events in memory, as does 'tpoint record -p --overwrite'.\n",
+	.opts = (const struct opt[]){
+		OPT_PID("the process"),
+		OPT_OUTPUT("FILE", "where to write (default trace.dat)"),
+		OPT_END,
+	},
+};
+
 int cmd_snapshot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opts o;
 	const char *out = "trace.dat";
 	struct tracedat_result res;
 	struct attach a;
@@ -33,29 +41,22 @@ int cmd_snapshot(int argc, char **argv)
 	pid_t pid = 0;
 	int c, ret = EXIT_FAIL;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
+	opts_start(&o, &snapshot_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
 		switch (c) {
 		case 'p':
-			pid = ctl_parse_one_pid("snapshot", optarg, pid);
+			pid = ctl_parse_one_pid("snapshot", o.value, pid);
 			if (pid < 0)
 				return EXIT_USAGE;
 			break;
 		case 'o':
-			out = optarg;
+			out = o.value;
 			break;
-		case 'h':
-			printf("usage: tpoint snapshot -p PID [-o FILE]\n\nWrite what the buffers of "
-			       "process PID hold now into FILE (default trace.dat),\nwithout stopping "
-			       "anything. The process must be recording: 'tpoint enable -p'\nkeeps "
-			       "the newest events in memory, as does 'tpoint record -p --overwrite'.\n");
-			return EXIT_OK;
 		default:
-			fprintf(stderr, "usage: tpoint snapshot -p PID [-o FILE]\n");
-			return EXIT_USAGE;
+			return opts_exit(c);
 		}
 	}
-	if (!pid || optind < argc) {
+	if (!pid || o.ind < argc) {
 		tool_error("snapshot", "usage: tpoint snapshot -p PID [-o FILE]");
 		return EXIT_USAGE;
 	}
@@ -94,10 +95,10 @@ int cmd_snapshot(int argc, char **argv)
 		goto out;
 	}
 	tool_error_lines("snapshot", "damaged: ", res.damage);
-	fprintf(stderr, "tpoint snapshot: %s: %llu events of process %d\n", out,
+	tool_warn("snapshot", "%s: %llu events of process %d", out,
 		(unsigned long long)res.events, (int)pid);
 	if (tp_tracedat_size_warning(&res, err, sizeof(err)))
-		fprintf(stderr, "tpoint snapshot: %s: %s\n", out, err);
+		tool_warn("snapshot", "%s: %s", out, err);
 	ret = res.damage ? EXIT_FAIL : EXIT_OK;
 	tp_tracedat_result_free(&res);
 out:

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "glob.h"
 #include "json.h"
 #include "stat_rows.h"
+#include "options.h"
 #include "tool.h"
 
 static volatile sig_atomic_t stop;
@@ -127,16 +127,28 @@ static void print_jump_labels(struct ctl_conn *conn)
 	free(text);
 }
 
+static const struct opts_spec stat_opts = {
+	.verb = "stat",
+	.usage = (const char *const[]){
+		"tpoint stat -p PID [-e GLOB[,GLOB...]] [--interval SECONDS] [--json]", NULL },
+	.about = "The counters of the events of process PID: hits, hits its condition skipped\n"
+		 "(with the condition's text), filtered out, recorded, lost. With --interval,\n"
+		 "the rates over each interval until Ctrl-C or the process ends. --json prints\n"
+		 "one object per event and line, with the keys event, condition, hits,\n"
+		 "condition_skipped, filtered, recorded, lost, usdt (USDT probes attached).\n",
+	.opts = (const struct opt[]){
+		OPT_PID("the process"),
+		OPT_EVENTS("only the events these globs select, comma-separated"),
+		/* -i is the input file in trace-cmd and in report: --interval has no letter */
+		{ 'i', 0, "interval", OPT_VALUE, "SECONDS", "the rates over each interval", 'i' },
+		OPT_JSON("one JSON object per event and line"),
+		OPT_END,
+	},
+};
+
 int cmd_stat(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opts o;
 	const char *globs = NULL;
 	double interval = 0;
 	bool json = false;
@@ -146,8 +158,10 @@ int cmd_stat(int argc, char **argv)
 	struct stat_row *rows = NULL, *prev = NULL;
 	int c, n, nprev = 0, ret = EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:e:i:jh", opts, NULL)) != -1) {
+	opts_start(&o, &stat_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
+		const char *optarg = o.value;
+
 		switch (c) {
 		case 'p':
 			pid = ctl_parse_one_pid("stat", optarg, pid);
@@ -170,21 +184,11 @@ int cmd_stat(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'h':
-			printf("usage: tpoint stat -p PID [-e GLOB[,GLOB...]] [--interval SECONDS] "
-			       "[--json]\n\nThe counters of the events of process PID: hits, hits its "
-			       "condition skipped\n(with the condition's text), filtered out, recorded, "
-			       "lost. With --interval,\nthe rates over each interval until Ctrl-C or the "
-			       "process ends. --json prints\none object per event and line, with the keys "
-			       "event, condition, hits,\ncondition_skipped, filtered, recorded, lost, usdt (USDT "
-			       "probes attached).\n");
-			return EXIT_OK;
 		default:
-			fprintf(stderr, "usage: tpoint stat -p PID [-e GLOB] [--interval S] [--json]\n");
-			return EXIT_USAGE;
+			return opts_exit(c);
 		}
 	}
-	if (!pid || optind < argc) {
+	if (!pid || o.ind < argc) {
 		tool_error("stat", "usage: tpoint stat -p PID [-e GLOB] [--interval S] [--json]");
 		return EXIT_USAGE;
 	}

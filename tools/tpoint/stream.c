@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include "select.h"
 #include "render.h"
 #include "spool_read.h"
+#include "options.h"
 #include "tool.h"
 
 #define VERB "stream"
@@ -50,32 +50,30 @@
  */
 #define HOLD_MAX_NS 1000000000ull
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tpoint stream -p PID [-e GLOB[,GLOB...] [-f EXPR]]...\n"
-		"\n"
-		"Print the events of the running process PID as they happen, one line each,\n"
-		"laid out as 'trace-cmd report' prints them (times are CLOCK_MONOTONIC\n"
-		"seconds), until Ctrl-C or the end of the process. Events the process could\n"
-		"not keep are announced as \"CPU:N [COUNT EVENTS DROPPED]\". Lines come in\n"
-		"time order, held until the records of other threads before them are in\n"
-		"(about 100 ms, at most 1 s). What the process records for itself or for\n"
-		"others is not shown, and its own filters stay as they are.\n"
-		"\n"
-		"  -p, --pid PID        the process\n"
-		"  -e, --events GLOBS   events to show: sys:name, sys:*, sys or name, comma-separated;\n"
-		"                       may be given more than once; without -e, the events\n"
-		"                       the process has enabled, as trace_pipe shows them\n"
-		"  -f, --filter EXPR    show only records for which EXPR holds (the kernel's\n"
-		"                       filter syntax), of the events of the -e before it; on\n"
-		"                       those that lack its fields it does not apply (said)\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Exit status: 0 stopped by Ctrl-C or SIGTERM, or the process ended; 1 the process\n"
-		"cannot be streamed; 2 usage error.\n");
-}
-
+static const struct opts_spec stream_opts = {
+	.verb = VERB,
+	.usage = (const char *const[]){ "tpoint stream -p PID [-e GLOB[,GLOB...] [-f EXPR]]...", NULL },
+	.about = "Print the events of the running process PID as they happen, one line each,\n"
+		 "laid out as 'trace-cmd report' prints them (times are CLOCK_MONOTONIC\n"
+		 "seconds), until Ctrl-C or the end of the process. Events the process could\n"
+		 "not keep are announced as \"CPU:N [COUNT EVENTS DROPPED]\". Lines come in\n"
+		 "time order, held until the records of other threads before them are in\n"
+		 "(about 100 ms, at most 1 s). What the process records for itself or for\n"
+		 "others is not shown, and its own filters stay as they are.\n",
+	.opts = (const struct opt[]){
+		OPT_PID("the process"),
+		OPT_EVENTS("events to show: sys:name, sys:*, sys or name, comma-separated;\n"
+			   "may be given more than once; without -e, the events\n"
+			   "the process has enabled, as trace_pipe shows them"),
+		OPT_FILTER("show only records for which EXPR holds (the kernel's\n"
+			   "filter syntax), of the events of the -e before it; on\n"
+			   "those that lack its fields it does not apply (said)"),
+		OPT_END,
+	},
+	.after = "Exit status: 0 stopped by Ctrl-C or SIGTERM, or the process ended; 1 the process\n"
+		 "cannot be streamed; 2 usage error.\n",
+	.stop_at_operand = 1,
+};
 /* A record waiting to be printed, with what its chunk said. */
 struct pending {
 	/*
@@ -589,8 +587,8 @@ static int stream_pid(pid_t pid, const struct selection *sel)
 	if (!st.write_failed && pump(&st) < 0)
 		ret = EXIT_FAIL;
 	if (salvaged && !st.ended)
-		fprintf(stderr, "tpoint stream: process %d is gone; its last events were read "
-			"from its buffer\n", (int)pid);
+		tool_warn("stream", "process %d is gone; its last events were read "
+			"from its buffer", (int)pid);
 	if (st.write_failed && st.write_errno != EPIPE) {
 		tool_error(VERB, "writing: %s", strerror(st.write_errno));
 		ret = EXIT_FAIL;
@@ -659,20 +657,16 @@ static char *enabled_events(pid_t pid)
 
 int cmd_stream(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct opts o;
 	const char *events = NULL;
 	static struct selection sel; /* static: reachable to the end, whichever way we return */
 	pid_t pid = 0;
 	int c, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:e:f:h", opts, NULL)) != -1) {
+	opts_start(&o, &stream_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
+		const char *optarg = o.value;
+
 		switch (c) {
 		case 'p':
 			pid = ctl_parse_one_pid(VERB, optarg, pid);
@@ -692,10 +686,10 @@ int cmd_stream(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'h': sel_free(&sel); usage(stdout); return EXIT_OK;
-		default: sel_free(&sel); usage(stderr); return EXIT_USAGE;
+		default: sel_free(&sel); return opts_exit(c);
 		}
 	}
+	optind = o.ind;
 	if (optind < argc) {
 		tool_error(VERB, "unexpected argument '%s'; see 'tpoint stream --help'",
 			   argv[optind]);

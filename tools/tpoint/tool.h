@@ -5,16 +5,12 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include "tool_error.h"
 
 /* Exit statuses, as perf and trace-cmd use them. */
 #define EXIT_OK 0
 #define EXIT_FAIL 1  /* the work failed: bad file, command failed, nothing matched */
 #define EXIT_USAGE 2 /* the command line was wrong */
-
-/* "tpoint VERB: message\n" on stderr. */
-void tool_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Each line of `lines` (may be NULL) as an error of its own, after `prefix`. */
-void tool_error_lines(const char *verb, const char *prefix, const char *lines);
 
 int cmd_list(int argc, char **argv);
 

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +23,7 @@
 #include "stat_rows.h"
 #include "top_dirty.h"
 #include "top_events.h"
+#include "options.h"
 #include "tool.h"
 
 #define MAX_PIDS 64
@@ -404,30 +404,36 @@ static void wait_until(struct top *t, double until)
 	}
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: tpoint top [-d SECONDS] [-n COUNT] [--json] [-p PID]... "
-		   "[--dirty | --events]\n");
-}
-
+static const struct opts_spec top_opts = {
+	.verb = "top",
+	.usage = (const char *const[]){
+		"tpoint top [-d SECONDS] [-n COUNT] [--json] [-p PID]... [--dirty | --events]", NULL },
+	.about = "The PowerTOP view, live. Who dirties which file (root: the kernel's writeback\n"
+		 "event, filtered to I_DIRTY_SYNC, I_DIRTY_DATASYNC, I_DIRTY_PAGES), and the rates of\n"
+		 "the events of every instrumented process (over their control sockets).\n",
+	.opts = (const struct opt[]){
+		{ 'd', 'd', "delay", OPT_VALUE, "SECONDS", "refresh every SECONDS (default 2)", 0 },
+		{ 'n', 'n', "count", OPT_VALUE, "COUNT", "stop after COUNT refreshes", 0 },
+		OPT_JSON("one JSON object per refresh, with arrays dirty and events"),
+		OPT_PID("only this process (repeatable)"),
+		{ 'D', 0, "dirty", OPT_NO_VALUE, NULL, "only the dirty files", 0 },
+		{ 'E', 0, "events", OPT_NO_VALUE, NULL, "only the program events", 0 },
+		OPT_END,
+	},
+	.after = "On a terminal: r, t, p, n sort by rate, total, pid, name; d and e show or hide\n"
+		 "a view; q quits.\n",
+};
 static int parse_args(struct top *t, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "delay", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "dirty", no_argument, NULL, 'D' },
-		{ "events", no_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct opts o;
 	bool only_dirty = false, only_events = false;
 	char *end;
 	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:n:jp:h", opts, NULL)) != -1) {
+	opts_start(&o, &top_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
+		const char *optarg = o.value;
+
 		switch (c) {
 		case 'd':
 			t->delay = strtod(optarg, &end);
@@ -464,28 +470,14 @@ static int parse_args(struct top *t, int argc, char **argv)
 		case 'E':
 			only_events = true;
 			break;
-		case 'h':
-			usage(stdout);
-			printf("\nThe PowerTOP view, live. Who dirties which file (root: the kernel's "
-			       "writeback\nevent, filtered to I_DIRTY_SYNC, I_DIRTY_DATASYNC, "
-			       "I_DIRTY_PAGES), and the rates of\nthe events of every instrumented "
-			       "process (over their control sockets).\n\n"
-			       "  -d SECONDS  refresh every SECONDS (default 2)\n"
-			       "  -n COUNT    stop after COUNT refreshes\n"
-			       "  --json      one JSON object per refresh, with arrays dirty and events\n"
-			       "  -p PID      only this process (repeatable)\n"
-			       "  --dirty     only the dirty files;  --events  only the program events\n"
-			       "\nOn a terminal: r, t, p, n sort by rate, total, pid, name; d and e "
-			       "show or hide\na view; q quits.\n");
-			return 1;
 		default:
-			usage(stderr);
-			return -1;
+			return c == OPTS_HELP ? 1 : -1;
 		}
 	}
+	optind = o.ind;
 	if (optind < argc) {
 		tool_error("top", "unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+		opts_usage(&top_opts, stderr);
 		return -1;
 	}
 	if (only_dirty && only_events) {

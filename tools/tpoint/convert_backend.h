@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpoint convert - trace.dat files into other readers' formats (CTF 1.8 for babeltrace2 and
- * Trace Compass, JSON lines for jq and Python), and `tpoint report --json`.
+ * The conversion interface: what the back-ends that turn trace.dat files into other readers'
+ * formats (ctf.c: CTF 1.8 for babeltrace2 and Trace Compass; json.c: JSON lines for jq and
+ * Python, and `tpoint report --json`; convert_tracedat.c: the other trace.dat version) share
+ * with their input (convert_input.c) and their callers (the verb convert.c, report.c). The
+ * back-ends depend on this header, never on the verb.
  *
  * The model shared by the writers: each input file is opened and validated by tracedat_read;
  * each event format is parsed by libtraceevent (under the renderer's guard) and turned into
@@ -11,8 +14,8 @@
  * pages by pread() a 1 MiB run at a time (checked as they are walked) and writes 1 MiB runs;
  * JSON walks the mapped input, checked first, and writes through a 64 KiB buffer.
  */
-#ifndef TPOINT_CONVERT_H
-#define TPOINT_CONVERT_H
+#ifndef TPOINT_CONVERT_BACKEND_H
+#define TPOINT_CONVERT_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
