@@ -188,6 +188,18 @@ $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filte
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
 
+# The selection test links the selection rules alone, with the glob matcher they use.
+$(O)/tests/selection_test: tests/selection_test.c lib/fmt/selection.c lib/fmt/selection.h lib/globs.c lib/globs.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/selection_test.c lib/fmt/selection.c lib/globs.c
+
+# The record codec's test links the codec alone.
+$(O)/tests/rb_record_test: tests/rb_record_test.c tests/testutil.h lib/fmt/rb_record.c lib/fmt/rb_record.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/rb_record_test.c lib/fmt/rb_record.c
+
+# The merge's test links the merge alone.
+$(O)/tests/merge_test: tests/merge_test.c tests/testutil.h lib/fmt/merge.c lib/fmt/merge.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/merge_test.c lib/fmt/merge.c
+
 # The control protocol's test links its messages alone.
 $(O)/tests/control_msg_test: tests/control_msg_test.c lib/fmt/control_msg.c lib/fmt/control_msg.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/control_msg_test.c lib/fmt/control_msg.c
@@ -316,11 +328,11 @@ export FUZZ_SRC_tracefs := lib/fmt/tracefs_format.c
 # The tool's part of the library; spool_fuzz.c includes lib/tracedat.c itself (its mappings
 # become heap copies).
 export FUZZ_SRC_spool = $(filter-out lib/tracedat.c lib/tracedat_ingest.c,$(TOOL_LIB_SRC)) \
-		tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c tools/tpoint/tracedat_v7copy.c
+		tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c tools/tpoint/tracedat_v7copy.c tools/tpoint/tracedat_v7bytes.c
 export FUZZ_SRC_elf := tools/tpoint/list.c tools/tpoint/control_client.c tools/tpoint/glob.c \
 		tools/tpoint/escape.c lib/globs.c $(FMT_SRC) $(FORMAT_SRC)
 export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c \
-		tools/tpoint/tracedat_v7copy.c lib/codec.c \
+		tools/tpoint/tracedat_v7copy.c tools/tpoint/tracedat_v7bytes.c lib/codec.c \
 		tools/tpoint/report.c tools/tpoint/render.c tools/tpoint/kprint.c tools/tpoint/tep_guard.c \
 		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c \
 		tools/tpoint/td_merge.c $(FMT_SRC)

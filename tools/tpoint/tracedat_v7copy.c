@@ -146,14 +146,6 @@ const struct buf7 *td7_top_buffer(const struct v7 *v)
 	return NULL;
 }
 
-const struct opt7 *td7_find_option(const struct v7 *v, uint16_t id)
-{
-	for (size_t i = 0; i < v->nopts; i++)
-		if (v->opts[i].id == id)
-			return &v->opts[i];
-	return NULL;
-}
-
 /* The flyrecord table of a buffer: u64 offset and size per CPU, for every CPU. */
 static int put_table(struct v7 *v, const struct buf7 *b)
 {
