@@ -330,12 +330,13 @@ export FUZZ_SRC_tracefs := lib/fmt/tracefs_format.c
 export FUZZ_SRC_spool = $(filter-out lib/tracedat.c lib/tracedat_ingest.c,$(TOOL_LIB_SRC)) \
 		tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c tools/tpoint/tracedat_v7copy.c tools/tpoint/tracedat_v7bytes.c
 export FUZZ_SRC_elf := tools/tpoint/list.c tools/tpoint/control_client.c tools/tpoint/glob.c \
+		tools/tpoint/options.c \
 		tools/tpoint/escape.c lib/globs.c $(FMT_SRC) $(FORMAT_SRC)
 export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v7read.c \
 		tools/tpoint/tracedat_v7copy.c tools/tpoint/tracedat_v7bytes.c lib/codec.c \
 		tools/tpoint/report.c tools/tpoint/render.c tools/tpoint/kprint.c tools/tpoint/tep_guard.c \
 		tools/tpoint/convert_input.c tools/tpoint/json.c tools/tpoint/escape.c \
-		tools/tpoint/td_merge.c $(FMT_SRC)
+		tools/tpoint/td_merge.c tools/tpoint/options.c lib/globs.c $(FMT_SRC)
 fuzz: all
 	@mkdir -p $(O)/fuzz
 	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \

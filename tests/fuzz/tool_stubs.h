@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the tool's main.c would give the harnesses that link parts of the tool (elf_fuzz,
+ * What the tool's tool_error.c would give the harnesses that link parts of the tool (elf_fuzz,
  * tracedat_fuzz): its name, and error reporters that format each message, so that a bad
  * format or argument is still caught, and drop it.
  */
@@ -15,14 +15,31 @@
 #include <unistd.h>
 
 
-void tool_error(const char *verb, const char *fmt, ...)
+/* Formats the message (so that a bad format or argument is still caught) and drops it. */
+static void format_and_drop(const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+}
+
+void tool_error(const char *verb, const char *fmt, ...)
+{
 	va_list ap;
 
 	(void)verb;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	format_and_drop(fmt, ap);
+	va_end(ap);
+}
+
+void tool_warn(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)verb;
+	va_start(ap, fmt);
+	format_and_drop(fmt, ap);
 	va_end(ap);
 }
 
