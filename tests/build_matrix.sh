@@ -80,7 +80,7 @@ for cc in gcc clang; do
 	fi
 	# C++: both files, then each way round with C.
 	run "$cxx -std=c++17 -O0" "$cxx -x c++" "$cxx -x c++" $cxx "-std=c++17 -O0"
-	run "$cxx -std=c++20 -O2" "$cxx -x c++" "$cxx -x c++" $cxx "-O2"
+	run "$cxx -std=c++20 -O2" "$cxx -x c++" "$cxx -x c++" $cxx "-std=c++20 -O2"
 	run "C defines, $cxx -std=c++17 calls, -O0 -g" $cc "$cxx -std=c++17 -x c++" $cxx "-O0 -g"
 	run "$cxx -std=c++20 defines, C calls, -O2" "$cxx -std=c++20 -x c++" $cc $cxx "-O2"
 	run "$cxx jump labels -O0" "$cxx -x c++" "$cxx -x c++" $cxx "-std=c++17 -O0 -DTPOINT_JUMP_LABEL"
