@@ -48,7 +48,11 @@ for d in sp lossy; do
 	cmp -s $d.v6.txt $d.v7.txt || { diff $d.v6.txt $d.v7.txt | head; fail "$d: version 7 reads otherwise"; }
 	v6=$(size $d.v6.dat)
 	v7=$(size $d.v7.dat)
-	[ $((v7 * 3)) -lt "$v6" ] || fail "$d: version 7 takes $v7 bytes, version 6 $v6"
+	# Some hundred pages compress 3 times at least; the lossy file may hold a page or two
+	# (a busy machine), and then its metadata, which compresses less, is most of it.
+	ratio=3
+	[ $d = lossy ] && ratio=1
+	[ $((v7 * ratio)) -lt "$v6" ] || fail "$d: version 7 takes $v7 bytes, version 6 $v6"
 	echo "ok: $d: $n events, the same in trace-cmd from version 6 ($v6 bytes) and 7 ($v7 bytes)"
 	# At zstd's level 19: the same again.
 	"$TPOINT" record --assemble $d.v7z --compress=zstd:19 -o $d.v7z.dat 2>err.txt ||
