@@ -339,7 +339,7 @@ static void sync_locked(bool final)
 	tp_spool_put_closing_chunks(final);
 }
 
-int tp_spool_sync(void)
+int tp_spool_sync(uint64_t *synced)
 {
 	int err;
 
@@ -348,6 +348,8 @@ int tp_spool_sync(void)
 	pthread_mutex_lock(&sp->io);
 	sync_locked(false);
 	err = -sp->error;
+	if (synced)
+		*synced = (uint64_t)sp->file_end;
 	pthread_mutex_unlock(&sp->io);
 	return err;
 }

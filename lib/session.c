@@ -327,8 +327,8 @@ static void free_spools(char **v, int n)
  * The spools into a trace.dat: version 7 compressed if TPOINT_COMPRESS asks and its library
  * loads, else version 6 (the recording is never lost for want of a library).
  */
-int tp_session_write_file(const char *out, char **spools, int n, struct tracedat_result *res,
-			  char *err, size_t errlen)
+int tp_session_write_file(const char *out, char **spools, int n, uint64_t last_synced,
+			  struct tracedat_result *res, char *err, size_t errlen)
 {
 	struct tp_codec codec;
 	bool compress = false;
@@ -347,7 +347,8 @@ int tp_session_write_file(const char *out, char **spools, int n, struct tracedat
 	}
 	ret = tp_tracedat_write(&(struct tracedat_write_opts){
 					.out_path = out, .spools = (const char *const *)spools,
-					.nspools = n, .codec = compress ? &codec : NULL },
+					.nspools = n, .codec = compress ? &codec : NULL,
+					.last_spool_synced = last_synced },
 				res, err, errlen);
 	if (compress)
 		tp_codec_close(&codec);
@@ -356,10 +357,11 @@ int tp_session_write_file(const char *out, char **spools, int n, struct tracedat
 
 /*
  * The file from the spools: its events and lost records, or -errno with why (*damaged: -EIO,
- * the file written with what could be read of damaged spools).
+ * the file written with what could be read of damaged spools). synced: 0 once the drain has
+ * stopped, else the current spool's length at a flush (tp_spool_sync()).
  */
-static int finish_file(uint64_t *events, uint64_t *lost, bool *damaged, char *why,
-		       size_t whylen)
+static int finish_file(uint64_t synced, uint64_t *events, uint64_t *lost, bool *damaged,
+		       char *why, size_t whylen)
 {
 	struct tracedat_result res;
 	char err[512], **spools;
@@ -369,7 +371,7 @@ static int finish_file(uint64_t *events, uint64_t *lost, bool *damaged, char *wh
 		snprintf(why, whylen, "out of memory");
 		return n;
 	}
-	ret = tp_session_write_file(rec.out_path, spools, n, &res, why, whylen);
+	ret = tp_session_write_file(rec.out_path, spools, n, synced, &res, why, whylen);
 	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", why);
@@ -455,7 +457,7 @@ static int complete_file(int spool_err)
 		keep_spools(why, false);
 		return ret;
 	}
-	ret = finish_file(&events, &lost, &damaged, fwhy, sizeof(fwhy));
+	ret = finish_file(0, &events, &lost, &damaged, fwhy, sizeof(fwhy));
 	if (ret < 0) {
 		size_t len = strlen(why);
 
@@ -549,17 +551,18 @@ int tp_session_record_stop(void)
 
 int tp_session_flush(void)
 {
+	uint64_t synced;
 	int ret;
 
 	pthread_mutex_lock(&session_mutex);
 	if (!rec.active || !rec.spool)
 		ret = -ENOENT;
-	else if ((ret = tp_spool_sync()) == 0 && !rec.spool_only) {
+	else if ((ret = tp_spool_sync(&synced)) == 0 && !rec.spool_only) {
 		uint64_t events, lost;
 		bool damaged;
 		char why[1024];
 
-		ret = finish_file(&events, &lost, &damaged, why, sizeof(why));
+		ret = finish_file(synced, &events, &lost, &damaged, why, sizeof(why));
 		if (ret == 0)
 			ret = (int)(events > INT32_MAX ? INT32_MAX : events);
 	}

@@ -81,7 +81,7 @@ int tp_spool_snapshot_copy(const char *path)
 	off_t at = 0;
 	int in = -1, out, err;
 
-	err = tp_spool_sync();
+	err = tp_spool_sync(NULL);
 	if (err)
 		return err;
 	out = tp_output_open(path, OUTPUT_TRUNCATE, why, sizeof(why));

@@ -284,6 +284,8 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		w.ncpus = extra->ncpus;
 	for (int i = 0; i < nspools && !ret; i++) {
 		w.in[i].path = spools[i];
+		if (i == nspools - 1)
+			w.in[i].synced = o->last_spool_synced;
 		ret = tp_tdw_read_spool(&w, (uint32_t)i);
 	}
 	if (!ret && extra)

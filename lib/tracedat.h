@@ -100,6 +100,11 @@ struct tracedat_write_opts {
 	const struct tracedat_select *sel;  /* NULL: everything the spools hold */
 	const struct tracedat_extra *extra; /* NULL: no kernel records */
 	const struct tp_codec *codec; /* NULL: version 6; else version 7 compressed with it */
+	/*
+	 * 0: each spool is read to its end. Else the last one is still being written (a flush,
+	 * tp_spool_sync()) and is read up to here: what follows may be a write under way.
+	 */
+	uint64_t last_spool_synced;
 };
 HIDDEN int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_result *res,
 			     char *err, size_t errlen);

@@ -37,8 +37,9 @@ struct stream_key {
  * walked as it comes, up to the first damage (spool_read.h): its size is the owner's to
  * choose, and one truncate() makes a gigabyte of zeros, every 16 bytes of which would be
  * a damaged chunk. So the copy holds the whole chunks before the damage and at most a
- * window more, whatever the file's size. *len becomes what was read; NULL when out of
- * memory.
+ * window more, whatever the file's size, and nothing past file_len (the size it had, or
+ * what of a spool still being written is whole). *len becomes what was read; NULL when
+ * out of memory.
  */
 #define COPY_WINDOW (1u << 20)
 
@@ -66,7 +67,10 @@ static char *read_copy(int fd, uint64_t file_len, size_t *len)
 			m = nm;
 			cap = ncap;
 		}
-		n = pread(fd, m + got, COPY_WINDOW, (off_t)got);
+		if (got >= file_len) /* grown since: a write under way, not ours to read */
+			break;
+		n = pread(fd, m + got, file_len - got < COPY_WINDOW ? (size_t)(file_len - got)
+								     : COPY_WINDOW, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) /* the end, or cut short meanwhile: what there was */
@@ -131,6 +135,9 @@ int tp_tdw_read_spool(struct writer_state *w, uint32_t si)
 			(long long)st.st_size, sizeof(struct spool_file_header));
 		return 0;
 	}
+	/* A spool still being written: its writer's next chunks may be there in part. */
+	if (s->synced && (uint64_t)st.st_size > s->synced)
+		st.st_size = (off_t)s->synced;
 	s->len = (size_t)st.st_size;
 	s->copied = st.st_uid != geteuid();
 	s->map = s->copied ? read_copy(fd, (uint64_t)st.st_size, &s->len)

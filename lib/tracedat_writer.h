@@ -67,6 +67,7 @@ struct stream_chunk {
 
 struct spool_in {
 	const char *path;
+	uint64_t synced; /* 0, or the bytes to read of a spool still being written */
 	char *map;
 	size_t len;
 	bool copied; /* map is a copy in the heap (read_copy()), not a mapping */

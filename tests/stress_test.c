@@ -189,7 +189,7 @@ static void run(enum tpoint_mode mode, const char *file, enum churn churn, unsig
 			      "switch modes while recording");
 		if (churn != QUIET) {
 			ret = tpoint_flush();
-			CHECK(ret >= 0, "tpoint_flush: %s", strerror(-ret));
+			CHECK(ret >= 0, "tpoint_flush: %s (%s)", strerror(-ret), su_last_error);
 			flushes++;
 		}
 	}

@@ -116,11 +116,20 @@ static uint64_t su_pool_leaks;
  */
 static uint64_t su_block_stalls;
 
+/* The library's last error, for a check that fails to show why (a flush's damage). */
+static char su_last_error[512];
+
 static TU_UNUSED void su_log(int level, const char *msg, void *arg)
 {
-	(void)level;
 	(void)arg;
-	/* May run in a signal handler or a writer's slow path: count, print nothing. */
+	/* May run in a signal handler or a writer's slow path: count and copy, print nothing. */
+	if (level == 0) {
+		size_t i = 0;
+
+		for (; msg[i] && i < sizeof(su_last_error) - 1; i++)
+			su_last_error[i] = msg[i];
+		su_last_error[i] = 0;
+	}
 	if (strstr(msg, "left the pool"))
 		__atomic_fetch_add(&su_pool_leaks, 1, __ATOMIC_RELAXED);
 	if (strstr(msg, "block mode: no page written out"))
