@@ -259,10 +259,14 @@ $(O)/tests/%_test: tests/%_test.cc $(wildcard tests/*.h tests/trace/events/*.h i
 $(O)/tests/lib%.so: tests/%.c $(wildcard tests/trace/events/*.h include/tpoint/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fPIC -shared -Itests -o $@ $< -L$(O) -ltpoint
 
-# make check TESTS='tests/top.sh build/tests/krecord_test' runs those alone.
-TESTS ?= $(TEST_BIN) $(filter-out tests/run.sh,$(wildcard tests/*.sh)) $(wildcard tests/*/run.sh)
-# Tests at once: the -j given to make (make check -j2), else one per CPU. A test that needs
-# the machine to itself says so ("tpoint-test: alone", tests/run.sh) and runs after the others.
+# make check TESTS='tests/top.sh build/tests/krecord_test' runs those only.
+# The longest first (the fuzzers, the report suite, the build matrix), so that the run does
+# not end waiting on one of them.
+LONG_TESTS := $(wildcard tests/*/run.sh) tests/build_matrix.sh
+TESTS ?= $(LONG_TESTS) $(TEST_BIN) $(filter-out tests/run.sh $(LONG_TESTS),$(wildcard tests/*.sh))
+# Tests at once: the -j given to make (make check -j2), else one per CPU. Tests that must not
+# run beside each other say so ("tpoint-test: serial", tests/run.sh): they run one by one in
+# one of those places, beside the others.
 CHECK_JOBS = $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),$(shell nproc 2>/dev/null),1)
 RUN_TESTS = O=$(O) TPOINT=$(abspath $(TOOL)) sh tests/run.sh -j $(CHECK_JOBS)
 check: all $(TEST_BIN) $(TEST_LIBS) $(TEST_HELPERS)

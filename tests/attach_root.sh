@@ -1,5 +1,5 @@
 #!/bin/sh
-# tpoint-test: alone (a fixed user's /tmp/tpoint-UID)
+# tpoint-test: serial (a fixed user's /tmp/tpoint-UID)
 # Root records another user's process (tpoint record -p), and that user attacks the spool
 # directory the tool lent them (issue 20, item 1):
 #   1. swaps PID.spool for a symlink to a root-owned 0600 file, then kills their process:

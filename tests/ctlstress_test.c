@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpoint-test: alone (it saturates both CPUs)
+ * tpoint-test: serial (it saturates both CPUs)
  * ctlstress_test - the control socket changes what is traced while it is being traced. Two
  * threads hit two events at full speed (one with a condition) with self-checking records
  * (stressutil.h), recording to a file through a 4 MiB pool in discard mode, while a third

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tpoint-test: alone (tpoint top: a tracefs instance)
+# tpoint-test: serial (tpoint top: a tracefs instance)
 # Every --json writes its strings with one writer (tools/tpoint/json.c), and every line is
 # JSON in UTF-8, strictly, whatever bytes a process, a recording or a file name holds
 # (issue 30, item 3.2): a byte that is not UTF-8 becomes \u00XX (its Latin-1 character),

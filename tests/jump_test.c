@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpoint-test: alone (it saturates both CPUs)
+ * tpoint-test: serial (it saturates both CPUs)
  * jump_test - jump-label sites switched while threads run through them.
  *
  * Two threads run through 8 jump-label sites (and one load-and-branch site of the same

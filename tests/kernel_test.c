@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpoint-test: alone (a tracefs instance of the whole machine)
+ * tpoint-test: serial (a tracefs instance of the whole machine)
  * kernel_test - tpoint's events next to the kernel's, on one time line, as a user would put
  * them there: the kernel's events recorded with clock mono into a tracefs instance of the
  * test's own, extracted with `trace-cmd extract`, and the two files merged by

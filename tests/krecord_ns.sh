@@ -1,5 +1,5 @@
 #!/bin/sh
-# tpoint-test: alone (tracefs instances, and the kernel events of the whole machine)
+# tpoint-test: serial (tracefs instances, and the kernel events of the whole machine)
 # Two `tpoint record -k` at once in two PID namespaces, where both are pid 1: each has an
 # instance of its own (they were both tpoint-record-1: the second read half of the first's
 # events and turned its tracing off, the first said "0 lost"), and each file holds every

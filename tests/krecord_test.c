@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpoint-test: alone (tracefs instances and the kernel's dirtying events of the whole machine)
+ * tpoint-test: serial (tracefs instances and the kernel's dirtying events of the whole machine)
  * krecord_test - `tpoint record -k`: the kernel's events and the program's in one trace.dat,
  * read by trace-cmd report as one time line.
  *

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tpoint-test: alone (a fixed user's /tmp/tpoint-UID, and ps asks every process)
+# tpoint-test: serial (a fixed user's /tmp/tpoint-UID, and ps asks every process)
 # Root's `tpoint ps` against another user's directory and processes (issue 20, item 4):
 #   1. /tmp/tpoint-UID planted as a symlink to a root directory holding <deadpid>.sock:
 #      ps must not follow it, nor remove anything there;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tpoint-test: alone (tracefs instances, and the kernel events of the whole machine)
+# tpoint-test: serial (tracefs instances, and the kernel events of the whole machine)
 # tpoint record and signals. A command killed by a signal: its events are in the file, its
 # counts unknown and said so, naming the signal. A hang-up (SIGHUP: a closed terminal, a
 # dropped ssh session) or a closed pipe (SIGPIPE: tpoint record ... | head) to each form of

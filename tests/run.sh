@@ -9,9 +9,11 @@
 #	tests/run.sh [-j N] TEST...
 #
 # With -j N (make check -j2 passes it on), up to N tests run at once. A test that must
-# have the machine to itself says so in its source with the line "tpoint-test: alone" and
-# why (it measures rates, saturates the CPUs, or holds machine-wide state such as a tracefs
-# instance or a fixed user's directory); those run one by one after the others. Each
+# not run beside another such test says so in its source with the line "tpoint-test:
+# serial" and why (it saturates the CPUs, or holds machine-wide state such as a tracefs
+# instance or a fixed user's directory): those run one by one in a lane of their own, which
+# takes one of the N places from the start, beside the other tests. (Every test passes
+# with the machine busy: make check-busy.) Each
 # result line gives the test's wall-clock seconds and the CPU seconds it used (user + system,
 # of the processes it waited for): the wall clock grows with the machine's load, the CPU
 # time does not.
@@ -60,7 +62,7 @@ $(printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /')"
 	rm -rf "$tmp"
 }
 
-# The source of a test, where its "tpoint-test: alone" line would be.
+# The source of a test, where its "tpoint-test: serial" line would be.
 source_of() {
 	case "$1" in
 	*.sh) echo "$1" ;;
@@ -68,32 +70,39 @@ source_of() {
 	esac
 }
 
-# tests/run.sh --one TEST, with $top and $results set: one test (the parallel runner's unit).
+# tests/run.sh --one TEST, with $top and $results set: one test (the parallel runner's unit);
+# --one --lane: the serial tests in $lane, one after the other.
 if [ "${1:-}" = --one ]; then
-	run_one "$2"
+	if [ "$2" = --lane ]; then
+		for t in $lane; do run_one "$t"; done
+	else
+		run_one "$2"
+	fi
 	exit 0
 fi
 
 top=$(pwd)
 results=$(mktemp -d "${TMPDIR:-/tmp}/tpoint-results.XXXXXX")
 trap 'rm -rf "$results"' EXIT
-alone="" shared=""
+lane="" shared=""
 for t in "$@"; do
 	s=$(source_of "$t")
-	if [ "$jobs" -gt 1 ] && [ -n "$s" ] && grep -q "tpoint-test: alone" "$s"; then
-		alone="$alone $t"
+	if [ "$jobs" -gt 1 ] && [ -n "$s" ] && grep -q "tpoint-test: serial" "$s"; then
+		lane="$lane $t"
 	else
 		shared="$shared $t"
 	fi
 done
 
 if [ "$jobs" -gt 1 ]; then
-	export top results
-	for t in $shared; do printf '%s\n' "$t"; done | xargs -P "$jobs" -I{} sh "$0" --one {}
+	export top results lane
+	{
+		[ -n "$lane" ] && echo --lane
+		for t in $shared; do printf '%s\n' "$t"; done
+	} | xargs -P "$jobs" -I{} sh "$0" --one {}
 else
 	for t in $shared; do run_one "$t"; done
 fi
-for t in $alone; do run_one "$t"; done
 
 count() { cat "$results"/* 2>/dev/null | grep -c "^$1 "; }
 pass=$(count pass) fail=$(count fail) skip=$(count skip)

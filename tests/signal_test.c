@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpoint-test: alone (it counts signals against a time limit)
+ * tpoint-test: serial (it counts signals against a time limit)
  * signal_test - a thread hits sig_loop in a tight loop while two other threads send it
  * SIGUSR1 and SIGUSR2 as fast as they can. The SIGUSR1 handler hits sig_handler; SIGUSR2 is
  * not blocked in it, so its handler (hitting sig_nested) also runs inside the first handler,

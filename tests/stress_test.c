@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tpoint-test: alone (it saturates both CPUs)
+ * tpoint-test: serial (it saturates both CPUs)
  * stress_test - four threads hammer two events through a 64 KiB pool for about half a
  * second; one event has a condition that is false about half the time. Afterwards every
  * record in the file must be intact (checksum, payload tid = common_pid), each thread's

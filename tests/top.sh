@@ -1,5 +1,5 @@
 #!/bin/sh
-# tpoint-test: alone (a tracefs instance, and it checks a hit rate)
+# tpoint-test: serial (a tracefs instance, and it checks a hit rate)
 # tpoint top: who dirties which file (the kernel's writeback event through a private tracefs
 # instance) and the rates of a program's events (its control socket). A target of known pid
 # appends to a known file and to one it unlinked, and hits an event 200 times a second on

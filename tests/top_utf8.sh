@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tpoint-test: alone (tpoint top: a tracefs instance)
+# tpoint-test: serial (tpoint top: a tracefs instance)
 # The ncurses view of `tpoint top` shows a UTF-8 file name as it is under a UTF-8 locale
 # (issue 30, item 3.3): it never called setlocale(), and ncurses showed every byte above
 # 0x7f as ~X or M-x. A target dirties 'café-日本.txt'; top runs in a tmux pane under

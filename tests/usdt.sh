@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tpoint-test: alone (bpftrace attaches uprobes)
+# tpoint-test: serial (bpftrace attaches uprobes)
 # Every event is also a USDT probe (include/tpoint/usdt.h), as the README shows it:
 #  1. readelf -n lists one stapsdt note per event, with provider, name and arguments (sizes
 #     cross-checked against <sys/sdt.h> when it is installed); -DTPOINT_NO_USDT has none;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tpoint-test: alone (bpftrace attaches uprobes, under load)
+# tpoint-test: serial (bpftrace attaches uprobes, under load)
 # The kernel changes an event's USDT semaphore at any time: bpftrace attaches to and detaches
 # from tpt_usdt:usdt_cond USDT_STRESS_ROUNDS times (default 2 per kind of site; 50 with
 # `make check-stress` or `make check-usdt-stress`) while `tpoint enable/disable -p` switches the same event on and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tpoint-test: alone (a tracefs instance)
+# tpoint-test: serial (a tracefs instance)
 # trace.dat version 7 read by tpoint, and tpoint convert --to v6|v7 (issue 25 item 0):
 #  - recordings (the example, and tests/convtarget with lost events) converted v6 -> v7 (zstd
 #    and zlib) -> v6 read the same as the original with tpoint report, report --stats and
