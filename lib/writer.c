@@ -128,7 +128,8 @@ static struct thread_rec *thread_attach(struct tpoint_tls *t)
 	t->pid_word = (uint64_t)(uint32_t)rec->tid << 32;
 	t->counters = rec->counters;
 	t->thread = rec;
-	rec->tls = t;
+	/* Atomic: tp_writer_detach_all() and the filter's reclaim may read it meanwhile. */
+	__atomic_store_n(&rec->tls, t, __ATOMIC_RELAXED);
 	tpoint_barrier();
 	/* Last: the counters are whole before a hit of this thread may count into them. */
 	t->ncounters = TPOINT_MAX_EVENTS;
@@ -264,9 +265,14 @@ void tp_writer_detach_all(void)
 		 * The owner's fast path only reads `end`; a zero sends its next event to the
 		 * slow path, which sees that the page belongs to a stopped recording. If the
 		 * owner is in its slow path right now, the worst is one extra page switch.
+		 * No TLS yet: the thread is attaching (its record is live a moment before it
+		 * knows its TLS), and its streams are cleared, with no page
+		 * (tests/attach_race_test.c).
 		 */
-		for (int level = 0; level < TPOINT_MAX_NESTING; level++)
-			__atomic_store_n(&r->tls->stream[level].end, 0, __ATOMIC_RELAXED);
+		struct tpoint_tls *t = __atomic_load_n(&r->tls, __ATOMIC_RELAXED);
+
+		for (int level = 0; t && level < TPOINT_MAX_NESTING; level++)
+			__atomic_store_n(&t->stream[level].end, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->state, THREAD_LIVE, __ATOMIC_RELEASE);
 	}
 }
