@@ -503,74 +503,66 @@ pid_t ctl_parse_one_pid(const char *verb, const char *arg, pid_t before)
 }
 
 /* See control_client.h. */
-char *ctl_refused_events(struct ctl_conn *conn)
+void ctl_refusals_get(struct ctl_conn *conn, struct ctl_refusals *out)
 {
-	char err[256], *text = NULL, *cur, *out = NULL;
+	char err[256], *cur;
 	struct ctl_event_row row;
-	size_t len = 0;
 
-	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0)
-		return NULL;
-	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
-		char *grown;
+	memset(out, 0, sizeof(*out));
+	if (ctl_request(conn, CTL_LIST, NULL, &out->text, err, sizeof(err)) < 0)
+		return;
+	for (cur = out->text; tp_ctl_event_row_next(&cur, &row);) {
+		struct ctl_event_row *grown;
 
 		if (row.refusal == CTL_REFUSAL_NONE ||
-		    !(grown = realloc(out, len + strlen(row.event) + strlen(row.refused) + 3)))
+		    !(grown = realloc(out->row, (out->n + 1) * sizeof(*grown))))
 			continue;
-		out = grown;
-		len += (size_t)sprintf(out + len, "%s\t%s\n", row.event, row.refused);
+		out->row = grown;
+		out->row[out->n++] = row;
 	}
-	free(text);
-	return out;
 }
 
-const char *ctl_refused_why(const char *refused, const char *event, char *buf, size_t len)
+const struct ctl_event_row *ctl_refusals_find(const struct ctl_refusals *r, const char *event)
 {
-	size_t n = strlen(event);
-
-	for (const char *l = refused; l && *l;) {
-		const char *eol = strchr(l, '\n');
-
-		if (!eol)
-			break;
-		if (!strncmp(l, event, n) && l[n] == '\t') {
-			snprintf(buf, len, "%.*s", (int)(eol - l - n - 1), l + n + 1);
-			return buf;
-		}
-		l = eol + 1;
-	}
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->row[i].event, event))
+			return &r->row[i];
 	return NULL;
 }
 
-void ctl_refusal_text(const char *why, char *buf, size_t len)
+void ctl_refusals_free(struct ctl_refusals *r)
 {
-	int reg_error;
+	free(r->text);
+	free(r->row);
+	memset(r, 0, sizeof(*r));
+}
 
-	if (tp_ctl_refusal_of(why, &reg_error) == CTL_REFUSAL_REG) /* the process's own words */
-		snprintf(buf, len, "its %s", why);
+void ctl_refusal_text(const struct ctl_event_row *row, char *buf, size_t len)
+{
+	if (row->refusal == CTL_REFUSAL_REG) /* the process's own words */
+		snprintf(buf, len, "its %s", row->refused);
 	else
-		snprintf(buf, len, "libtraceevent cannot render its TP_printk: %s", why);
+		snprintf(buf, len, "libtraceevent cannot render its TP_printk: %s", row->refused);
 }
 
 /* See control_client.h. */
 int ctl_say_refused(const char *verb, struct ctl_conn *conn, const char *globs)
 {
-	char *refused = ctl_refused_events(conn), *save = NULL;
+	struct ctl_refusals refused;
 	int n = 0;
 
-	for (char *l = refused ? strtok_r(refused, "\n", &save) : NULL; l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		char *tab = strchr(l, '\t'), why[600];
+	ctl_refusals_get(conn, &refused);
+	for (size_t i = 0; i < refused.n; i++) {
+		const struct ctl_event_row *row = &refused.row[i];
+		char why[600];
 
-		if (!tab)
+		if (!globs_select_event(globs, row->event))
 			continue;
-		*tab = '\0';
-		if (!globs_select_event(globs, l))
-			continue;
-		ctl_refusal_text(tab + 1, why, sizeof(why));
-		tool_error(verb, "process %d: event %s stays off: %s", (int)conn->pid, l, why);
+		ctl_refusal_text(row, why, sizeof(why));
+		tool_error(verb, "process %d: event %s stays off: %s", (int)conn->pid, row->event,
+			   why);
 		n++;
 	}
-	free(refused);
+	ctl_refusals_free(&refused);
 	return n;
 }

@@ -58,15 +58,21 @@ pid_t ctl_parse_one_pid(const char *verb, const char *arg, pid_t before);
 
 /*
  * The events the process refused -- selected, but they stay off whatever enables them: a
- * print format that cannot be rendered, or a TRACE_EVENT_FN reg() that failed -- as
- * "system:name\twhy\n"... (malloc'd), or NULL when there are none or it cannot be asked.
+ * print format that cannot be rendered, or a TRACE_EVENT_FN reg() that failed -- as rows of
+ * one CTL_LIST reply (their strings point into `text`). None when it cannot be asked.
  */
-char *ctl_refused_events(struct ctl_conn *c);
-/* Why `event` stays off, from ctl_refused_events(), into buf; NULL if it does not. */
-const char *ctl_refused_why(const char *refused, const char *event, char *buf, size_t len);
+struct ctl_refusals {
+	char *text;
+	size_t n;
+	struct ctl_event_row *row;
+};
+void ctl_refusals_get(struct ctl_conn *c, struct ctl_refusals *out);
+/* The row of `event` if the process refused it, else NULL. */
+const struct ctl_event_row *ctl_refusals_find(const struct ctl_refusals *r, const char *event);
+void ctl_refusals_free(struct ctl_refusals *r);
 /* The reason as said after "stays off, ": "its reg function returned -5", or "libtraceevent
  * cannot render its TP_printk: WHY". */
-void ctl_refusal_text(const char *why, char *buf, size_t len);
+void ctl_refusal_text(const struct ctl_event_row *row, char *buf, size_t len);
 /*
  * An event switched on may stay off: a print format that cannot be rendered, or a
  * TRACE_EVENT_FN reg() that failed (the process calls it before it answers). Says each

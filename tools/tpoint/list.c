@@ -712,7 +712,7 @@ static int list_process(pid_t pid, bool format)
 		if (row.refusal != CTL_REFUSAL_NONE) {
 			char why[600];
 
-			ctl_refusal_text(row.refused, why, sizeof(why));
+			ctl_refusal_text(&row, why, sizeof(why));
 			fputs("  refused: stays off, ", stdout);
 			text_put(stdout, why);
 			putchar('\n');

@@ -28,7 +28,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static const char *refused; /* of the process being shown */
+static struct ctl_refusals refused; /* of the process being shown */
 
 static double clock_secs(clockid_t id)
 {
@@ -67,18 +67,19 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 			json_print_str(r[i].condition);
 			for (int k = 0; k < 5; k++)
 				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", stat_keys[k], v[k]);
-			char why[512];
+			const struct ctl_event_row *off = ctl_refusals_find(&refused, r[i].event);
 
-			if (ctl_refused_why(refused, r[i].event, why, sizeof(why))) {
+			if (off) {
 				printf(", \"refused\": ");
-				json_print_str(why);
+				json_print_str(off->refused);
 			}
 			printf(", \"usdt\": %llu, \"time\": %.6f", r[i].usdt, now);
 			if (prev)
 				printf(", \"interval\": %.6f", since);
 			printf("}\n");
 		} else {
-			char why[512], ev[4 * sizeof(r[i].event)];
+			const struct ctl_event_row *off = ctl_refusals_find(&refused, r[i].event);
+			char ev[4 * sizeof(r[i].event)];
 
 			/* the process's own words: escaped on a terminal */
 			printf("%-40s %12.0f %12.0f %12.0f %12.0f %12.0f  ",
@@ -86,10 +87,10 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 			       v[4]);
 			text_put(stdout, r[i].condition);
 			putchar('\n');
-			if (ctl_refused_why(refused, r[i].event, why, sizeof(why))) {
+			if (off) {
 				char text[600];
 
-				ctl_refusal_text(why, text, sizeof(text));
+				ctl_refusal_text(off, text, sizeof(text));
 				fputs("  refused: stays off, ", stdout);
 				text_put(stdout, text);
 				putchar('\n');
@@ -198,7 +199,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	refused = ctl_refused_events(&conn);
+	ctl_refusals_get(&conn, &refused);
 	double start = 0, taken = 0, prev_taken = 0;
 
 	for (bool first = true; !stop; first = false) {
@@ -245,7 +246,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	free(rows);
 	free(prev);
-	free((char *)refused);
+	ctl_refusals_free(&refused);
 	ctl_close(&conn);
 	return ret;
 }
