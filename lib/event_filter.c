@@ -19,6 +19,7 @@
 #include "fmt/selection.h"
 #include "format.h"
 #include "log.h"
+#include "meta_read.h"
 #include "registry.h"
 #include "writer.h"
 
