@@ -177,7 +177,7 @@ $(O)/tests/spoolmut: tests/spoolmut.c lib/spool_format.h $(SPOOL_CRC_SRC) | $(O)
 
 # The format test links the format builder alone (with the record reader and the print fmt
 # check), with its own stand-ins for the runtime.
-$(O)/tests/format_test: tests/format_test.c $(FORMAT_SRC) lib/format.h lib/print_fmt_lex.h lib/printf_conv.h lib/growbuf.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
+$(O)/tests/format_test: tests/format_test.c $(FORMAT_SRC) lib/format.h lib/meta_read.h lib/print_fmt_check.h lib/print_fmt_lex.h lib/printf_conv.h lib/growbuf.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Iexamples -o $@ tests/format_test.c $(FORMAT_SRC)
 
 # The filter test links the filter alone: its compiler and its evaluator.

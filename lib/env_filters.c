@@ -58,8 +58,12 @@ void tp_env_filters_check(void)
 
 		if (f->met)
 			continue;
-		/* Compiled against the event now; the same filter is set again if it compiles. */
-		ret = tp_registry_set_filter(f->event, f->expr, err, sizeof(err));
+		/*
+		 * Compiled against the event now, to say why it does not apply; not set again:
+		 * the event already has the filter its name's rank picks ("sys:event" over a
+		 * bare "event", whichever came first), which setting each item in turn undid.
+		 */
+		ret = tp_registry_try_filter(f->event, f->expr, err, sizeof(err));
 		if (ret == -ENOENT)
 			continue; /* not registered yet */
 		f->met = true;

@@ -19,6 +19,7 @@
 #include "fmt/selection.h"
 #include "format.h"
 #include "log.h"
+#include "meta_read.h"
 #include "registry.h"
 #include "writer.h"
 
@@ -345,35 +346,62 @@ static int wanted_put(const char *full, const char *expr)
 	return 0;
 }
 
-int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen)
+/*
+ * The first registered event that `event` names, into *sp, with expr compiled against it
+ * (and dropped): 0, -ENOENT, or the compiler's error, with err saying why. Under the lock.
+ */
+static int find_and_compile(const char *event, const char *expr, struct event_slot **sp,
+			    char *err, size_t errlen)
 {
-	char full[2 * TPOINT_NAME_MAX + 2];
 	struct event_slot *s = NULL;
 	struct filter *f = NULL;
 	int ret;
 
-	tp_registry_lock();
 	for (uint32_t k = 0; k < tp_nslots && !s; k++)
 		if (tp_event_named(event, tp_slots[k].system, tp_slots[k].name))
 			s = &tp_slots[k];
+	*sp = s;
 	if (!s) {
-		tp_registry_unlock();
 		snprintf(err, errlen, "no event '%s' in this process", event);
 		return -ENOENT;
 	}
-	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	if (*expr && s->ev) {
 		/* Compile now, to answer with the error; the slot keeps only valid filters. */
 		ret = slot_compile_filter(s, expr, &f, err, errlen);
-		if (ret < 0) {
-			tp_registry_unlock();
+		if (ret < 0)
 			return ret;
-		}
 		tp_filter_free(f);
 	}
+	return 0;
+}
+
+int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen)
+{
+	char full[2 * TPOINT_NAME_MAX + 2];
+	struct event_slot *s;
+	int ret;
+
+	tp_registry_lock();
+	ret = find_and_compile(event, expr, &s, err, errlen);
+	if (ret < 0) {
+		tp_registry_unlock();
+		return ret;
+	}
+	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	ret = wanted_put(full, expr);
 	if (ret == 0)
 		tp_registry_slot_apply_filter(s);
+	tp_registry_unlock();
+	return ret;
+}
+
+int tp_registry_try_filter(const char *event, const char *expr, char *err, size_t errlen)
+{
+	struct event_slot *s;
+	int ret;
+
+	tp_registry_lock();
+	ret = find_and_compile(event, expr, &s, err, errlen);
 	tp_registry_unlock();
 	return ret;
 }

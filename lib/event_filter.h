@@ -11,6 +11,12 @@
 HIDDEN int tp_registry_set_filter(const char *event, const char *expr, char *err, size_t errlen);
 /* The same for "system:name" or "name", registered yet or not (TPOINT_FILTER). */
 HIDDEN int tp_registry_want_filter(const char *event, const char *expr, char *err, size_t errlen);
+/*
+ * Does expr compile for the registered event "system:name" or "name" names? 0, -ENOENT (none
+ * registered yet) or the error, with err saying why; nothing is set: the filter wanted
+ * already (tp_registry_want_filter()) is the one the name's rank picks (tp_event_named()).
+ */
+HIDDEN int tp_registry_try_filter(const char *event, const char *expr, char *err, size_t errlen);
 
 /* The filter wanted for the slot's event by name, if any, compiled and attached. */
 HIDDEN void tp_registry_slot_apply_filter(struct event_slot *s);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "meta_read.h"
 #include "growbuf.h"
 #include "print_fmt_lex.h"
 #include "printf_conv.h"

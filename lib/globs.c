@@ -42,15 +42,29 @@ bool tp_glob_selects(const char *glob, size_t len, const char *system, const cha
 	return part_matches(glob, len, system) || part_matches(glob, len, name);
 }
 
+bool tp_globs_next(const char **cursor, const char **glob, size_t *len)
+{
+	const char *p = *cursor;
+
+	while (p && *p == ',')
+		p++;
+	*cursor = p;
+	if (!p || !*p)
+		return false;
+	*glob = p;
+	*len = strcspn(p, ",");
+	*cursor = p + *len;
+	return true;
+}
+
 bool tp_globs_select(const char *list, const char *system, const char *name)
 {
-	for (const char *p = list; p && *p;) {
-		size_t n = strcspn(p, ",");
+	const char *glob;
+	size_t n;
 
-		if (n && tp_glob_selects(p, n, system, name))
+	for (const char *at = list; tp_globs_next(&at, &glob, &n);)
+		if (tp_glob_selects(glob, n, system, name))
 			return true;
-		p += n + (p[n] == ',');
-	}
 	return false;
 }
 

@@ -28,7 +28,6 @@
 #include <tpoint/jump_label.h>
 #include <tpoint/tpoint.h>
 #include "env.h"
-#include "format.h"
 #include "jump.h"
 #include "jump_arch.h"
 #include "log.h"

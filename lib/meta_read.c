@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * meta_read.c - read "tpoint_meta" records: walk a section, check each record, and give its
- * strings through accessors (format.h).
+ * strings through accessors (meta_read.h).
  *
  * The records may come from an untrusted file (`tpoint list FILE`), so everything here is
  * bounds-checked before use, and nothing is trusted beyond what tpoint_meta_next() checked.
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format.h"
+#include "meta_read.h"
 
 static bool all_zero(const char *p, size_t n)
 {

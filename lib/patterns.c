@@ -46,7 +46,8 @@ bool tp_registry_slot_client_matches(const struct event_slot *s)
 static int add_patterns(const char *list, bool on, bool from_env)
 {
 	int matched = 0;
-	const char *p = list;
+	const char *item;
+	size_t len;
 
 	if (!list)
 		return -EINVAL;
@@ -55,10 +56,7 @@ static int add_patterns(const char *list, bool on, bool from_env)
 		return -EINVAL;
 	size_t first = npatterns;
 
-	p = list;
-	for (const char *q = list;; q++) {
-		if (*q != ',' && *q)
-			continue;
+	for (const char *at = list; tp_globs_next(&at, &item, &len);) {
 		if (npatterns == patterns_cap) {
 			size_t cap = patterns_cap ? patterns_cap * 2 : 8;
 			struct pattern *n = realloc(patterns, cap * sizeof(*n));
@@ -68,7 +66,7 @@ static int add_patterns(const char *list, bool on, bool from_env)
 			patterns = n;
 			patterns_cap = cap;
 		}
-		char *glob = strndup(p, (size_t)(q - p));
+		char *glob = strndup(item, len);
 
 		if (!glob)
 			return -ENOMEM;
@@ -93,9 +91,6 @@ static int add_patterns(const char *list, bool on, bool from_env)
 		pat->from_env = from_env;
 		pat->matched = false;
 		npatterns++;
-		if (!*q)
-			break;
-		p = q + 1;
 	}
 	/* Count the events these patterns name; all the patterns decide each one's state. */
 	for (uint32_t i = 0; i < tp_nslots; i++) {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format.h"
+#include "print_fmt_check.h"
 #include "print_fmt_lex.h"
 #include "printf_conv.h"
 

@@ -21,6 +21,8 @@
 #include "filter.h"
 #include "format.h"
 #include "log.h"
+#include "meta_read.h"
+#include "print_fmt_check.h"
 #include "registry.h"
 
 /*

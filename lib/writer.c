@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "filter.h"
-#include "format.h"
 #include "log.h"
 #include "pool.h"
 #include "registry.h"

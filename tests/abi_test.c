@@ -11,7 +11,7 @@
  */
 #include "testutil.h"
 
-#include "format.h"
+#include "meta_read.h"
 
 /*
  * The descriptor and the module as objects of ABI 1 to 5 laid them out (ABI 1 to 3 ended

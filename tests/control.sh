@@ -131,3 +131,13 @@ TPOINT_DEBUG=1 TPOINT_FILTER='tpt_ctl:ctl_tick:nme == 1;garbage' TPOINT_EVENTS=t
 grep -q "filter of tpt_ctl:ctl_tick not set: no field 'nme'" err.txt || { cat err.txt; fail "bad filter field not named"; }
 grep -q "TPOINT_FILTER: 'garbage': expected system:event:expression" err.txt || { cat err.txt; fail "malformed TPOINT_FILTER item not named"; }
 echo "ok: a bad TPOINT_FILTER is named and the program runs on"
+# An event named with its system and by its bare name: the filter of the full name is the
+# event's, whichever comes first (tpoint(3), TPOINT_FILTER).
+for v in 'tpt_ctl:ctl_tick:name == "beta";ctl_tick:name == "gamma"' \
+	'ctl_tick:name == "gamma";tpt_ctl:ctl_tick:name == "beta"'; do
+	TPOINT_FILTER=$v TPOINT_EVENTS=tpt_ctl:ctl_tick TPOINT_RECORD=envr.dat \
+		"$B/tests/ctltarget" 0.3 1000 >/dev/null 2>&1 || fail "ctltarget with TPOINT_FILTER='$v'"
+	names=$("$TPOINT" report envr.dat | sed -n 's/.* ctl_tick: .*name=\([a-z]*\)$/\1/p' | sort -u | tr '\n' ' ')
+	[ "$names" = "beta " ] || fail "TPOINT_FILTER='$v' kept '$names', want 'beta ' (the full name's filter)"
+done
+echo "ok: TPOINT_FILTER: the filter named with the system wins over the bare name's"

@@ -19,6 +19,8 @@
 #include "trace/events/writeback.h"
 
 #include "format.h"
+#include "meta_read.h"
+#include "print_fmt_check.h"
 
 /* ---- stubs for the runtime: this test never enables an event ---- */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * globs_test - the one matcher of event globs (lib/globs.c) on its own: which events of a
- * small table each glob or list selects, and which lists are valid. The runtime and the
+ * small table each glob or list selects, which lists are valid, and the items a list is
+ * cut into. The runtime and the
  * tool both link this matcher; tests/glob.sh checks end to end that each of the tool's
  * verbs and the library reach it.
  *
@@ -52,6 +53,26 @@ static void selects(const char *list, bool valid, const char *want)
 	printf("ok %d - '%s'%s selects '%s'\n", checks, list, valid ? "" : " (not valid)", want);
 }
 
+/* The items tp_globs_next() cuts from a list, each as "[glob]", into want's format. */
+static void items(const char *list, const char *want)
+{
+	char got[512];
+	const char *glob, *at = list;
+	size_t len, used = 0;
+
+	checks++;
+	got[0] = 0;
+	while (tp_globs_next(&at, &glob, &len))
+		used += (size_t)snprintf(got + used, sizeof(got) - used, "[%.*s]", (int)len, glob);
+	if (strcmp(got, want) || (at && *at)) {
+		failures++;
+		printf("FAIL %d - '%s' cut into '%s' (want '%s')\n", checks, list ? list : "NULL",
+		       got, want);
+		return;
+	}
+	printf("ok %d - '%s' cut into '%s'\n", checks, list ? list : "NULL", want);
+}
+
 int main(void)
 {
 	char longglob[1024];
@@ -83,6 +104,15 @@ int main(void)
 	longglob[0] = 't';
 	longglob[500] = ':';
 	selects(longglob, true, "tpoint:print ");
+
+	/* The items of a list, as the verbs name a glob that matched nothing. */
+	items("tpt_ctl:ctl_tick", "[tpt_ctl:ctl_tick]");
+	items("ctl_tick,tpt_ctl:*,print", "[ctl_tick][tpt_ctl:*][print]");
+	items(",,ctl_odd,,print,", "[ctl_odd][print]"); /* empty items skipped */
+	items("ctl_tick, ctl_odd ", "[ctl_tick][ ctl_odd ]"); /* blanks are the glob's */
+	items("", "");
+	items(",", "");
+	items(NULL, "");
 
 	checks++;
 	if (tp_globs_valid(NULL) || tp_globs_select(NULL, "tpt_ctl", "ctl_tick")) {

@@ -76,6 +76,8 @@ refused "tpoint record: -f 'n > 1' comes before any -e: a filter applies to the 
 	record -f 'n > 1' -e hello -- true
 refused "tpoint record: two -f for -e 'hello': join them with && or ||" \
 	record -e hello -f 'n > 1' -f 'n < 3' -- true
+refused "tpoint record: two -f for -k 'sched:*': join them with && or ||" \
+	record -e hello -k 'sched:*' -f 'pid > 1' -f 'pid < 3' -- true
 refused "tpoint record: -b '8Mi': expected a size of at least 64K, like 8M (bytes, or K, M or G: KiB, MiB, GiB, any case)" \
 	record -b 8Mi -e hello -- true
 TPOINT_DEBUG=1 TPOINT_BUFFER_SIZE=8Mi TPOINT_EVENTS='hello:*' TPOINT_RECORD=size.dat \

@@ -2,9 +2,9 @@
 /*
  * selection_test - the selection rules (lib/fmt/selection.c) on their own, with the glob
  * matcher they use: how an event is named, how TPOINT_FILTER is split, and which -f of a
- * consumer's -e/-f groups applies to which event. The runtime and the tool both link these
- * rules; tests/glob.sh, tests/messages.sh and tests/control.sh check end to end that they
- * reach them.
+ * consumer's -e/-f groups (and of tpoint record's -k/-f groups) applies to which event. The
+ * runtime and the tool both link these rules; tests/glob.sh, tests/messages.sh and
+ * tests/control.sh check end to end that they reach them.
  *
  * Exit 0 when every check passes; each check prints one line.
  */
@@ -180,6 +180,31 @@ int main(void)
 	tp_sel_free(&s);
 	check(!s.group && !s.ngroups && !s.globs, "freed, the selection is empty", "not empty");
 	judges(&s, "tpt_ctl", "ctl_tick", "-");
+
+	/*
+	 * tpoint record's -k groups are a selection of their own, with the same rule: a -f
+	 * gives the kernel's filter of the -k before it, once (tools/tpoint/krecord.c reads
+	 * each group's globs and filter).
+	 */
+	struct selection k = { 0 };
+
+	refuses(tp_sel_add_filter(&k, "pid > 1"), SEL_NO_GROUP, "-f before any -k is refused");
+	refuses(tp_sel_add_events(&k, "sched:*,irq"), SEL_OK, "-k 'sched:*,irq'");
+	refuses(tp_sel_add_filter(&k, "pid > 1"), SEL_OK, "-f 'pid > 1' for it");
+	refuses(tp_sel_add_filter(&k, "pid < 9"), SEL_FILTER_TWICE, "a second -f is refused");
+	refuses(tp_sel_add_events(&k, "writeback:writeback_mark_inode_dirty"), SEL_OK,
+		"-k writeback:writeback_mark_inode_dirty, no -f");
+	refuses(tp_sel_add_events(&k, "sched, irq"), SEL_NOT_GLOBS, "-k 'sched, irq' is refused");
+	check(k.ngroups == 2 && !strcmp(k.group[0].globs, "sched:*,irq") &&
+		      !strcmp(k.group[0].filter, "pid > 1") &&
+		      !strcmp(k.group[1].globs, "writeback:writeback_mark_inode_dirty") &&
+		      !k.group[1].filter,
+	      "two -k groups: the first with its -f, the second without", "other groups");
+	check(tp_sel_group_selects(&k.group[0], "sched", "sched_switch") &&
+		      tp_sel_group_selects(&k.group[0], "irq", "irq_handler_entry") &&
+		      !tp_sel_group_selects(&k.group[0], "writeback", "writeback_mark_inode_dirty"),
+	      "the first -k group selects sched:* and irq", "other events");
+	tp_sel_free(&k);
 
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* See glob.h: the tool's words around the one matcher, lib/globs.c. */
 #define _GNU_SOURCE
-#include <string.h>
 
 #include "glob.h"
 #include "globs.h"
 #include "fmt/selection.h"
 #include "tool.h"
-
-bool glob_selects(const char *glob, const char *system, const char *name)
-{
-	return tp_glob_selects(glob, strlen(glob), system, name);
-}
 
 bool globs_select(const char *globs, const char *system, const char *name)
 {

@@ -8,8 +8,6 @@
 
 #include <stdbool.h>
 
-/* Does one glob select the event system:name? */
-bool glob_selects(const char *glob, const char *system, const char *name);
 /* Does any glob of the comma-separated list select it? */
 bool globs_select(const char *globs, const char *system, const char *name);
 /* The same, for an event named "system:name" (false when it has no ':'). */

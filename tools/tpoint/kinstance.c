@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs.h>
-#include "glob.h"
+#include "globs.h"
 #include "kinstance.h"
 #include "owner.h"
 
@@ -111,19 +111,15 @@ int kevent_list_add(struct kevent_list *l, const char *event)
 int kinst_match(const char *globs, struct kevent_list *out, char *err, size_t errlen)
 {
 	char *avail = tracefs_instance_file_read(NULL, "available_events", NULL);
-	char *list = strdup(globs), *gsave = NULL;
+	const char *g;
+	size_t glen;
 	int ret = 0;
 
-	if (!avail || !list) {
-		if (!avail)
-			access_error(err, errlen, "available_events", errno ? errno : EIO);
-		else
-			snprintf(err, errlen, "out of memory");
-		free(avail);
-		free(list);
+	if (!avail) {
+		access_error(err, errlen, "available_events", errno ? errno : EIO);
 		return -1;
 	}
-	for (char *g = strtok_r(list, ",", &gsave); g && !ret; g = strtok_r(NULL, ",", &gsave)) {
+	for (const char *at = globs; !ret && tp_globs_next(&at, &g, &glen);) {
 		bool any = false;
 		char *p = avail;
 
@@ -136,7 +132,7 @@ int kinst_match(const char *globs, struct kevent_list *out, char *err, size_t er
 			if (colon) {
 				*colon = 0;
 				/* ftrace's own events (function, print) are not events to enable */
-				if (strcmp(p, "ftrace") && glob_selects(g, p, colon + 1)) {
+				if (strcmp(p, "ftrace") && tp_glob_selects(g, glen, p, colon + 1)) {
 					*colon = ':';
 					any = true;
 					if (kevent_list_add(out, p) < 0) {
@@ -152,13 +148,12 @@ int kinst_match(const char *globs, struct kevent_list *out, char *err, size_t er
 			p = nl + 1;
 		}
 		if (!any && !ret) {
-			snprintf(err, errlen, "-k '%s' matches no kernel event (expected "
-				 "system:name, system:* or system, as in %s/available_events)", g,
-				 tracefs_tracing_dir());
+			snprintf(err, errlen, "-k '%.*s' matches no kernel event (expected "
+				 "system:name, system:* or system, as in %s/available_events)",
+				 (int)glen, g, tracefs_tracing_dir());
 			ret = -1;
 		}
 	}
-	free(list);
 	free(avail);
 	return ret;
 }

@@ -43,7 +43,7 @@ struct krecord {
 };
 
 /* One group's events, each with the group's filter: the kernel judges the filter. */
-static int enable_group(struct krecord *kr, const struct kgroup *g, char *err, size_t errlen)
+static int enable_group(struct krecord *kr, const struct sel_group *g, char *err, size_t errlen)
 {
 	struct kevent_list l = { 0 };
 	size_t accepted = 0, rejected = 0;
@@ -89,8 +89,7 @@ fail:
 	return -1;
 }
 
-struct krecord *krec_setup(const struct kgroup *groups, size_t ngroups, char *err,
-			   size_t errlen)
+struct krecord *krec_setup(const struct selection *k, char *err, size_t errlen)
 {
 	struct krecord *kr;
 
@@ -103,10 +102,10 @@ struct krecord *krec_setup(const struct kgroup *groups, size_t ngroups, char *er
 	}
 	kinst_remove_stale();
 	/* Every glob must name an event before anything is made. */
-	for (size_t i = 0; i < ngroups; i++) {
+	for (size_t i = 0; i < k->ngroups; i++) {
 		struct kevent_list l = { 0 };
 
-		if (kinst_match(groups[i].globs, &l, err, errlen) < 0) {
+		if (kinst_match(k->group[i].globs, &l, err, errlen) < 0) {
 			kevent_list_free(&l);
 			free(kr);
 			return NULL;
@@ -118,8 +117,8 @@ struct krecord *krec_setup(const struct kgroup *groups, size_t ngroups, char *er
 		free(kr);
 		return NULL;
 	}
-	for (size_t i = 0; i < ngroups; i++)
-		if (enable_group(kr, &groups[i], err, errlen) < 0) {
+	for (size_t i = 0; i < k->ngroups; i++)
+		if (enable_group(kr, &k->group[i], err, errlen) < 0) {
 			krec_free(kr);
 			return NULL;
 		}

@@ -12,23 +12,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "fmt/selection.h"
 #include "tracedat.h"
-
-/* One -k GLOBS, with the -f after it (the kernel's filter on its events), or NULL. */
-struct kgroup {
-	const char *globs;
-	const char *filter;
-};
 
 struct krecord;
 
 /*
  * Everything checked and made, tracing still off: the instance (stale ones of killed
- * recorders removed first), clock mono, the events of every group, each with its filter.
- * NULL with why in err: nothing is left behind.
+ * recorders removed first), clock mono, the events of every group of -k GLOBS, each with
+ * the -f after it (the kernel's filter on its events), or none. NULL with why in err:
+ * nothing is left behind.
  */
-struct krecord *krec_setup(const struct kgroup *groups, size_t ngroups, char *err,
-			   size_t errlen);
+struct krecord *krec_setup(const struct selection *k, char *err, size_t errlen);
 /* --kernel-pids: only these processes' kernel events, and their children's. */
 int krec_set_pids(struct krecord *kr, const pid_t *pids, size_t n, char *err, size_t errlen);
 /*

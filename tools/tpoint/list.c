@@ -25,6 +25,8 @@
 #include "options.h"
 #include "tool.h"
 #include "../../lib/format.h"
+#include "../../lib/meta_read.h"
+#include "../../lib/print_fmt_check.h"
 
 /* Placeholder ids for --format: the runtime numbers events from here too, in load order. */
 #define LIST_FIRST_ID TPOINT_FIRST_ID

@@ -10,7 +10,6 @@
 #include <string.h>
 #include "env.h"
 #include "filter.h"
-#include "glob.h"
 #include "options.h"
 #include "owner.h"
 #include "ownfile.h"
@@ -82,8 +81,7 @@ struct cmdline {
 	struct selection sel;
 	double duration;
 	pid_t pid;
-	struct kgroup kgroup[64];
-	size_t nkgroups;
+	struct selection ksel; /* the -k groups, each with the kernel's filter of its -f */
 	bool kernel_pids;
 	size_t bytes; /* -b */
 };
@@ -92,7 +90,7 @@ struct cmdline {
 static int parse_options(struct cmdline *cl, int argc, char **argv)
 {
 	struct opts o;
-	bool last_was_kernel = false;
+	bool last_was_kernel = false; /* a -f is for the group before it: -e's or -k's */
 	char *end;
 	int c;
 
@@ -100,36 +98,15 @@ static int parse_options(struct cmdline *cl, int argc, char **argv)
 	while ((c = opts_next(&o)) != OPTS_END) {
 		const char *optarg = o.value;
 
-		if (c == 'k') {
-			if (globs_check("record", optarg) < 0)
-				return EXIT_USAGE;
-			if (cl->nkgroups == sizeof(cl->kgroup) / sizeof(cl->kgroup[0])) {
-				tool_error("record", "-k: at most %zu of them", cl->nkgroups);
-				return EXIT_USAGE;
-			}
-			cl->kgroup[cl->nkgroups++] = (struct kgroup){ optarg, NULL };
-			last_was_kernel = true;
-			continue;
-		}
-		if (c == 'f' && last_was_kernel) {
-			if (cl->kgroup[cl->nkgroups - 1].filter) {
-				tool_error("record", "-f '%s': -k '%s' has a filter already ('%s')",
-					   optarg, cl->kgroup[cl->nkgroups - 1].globs,
-					   cl->kgroup[cl->nkgroups - 1].filter);
-				return EXIT_USAGE;
-			}
-			cl->kgroup[cl->nkgroups - 1].filter = optarg;
-			continue;
-		}
-		if (c == 'e')
-			last_was_kernel = false;
 		switch (c) {
 		case 'K': cl->kernel_pids = true; break;
 		case 'e':
-			switch (sel_add_events(&cl->sel, "record", optarg)) {
+		case 'k':
+			switch (sel_add_events(c == 'k' ? &cl->ksel : &cl->sel, "record", optarg)) {
 			case -2: return EXIT_USAGE;
 			case -1: return EXIT_FAIL;
 			}
+			last_was_kernel = c == 'k';
 			cl->events = sel_globs(&cl->sel); /* every -e, for a command too */
 			break;
 		case 'o': cl->out = optarg; break;
@@ -148,6 +125,11 @@ static int parse_options(struct cmdline *cl, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'f':
+			if (last_was_kernel) {
+				if (sel_add_group_filter(&cl->ksel, "record", 'k', optarg) < 0)
+					return EXIT_USAGE;
+				break;
+			}
 			if (sel_add_filter(&cl->sel, "record", optarg) < 0)
 				return EXIT_USAGE;
 			cl->filter = optarg;
@@ -194,19 +176,19 @@ static int open_codec(const char *compress)
 /* -1 when the options go together, else an exit status (what is wrong said). */
 static int check_options(struct cmdline *cl, int argc)
 {
-	if ((!cl->events || !*cl->events) && (!cl->nkgroups || cl->pid)) {
+	if ((!cl->events || !*cl->events) && (!cl->ksel.ngroups || cl->pid)) {
 		tool_error("record", "no events given; use -e GLOB, e.g. -e 'writeback:*'%s",
 			   cl->pid ? "" : ", or -k GLOB for the kernel's");
 		return EXIT_USAGE;
 	}
-	if (cl->kernel_pids && (!cl->nkgroups || (!cl->pid && optind >= argc))) {
+	if (cl->kernel_pids && (!cl->ksel.ngroups || (!cl->pid && optind >= argc))) {
 		tool_error("record", "--kernel-pids: it keeps the kernel events (-k) of the command "
-			   "or the -p process; there is %s", cl->nkgroups ? "neither" : "no -k");
+			   "or the -p process; there is %s", cl->ksel.ngroups ? "neither" : "no -k");
 		return EXIT_USAGE;
 	}
 	if (cl->events && !cl->pid && optind >= argc) {
 		tool_error("record", "-e '%s': no process to record it of; give -p PID, or -- CMD "
-			   "to run one%s", cl->events, cl->nkgroups ? " (-k alone records the kernel)" : "");
+			   "to run one%s", cl->events, cl->ksel.ngroups ? " (-k alone records the kernel)" : "");
 		return EXIT_USAGE;
 	}
 	if (cl->duration && optind < argc) {
@@ -214,14 +196,14 @@ static int check_options(struct cmdline *cl, int argc)
 			   "--duration goes with -p PID, or -k alone", cl->duration_arg);
 		return EXIT_USAGE;
 	}
-	if (cl->nkgroups && !cl->pid && optind >= argc && (cl->filter || cl->mode || cl->buffer)) {
+	if (cl->ksel.ngroups && !cl->pid && optind >= argc && (cl->filter || cl->mode || cl->buffer)) {
 		tool_error("record", "-k alone records the kernel: -f goes after a -k, and -b, "
 			   "--overwrite, --block are for a program's events");
 		return EXIT_USAGE;
 	}
-	if (cl->duration && cl->nkgroups && !cl->pid && optind >= argc) {
+	if (cl->duration && cl->ksel.ngroups && !cl->pid && optind >= argc) {
 		/* the kernel alone, for a while */
-	} else if (cl->nkgroups && !cl->pid && optind >= argc) {
+	} else if (cl->ksel.ngroups && !cl->pid && optind >= argc) {
 		/* the kernel alone, until Ctrl-C */
 	}
 	if (cl->buffer && tp_pool_size_parse(cl->buffer, &cl->bytes) < 0) {
@@ -268,7 +250,7 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	if (cl.assemble) {
 		if (cl.events || cl.pid || cl.filter || cl.duration || cl.mode || cl.buffer ||
-		    optind < argc || cl.nkgroups) {
+		    optind < argc || cl.ksel.ngroups) {
 			tool_error("record", "--assemble takes a directory and -o, nothing else");
 			return EXIT_USAGE;
 		}
@@ -285,14 +267,14 @@ int cmd_record(int argc, char **argv)
 	/* From here on, the stop signals end the recording cleanly, in whatever form. */
 	stop_signals_set(on_stop);
 	/* Spools a recorder killed before us left beside our file: said, to be assembled. */
-	if (!cl.nkgroups || cl.pid || optind < argc)
+	if (!cl.ksel.ngroups || cl.pid || optind < argc)
 		owner_say_unfinished("record", cl.out);
 	/*
 	 * The kernel's side, before anything runs: every -k names events, every -f after one
 	 * the kernel accepts; else nothing is left behind and no command is started.
 	 */
-	if (cl.nkgroups) {
-		kr = krec_setup(cl.kgroup, cl.nkgroups, err, sizeof(err));
+	if (cl.ksel.ngroups) {
+		kr = krec_setup(&cl.ksel, err, sizeof(err));
 		if (!kr) {
 			tool_error("record", "-k: %s", err);
 			return EXIT_FAIL;

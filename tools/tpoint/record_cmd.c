@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "env.h"
 #include "filter.h"
-#include "glob.h"
+#include "globs.h"
 #include "handover.h"
 #include "owner.h"
 #include "record.h"
@@ -155,7 +155,9 @@ static bool linked_libraries(const char *prog, struct known_events *k)
 int check_before_start(const char *cmd, const char *events)
 {
 	struct known_events k = { 0 };
-	char *prog = find_program(cmd), *list, *save = NULL;
+	char *prog = find_program(cmd);
+	const char *g;
+	size_t glen;
 	bool libs, any = false;
 	int ret = 0;
 
@@ -167,8 +169,7 @@ int check_before_start(const char *cmd, const char *events)
 		return 0;
 	}
 	libs = linked_libraries(prog, &k);
-	list = strdup(events);
-	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g; g = strtok_r(NULL, ",", &save)) {
+	for (const char *at = events; tp_globs_next(&at, &g, &glen);) {
 		bool matched = false;
 
 		for (size_t i = 0; i < k.n; i++) {
@@ -176,7 +177,7 @@ int check_before_start(const char *cmd, const char *events)
 			bool m;
 
 			*colon = 0;
-			m = glob_selects(g, k.name[i], colon + 1);
+			m = tp_glob_selects(g, glen, k.name[i], colon + 1);
 			*colon = ':';
 			if (!m)
 				continue;
@@ -190,7 +191,7 @@ int check_before_start(const char *cmd, const char *events)
 		}
 		any |= matched;
 		if (!matched)
-			tool_error("record", "'%s' matches no event of %s%s", g, prog,
+			tool_error("record", "'%.*s' matches no event of %s%s", (int)glen, g, prog,
 				   libs ? " or of the libraries it links" : "");
 	}
 	if (!any && libs && !k.oom) {
@@ -200,7 +201,6 @@ int check_before_start(const char *cmd, const char *events)
 		fprintf(stderr, " ('tpoint list %s' shows them)\n", prog);
 		ret = -1;
 	}
-	free(list);
 	free(prog);
 	free_known(&k);
 	return ret;
@@ -544,19 +544,20 @@ int record_command(char **cmd, const struct record_args *a, struct krecord *kr)
 		ret = EXIT_FAIL;
 	}
 	/* Every glob must name something: a typo should not pass as "no events". */
-	char *list = events ? strdup(events) : NULL, *save = NULL;
+	const char *g;
+	size_t glen;
 
-	for (char *g = list ? strtok_r(list, ",", &save) : NULL; g; g = strtok_r(NULL, ",", &save)) {
+	for (const char *at = events; tp_globs_next(&at, &g, &glen);) {
 		bool any = false;
 
 		for (size_t i = 0; i < res.nev && !any; i++)
-			any = !res.ev[i].kernel && glob_selects(g, res.ev[i].system, res.ev[i].name);
+			any = !res.ev[i].kernel &&
+			      tp_glob_selects(g, glen, res.ev[i].system, res.ev[i].name);
 		if (!any) {
-			tool_error("record", "'%s' matches no event of %s", g, cmd[0]);
+			tool_error("record", "'%.*s' matches no event of %s", (int)glen, g, cmd[0]);
 			ret = EXIT_FAIL;
 		}
 	}
-	free(list);
 
 	size_t nproc = 0; /* a process that exec'd has a spool for each image */
 

@@ -27,20 +27,25 @@ int sel_add_events(struct selection *s, const char *verb, const char *globs)
 	}
 }
 
-int sel_add_filter(struct selection *s, const char *verb, const char *expr)
+int sel_add_group_filter(struct selection *s, const char *verb, char opt, const char *expr)
 {
 	switch (tp_sel_add_filter(s, expr)) {
 	case SEL_OK:
 		return 0;
 	case SEL_NO_GROUP:
-		tool_error(verb, "-f '%s' comes before any -e: a filter applies to the -e before it",
-			   expr);
+		tool_error(verb, "-f '%s' comes before any -%c: a filter applies to the -%c "
+			   "before it", expr, opt, opt);
 		return -1;
 	default: /* SEL_FILTER_TWICE */
-		tool_error(verb, "two -f for -e '%s': join them with && or ||",
+		tool_error(verb, "two -f for -%c '%s': join them with && or ||", opt,
 			   s->group[s->ngroups - 1].globs);
 		return -1;
 	}
+}
+
+int sel_add_filter(struct selection *s, const char *verb, const char *expr)
+{
+	return sel_add_group_filter(s, verb, 'e', expr);
 }
 
 const char *sel_globs(const struct selection *s)

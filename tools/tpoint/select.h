@@ -18,10 +18,12 @@
 
 struct filter;
 
-/* -e GLOBS: 0, -1 out of memory, -2 not a glob list (glob.h); said. */
+/* -e GLOBS (or record's -k): 0, -1 out of memory, -2 not a glob list (glob.h); said. */
 int sel_add_events(struct selection *s, const char *verb, const char *globs);
 /* -f EXPR for the -e before it: 0, or -1 when there is none (said; a usage error). */
 int sel_add_filter(struct selection *s, const char *verb, const char *expr);
+/* The same for a group of option -opt (record's -k: the kernel's filter of its events). */
+int sel_add_group_filter(struct selection *s, const char *verb, char opt, const char *expr);
 /* Every group's globs, comma-joined, or NULL when there is no -e. */
 const char *sel_globs(const struct selection *s);
 /*
