@@ -77,7 +77,7 @@ FMT_OBJ := $(FMT_SRC:%.c=$(O)/%.o)
 TRACEDAT_OBJ := $(patsubst %.c,$(O)/%.o,$(filter-out lib/tracedat_v7.c,$(wildcard lib/tracedat_*.c)))
 TOOL_LIB_OBJ := $(FMT_OBJ) $(FORMAT_SRC:%.c=$(O)/%.o) $(O)/lib/tracedat.o $(TRACEDAT_OBJ) $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(PACK_SRC:%.c=$(O)/%.o) $(O)/lib/poolsize.o \
-		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o \
+		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o $(O)/lib/outplace.o \
 		$(FILTER_SRC:%.c=$(O)/%.o) $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
 TOOL_LIB_SRC = $(patsubst $(O)/%.o,%.c,$(TOOL_LIB_OBJ))
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
@@ -183,6 +183,10 @@ $(O)/tests/format_test: tests/format_test.c $(FORMAT_SRC) lib/format.h lib/meta_
 # The filter test links the filter alone: its compiler and its evaluator.
 $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filter_parse.h lib/filter_program.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c $(FILTER_SRC)
+
+# The output placement's test links it alone, with the directory walk it stands on.
+$(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/outplace_test.c lib/outplace.c lib/ownfile.c
 
 # The glob test links the glob matcher alone.
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests

@@ -21,7 +21,7 @@
  * Nor is it reached through someone else's link. Root's `-o /sticky/userlink/a`, where
  * userlink is another user's link to one of root's directories, would replace root's file
  * there: the directories on the way are opened one by one (tp_output_dir()) and the output
- * is created, checked and renamed relative to the last one's descriptor.
+ * is created, checked and renamed relative to the last one's descriptor (outplace.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +33,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "ownfile.h"
@@ -100,7 +99,12 @@ void tp_ownfd_close(struct owned_fd *o)
 
 int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	return tp_ownfd_reopen_at(o, AT_FDCWD, path, pos);
+}
+
+int tp_ownfd_reopen_at(struct owned_fd *o, int dfd, const char *name, off_t pos)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct owned_fd again;
 	int err;
 
@@ -281,7 +285,6 @@ int tp_output_dir(const char *path, char *name, size_t namelen, char *err, size_
 int tp_output_check(const char *path, char *err, size_t errlen)
 {
 	char name[NAME_MAX + 1];
-	struct stat st;
 	int dfd = tp_output_dir(path, name, sizeof(name), err, errlen), ret;
 
 	if (dfd == -ENOENT || dfd == -ENOTDIR) {
@@ -292,9 +295,16 @@ int tp_output_check(const char *path, char *err, size_t errlen)
 	}
 	if (dfd < 0)
 		return dfd;
-	ret = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	ret = tp_output_check_at(dfd, name, path, err, errlen);
 	close(dfd);
-	if (ret < 0 || S_ISREG(st.st_mode))
+	return ret;
+}
+
+int tp_output_check_at(int dfd, const char *name, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
 		return 0; /* a new file, or one of ours; the open says if it cannot be written */
 	if (S_ISLNK(st.st_mode))
 		snprintf(err, errlen, "%s is a symbolic link: tpoint writes its output only as a "
@@ -363,68 +373,4 @@ int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen)
 		return ret;
 	}
 	return fd;
-}
-
-/* path without its trailing slashes: the length tp_output_dir() takes the name from */
-static size_t trimmed(const char *path)
-{
-	size_t len = strlen(path);
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	return len;
-}
-
-int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen)
-{
-	static unsigned counter;
-	char name[NAME_MAX + 1];
-	int dfd = tp_output_dir(path, name, sizeof(name), NULL, 0), ret = -EEXIST;
-	size_t plen = trimmed(path), nlen = strlen(name);
-
-	if (dfd < 0)
-		return dfd;
-	for (int tries = 0; tries < 100; tries++) {
-		struct timespec ts;
-		unsigned r;
-		int fd;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		r = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u ^
-		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 40503u;
-		if ((size_t)snprintf(tmp, tmplen, "%.*s.tmp.%d.%06x", (int)plen, path,
-				     (int)getpid(), r & 0xffffffu) >= tmplen ||
-		    nlen + strlen(tmp + plen) > NAME_MAX) {
-			ret = -ENAMETOOLONG;
-			break;
-		}
-		/* the same name, in the directory walked to */
-		memcpy(name + nlen, tmp + plen, strlen(tmp + plen) + 1);
-		/* O_EXCL: a name that exists (a planted link among them) is never opened. */
-		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		name[nlen] = '\0';
-		if (fd >= 0 || errno != EEXIST) {
-			ret = fd >= 0 ? fd : -errno;
-			break;
-		}
-	}
-	close(dfd);
-	return ret;
-}
-
-int tp_output_rename(const char *tmp, const char *path)
-{
-	char name[NAME_MAX + 1], from[NAME_MAX + 1];
-	int dfd = tp_output_dir(path, name, sizeof(name), NULL, 0), ret = 0;
-	size_t plen = trimmed(path);
-
-	if (dfd < 0)
-		return dfd;
-	if (strncmp(tmp, path, plen) || (size_t)snprintf(from, sizeof(from), "%s%s", name,
-							   tmp + plen) >= sizeof(from))
-		ret = -EINVAL; /* not a name tp_output_create_tmp() gave */
-	else if (renameat(dfd, from, dfd, name) < 0)
-		ret = -errno;
-	close(dfd);
-	return ret;
 }

@@ -22,6 +22,8 @@ HIDDEN bool tp_ownfd_intact(const struct owned_fd *o);
 HIDDEN void tp_ownfd_close(struct owned_fd *o);
 /* Open `path` again, at `pos`, if it is still the file *o was: 0, or -errno (-ESTALE: not). */
 HIDDEN int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos);
+/* The same, of `name` in the directory dfd. */
+HIDDEN int tp_ownfd_reopen_at(struct owned_fd *o, int dfd, const char *name, off_t pos);
 /*
  * The directory that holds an output, and the output's name in it: every output of the
  * library and the tool is reached through this. `path` is walked one component at a time
@@ -37,6 +39,9 @@ HIDDEN int tp_output_dir(const char *path, char *name, size_t namelen, char *err
 			 size_t errlen);
 /* 0 if `path` is a regular file or does not exist; otherwise -errno, and `err` says what it is. */
 HIDDEN int tp_output_check(const char *path, char *err, size_t errlen);
+/* The same of `name` in the directory dfd (reached by tp_output_dir(path)), `path` for `err`. */
+HIDDEN int tp_output_check_at(int dfd, const char *name, const char *path, char *err,
+			      size_t errlen);
 /* Open `path` for writing, created if need be: a regular file only, never blocking, never
  * through a link. A descriptor, or -errno with `err` saying why. */
 enum {
@@ -44,9 +49,5 @@ enum {
 	OUTPUT_FIFO = 2,     /* a FIFO with a reader already is taken too (a spool: ownfile.c) */
 };
 HIDDEN int tp_output_open(const char *path, unsigned flags, char *err, size_t errlen);
-/* A new file beside `path` (name in tmp), created exclusively: a descriptor or -errno. */
-HIDDEN int tp_output_create_tmp(const char *path, char *tmp, size_t tmplen);
-/* tmp, made by tp_output_create_tmp(path), renamed to path: 0 or -errno. */
-HIDDEN int tp_output_rename(const char *tmp, const char *path);
 
 #endif

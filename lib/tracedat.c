@@ -263,8 +263,10 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel,
 				  .extra = extra, .codec = codec };
 	struct out_file f = { .file = OWNED_FD_NONE };
+	struct outplace place = { .dir = OWNED_FD_NONE };
 	uint64_t table_off, *table = NULL, counted = 0;
-	char *tmp = NULL;
+	char side[OUTPLACE_SIDE_MAX];
+	bool made = false; /* side is ours to remove */
 	int ret = 0, fd;
 
 	memset(res, 0, sizeof(*res));
@@ -301,31 +303,22 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 	if (sel)
 		tp_tdw_count_filtered(&w);
 
-	/*
-	 * Write beside the target and rename: a reader never sees half a file. The name is
-	 * new, made with O_EXCL: nothing that is there already (a link planted in a shared
-	 * directory) is opened, truncated or removed.
-	 */
-	size_t tmplen = strlen(out_path) + 32;
-
-	tmp = malloc(tmplen);
-	if (!tmp) {
-		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
-		goto out;
-	}
-	fd = tp_output_create_tmp(out_path, tmp, tmplen);
+	/* Written beside the target and renamed: a reader never sees half a file (outplace.c). */
+	fd = tp_outplace_open(&place, out_path, NULL, 0);
+	if (!fd)
+		fd = tp_outplace_side(&place, "tmp", false, 0644, side);
 	if (fd < 0) {
-		free(tmp);
-		tmp = NULL; /* not ours to remove */
 		ret = tp_tdw_writer_fail(&w, fd, "%s: %s", out_path, strerror(-fd));
 		goto out;
 	}
+	made = true;
 	ret = tp_ownfd_adopt(&f.file, fd);
 	if (ret) {
 		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 		goto out;
 	}
-	f.path = tmp;
+	f.place = &place;
+	f.name = side;
 	f.buf = malloc(OUT_BUF);
 	if (w.codec) {
 		struct td7_io io = { &f, tp_tdw_out_td7_write, tp_tdw_out_td7_patch, tp_tdw_out_td7_offset };
@@ -399,10 +392,14 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		goto out;
 	}
 	/* Once more: what was a file when we began may have become something else. */
-	ret = tp_output_check(out_path, err, errlen);
+	ret = tp_outplace_dir(&place);
+	if (ret >= 0)
+		ret = tp_output_check_at(ret, place.name, out_path, err, errlen);
+	else
+		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 	if (ret)
 		goto out;
-	ret = tp_output_rename(tmp, out_path);
+	ret = tp_outplace_commit(&place, side, false, false);
 	if (ret < 0) {
 		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
 		goto out;
@@ -461,10 +458,10 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 out:
 	tp_td7_abort(w.td7);
 	tp_ownfd_close(&f.file);
-	if (ret && tmp)
-		unlink(tmp);
+	if (ret && made)
+		tp_outplace_discard(&place, side, false);
+	tp_outplace_close(&place);
 	free(f.buf);
-	free(tmp);
 	free(table);
 	for (int i = 0; i < w.nin; i++) {
 		if (w.in[i].copied)

@@ -30,9 +30,12 @@
  */
 bool tp_tdw_out_file_ours(struct out_file *f)
 {
+	int dfd;
+
 	if (tp_ownfd_intact(&f->file))
 		return true;
-	if (f->file.fd >= 0 && tp_ownfd_reopen(&f->file, f->path, (off_t)f->done) == 0)
+	if (f->file.fd >= 0 && f->place && (dfd = tp_outplace_dir(f->place)) >= 0 &&
+	    tp_ownfd_reopen_at(&f->file, dfd, f->name, (off_t)f->done) == 0)
 		return true;
 	f->file.fd = -1; /* not ours: forgotten, never closed */
 	f->error = EBADF;

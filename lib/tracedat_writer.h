@@ -28,6 +28,7 @@
 
 #include "fmt/tracedat_v6.h"
 #include "hidden.h"
+#include "outplace.h"
 #include "ownfile.h"
 #include "spool_read.h"
 #include "tracedat.h"
@@ -127,7 +128,8 @@ struct writer_state {
 
 struct out_file {
 	struct owned_fd file; /* checked before each write: the program may close it (ownfile.c) */
-	const char *path;     /* its name, to open it again */
+	struct outplace *place; /* its directory, and */
+	const char *name;       /* its name there: to open it again */
 	uint64_t done;        /* bytes in the file */
 	uint64_t off; /* bytes written so far, the buffered ones included */
 	int error;

@@ -7,7 +7,7 @@
 # are refused with one line,
 # and precious/a stays byte for byte what it was (before, each replaced it). A root-owned
 # link in a directory only root writes is followed as before. `-o link/` and `-o .` of a CTF
-# directory leave no .NAME.old-* directory behind.
+# directory leave no .NAME.old-* directory behind, and a full disk no .NAME.tmp-* file.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 . "$(dirname "$0")/ctltarget.inc"
@@ -87,4 +87,30 @@ echo "convert -o .: exit $? $(cat err.txt)"
 left=$(find . -name '*.old-*' -o -name '*.tmp-*')
 [ -z "$left" ] || fail "left behind: $left"
 echo "ok: -o link/ and -o . leave no .old-* or .tmp-* behind"
+
+# A full disk (a tmpfs of 16 KiB, filled): the library's trace.dat (`record --assemble`, the
+# writer of TPOINT_RECORD's file) and convert's v6, JSON and CTF outputs are written as
+# .NAME.tmp-* beside their target (lib/outplace.c), fail, and leave none behind.
+mkdir full spool || fail "mkdir full spool"
+TPOINT_EVENTS=tpt_ctl TPOINT_SPOOL_DIR=$top/spool "$T" 0.2 500 >/dev/null || fail "ctltarget exited $?"
+if mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
+	trap 'umount full 2>/dev/null' EXIT
+	head -c 16384 /dev/zero >full/fill 2>/dev/null
+	"$TPOINT" record --assemble spool -o full/p.dat 2>err.txt &&
+		fail "record --assemble on a full disk exited 0"
+	grep -q "No space left on device" err.txt ||
+		{ cat err.txt; fail "record --assemble on a full disk: ENOSPC not said"; }
+	for to in v6 json ctf; do
+		"$TPOINT" convert --to $to -o full/c.$to in.dat 2>err.txt &&
+			fail "convert --to $to on a full disk exited 0"
+		grep -q "No space left on device" err.txt ||
+			{ cat err.txt; fail "convert --to $to on a full disk: ENOSPC not said"; }
+	done
+	left=$(find full -name '*.tmp-*' -o -name 'c.*' -o -name 'p.dat')
+	[ -z "$left" ] || fail "a full disk: left behind: $left"
+	umount full && trap - EXIT
+	echo "ok: a full disk leaves no .tmp-* behind, of the library or of convert"
+else
+	echo "a full disk: not tried (no tmpfs mount here)"
+fi
 exit 0

@@ -51,7 +51,7 @@ int cmd_convert(int argc, char **argv)
 	bool force = false;
 	char **files;
 	size_t nr;
-	struct place pl;
+	struct outplace pl;
 	struct conv cv;
 	int opt, ret;
 
@@ -124,7 +124,7 @@ int cmd_convert(int argc, char **argv)
 	} else {
 		ret = !strcmp(to, "ctf") ? convert_ctf(&cv, &pl, force) :
 					   convert_json(&cv, &pl, force);
-		close(pl.dir);
+		tp_outplace_close(&pl);
 	}
 	conv_close(&cv);
 	return ret;
