@@ -91,7 +91,9 @@ fuzz() {
 	fi
 	mkdir -p "$tmp/$name/corpus" "$tmp/$name/artifacts" "$tmp/$name/seeds"
 	# libFuzzer's own exit codes (77 for a crash by default) must not read as a skip here.
-	"$tmp/${name}_fuzz" -max_total_time="$secs" -rss_limit_mb=512 -timeout=2 \
+	# Its -timeout is wall-clock time an input: 2 s failed on a loaded machine (load 10, an
+	# input of milliseconds); 20 s still finds a hang, not a busy neighbour.
+	"$tmp/${name}_fuzz" -max_total_time="$secs" -rss_limit_mb=512 -timeout=20 \
 		-error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
 		-artifact_prefix="$tmp/$name/artifacts/" \
 		"$tmp/$name/corpus" "$tmp/$name/seeds" $(ls -d "$here/${name}_corpus" 2>/dev/null) \
