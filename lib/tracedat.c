@@ -251,180 +251,205 @@ int tp_tracedat_from_spools_select(const char *out_path, const char *const *spoo
 	return tp_tracedat_write(&o, res, err, errlen);
 }
 
-int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_result *res,
-		      char *err, size_t errlen)
+/*
+ * The input: the kernel's events, each spool read, their ids renumbered, the pages a thread
+ * lost marked, the output ids indexed, the selection counted. 0, or -errno said in w->err.
+ */
+static int gather_input(struct writer_state *w, const struct tracedat_write_opts *o)
 {
-	const char *out_path = o->out_path;
 	const char *const *spools = o->spools;
-	int nspools = o->nspools;
-	const struct tracedat_select *sel = o->sel;
-	const struct tracedat_extra *extra = o->extra;
-	const struct tp_codec *codec = o->codec;
-	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = sel,
-				  .extra = extra, .codec = codec };
-	struct out_file f = { .file = OWNED_FD_NONE };
-	struct outplace place = { .dir = OWNED_FD_NONE };
-	uint64_t table_off, *table = NULL, counted = 0;
-	char side[OUTPLACE_SIDE_MAX];
-	bool made = false; /* side is ours to remove */
-	int ret = 0, fd;
+	int nspools = o->nspools, ret = 0;
 
-	memset(res, 0, sizeof(*res));
-	if (errlen)
-		err[0] = 0;
-	/* Only a regular file is replaced: not a device node, a FIFO, a link (ownfile.c). */
-	ret = tp_output_check(out_path, err, errlen);
+	w->in = calloc((size_t)(nspools > 0 ? nspools : 1), sizeof(*w->in));
+	if (!w->in)
+		return tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
+	w->nin = nspools;
+	if (w->extra && tp_tdw_add_extra_events(w) < 0)
+		ret = tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
+	if (w->extra && w->extra->ncpus > w->ncpus)
+		w->ncpus = w->extra->ncpus;
+	for (int i = 0; i < nspools && !ret; i++) {
+		w->in[i].path = spools[i];
+		if (i == nspools - 1)
+			w->in[i].synced = o->last_spool_synced;
+		ret = tp_tdw_read_spool(w, (uint32_t)i);
+	}
+	if (!ret && w->extra)
+		tp_tdw_add_extra_cmdlines(w, w->extra->cmdlines);
+	if (!ret && tp_tdw_mark_gaps(w) < 0)
+		ret = tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
+	/* Output id -> event: for the selection, and for each record's check of its format. */
+	if (!ret && !(w->by_id = calloc(0x10000, sizeof(*w->by_id))))
+		ret = tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
 	if (ret)
 		return ret;
-	w.in = calloc((size_t)(nspools > 0 ? nspools : 1), sizeof(*w.in));
-	if (!w.in)
-		return tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
-	w.nin = nspools;
-	if (extra && tp_tdw_add_extra_events(&w) < 0)
-		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
-	if (extra && extra->ncpus > w.ncpus)
-		w.ncpus = extra->ncpus;
-	for (int i = 0; i < nspools && !ret; i++) {
-		w.in[i].path = spools[i];
-		if (i == nspools - 1)
-			w.in[i].synced = o->last_spool_synced;
-		ret = tp_tdw_read_spool(&w, (uint32_t)i);
-	}
-	if (!ret && extra)
-		tp_tdw_add_extra_cmdlines(&w, extra->cmdlines);
-	if (!ret && tp_tdw_mark_gaps(&w) < 0)
-		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
-	/* Output id -> event: for the selection, and for each record's check of its format. */
-	if (!ret && !(w.by_id = calloc(0x10000, sizeof(*w.by_id))))
-		ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
-	if (ret)
-		goto out;
-	tp_tdw_build_by_id(&w);
-	if (sel)
-		tp_tdw_count_filtered(&w);
+	tp_tdw_build_by_id(w);
+	if (w->sel)
+		tp_tdw_count_filtered(w);
+	return 0;
+}
 
-	/* Written beside the target and renamed: a reader never sees half a file (outplace.c). */
-	fd = tp_outplace_open(&place, out_path, NULL, 0);
+/*
+ * Written beside the target and renamed: a reader never sees half a file (outplace.c). The
+ * side file is new, made with O_EXCL: nothing that is there already (a link planted in a
+ * shared directory) is opened, truncated or removed. *made: the side file is ours to remove
+ * (on failure too). 0, or -errno said in w->err.
+ */
+static int open_output(struct writer_state *w, struct out_file *f, const char *out_path,
+		       struct outplace *place, char *side, bool *made)
+{
+	int ret, fd = tp_outplace_open(place, out_path, NULL, 0);
+
 	if (!fd)
-		fd = tp_outplace_side(&place, "tmp", false, 0644, side);
-	if (fd < 0) {
-		ret = tp_tdw_writer_fail(&w, fd, "%s: %s", out_path, strerror(-fd));
-		goto out;
-	}
-	made = true;
-	ret = tp_ownfd_adopt(&f.file, fd);
-	if (ret) {
-		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
-		goto out;
-	}
-	f.place = &place;
-	f.name = side;
-	f.buf = malloc(OUT_BUF);
-	if (w.codec) {
-		struct td7_io io = { &f, tp_tdw_out_td7_write, tp_tdw_out_td7_patch, tp_tdw_out_td7_offset };
+		fd = tp_outplace_side(place, "tmp", false, 0644, side);
+	if (fd < 0)
+		return tp_tdw_writer_fail(w, fd, "%s: %s", out_path, strerror(-fd));
+	*made = true;
+	ret = tp_ownfd_adopt(&f->file, fd);
+	if (ret)
+		return tp_tdw_writer_fail(w, ret, "%s: %s", out_path, strerror(-ret));
+	f->place = place;
+	f->name = side;
+	f->buf = malloc(OUT_BUF);
+	return 0;
+}
 
-		w.td7 = tp_td7_start(&io, w.codec, TPOINT_PAGE_SIZE);
-		ret = w.td7 ? tp_tdw_write_metadata_v7(&w) : -ENOMEM;
-		if (ret) {
-			tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
-			goto out;
-		}
-	} else {
-		tp_tdw_write_metadata_v6(&w, &f);
-		struct td6_out o = tp_tdw_out_v6(&f);
+/*
+ * The metadata: version 7's sections, or version 6's blocks up to the pages, with the
+ * flyrecord table of the CPUs' offsets and sizes left to patch (*table, at *table_off in the
+ * file). 0, or -errno said in w->err.
+ */
+static int write_head(struct writer_state *w, struct out_file *f, const char *out_path,
+		      uint64_t **table, uint64_t *table_off)
+{
+	if (w->codec) {
+		struct td7_io io = { f, tp_tdw_out_td7_write, tp_tdw_out_td7_patch, tp_tdw_out_td7_offset };
+		int ret;
 
-		tp_td6_put_flyrecord(&o);
-		table_off = f.off;
-		table = calloc(w.ncpus, 16);
-		if (!table) {
-			ret = tp_tdw_writer_fail(&w, -ENOMEM, "out of memory");
-			goto out;
-		}
-		/* the CPUs' offsets and sizes: patched in when their pages are written */
-		for (uint32_t cpu = 0; cpu < w.ncpus; cpu++)
-			tp_td6_put_cpu_data(&o, 0, 0);
-		tp_td6_put_text(&o, 8, "[mono]", sizeof("[mono]") - 1);
-		tp_tdw_out_pad_to_page(&f);
+		w->td7 = tp_td7_start(&io, w->codec, TPOINT_PAGE_SIZE);
+		ret = w->td7 ? tp_tdw_write_metadata_v7(w) : -ENOMEM;
+		if (ret)
+			tp_tdw_writer_fail(w, ret, "%s: %s", out_path, strerror(-ret));
+		return ret;
 	}
-	tp_tdw_build_by_id(&w); /* the events are sorted now */
-	for (uint32_t cpu = 0; cpu < w.ncpus && !f.error; cpu++) {
-		uint64_t start = f.off, bytes;
+	tp_tdw_write_metadata_v6(w, f);
+	struct td6_out o = tp_tdw_out_v6(f);
 
-		w.cpu_pages = 0;
-		ret = write_cpu(&w, &f, cpu, &res->events, &res->lost);
-		if (ret) {
-			tp_tdw_writer_fail(&w, ret, "out of memory");
-			goto out;
-		}
-		bytes = w.cpu_pages * TPOINT_PAGE_SIZE;
+	tp_td6_put_flyrecord(&o);
+	*table_off = f->off;
+	*table = calloc(w->ncpus, 16);
+	if (!*table)
+		return tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
+	/* the CPUs' offsets and sizes: patched in when their pages are written */
+	for (uint32_t cpu = 0; cpu < w->ncpus; cpu++)
+		tp_td6_put_cpu_data(&o, 0, 0);
+	tp_td6_put_text(&o, 8, "[mono]", sizeof("[mono]") - 1);
+	tp_tdw_out_pad_to_page(f);
+	return 0;
+}
+
+/*
+ * Each CPU's records, merged by time, into its pages; where they went into table (version
+ * 6), the counts and the largest CPU into res. 0, or -ENOMEM said in w->err (a write error
+ * stays in f->error, for finish_output()).
+ */
+static int write_cpus(struct writer_state *w, struct out_file *f, uint64_t *table,
+		      struct tracedat_result *res)
+{
+	tp_tdw_build_by_id(w); /* the events are sorted now */
+	for (uint32_t cpu = 0; cpu < w->ncpus && !f->error; cpu++) {
+		uint64_t start = f->off, bytes;
+		int ret;
+
+		w->cpu_pages = 0;
+		ret = write_cpu(w, f, cpu, &res->events, &res->lost);
+		if (ret)
+			return tp_tdw_writer_fail(w, ret, "out of memory");
+		bytes = w->cpu_pages * TPOINT_PAGE_SIZE;
 		if (table) {
-			table[2 * cpu] = f.off > start ? start : 0;
-			table[2 * cpu + 1] = f.off - start;
+			table[2 * cpu] = f->off > start ? start : 0;
+			table[2 * cpu + 1] = f->off - start;
 		}
 		if (bytes > res->big_cpu_bytes) {
 			res->big_cpu = cpu;
 			res->big_cpu_bytes = bytes;
 		}
 	}
-	if (w.td7) {
-		ret = tp_td7_finish(w.td7, "mono", NULL, NULL);
-		w.td7 = NULL;
-		if (ret && !f.error) {
-			tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
-			goto out;
-		}
-		ret = 0;
-	}
-	tp_tdw_out_flush(&f);
-	if (table && !f.error && tp_tdw_out_file_ours(&f) &&
-	    pwrite(f.file.fd, table, (size_t)w.ncpus * 16, (off_t)table_off) != (ssize_t)w.ncpus * 16)
-		f.error = errno ? errno : EIO;
-	if (f.error) {
-		ret = tp_tdw_writer_fail(&w, -f.error, "%s: %s", out_path, f.error == EBADF ?
-			   "the program closed the descriptor it was being written through" :
-			   strerror(f.error));
-		goto out;
-	}
-	fd = f.file.fd;
-	f.file.fd = -1;
-	if (close(fd) < 0) {
-		ret = tp_tdw_writer_fail(&w, -errno, "%s: %s", out_path, strerror(errno));
-		goto out;
-	}
-	/* Once more: what was a file when we began may have become something else. */
-	ret = tp_outplace_dir(&place);
-	if (ret >= 0)
-		ret = tp_output_check_at(ret, place.name, out_path, err, errlen);
-	else
-		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
-	if (ret)
-		goto out;
-	ret = tp_outplace_commit(&place, side, false, false);
-	if (ret < 0) {
-		ret = tp_tdw_writer_fail(&w, ret, "%s: %s", out_path, strerror(-ret));
-		goto out;
-	}
-	for (int i = 0; i < w.nin; i++)
-		if (w.in[i].unknown_ids)
-			tp_tdw_damaged(&w, &w.in[i], w.in[i].unknown_off, "%llu records of event ids that "
-				"no event chunk names (the first: id %u, in this chunk) are left out",
-				(unsigned long long)w.in[i].unknown_ids, w.in[i].unknown_id);
-	for (int i = 0; i < w.nin; i++) {
-		const struct out_event *e = tp_tdw_event_by_out_id(&w, w.in[i].misfit_id);
+	return 0;
+}
 
-		if (w.in[i].misfits && e)
-			tp_tdw_damaged(&w, &w.in[i], w.in[i].misfit_off, "%llu records of event %s:%s "
+/*
+ * The file ended (version 7's end, or version 6's table patched in), closed, checked once
+ * more and renamed onto out_path. 0, or -errno said in w->err.
+ */
+static int finish_output(struct writer_state *w, struct out_file *f, const uint64_t *table,
+			 uint64_t table_off, const char *out_path, struct outplace *place,
+			 const char *side)
+{
+	int ret, fd;
+
+	if (w->td7) {
+		ret = tp_td7_finish(w->td7, "mono", NULL, NULL);
+		w->td7 = NULL;
+		if (ret && !f->error)
+			return tp_tdw_writer_fail(w, ret, "%s: %s", out_path, strerror(-ret));
+	}
+	tp_tdw_out_flush(f);
+	if (table && !f->error && tp_tdw_out_file_ours(f) &&
+	    pwrite(f->file.fd, table, (size_t)w->ncpus * 16, (off_t)table_off) != (ssize_t)w->ncpus * 16)
+		f->error = errno ? errno : EIO;
+	if (f->error)
+		return tp_tdw_writer_fail(w, -f->error, "%s: %s", out_path, f->error == EBADF ?
+			   "the program closed the descriptor it was being written through" :
+			   strerror(f->error));
+	fd = f->file.fd;
+	f->file.fd = -1;
+	if (close(fd) < 0)
+		return tp_tdw_writer_fail(w, -errno, "%s: %s", out_path, strerror(errno));
+	/* Once more: what was a file when we began may have become something else. */
+	ret = tp_outplace_dir(place);
+	if (ret < 0)
+		return tp_tdw_writer_fail(w, ret, "%s: %s", out_path, strerror(-ret));
+	ret = tp_output_check_at(ret, place->name, out_path, w->err, w->errlen);
+	if (ret)
+		return ret;
+	ret = tp_outplace_commit(place, side, false, false);
+	if (ret < 0)
+		return tp_tdw_writer_fail(w, ret, "%s: %s", out_path, strerror(-ret));
+	return 0;
+}
+
+/* The records left out of the file, said in the damage lines of the spool they came from. */
+static void note_left_out(struct writer_state *w)
+{
+	for (int i = 0; i < w->nin; i++)
+		if (w->in[i].unknown_ids)
+			tp_tdw_damaged(w, &w->in[i], w->in[i].unknown_off, "%llu records of event ids that "
+				"no event chunk names (the first: id %u, in this chunk) are left out",
+				(unsigned long long)w->in[i].unknown_ids, w->in[i].unknown_id);
+	for (int i = 0; i < w->nin; i++) {
+		const struct out_event *e = tp_tdw_event_by_out_id(w, w->in[i].misfit_id);
+
+		if (w->in[i].misfits && e)
+			tp_tdw_damaged(w, &w->in[i], w->in[i].misfit_off, "%llu records of event %s:%s "
 				"shorter than its format's %u bytes, or with a string or array past "
 				"their end (the first in this chunk) are left out",
-				(unsigned long long)w.in[i].misfits, e->system, e->name, e->fixed_end);
+				(unsigned long long)w->in[i].misfits, e->system, e->name, e->fixed_end);
 	}
-	res->damage = tp_tdw_problem_text(w.damage, w.ndamage);
-	res->unfinished = tp_tdw_problem_text(w.unfinished, w.nunfinished);
-	w.damage = w.unfinished = NULL;
-	res->ev = calloc(w.nevents ? w.nevents : 1, sizeof(*res->ev));
-	for (size_t i = 0; res->ev && i < w.nevents; i++) {
+}
+
+/* The result: the damage and unfinished lines, each event's counts, the losses. */
+static void fill_result(struct writer_state *w, struct tracedat_result *res)
+{
+	uint64_t counted = 0;
+
+	res->damage = tp_tdw_problem_text(w->damage, w->ndamage);
+	res->unfinished = tp_tdw_problem_text(w->unfinished, w->nunfinished);
+	w->damage = w->unfinished = NULL;
+	res->ev = calloc(w->nevents ? w->nevents : 1, sizeof(*res->ev));
+	for (size_t i = 0; res->ev && i < w->nevents; i++) {
 		struct tracedat_event *d = &res->ev[res->nev];
-		const struct out_event *e = &w.events[i];
+		const struct out_event *e = &w->events[i];
 
 		if (e->dropped)
 			continue;
@@ -432,7 +457,7 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		d->system = e->system;
 		d->name = e->name;
 		d->condition = e->condition;
-		w.events[i].system = w.events[i].name = w.events[i].condition = NULL;
+		w->events[i].system = w->events[i].name = w->events[i].condition = NULL;
 		d->cond_skipped = e->stat.cond_skipped;
 		d->filtered = e->stat.filtered;
 		d->recorded = e->stat.recorded;
@@ -454,37 +479,78 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 	res->lost_marked = res->lost;
 	if (counted > res->lost)
 		res->lost = counted;
-	res->uncounted = w.uncounted;
-out:
-	tp_td7_abort(w.td7);
-	tp_ownfd_close(&f.file);
+	res->uncounted = w->uncounted;
+}
+
+/* Everything the writer holds let go; the side file removed when it failed (ret). */
+static void writer_release(struct writer_state *w, struct out_file *f, struct outplace *place,
+			   const char *side, bool made, uint64_t *table, int ret)
+{
+	tp_td7_abort(w->td7);
+	tp_ownfd_close(&f->file);
 	if (ret && made)
-		tp_outplace_discard(&place, side, false);
-	tp_outplace_close(&place);
-	free(f.buf);
+		tp_outplace_discard(place, side, false);
+	tp_outplace_close(place);
+	free(f->buf);
 	free(table);
-	for (int i = 0; i < w.nin; i++) {
-		if (w.in[i].copied)
-			free(w.in[i].map);
-		else if (w.in[i].map)
-			munmap(w.in[i].map, w.in[i].len);
-		tp_spool_clock_free(&w.in[i].clock);
-		free(w.in[i].idmap);
+	for (int i = 0; i < w->nin; i++) {
+		if (w->in[i].copied)
+			free(w->in[i].map);
+		else if (w->in[i].map)
+			munmap(w->in[i].map, w->in[i].len);
+		tp_spool_clock_free(&w->in[i].clock);
+		free(w->in[i].idmap);
 	}
-	free(w.in);
-	for (size_t i = 0; i < w.nevents; i++) {
-		free(w.events[i].system);
-		free(w.events[i].name);
-		free(w.events[i].condition);
-		tp_filter_free(w.events[i].filter);
+	free(w->in);
+	for (size_t i = 0; i < w->nevents; i++) {
+		free(w->events[i].system);
+		free(w->events[i].name);
+		free(w->events[i].condition);
+		tp_filter_free(w->events[i].filter);
 	}
-	free(w.events);
-	free(w.name_index);
-	free(w.by_id);
-	free(w.chunks);
-	free(w.comms);
-	free(w.damage);
-	free(w.unfinished);
+	free(w->events);
+	free(w->name_index);
+	free(w->by_id);
+	free(w->chunks);
+	free(w->comms);
+	free(w->damage);
+	free(w->unfinished);
+}
+
+/* The stages in order; the first that fails ends it, and what was made is let go. */
+int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_result *res,
+		      char *err, size_t errlen)
+{
+	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = o->sel,
+				  .extra = o->extra, .codec = o->codec };
+	struct out_file f = { .file = OWNED_FD_NONE };
+	struct outplace place = { .dir = OWNED_FD_NONE };
+	uint64_t table_off = 0, *table = NULL;
+	char side[OUTPLACE_SIDE_MAX];
+	bool made = false; /* side is ours to remove */
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (errlen)
+		err[0] = 0;
+	/* Only a regular file is replaced: not a device node, a FIFO, a link (ownfile.c). */
+	ret = tp_output_check(o->out_path, err, errlen);
+	if (ret)
+		return ret;
+	ret = gather_input(&w, o);
+	if (!ret)
+		ret = open_output(&w, &f, o->out_path, &place, side, &made);
+	if (!ret)
+		ret = write_head(&w, &f, o->out_path, &table, &table_off);
+	if (!ret)
+		ret = write_cpus(&w, &f, table, res);
+	if (!ret)
+		ret = finish_output(&w, &f, table, table_off, o->out_path, &place, side);
+	if (!ret) {
+		note_left_out(&w);
+		fill_result(&w, res);
+	}
+	writer_release(&w, &f, &place, side, made, table, ret);
 	return ret;
 }
 

@@ -3,7 +3,8 @@
  * rb_record_test - the ring-buffer record codec (lib/fmt/rb_record.c) on its own: the strict
  * decoder on each form the kernel writes (little and big endian), on every length that
  * runs past the commit, the time each record leaves on the running clock, and the trusted
- * reader (tp_rb_next) on what the encoder writes.
+ * reader (tp_rb_next) on what the encoder writes; the page header decoder (tp_rb_page_decode)
+ * on longs of 4 and 8 bytes, both byte orders, and each bound of the page.
  *
  * Exit 0 when every check passes; each failed check prints one line (tests/testutil.h).
  */
@@ -166,6 +167,110 @@ static void trusted(void)
 	}
 }
 
+/* A page header at the start of page[]: time stamp, a long of commit and flags. */
+static void page_header(uint64_t ts, uint64_t word, unsigned int long_size, bool big)
+{
+	memset(page, 0, sizeof(page));
+	if (big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)) {
+		ts = __builtin_bswap64(ts);
+		word = long_size == 8 ? __builtin_bswap64(word) : __builtin_bswap32((uint32_t)word);
+	}
+	memcpy(page, &ts, 8);
+	if (long_size == 8) {
+		memcpy(page + 8, &word, 8);
+	} else {
+		uint32_t w = (uint32_t)word;
+
+		memcpy(page + 8, &w, 4);
+	}
+}
+
+/* The lost-event count after commit bytes of records. */
+static void page_count(uint64_t count, uint32_t commit, unsigned int long_size, bool big)
+{
+	unsigned char *at = page + 8 + long_size + commit;
+
+	if (long_size == 8) {
+		if (big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+			count = __builtin_bswap64(count);
+		memcpy(at, &count, 8);
+	} else {
+		uint32_t c = (uint32_t)count;
+
+		if (big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+			c = __builtin_bswap32(c);
+		memcpy(at, &c, 4);
+	}
+}
+
+/* Each long size and byte order: the fields, and the lost-event count after the records. */
+static void page_fields(unsigned int long_size, bool big)
+{
+	unsigned int flags = big ? TP_RB_BIG_ENDIAN : 0;
+	uint32_t psize = (uint32_t)sizeof(page), room = psize - 8 - long_size;
+	struct tp_rb_page pg;
+	enum tp_rb_page_fault f;
+
+	page_header(0x0123456789abcdefull, 40, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && pg.ts == 0x0123456789abcdefull && pg.commit == 40 &&
+	      pg.data == 8 + long_size && !pg.missed && !pg.counted && pg.lost == 0,
+	      "long %u%s: plain page (%d)", long_size, big ? " big" : "", f);
+
+	page_header(7, 40 | RB_MISSED_EVENTS, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && pg.missed && !pg.counted, "long %u%s: lost, not counted",
+	      long_size, big ? " big" : "");
+
+	page_header(7, 40 | RB_MISSED_EVENTS | RB_MISSED_STORED, long_size, big);
+	page_count(long_size == 8 ? 0x8000000000000003ull : 0xfffffffdu, 40, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && pg.missed && pg.counted &&
+	      pg.lost == (long_size == 8 ? 0x8000000000000003ull : 0xfffffffdu),
+	      "long %u%s: the count as stored: %llx", long_size, big ? " big" : "",
+	      (unsigned long long)pg.lost);
+
+	/* the stored-count flag alone says nothing: no events were lost */
+	page_header(7, 40 | RB_MISSED_STORED, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && !pg.missed && !pg.counted, "stored flag alone");
+
+	/* the bounds: the records fill the page; the count just fits, or runs past it */
+	page_header(7, room, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && pg.commit == room, "commit == room");
+	page_header(7, room + 1, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_COMMIT_PAST && pg.commit == room + 1, "commit past the page");
+	page_header(7, (room - long_size) | RB_MISSED_EVENTS | RB_MISSED_STORED, long_size, big);
+	page_count(5, room - long_size, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && pg.counted && pg.lost == 5, "count ends the page");
+	page_header(7, (room - long_size + 1) | RB_MISSED_EVENTS | RB_MISSED_STORED, long_size,
+		    big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_COUNT_PAST && pg.missed && !pg.counted &&
+	      pg.commit == room - long_size + 1, "count past the page");
+	/* the flags above the commit are not part of it */
+	page_header(7, 8 | (1u << 29) | RB_MISSED_EVENTS, long_size, big);
+	f = tp_rb_page_decode(page, psize, long_size, flags, &pg);
+	CHECK(f == TP_RB_PAGE_OK && pg.commit == 8, "commit masked: %u", pg.commit);
+}
+
+/* A long of another size, or a page smaller than its own header, is no page. */
+static void page_layout(void)
+{
+	struct tp_rb_page pg;
+
+	page_header(1, 0, 8, false);
+	CHECK(tp_rb_page_decode(page, sizeof(page), 2, 0, &pg) == TP_RB_PAGE_LAYOUT, "long 2");
+	CHECK(tp_rb_page_decode(page, sizeof(page), 16, 0, &pg) == TP_RB_PAGE_LAYOUT, "long 16");
+	CHECK(tp_rb_page_decode(page, 15, 8, 0, &pg) == TP_RB_PAGE_LAYOUT, "page of 15, long 8");
+	CHECK(tp_rb_page_decode(page, 16, 8, 0, &pg) == TP_RB_PAGE_OK && pg.commit == 0,
+	      "a header alone, no records");
+	CHECK(tp_rb_page_decode(page, 11, 4, 0, &pg) == TP_RB_PAGE_LAYOUT, "page of 11, long 4");
+}
+
 int main(void)
 {
 	every_form(false);
@@ -173,5 +278,10 @@ int main(void)
 	refusals();
 	live_padding();
 	trusted();
+	for (unsigned int l = 4; l <= 8; l += 4) {
+		page_fields(l, false);
+		page_fields(l, true);
+	}
+	page_layout();
 	return tu_finish();
 }

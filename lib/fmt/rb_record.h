@@ -24,6 +24,8 @@
  *    form the kernel writes, every length checked against the page's commit, decoded as
  *    libtraceevent's kbuffer decodes it (so that what is checked is what it renders).
  * The encoder: tp_rb_time_extend(); the data header is tpoint_record_header().
+ * The page header before the records (time stamp, commit and its lost-event flags, the
+ * lost-event count after the records) is read, strictly, by tp_rb_page_decode().
  */
 #ifndef TPOINT_FMT_RB_RECORD_H
 #define TPOINT_FMT_RB_RECORD_H
@@ -149,5 +151,41 @@ static inline void tp_rb_apply_time(const struct tp_rb_rec *rec, uint64_t *ts)
 	else
 		*ts += rec->delta;
 }
+
+/* ---- the page header, for pages from outside ---- */
+
+/*
+ * A page: u64 time stamp, a long (4 or 8 bytes, as the kernel's) of commit and flags, the
+ * records (commit bytes), and when RB_MISSED_STORED is set, a long after them: the count of
+ * events lost before the page.
+ */
+struct tp_rb_page {
+	uint64_t ts;	  /* the page's time stamp: the clock before its first record */
+	uint32_t data;	  /* offset of the records: the header's size, 8 + the long size */
+	uint32_t commit;  /* bytes of records */
+	bool missed;	  /* events were lost before the page (RB_MISSED_EVENTS) */
+	bool counted;	  /* ... and their count is `lost` (RB_MISSED_STORED, inside the page) */
+	uint64_t lost;	  /* that count as stored (a 4-byte long's zero-extended) */
+};
+
+/* What tp_rb_page_decode found; each reader picks its own policy for each. */
+enum tp_rb_page_fault {
+	TP_RB_PAGE_OK = 0,
+	TP_RB_PAGE_LAYOUT,	 /* a long size other than 4 or 8, or a page smaller than its
+				    header: nothing is filled */
+	TP_RB_PAGE_COMMIT_PAST,	 /* commit is more than the page holds after its header; ts,
+				    data and commit are filled, the records are not to be read */
+	TP_RB_PAGE_COUNT_PAST,	 /* the lost-event count said to follow the records runs past
+				    the page: all is filled, missed set and counted not */
+};
+
+/*
+ * The header of a page of page_size bytes whose longs are long_size bytes, in the byte
+ * order flags say (TP_RB_BIG_ENDIAN): *pg filled as the result says. Reads nothing outside
+ * the page_size bytes at page.
+ */
+enum tp_rb_page_fault tp_rb_page_decode(const unsigned char *page, uint32_t page_size,
+					unsigned int long_size, unsigned int flags,
+					struct tp_rb_page *pg);
 
 #endif

@@ -11,7 +11,9 @@
  * commit. The data is copied into a buffer of exactly its size, so ASan catches any read
  * past it. Besides not crashing, the harness checks what must hold of every record the
  * decoder accepts: it lies before the commit, the walk moves forward, and a data record's
- * payload (at least the 8-byte common header) is inside the record.
+ * payload (at least the 8-byte common header) is inside the record. The same bytes are
+ * also read as a whole page by the page-header decoder (flag bit 2: longs of 4 bytes, else
+ * 8), which must keep what it accepts inside the page.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!page)
 		return 0;
 	memcpy(page, data + 1, commit);
+	{
+		struct tp_rb_page pg;
+		enum tp_rb_page_fault f = tp_rb_page_decode(page, commit, data[0] & 4 ? 4 : 8,
+							     flags, &pg);
+
+		if (f == TP_RB_PAGE_OK &&
+		    ((uint64_t)pg.data + pg.commit > commit ||
+		     (pg.counted && (uint64_t)pg.data + pg.commit + pg.data - 8 > commit)))
+			abort();
+	}
 	while (off < commit) {
 		struct tp_rb_rec r;
 

@@ -10,7 +10,7 @@
  * each event format is parsed by libtraceevent (under the renderer's guard) and turned into
  * a list of typed fields, whatever system the event is from, so that kernel events and
  * tpoint's own convert alike. A writer reads the records one CPU (CTF) or all of them merged
- * by time (JSON), and memory stays bounded whatever the file's size: CTF reads each CPU's
+ * by time (JSON, through td_merge.h), and memory stays bounded whatever the file's size: CTF reads each CPU's
  * pages by pread() a 1 MiB run at a time (checked as they are walked) and writes 1 MiB runs;
  * JSON walks the mapped input, checked first, and writes through a 64 KiB buffer.
  */
@@ -177,22 +177,6 @@ bool conv_tick_page(struct conv *cv, uint64_t records);
 /* SIGINT, SIGTERM and SIGHUP ask conv_tick() to stop. */
 void conv_catch_signals(void);
 void conv_progress_end(struct conv *cv);
-
-/* Merges every input's CPUs (and instances) by time: what `tpoint report` shows, in order. */
-struct conv_merge;
-struct conv_rec {
-	struct conv_input *in;
-	uint32_t cpu;
-	size_t buffer;
-	uint64_t ts; /* ns, as trace-cmd shows them */
-	const unsigned char *data;
-	uint32_t size;
-	long long missed; /* lost before it: 0 none, -1 an unknown number */
-};
-struct conv_merge *conv_merge_new(struct conv *cv);
-/* 1 and *r filled with the earliest record left, or 0 at the end. */
-int conv_merge_next(struct conv_merge *m, struct conv_rec *r);
-void conv_merge_free(struct conv_merge *m);
 
 /* The writers: 0, or -1 with the reason said. `out` is the directory (CTF) or stream (JSON). */
 int ctf_write(struct conv *cv, int dirfd, const char *dirname);

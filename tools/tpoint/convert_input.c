@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The inputs of a conversion (convert.h): each trace.dat validated, each event format turned
- * into typed fields, the records merged by time, the progress line.
+ * into typed fields, the progress line. (Merged by time: td_merge.h, which json.c reads.)
  *
  * The field types come from libtraceevent's parse of the format text (size, signedness,
  * array, dynamic, string), the display base and the __print_symbolic/__print_flags values
@@ -21,7 +21,6 @@
 #include <event-parse.h>
 
 #include "convert_backend.h"
-#include "td_merge.h"
 #include "printf_conv.h"
 #include "tool.h"
 
@@ -692,56 +691,4 @@ void conv_progress_end(struct conv *cv)
 	if (cv->drawn)
 		fprintf(stderr, "\r\033[K");
 	cv->drawn = false;
-}
-
-/* ---- merged by time ------------------------------------------------------------------ */
-
-/* The one cursor over trace.dat files (td_merge.c), its records told by input. */
-struct conv_merge {
-	struct conv *cv;
-	struct td_merge *m;
-};
-
-struct conv_merge *conv_merge_new(struct conv *cv)
-{
-	struct conv_merge *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		return NULL;
-	m->cv = cv;
-	m->m = td_merge_new();
-	for (size_t i = 0; m->m && i < cv->nr_in; i++)
-		if (td_merge_add(m->m, &cv->in[i].td)) {
-			td_merge_free(m->m);
-			m->m = NULL;
-		}
-	if (!m->m) {
-		free(m);
-		return NULL;
-	}
-	return m;
-}
-
-int conv_merge_next(struct conv_merge *m, struct conv_rec *r)
-{
-	struct td_merge_rec t;
-
-	if (!td_merge_next(m->m, &t))
-		return 0;
-	r->in = &m->cv->in[t.file];
-	r->cpu = t.cpu;
-	r->buffer = t.buffer;
-	r->ts = t.ts;
-	r->data = t.data;
-	r->size = t.size;
-	r->missed = t.missed;
-	return 1;
-}
-
-void conv_merge_free(struct conv_merge *m)
-{
-	if (m) {
-		td_merge_free(m->m);
-		free(m);
-	}
 }

@@ -20,6 +20,7 @@
 
 #include "convert_backend.h"
 #include "json.h"
+#include "td_merge.h"
 #include "tool.h"
 
 /*
@@ -273,18 +274,31 @@ static void put_fields(struct conv *cv, struct jout *f, struct conv_input *in, s
 	jputc('}', f);
 }
 
+/* Every input's CPUs (and instances) merged by time (td_merge.c): NULL when out of memory. */
+static struct td_merge *merge_inputs(const struct conv *cv)
+{
+	struct td_merge *m = td_merge_new();
+
+	for (size_t i = 0; m && i < cv->nr_in; i++)
+		if (td_merge_add(m, &cv->in[i].td)) {
+			td_merge_free(m);
+			m = NULL;
+		}
+	return m;
+}
+
 int json_write(struct conv *cv, FILE *out, const char *outname)
 {
-	struct conv_merge *m;
-	struct conv_rec r;
+	struct td_merge *m;
+	struct td_merge_rec r;
 	struct jout *f;
 
 	if (conv_check_pages(cv))
 		return -1;
-	m = conv_merge_new(cv);
+	m = merge_inputs(cv);
 	f = malloc(sizeof(*f) + (1 << 16));
 	if (!m || !f) {
-		conv_merge_free(m);
+		td_merge_free(m);
 		free(f);
 		tool_error(cv->verb, "out of memory");
 		return -1;
@@ -293,15 +307,16 @@ int json_write(struct conv *cv, FILE *out, const char *outname)
 	f->len = 0;
 	f->cap = 1 << 16;
 	f->buf = (char *)(f + 1);
-	while (conv_merge_next(m, &r)) {
-		struct conv_event *ev = conv_event(cv, r.in, r.data, r.size);
+	while (td_merge_next(m, &r)) {
+		struct conv_input *in = &cv->in[r.file];
+		struct conv_event *ev = conv_event(cv, in, r.data, r.size);
 		const char *comm;
 		int pid;
 
 		if (!ev)
 			break;
-		pid = conv_pid(r.in, r.data);
-		comm = conv_comm(r.in, pid);
+		pid = conv_pid(in, r.data);
+		comm = conv_comm(in, pid);
 		jputs("{\"ts\":", f);
 		put_dec(f, r.ts, false);
 		jputs(",\"cpu\":", f);
@@ -318,35 +333,35 @@ int json_write(struct conv *cv, FILE *out, const char *outname)
 		jputc(',', f);
 		if (ev->raw || r.size < ev->min_size) {
 			jputs("\"fields\":{},\"raw\":", f);
-			put_ints(f, r.in, r.data, r.size, 1, false);
+			put_ints(f, in, r.data, r.size, 1, false);
 		} else {
-			put_fields(cv, f, r.in, ev, r.data, r.size);
+			put_fields(cv, f, in, ev, r.data, r.size);
 		}
 		if (r.missed > 0)
 			jprintf(f, ",\"dropped\":%lld", r.missed);
 		else if (r.missed < 0)
 			jputs(",\"dropped\":null", f);
 		if (r.buffer) {
-			const char *b = r.in->td.buffers[r.buffer].name;
+			const char *b = in->td.buffers[r.buffer].name;
 
 			jputs(",\"buffer\":", f);
 			put_str(f, b, strlen(b));
 		}
 		if (cv->nr_in > 1) {
 			jputs(",\"file\":", f);
-			put_str(f, r.in->file, strlen(r.in->file));
+			put_str(f, in->file, strlen(in->file));
 		}
 		jputs("}\n", f);
 		ev->count++;
 		if (conv_tick(cv)) {
-			conv_merge_free(m);
+			td_merge_free(m);
 			free(f);
 			return -1;
 		}
 		if (ferror(out))
 			break;
 	}
-	conv_merge_free(m);
+	td_merge_free(m);
 	conv_progress_end(cv);
 	jflush(f);
 	free(f);

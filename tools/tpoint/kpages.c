@@ -14,7 +14,8 @@
 #include "tracedat_format.h"
 
 /* The page header of a 64-bit kernel (events/header_page): u64 time stamp, u64 commit. */
-#define KPAGE_HEADER 16
+#define KPAGE_LONG 8
+#define KPAGE_HEADER (8 + KPAGE_LONG)
 /* The records as this machine's kernel writes them; padding with no delta ends the page. */
 #define KPAGE_DECODE ((__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TP_RB_BIG_ENDIAN : 0) | \
 		      TP_RB_PAD_ENDS_PAGE)
@@ -87,33 +88,26 @@ void kpages_rewind(struct kpages *kp)
 	kp->bad = kp->lost_marks = 0;
 }
 
-static uint64_t get64(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* Open the page at k->page: false when it holds nothing to read. */
 static bool page_open(struct kpages *kp, struct kcpu *k)
 {
-	const char *p = k->map + k->page;
-	uint64_t word = get64(p + 8);
-	uint32_t room = kp->page_size - KPAGE_HEADER;
+	struct tp_rb_page pg;
+	enum tp_rb_page_fault fault = tp_rb_page_decode((const unsigned char *)k->map + k->page,
+							 kp->page_size, KPAGE_LONG, KPAGE_DECODE,
+							 &pg);
 
-	k->commit = (uint32_t)(word & RB_COMMIT_MASK);
 	k->off = 0;
-	k->ts = get64(p);
-	if (k->commit > room) {
+	k->commit = 0;
+	if (fault == TP_RB_PAGE_LAYOUT || fault == TP_RB_PAGE_COMMIT_PAST) {
 		kp->bad++;
-		k->commit = 0;
 		return false;
 	}
-	if (word & RB_MISSED_EVENTS) {
+	k->commit = pg.commit;
+	k->ts = pg.ts;
+	if (pg.missed) {
 		kp->lost_marks++;
-		if ((word & RB_MISSED_STORED) && k->commit + 8 <= room)
-			k->lost += get64(p + KPAGE_HEADER + k->commit);
+		if (pg.counted)
+			k->lost += pg.lost;
 		else
 			k->lost_unknown = true;
 	}

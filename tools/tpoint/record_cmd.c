@@ -418,24 +418,145 @@ static void wait_command(struct pools *ps, pid_t child, int *status, const char 
 			"libtpoint) were added from there", ps->added - ps->added_main);
 }
 
+/* What becomes of the spool directory once write_recording() is done. */
+enum spools_after {
+	SPOOLS_REMOVE,
+	SPOOLS_KEEP,	  /* damaged spools stay, as they would for --assemble */
+	SPOOLS_KEEP_HELD, /* no file was written: they stay, the directory held until we exit */
+};
+
+/*
+ * After the command ended (its wait status in `status`): the spools in dirbuf (and the
+ * kernel's records) written to the file, every glob checked, the summary said. The exit
+ * status: the command's own failure, else EXIT_FAIL for one of ours; *after: what becomes of
+ * the spools.
+ */
+static int write_recording(char **cmd, const struct record_args *a, struct krecord *kr,
+			   const char *dirbuf, int status, enum spools_after *after)
+{
+	const char *events = a->events, *out = a->out;
+	const char *filter = a->filter;
+	char **spools = NULL, err[512];
+	size_t nspools = 0;
+	int ret = EXIT_FAIL;
+	struct tracedat_result res;
+	struct tracedat_extra x;
+	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
+
+	*after = SPOOLS_REMOVE;
+	if (collect_spools(dirbuf, &spools, &nspools) < 0 && (events || !kr)) {
+		tool_error("record", "%s recorded nothing: is it linked with libtpoint? "
+			   "(run it with TPOINT_DEBUG=1 to see why)", cmd[0]);
+		goto out;
+	}
+	if (kr && krec_extra(kr, &x, err, sizeof(err)) < 0) {
+		tool_error("record", "-k: %s", err);
+		goto out;
+	}
+	struct tracedat_select keep = { &cf, 0, keep_cmd_event };
+
+	if (filter) {
+		cf = (struct cmd_filters){ a->sel, calloc(a->sel->ngroups, sizeof(size_t)),
+					   calloc(a->sel->ngroups, sizeof(size_t)),
+					   calloc(a->sel->ngroups, sizeof(char *)) };
+		if (!cf.took || !cf.left || !cf.first_left) {
+			tool_error("record", "out of memory");
+			goto out;
+		}
+	}
+	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = out,
+			      .spools = (const char *const *)spools, .nspools = (int)nspools,
+			      .sel = filter ? &keep : NULL, .extra = kr ? &x : NULL,
+			      .codec = opt_codec }, &res, err, sizeof(err)) < 0) {
+		tool_error("record", "%s", err);
+		/* What was recorded stays: the file can be written later, or elsewhere. */
+		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
+			"  tpoint record --assemble %s -o FILE\n", cmd[0], dirbuf, dirbuf);
+		if (kr)
+			tool_warn("record", "(the kernel's events are not kept)");
+		*after = SPOOLS_KEEP_HELD;
+		goto out;
+	}
+
+	ret = EXIT_OK;
+	if (filter && cmd_filters_said(&cf) < 0)
+		ret = EXIT_FAIL;
+	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
+	if (res.damage) {
+		tool_error_lines("record", "damaged: ", res.damage);
+		tool_warn("record", "%s holds what could be read; the spools are kept "
+			"in %s", out, dirbuf);
+		*after = SPOOLS_KEEP;
+		ret = EXIT_FAIL;
+	}
+	/* Every glob must name something: a typo should not pass as "no events". */
+	const char *g;
+	size_t glen;
+
+	for (const char *at = events; tp_globs_next(&at, &g, &glen);) {
+		bool any = false;
+
+		for (size_t i = 0; i < res.nev && !any; i++)
+			any = !res.ev[i].kernel &&
+			      tp_glob_selects(g, glen, res.ev[i].system, res.ev[i].name);
+		if (!any) {
+			tool_error("record", "'%.*s' matches no event of %s", (int)glen, g, cmd[0]);
+			ret = EXIT_FAIL;
+		}
+	}
+
+	size_t nproc = 0; /* a process that exec'd has a spool for each image */
+
+	for (size_t i = 0; i < nspools; i++)
+		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
+				 ".exec");
+	print_summary(out, &res, nproc, events);
+	if (res.uncounted == 1 && WIFSIGNALED(status))
+		tool_warn("record", "%s was killed by signal %d (%s) before it wrote its "
+			"counters: the counts of its events are unknown ('?'); the file holds every "
+			"event it recorded", cmd[0], WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else if (res.uncounted)
+		tool_warn("record", "%zu of the processes ended before they wrote their "
+			"counters (killed by a signal, _exit(), or an exec into a program without "
+			"libtpoint): the counts of their events are unknown ('?'); the file holds "
+			"every event they recorded", res.uncounted);
+	if (kr)
+		krec_summary(kr);
+	/*
+	 * The command's own failure is the exit status, as with trace-cmd record and perf
+	 * record: a script that runs `tpoint record -- make` must see make fail. The file is
+	 * written all the same.
+	 */
+	if (WIFSIGNALED(status)) {
+		tool_warn("record", "%s was killed by signal %d; what it recorded is kept",
+			cmd[0], WTERMSIG(status));
+		ret = 128 + WTERMSIG(status);
+	} else if (WEXITSTATUS(status)) {
+		tool_warn("record", "%s exited with status %d", cmd[0],
+			WEXITSTATUS(status));
+		ret = WEXITSTATUS(status);
+	}
+	tp_tracedat_result_free(&res);
+out:
+	cmd_filters_free(&cf);
+	free_spools(spools, nspools);
+	return ret;
+}
+
 /*
  * tpoint record ... -- CMD: the command runs with the environment that makes libtpoint
  * record; when it has exited, its processes' spools become the file.
  */
 int record_command(char **cmd, const struct record_args *a, struct krecord *kr)
 {
-	const char *events = a->events, *out = a->out;
-	const char *filter = a->filter;
+	const char *out = a->out;
 	bool kernel_pids = a->kernel_pids;
-	char dirbuf[4096], **spools = NULL, err[512];
-	size_t nspools = 0;
-	int status = 0, ret = EXIT_FAIL;
-	bool keep_dir = false;
+	char dirbuf[4096], err[512];
+	int status = 0, ret;
+	enum spools_after after;
 	pid_t child;
-	struct tracedat_result res;
 	int go[2] = { -1, -1 }; /* the command waits on it until the kernel records */
-	struct tracedat_extra x;
-	struct cmd_filters cf = { 0 }; /* -- CMD with -f: what the filters did */
 
 	if (spool_dir_make(out, dirbuf, sizeof(dirbuf)) < 0) {
 		krec_free(kr);
@@ -496,109 +617,13 @@ int record_command(char **cmd, const struct record_args *a, struct krecord *kr)
 		return EXIT_FAIL;
 	}
 
-	if (collect_spools(dirbuf, &spools, &nspools) < 0 && (events || !kr)) {
-		tool_error("record", "%s recorded nothing: is it linked with libtpoint? "
-			   "(run it with TPOINT_DEBUG=1 to see why)", cmd[0]);
-		goto out;
+	ret = write_recording(cmd, a, kr, dirbuf, status, &after);
+	if (after != SPOOLS_KEEP_HELD) {
+		if (after == SPOOLS_REMOVE)
+			remove_dir(dirbuf);
+		if (dir_lock >= 0)
+			close(dir_lock);
 	}
-	if (kr && krec_extra(kr, &x, err, sizeof(err)) < 0) {
-		tool_error("record", "-k: %s", err);
-		goto out;
-	}
-	struct tracedat_select keep = { &cf, 0, keep_cmd_event };
-
-	if (filter) {
-		cf = (struct cmd_filters){ a->sel, calloc(a->sel->ngroups, sizeof(size_t)),
-					   calloc(a->sel->ngroups, sizeof(size_t)),
-					   calloc(a->sel->ngroups, sizeof(char *)) };
-		if (!cf.took || !cf.left || !cf.first_left) {
-			tool_error("record", "out of memory");
-			goto out;
-		}
-	}
-	if (tp_tracedat_write(&(struct tracedat_write_opts){ .out_path = out,
-			      .spools = (const char *const *)spools, .nspools = (int)nspools,
-			      .sel = filter ? &keep : NULL, .extra = kr ? &x : NULL,
-			      .codec = opt_codec }, &res, err, sizeof(err)) < 0) {
-		tool_error("record", "%s", err);
-		/* What was recorded stays: the file can be written later, or elsewhere. */
-		fprintf(stderr, "tpoint record: what %s recorded is kept in %s; write it with\n"
-			"  tpoint record --assemble %s -o FILE\n", cmd[0], dirbuf, dirbuf);
-		if (kr)
-			tool_warn("record", "(the kernel's events are not kept)");
-		cmd_filters_free(&cf);
-		free_spools(spools, nspools);
-		krec_free(kr);
-		return EXIT_FAIL;
-	}
-
-	ret = EXIT_OK;
-	if (filter && cmd_filters_said(&cf) < 0)
-		ret = EXIT_FAIL;
-	/* Damaged spools stay, as they would for --assemble; the file holds what was read. */
-	if (res.damage) {
-		tool_error_lines("record", "damaged: ", res.damage);
-		tool_warn("record", "%s holds what could be read; the spools are kept "
-			"in %s", out, dirbuf);
-		keep_dir = true;
-		ret = EXIT_FAIL;
-	}
-	/* Every glob must name something: a typo should not pass as "no events". */
-	const char *g;
-	size_t glen;
-
-	for (const char *at = events; tp_globs_next(&at, &g, &glen);) {
-		bool any = false;
-
-		for (size_t i = 0; i < res.nev && !any; i++)
-			any = !res.ev[i].kernel &&
-			      tp_glob_selects(g, glen, res.ev[i].system, res.ev[i].name);
-		if (!any) {
-			tool_error("record", "'%.*s' matches no event of %s", (int)glen, g, cmd[0]);
-			ret = EXIT_FAIL;
-		}
-	}
-
-	size_t nproc = 0; /* a process that exec'd has a spool for each image */
-
-	for (size_t i = 0; i < nspools; i++)
-		nproc += !strstr(strrchr(spools[i], '/') ? strrchr(spools[i], '/') : spools[i],
-				 ".exec");
-	print_summary(out, &res, nproc, events);
-	if (res.uncounted == 1 && WIFSIGNALED(status))
-		tool_warn("record", "%s was killed by signal %d (%s) before it wrote its "
-			"counters: the counts of its events are unknown ('?'); the file holds every "
-			"event it recorded", cmd[0], WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
-	else if (res.uncounted)
-		tool_warn("record", "%zu of the processes ended before they wrote their "
-			"counters (killed by a signal, _exit(), or an exec into a program without "
-			"libtpoint): the counts of their events are unknown ('?'); the file holds "
-			"every event they recorded", res.uncounted);
-	if (kr)
-		krec_summary(kr);
-	/*
-	 * The command's own failure is the exit status, as with trace-cmd record and perf
-	 * record: a script that runs `tpoint record -- make` must see make fail. The file is
-	 * written all the same.
-	 */
-	if (WIFSIGNALED(status)) {
-		tool_warn("record", "%s was killed by signal %d; what it recorded is kept",
-			cmd[0], WTERMSIG(status));
-		ret = 128 + WTERMSIG(status);
-	} else if (WEXITSTATUS(status)) {
-		tool_warn("record", "%s exited with status %d", cmd[0],
-			WEXITSTATUS(status));
-		ret = WEXITSTATUS(status);
-	}
-	tp_tracedat_result_free(&res);
-out:
-	cmd_filters_free(&cf);
-	free_spools(spools, nspools);
-	if (!keep_dir)
-		remove_dir(dirbuf);
-	if (dir_lock >= 0)
-		close(dir_lock);
 	krec_free(kr);
 	return ret;
 }

@@ -381,27 +381,25 @@ static void count_event(struct dirty_view *d, const char *data, int size)
  */
 static void count_page(struct dirty_view *d)
 {
-	const unsigned char *data = (const unsigned char *)d->page + 8 + sizeof(long);
-	uint32_t room = (uint32_t)d->page_size - 8 - (uint32_t)sizeof(long), commit;
-	unsigned long word; /* the page header: u64 time stamp, then a long of commit and flags */
+	const unsigned char *page = (const unsigned char *)d->page, *data;
+	/* this machine's kernel: its longs and byte order */
+	unsigned int order = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TP_RB_BIG_ENDIAN : 0;
+	struct tp_rb_page pg;
+	enum tp_rb_page_fault fault = tp_rb_page_decode(page, (uint32_t)d->page_size,
+							 sizeof(long), order, &pg);
 	struct tp_rb_rec rec;
 
-	memcpy(&word, d->page + 8, sizeof(word));
-	commit = (uint32_t)(word & RB_COMMIT_MASK);
-	if (commit > room)
+	if (fault == TP_RB_PAGE_LAYOUT || fault == TP_RB_PAGE_COMMIT_PAST)
 		return;
-	if ((word & RB_MISSED_EVENTS) && (word & RB_MISSED_STORED) &&
-	    commit + sizeof(long) <= room) {
-		long lost;
-		int missed; /* as kbuffer_missed_events() gave it here */
+	if (pg.counted) {
+		int missed = (int)pg.lost; /* as kbuffer_missed_events() gave it here */
 
-		memcpy(&lost, data + commit, sizeof(lost));
-		missed = (int)lost;
 		if (missed > 0)
 			d->lost += (unsigned long long)missed;
 	}
-	for (uint32_t off = 0; off < commit; off = rec.next) {
-		if (tp_rb_decode(data, commit, off, TP_RB_PAD_ENDS_PAGE, &rec))
+	data = page + pg.data;
+	for (uint32_t off = 0; off < pg.commit; off = rec.next) {
+		if (tp_rb_decode(data, pg.commit, off, order | TP_RB_PAD_ENDS_PAGE, &rec))
 			return; /* the rest of the page is not a record */
 		if (tp_rb_is_data(&rec))
 			count_event(d, (const char *)data + rec.payload, (int)rec.size);

@@ -31,11 +31,6 @@
 #include "tracedat_read.h"
 #include "tracedat_v7read.h"
 
-static uint64_t read_long(const struct tracedat *td, const void *p)
-{
-	return td->kernel_long == 8 ? tracedat_u64(td, p) : tracedat_u32(td, p);
-}
-
 /* A record shorter than the kernel's trace_entry cannot carry common_type and common_pid. */
 #define COMMON_HEADER_SIZE 8
 
@@ -56,34 +51,42 @@ static const char *decode_event(const struct tracedat *td, const unsigned char *
 	return tp_rb_decode(data, commit, off, td->big_endian ? TP_RB_BIG_ENDIAN : 0, ev);
 }
 
-/* The page header: commit bytes and lost events; NULL or the reason it is bad. */
+/*
+ * The page header (lib/fmt/rb_record.c reads it): commit bytes, lost events and the page's
+ * time stamp; NULL or the reason it is bad.
+ */
 static const char *page_header(const struct tracedat *td, const unsigned char *page,
-			       uint32_t *commit, long long *missed, char *why, size_t whylen)
+			       uint32_t *commit, long long *missed, uint64_t *ts, char *why,
+			       size_t whylen)
 {
-	uint64_t word = read_long(td, page + 8);
-	uint32_t room = td->page_size - td->page_header;
+	struct tp_rb_page pg;
+	enum tp_rb_page_fault fault = tp_rb_page_decode(page, td->page_size, td->kernel_long,
+							 td->big_endian ? TP_RB_BIG_ENDIAN : 0, &pg);
 
-	*commit = (uint32_t)(word & RB_COMMIT_MASK);
 	*missed = 0;
-	if (*commit > room) {
-		snprintf(why, whylen, "commit %" PRIu32 " exceeds the page (%" PRIu32
-			 " data bytes)", *commit, room);
+	if (fault != TP_RB_PAGE_LAYOUT)
+		*commit = pg.commit;
+	switch (fault) {
+	case TP_RB_PAGE_LAYOUT: /* the parser refused such a header_page already */
+		snprintf(why, whylen, "a page of %" PRIu32 " bytes with a %u-byte commit word",
+			 td->page_size, td->kernel_long);
 		return why;
+	case TP_RB_PAGE_COMMIT_PAST:
+		snprintf(why, whylen, "commit %" PRIu32 " exceeds the page (%" PRIu32
+			 " data bytes)", pg.commit, td->page_size - pg.data);
+		return why;
+	case TP_RB_PAGE_COUNT_PAST:
+		snprintf(why, whylen, "the lost-event count after commit %" PRIu32
+			 " runs past the page", pg.commit);
+		return why;
+	case TP_RB_PAGE_OK:
+		break;
 	}
-	if (word & RB_MISSED_EVENTS) {
-		if (word & RB_MISSED_STORED) {
-			if (*commit + td->kernel_long > room) {
-				snprintf(why, whylen, "the lost-event count after commit %" PRIu32
-					 " runs past the page", *commit);
-				return why;
-			}
-			*missed = (long long)read_long(td, page + td->page_header + *commit);
-			if (*missed < 0)
-				*missed = LLONG_MAX;
-		} else {
-			*missed = -1;
-		}
-	}
+	*ts = pg.ts;
+	if (pg.counted)
+		*missed = pg.lost > LLONG_MAX ? LLONG_MAX : (long long)pg.lost;
+	else if (pg.missed)
+		*missed = -1;
 	return NULL;
 }
 
@@ -95,8 +98,9 @@ static const char *check_page(const struct tracedat *td, const unsigned char *pa
 	const char *bad;
 	uint32_t commit, off = 0;
 	long long missed;
+	uint64_t ts;
 
-	bad = page_header(td, page, &commit, &missed, why, whylen);
+	bad = page_header(td, page, &commit, &missed, &ts, why, whylen);
 	if (bad)
 		return bad;
 	if (missed)
@@ -162,11 +166,10 @@ int tracedat_page_begin(const struct tracedat *td, size_t buffer, uint32_t cpu, 
 	const char *bad;
 
 	memset(pg, 0, sizeof(*pg));
-	bad = page_header(td, page, &pg->commit, &pg->missed, why, sizeof(why));
+	bad = page_header(td, page, &pg->commit, &pg->missed, &pg->ts, why, sizeof(why));
 	if (bad)
 		return page_fail(td, err, errlen, buffer, cpu, n, bad);
 	pg->data = page + td->page_header;
-	pg->ts = tracedat_u64(td, page);
 	pg->buffer = buffer;
 	pg->cpu = cpu;
 	pg->n = n;
@@ -566,10 +569,9 @@ int tracedat_next_event(struct td_cursor *c, struct td_event *ev)
 			if (c->page >= c->cpu->nr_pages)
 				return 0;
 			page = tracedat_page(td, c->buffer, c->cpu_nr, c->page);
-			if (!page || page_header(td, page, &c->commit, &c->page_missed, why,
-						 sizeof(why)))
+			if (!page || page_header(td, page, &c->commit, &c->page_missed, &c->ts,
+						 why, sizeof(why)))
 				return 0; /* cannot happen after validation */
-			c->ts = tracedat_u64(td, page);
 			c->off = 0;
 			c->loaded = true;
 		}
