@@ -25,6 +25,7 @@ unchanged() {
 stream_until() {
 	_re=$1 _n=$2
 	shift 2
+	rm -f s.out # the last stream's lines must not be taken for this one's
 	"$TPOINT" stream -p "$P" "$@" >s.out 2>s.err &
 	s=$!
 	pids="$pids $s"
@@ -59,6 +60,7 @@ echo "ok: stream and record -p -e ctl_tick deliver no ctl_odd (enable -p), which
 
 # Enabled from outside while a consumer's own recording runs: kept in memory after it.
 start 120 2000
+rm -f s.out
 "$TPOINT" stream -p "$P" -e tpt_ctl:ctl_tick >s.out 2>s.err &
 s=$!
 pids="$pids $s"

@@ -40,8 +40,8 @@ set -- o.dat.*
 [ ! -e "$1" ] || fail "reexec: left behind: $*"
 echo "ok: 2500 events, exec of itself, 2500 more, then _exit(0): o.dat holds all 5000"
 
-# Killed: the same.
-rm -rf o.dat o.dat.*
+# Killed: the same. (out.txt too: an earlier "ready" is not this program's.)
+rm -rf o.dat o.dat.* out.txt
 TPOINT_RECORD=o.dat "$E" wait 4000 go >out.txt 2>err.txt &
 P=$!
 trap 'kill -9 $P 2>/dev/null' EXIT

@@ -55,7 +55,9 @@ kept() {
 # The output replaced while the program runs: the file is not written through the
 # replacement, and the recording is kept.
 for k in link fifo dir; do
-	rm -rf o.dat o.dat.* go assembled.dat
+	# out.txt too: the shell empties it only once the program has started, and the last
+	# round's "ready" would send the replacement ahead of the program's own o.dat.
+	rm -rf o.dat o.dat.* go assembled.dat out.txt
 	TPOINT_RECORD=o.dat "$E" wait 1000 go >out.txt 2>err.txt &
 	P=$!
 	wait_for out.txt ready 60 || { kill -9 $P; fail "$k: the program did not start"; }

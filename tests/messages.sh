@@ -5,6 +5,7 @@ set -u
 B=$(dirname "$TPOINT")
 top=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/wait.sh"
 command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; exit 77; }
 
 # The test's own program, built against this build's library (sanitized like it, if it is).
@@ -88,10 +89,11 @@ echo "ok: -e, -f, -b and TPOINT_BUFFER_SIZE refusals name the value"
 
 # stat --interval --json: each object says when it was taken (Unix time) and where in the
 # run (seconds since the first sample), so that lines from a log can be placed.
+rm -f ct.out # a "ready" of the last target is not this one's
 "$B/tests/ctltarget" 30 1000 >ct.out &
 CT=$!
 trap 'kill $CT 2>/dev/null' EXIT
-for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+wait_until 60 grep -q ready ct.out || fail "ctltarget did not start"
 before=$(date +%s)
 "$TPOINT" stat -p $CT -e ctl_tick --interval 0.2 --json >iv.json 2>err.txt &
 ST=$!
@@ -108,10 +110,11 @@ echo "ok: stat --interval --json objects carry their time and interval"
 
 # stream without -e: what the process has enabled, as trace_pipe shows; with nothing
 # enabled, one line that says how to enable something (not a test's event name).
+rm -f ct.out # a "ready" of the last target is not this one's
 TPOINT_EVENTS=tpt_ctl:ctl_odd "$B/tests/ctltarget" 30 1000 >ct.out &
 CT=$!
 trap 'kill $CT 2>/dev/null' EXIT
-for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+wait_until 60 grep -q ready ct.out || fail "ctltarget did not start"
 "$TPOINT" stream -p $CT >st.out 2>st.err &
 ST=$!
 for i in $(seq 300); do [ "$(grep -c 'ctl_odd:' st.out)" -ge 5 ] && break; sleep 0.1; done
@@ -121,9 +124,10 @@ kill $CT; wait $CT 2>/dev/null
 [ "$(grep -c 'ctl_odd:' st.out)" -ge 5 ] || { cat st.out st.err; fail "stream without -e showed no ctl_odd"; }
 grep -q 'ctl_tick:' st.out && fail "stream without -e showed ctl_tick, which is not enabled"
 grep -q "the events process $CT has enabled: tpt_ctl:ctl_odd$" st.err || { cat st.err; fail "stream without -e does not say what it streams"; }
+rm -f ct.out # a "ready" of the last target is not this one's
 "$B/tests/ctltarget" 30 1000 >ct.out &
 CT=$!
-for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+wait_until 60 grep -q ready ct.out || fail "ctltarget did not start"
 "$TPOINT" stream -p $CT >st.out 2>st.err
 rc=$?
 kill $CT; wait $CT 2>/dev/null; trap - EXIT
@@ -171,7 +175,6 @@ TPOINT_DEBUG=1 TPOINT_EVENTS='tpt_msg:*' TPOINT_RECORD=d.dat ./msgtarget >/dev/n
 TPOINT_EVENTS='tpt_msg:*' ./msgtarget loop 30 >/dev/null &
 MT=$!
 trap 'kill $MT 2>/dev/null' EXIT
-. "$(dirname "$0")/lib/wait.sh"
 wait_until 60 "$TPOINT" list -p $MT >/dev/null 2>&1 || fail "msgtarget's control socket never came"
 "$TPOINT" list -p $MT >out.txt 2>&1 || { cat out.txt; fail "list -p exited $?"; }
 grep -q "^tpt_msg:msg_ratio  \[enabled\]  \[refused\]$" out.txt &&
@@ -206,10 +209,11 @@ echo "ok: $rlost lost, said alike by record and report --stats; $rmarked of them
 
 # tpoint filter -p takes globs as -e does: events without the expression's fields are named
 # and skipped; an unknown event lists the process's events.
+rm -f ct.out # a "ready" of the last target is not this one's
 "$B/tests/ctltarget" 30 1000 >ct.out &
 CT=$!
 trap 'kill $CT 2>/dev/null' EXIT
-for i in $(seq 100); do grep -q ready ct.out && break; sleep 0.1; done
+wait_until 60 grep -q ready ct.out || fail "ctltarget did not start"
 "$TPOINT" filter -p $CT 'tpt_ctl:*' 'n > 5' >out.txt 2>err.txt || { cat out.txt err.txt; fail "filter on a glob exited $?"; }
 "$TPOINT" list -p $CT >list.txt
 [ "$(grep -c '^  filter: n > 5$' list.txt)" = 2 ] || { cat out.txt err.txt list.txt; fail "filter 'tpt_ctl:*' did not filter both events"; }
