@@ -30,7 +30,7 @@ user_stage ctltarget
 start_user_target() {
 	as_user env -u XDG_RUNTIME_DIR "$UB/tests/ctltarget" 60 300 >"$T/target.out" 2>&1 &
 	pids="$pids $!"
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/target.out" | head -n 1)
 		[ -n "$P" ] && return 0
 		sleep 0.1
@@ -39,7 +39,7 @@ start_user_target() {
 }
 # Wait until the spool directory near $1 holds a growing PID.spool; sets D.
 wait_spool() {
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		for d in "$1"/.tpoint-spool.*; do
 			[ -s "$d/$P.spool" ] && { D=$d; return 0; }
 		done

@@ -10,9 +10,9 @@ export LC_ALL=C
 fail() { echo "FAIL: $*"; exit 1; }
 . "$(dirname "$0")/ctltarget.inc"
 
-# The size of the pool mapping of process $1, waiting for it for 10 s at most; "" if none.
+# The size of the pool mapping of process $1, waiting for it for 60 s at most; "" if none.
 pool_of() {
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		m=$(awk '/memfd:tpoint-pool/ { split($1, a, "-"); print a[1], a[2]; exit }' \
 			"/proc/$1/maps" 2>/dev/null)
 		if [ -n "$m" ]; then
@@ -31,7 +31,7 @@ by_library() {
 		"$B/tests/ctltarget" 60 10000 >lib.out 2>&1 &
 	t=$!
 	pids="$pids $t"
-	wait_lines lib.out 1 '^ready ' 10 || fail "ctltarget did not start"
+	wait_lines lib.out 1 '^ready ' 60 || fail "ctltarget did not start"
 	! grep -q "TPOINT_BUFFER_SIZE" lib.out || { cat lib.out; fail "TPOINT_BUFFER_SIZE='$1' refused"; }
 	pool_of $t
 	kill $t

@@ -15,7 +15,7 @@ trap 'for p in $pids; do kill $p 2>/dev/null; done' EXIT
 mkdir -m 700 xdg copy
 XDG_RUNTIME_DIR=$PWD/xdg "$B/tests/ctlfake" spool "$PWD/xdg/tpoint" "$PWD/copy" >fake.out 2>&1 &
 pids="$pids $!"
-for i in $(seq 100); do
+for i in $(seq 600); do
 	grep -q '^ready' fake.out && break
 	sleep 0.1
 done

@@ -95,8 +95,8 @@ echo "ok: bad pids, no tpoint, nothing matched; the target runs on"
 start 20 1000 fork
 parent=$P
 # The child makes its socket when it is forked: on a loaded machine, under ASan, that may
-# take a while, so wait for it (10 s at most) rather than a fixed time.
-for i in $(seq 100); do
+# take a while, so wait for it (60 s at most) rather than a fixed time.
+for i in $(seq 600); do
 	n=$("$TPOINT" ps 2>/dev/null | grep -c " ctltarget ")
 	[ "$n" -ge 3 ] && break
 	sleep 0.1

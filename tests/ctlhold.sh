@@ -19,7 +19,7 @@ fake() {
 	out=fake.$(date +%s%N)
 	"$B/tests/ctlfake" "$@" >"$out" 2>&1 &
 	pids="$pids $!"
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		grep -q '^ready' "$out" && return 0
 		sleep 0.1
 	done
@@ -54,7 +54,7 @@ socket_of
 fake slow "$S"
 "$TPOINT" record -p "$P" -e tpt_ctl -o rec.dat >rec.log 2>&1 &
 r=$!
-for i in $(seq 100); do
+for i in $(seq 600); do
 	ls .tpoint-spool.*/"$P".spool >/dev/null 2>&1 && break
 	sleep 0.1
 done

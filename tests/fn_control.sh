@@ -18,7 +18,7 @@ start() {
 	rm -f "$out"
 	env "$@" "$B/tests/fntarget" 60 >"$out" 2>&1 &
 	pids="$pids $!"
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out")
 		[ -n "$P" ] && return 0
 		sleep 0.05

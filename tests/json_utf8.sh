@@ -63,7 +63,7 @@ BAD="$T/bad-$(printf '\377\376\233').txt"
 "$B/tests/toptarget" "$BAD" "$T/unlinked.txt" 200 30 >target.out 2>&1 &
 pids="$pids $!"
 P=""
-for i in $(seq 100); do
+for i in $(seq 600); do
 	P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
 	[ -n "$P" ] && break
 	sleep 0.1

@@ -102,7 +102,7 @@ echo "ok: the last event records under its own id and format"
 ./driver wait >target.out 2>&1 &
 tpid=$!
 trap 'kill -9 $tpid 2>/dev/null' EXIT
-for i in $(seq 100); do
+for i in $(seq 600); do
 	grep -q "^ready" target.out && break
 	sleep 0.1
 done

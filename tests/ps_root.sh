@@ -27,7 +27,7 @@ start_user() {
 	out=$T/user.$#.$(date +%s%N)
 	as_user "$@" >"$out" 2>&1 &
 	pids="$pids $!"
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out" | head -n 1)
 		[ -n "$P" ] && return 0
 		sleep 0.1

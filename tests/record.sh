@@ -23,7 +23,7 @@ echo "ok: 4 threads x 20 writes recorded and read back by trace-cmd"
 pid=$!
 i=0
 until grep -q "^ready $pid$" target.out; do
-	i=$((i + 1)); [ $i -lt 100 ] || fail "ctltarget $pid did not say it was ready"; sleep 0.1
+	i=$((i + 1)); [ $i -lt 600 ] || fail "ctltarget $pid did not say it was ready"; sleep 0.1
 done
 timeout 60 "$TPOINT" record -p "$pid" -e 'tpt_ctl:*' -o ended.dat 2>err.txt ||
 	{ cat err.txt; fail "record -p of a process that ended exited $?"; }

@@ -39,7 +39,7 @@ echo "ok: report refuses it: $msg"
 # stream: the running process, the same refusal, the same lines.
 "$B/tests/fmttarget" 120 >target.out 2>&1 &
 pids="$pids $!"
-for i in $(seq 100); do
+for i in $(seq 600); do
 	P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out)
 	[ -n "$P" ] && break
 	sleep 0.1

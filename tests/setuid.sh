@@ -106,7 +106,7 @@ for i in $(seq 200); do
 done
 [ -n "$P" ] || { cat ctl.err; fail "the setuid ctltarget did not start"; }
 ok=""
-for i in $(seq 100); do
+for i in $(seq 600); do
 	"$TPOINT" list -p "$P" >list.txt 2>list.err && grep -q 'tpt_ctl:ctl_tick' list.txt &&
 		{ ok=1; break; }
 	sleep 0.1

@@ -17,7 +17,7 @@ start_fake() {
 		>fake.out 2>&1 &
 	pids="$pids $!"
 	F=""
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		F=$(sed -n 's/^ready //p' fake.out)
 		[ -n "$F" ] && return 0
 		sleep 0.1
@@ -51,7 +51,7 @@ echo "ok: a process naming a root-only file: refused in one line, exit 1, nothin
 "$B/tests/ctltarget" 30 300 >t.out 2>&1 &
 pids="$pids $!"
 P=""
-for i in $(seq 100); do
+for i in $(seq 600); do
 	P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' t.out)
 	[ -n "$P" ] && break
 	sleep 0.1
@@ -60,7 +60,7 @@ done
 "$TPOINT" record -p "$P" -e tpt_ctl --overwrite -o rec.dat --duration 4 >rec.log 2>&1 &
 r=$!
 n=0
-for i in $(seq 100); do
+for i in $(seq 600); do
 	timeout 60 "$TPOINT" snapshot -p "$P" -o live.dat 2>live.err &&
 		n=$(sed -n 's/.*live.dat: \([0-9]*\) events of process.*/\1/p' live.err)
 	[ "${n:-0}" -gt 0 ] && break

@@ -64,7 +64,7 @@ start_user_target() {
 	as_user env -u XDG_RUNTIME_DIR "$UB/tests/ctltarget" 60 300 >"$T/target$1.out" 2>&1 &
 	pids="$pids $!"
 	P=""
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/target$1.out" | head -n 1)
 		[ -n "$P" ] && return 0
 		sleep 0.1
@@ -79,7 +79,7 @@ start_user_target 2
 	>"$T/p.log" 2>&1 &
 r=$!
 D=""
-for i in $(seq 100); do
+for i in $(seq 600); do
 	for d in "$T"/.tpoint-spool.*; do
 		[ -s "$d/$P.spool" ] && D=$d
 	done
@@ -109,7 +109,7 @@ start_user_target 3
 /usr/bin/time -f "peak %M" "$TPOINT" stream -p "$P" -e tpt_ctl >"$T/s.out" 2>"$T/s.log" &
 r=$!
 S=""
-for i in $(seq 100); do
+for i in $(seq 600); do
 	# (stream lends a spool in /tmp: tools/tpoint/stream.c)
 	grep -q " ctl_tick: " "$T/s.out" 2>/dev/null && for d in /tmp/.tpoint-spool.*; do
 		[ -s "$d/$P.spool" ] && S=$d/$P.spool

@@ -9,6 +9,7 @@
 # missing while the events view still works.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/wait.sh"
 skip() { echo "$*"; exit 77; }
 B=$(dirname "$TPOINT")
 TB=$B # where toptarget is run from: the tree, or the copy that nobody can read
@@ -99,15 +100,14 @@ echo "ok: plain text, -p"
 "$TPOINT" top -d 5 --json --dirty >/dev/null 2>&1 &
 tp=$!
 pids="$pids $tp"
-for i in $(seq 50); do has_instance "$tp" && break; sleep 0.1; done
-has_instance "$tp" || fail "no instance tpoint-top-$tp"
+wait_until 60 has_instance "$tp" || fail "no instance tpoint-top-$tp"
 kill -TERM "$tp"
 wait "$tp"
 has_instance "$tp" && fail "SIGTERM left the instance tpoint-top-$tp"
 "$TPOINT" top -d 5 --json --dirty >/dev/null 2>&1 &
 tp=$!
 pids="$pids $tp"
-for i in $(seq 50); do has_instance "$tp" && break; sleep 0.1; done
+wait_until 60 has_instance "$tp" || fail "no instance tpoint-top-$tp (before SIGKILL)"
 kill -KILL "$tp"
 wait "$tp" 2>/dev/null
 has_instance "$tp" || fail "no instance left by SIGKILL"

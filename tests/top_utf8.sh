@@ -30,7 +30,7 @@ NAME='café-日本.txt'
 "$B/tests/toptarget" "$T/$NAME" "$T/unlinked.txt" 200 120 >target.out 2>&1 &
 pids="$pids $!"
 P=""
-for i in $(seq 100); do
+for i in $(seq 600); do
 	P=$(sed -n 's/^ready \([0-9]*\)$/\1/p' target.out | head -n 1)
 	[ -n "$P" ] && break
 	sleep 0.1
