@@ -4,6 +4,9 @@
 # As root, installs what is missing (Debian: gcc-aarch64-linux-gnu, qemu-user-static,
 # binfmt-support); otherwise says what to install and exits 77.
 set -e
+# The make that runs this script keeps its jobserver to itself: the makes here choose
+# their own jobs (one per CPU, or the -j they give) rather than fall back to one.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 cd "$(dirname "$0")/.."
 O=build-arm64
 need=""

@@ -4,6 +4,9 @@
 # each shared and static, run them with their events on, and read their files back with
 # the installed tpoint. Exits non-zero on the first failure.
 set -eu
+# The make that runs this script keeps its jobserver to itself: the makes here choose
+# their own jobs (one per CPU, or the -j they give) rather than fall back to one.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpoint-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

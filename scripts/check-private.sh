@@ -7,6 +7,9 @@
 # kept, so that make in the copy finds it built (no second build of the same tree).
 # Arguments: the tests, named as `make check TESTS=...` names them ($(O) is build/ there).
 set -eu
+# The make that runs this script keeps its jobserver to itself: the makes here choose
+# their own jobs (one per CPU, or the -j they give) rather than fall back to one.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 [ "$(id -u)" = 0 ] || { echo "check-private: not root: no other user to run tests as; nothing done"; exit 0; }
 cd "$(dirname "$0")/.."
 home=$(mktemp -d "${TMPDIR:-/tmp}/tpoint-private.XXXXXX")
