@@ -56,6 +56,7 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 	for (int i = 0; i < n; i++) {
 		double v[5];
 		const struct stat_row *p = prev ? stat_rows_find(prev, nprev, r[i].event) : NULL;
+		const struct ctl_event_row *off = ctl_refusals_find(&refused, r[i].event);
 
 		for (int k = 0; k < 5; k++)
 			v[k] = prev ? (double)(r[i].v[k] - (p ? p->v[k] : 0)) / secs
@@ -67,8 +68,6 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 			json_print_str(r[i].condition);
 			for (int k = 0; k < 5; k++)
 				printf(prev ? ", \"%s\": %.1f" : ", \"%s\": %.0f", stat_keys[k], v[k]);
-			const struct ctl_event_row *off = ctl_refusals_find(&refused, r[i].event);
-
 			if (off) {
 				printf(", \"refused\": ");
 				json_print_str(off->refused);
@@ -78,7 +77,6 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 				printf(", \"interval\": %.6f", since);
 			printf("}\n");
 		} else {
-			const struct ctl_event_row *off = ctl_refusals_find(&refused, r[i].event);
 			char ev[4 * sizeof(r[i].event)];
 
 			/* the process's own words: escaped on a terminal */
