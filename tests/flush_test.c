@@ -16,28 +16,13 @@
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_flush.h>
+#include "flush_hammer.h"
 
-#define THREADS 2
 #define POOL ((size_t)4 << 20)
 #define FLUSHES 10
 /* Besides the pages: chunk headers, a page's worth per stream being written, the formats,
  * clock samples and thread names. Generous, and still far below what a chase spools. */
 #define SLACK ((size_t)1 << 20)
-
-static volatile int stop_flag;
-static uint64_t calls[THREADS];
-
-static void *hammer(void *arg)
-{
-	uint64_t *n = arg, i = 0;
-
-	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
-		trace_flush_hammer(i, i * 7);
-		i++;
-	}
-	*n = i;
-	return NULL;
-}
 
 /* The spool is in a directory of its own beside the file: FILE.spool.XXXXXX/FILE.spool. */
 static long long spool_size(const char *spool)
@@ -52,21 +37,11 @@ static long long spool_size(const char *spool)
 	return size;
 }
 
-static int count_line(const struct tu_line *l, void *arg)
-{
-	if (!strcmp(l->name, "flush_hammer"))
-		(*(uint64_t *)arg)++;
-	return 0;
-}
-
 int main(void)
 {
 	const char *file = "flush.dat", *spool = "flush.dat.spool.*/flush.dat.spool";
-	struct tpoint_event_stats st;
-	pthread_t th[THREADS];
 	long long grew_most = 0;
-	uint64_t hits = 0, in_file = 0;
-	struct tu_report rep;
+	uint64_t hits, in_file;
 	int ret;
 
 	tu_require_trace_cmd();
@@ -76,8 +51,7 @@ int main(void)
 	REQUIRE(tpoint_set_mode(TPOINT_MODE_OVERWRITE) == 0, "overwrite mode accepted");
 	ret = tpoint_record_start(file);
 	REQUIRE(ret == 0, "tpoint_record_start: %s", strerror(-ret));
-	for (int i = 0; i < THREADS; i++)
-		REQUIRE(pthread_create(&th[i], NULL, hammer, &calls[i]) == 0, "pthread_create");
+	hammers_start(0);
 	usleep(100000); /* the pool wraps */
 	for (int k = 0; k < FLUSHES; k++) {
 		long long before = spool_size(spool), after;
@@ -96,19 +70,7 @@ int main(void)
 			grew_most = after - before;
 		usleep(20000);
 	}
-	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < THREADS; i++) {
-		pthread_join(th[i], NULL);
-		hits += calls[i];
-	}
-	ret = tpoint_record_stop();
-	REQUIRE(ret == 0, "tpoint_record_stop: %s", strerror(-ret));
-	CHECK(tu_stats("tpt_flush", "flush_hammer", &st) == 0, "stats know flush_hammer");
-	CHECK(st.recorded + st.lost == hits, "recorded %" PRIu64 " + lost %" PRIu64 " = %" PRIu64
-	      " calls", st.recorded, st.lost, hits);
-	REQUIRE(tu_report_each(file, count_line, &in_file, &rep) == 0, "run trace-cmd report");
-	CHECK(in_file == st.recorded, "the file has %" PRIu64 " records, stats say %" PRIu64,
-	      in_file, st.recorded);
+	in_file = hammers_stop_and_count(file, &hits);
 	tu_note("largest flush: %lld KiB; %" PRIu64 " calls, %" PRIu64 " in the file",
 		grew_most >> 10, hits, in_file);
 	unlink(file);
