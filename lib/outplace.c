@@ -39,7 +39,6 @@ int tp_outplace_open(struct outplace *pl, const char *path, char *err, size_t er
 int tp_outplace_dir(struct outplace *pl)
 {
 	char name[NAME_MAX + 1];
-	struct owned_fd again;
 	int fd, err;
 
 	if (tp_ownfd_intact(&pl->dir))
@@ -50,15 +49,8 @@ int tp_outplace_dir(struct outplace *pl)
 	fd = tp_output_dir(pl->path, name, sizeof(name), NULL, 0);
 	if (fd < 0)
 		return fd;
-	err = tp_ownfd_adopt(&again, fd);
-	if (err)
-		return err;
-	if (again.dev != pl->dir.dev || again.ino != pl->dir.ino) {
-		close(again.fd);
-		return -ESTALE;
-	}
-	pl->dir = again;
-	return pl->dir.fd;
+	err = tp_ownfd_adopt_same(&pl->dir, fd);
+	return err ? err : pl->dir.fd;
 }
 
 int tp_outplace_side(struct outplace *pl, const char *what, bool dir, mode_t mode, char *side)

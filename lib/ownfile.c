@@ -102,27 +102,38 @@ int tp_ownfd_reopen(struct owned_fd *o, const char *path, off_t pos)
 	return tp_ownfd_reopen_at(o, AT_FDCWD, path, pos);
 }
 
-int tp_ownfd_reopen_at(struct owned_fd *o, int dfd, const char *name, off_t pos)
+int tp_ownfd_adopt_same(struct owned_fd *o, int fd)
 {
-	int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct owned_fd again;
-	int err;
+	int err = tp_ownfd_adopt(&again, fd);
 
-	if (fd < 0)
-		return -errno;
-	err = tp_ownfd_adopt(&again, fd);
 	if (err)
 		return err;
 	if (again.dev != o->dev || again.ino != o->ino) {
 		close(again.fd);
 		return -ESTALE; /* another file by that name now */
 	}
-	if (lseek(again.fd, pos, SEEK_SET) != pos) {
+	*o = again;
+	return 0;
+}
+
+int tp_ownfd_reopen_at(struct owned_fd *o, int dfd, const char *name, off_t pos)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct owned_fd was = *o;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = tp_ownfd_adopt_same(o, fd);
+	if (err)
+		return err;
+	if (lseek(o->fd, pos, SEEK_SET) != pos) {
 		err = errno ? -errno : -EIO;
-		close(again.fd);
+		close(o->fd);
+		*o = was; /* as before: the descriptor it names is not ours */
 		return err;
 	}
-	*o = again;
 	return 0;
 }
 

@@ -16,6 +16,9 @@ struct owned_fd {
 #define OWNED_FD_NONE ((struct owned_fd){ .fd = -1 })
 /* Keep `fd`, just opened: moved to a high number, its identity noted. Closes it on error. */
 HIDDEN int tp_ownfd_adopt(struct owned_fd *o, int fd);
+/* `fd`, just opened again, in place of *o if it is still the file *o was: 0, or -errno
+ * (-ESTALE: another file by that name now; fd is closed then). */
+HIDDEN int tp_ownfd_adopt_same(struct owned_fd *o, int fd);
 /* Still the file we opened? Not when the program closed the descriptor or reused its number. */
 HIDDEN bool tp_ownfd_intact(const struct owned_fd *o);
 /* Close it if it is still ours (never the program's descriptor); forget it either way. */
