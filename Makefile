@@ -73,6 +73,8 @@ SPOOL_CRC_SRC := lib/spool_read.c $(CRC32C_SRC) $(PACK_SRC) lib/ringbuf.c
 FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
 # The filter: its parser, its compiler and its evaluator.
 FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
+# The histograms (hist: triggers): parser, table, printers; they compile filters.
+HIST_SRC := lib/hist_parse.c lib/hist_table.c lib/hist_print.c lib/hist_json.c $(FILTER_SRC)
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_SRC := $(wildcard lib/fmt/*.c)
@@ -187,6 +189,10 @@ $(O)/tests/format_test: tests/format_test.c $(FORMAT_SRC) lib/format.h lib/meta_
 # The filter test links the filter alone: its compiler and its evaluator.
 $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filter_parse.h lib/filter_program.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c $(FILTER_SRC)
+
+# The histogram test links the histograms alone, with the filter they compile.
+$(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) lib/hist.h lib/filter.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_test.c $(HIST_SRC)
 
 # The output placement's test links it alone, with the directory walk it stands on.
 $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist_table.c - a histogram's entries (see hist.h), in memory allocated once.
+ *
+ * Like the kernel's tracing_map: 1 << map_bits entries and twice as many hash slots (so the
+ * open addressing never runs more than half full and a probe always ends), a key made of the
+ * keys' values side by side (each in a room that is a multiple of 8 bytes: a number as a u64,
+ * a string cut to its room less one byte and padded with NULs), and one u64 sum per value,
+ * hitcount first. An entry is never removed, only the whole table cleared. A hit whose key is
+ * new when every entry is taken is counted in `drops`; any other counted hit in `hits`, as
+ * tracing_map_insert() counts them.
+ *
+ * One thread updates a table; nothing here locks. tp_hist_table_merge() adds a table into
+ * another, for the per-thread tables of a program.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hist.h"
+
+struct hist_table {
+	const struct hist_spec *spec;
+	uint32_t max_elts;  /* entries */
+	uint32_t nslots;    /* hash slots: 2 * max_elts */
+	uint32_t n;         /* entries used */
+	bool paused;
+	uint64_t hits, drops;
+	uint32_t *slots;      /* entry index + 1; 0 is free */
+	uint64_t *hashes;     /* each entry's key hash */
+	unsigned char *keys;  /* max_elts * spec->key_size */
+	uint64_t *sums;       /* max_elts * spec->nvals */
+	char *comms;          /* max_elts * HIST_COMM_LEN, when a key has .execname */
+};
+
+static bool has_execname(const struct hist_spec *s)
+{
+	for (unsigned i = 0; i < s->nkeys; i++)
+		if (s->keys[i].mods & HIST_MOD_EXECNAME)
+			return true;
+	return false;
+}
+
+struct hist_table *tp_hist_table_new(const struct hist_spec *spec)
+{
+	struct hist_table *t = calloc(1, sizeof(*t));
+	size_t max;
+
+	if (!t)
+		return NULL;
+	max = (size_t)1 << spec->map_bits;
+	t->spec = spec;
+	t->max_elts = (uint32_t)max;
+	t->nslots = (uint32_t)(2 * max);
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	t->hashes = calloc(max, sizeof(*t->hashes));
+	t->keys = calloc(max, spec->key_size);
+	t->sums = calloc(max * spec->nvals, sizeof(*t->sums));
+	if (has_execname(spec))
+		t->comms = calloc(max, HIST_COMM_LEN);
+	if (!t->slots || !t->hashes || !t->keys || !t->sums ||
+	    (has_execname(spec) && !t->comms)) {
+		tp_hist_table_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void tp_hist_table_free(struct hist_table *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t->hashes);
+	free(t->keys);
+	free(t->sums);
+	free(t->comms);
+	free(t);
+}
+
+/* A record's integer field, as the kernel's hist_field_{s,u}{8,16,32,64} read it. */
+static uint64_t read_num(const struct hist_field *f, const struct hist_hit *h)
+{
+	const unsigned char *p = (const unsigned char *)h->rec + f->offset;
+
+	if ((uint32_t)f->offset + f->size > h->size)
+		return 0;
+	switch (f->size) {
+	case 1: {
+		uint8_t v = p[0];
+
+		return f->is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+/* ilog2(roundup_pow_of_two(v)) as the kernel computes it on a 64-bit machine. */
+static uint64_t log2_up(uint64_t v)
+{
+	if (v <= 1 || v > (1ull << 63))
+		return 0; /* 0 and 1: 2^0; over 2^63 the kernel's shift wraps to 1 */
+	return (uint64_t)(64 - __builtin_clzll(v - 1));
+}
+
+/* A field's number for a hit: the kernel's hist_fn_call() for the kinds we have. */
+static uint64_t field_value(const struct hist_spec *s, const struct hist_field *f,
+			    const struct hist_hit *h)
+{
+	uint64_t v;
+
+	switch (f->src) {
+	case HIST_SRC_NUM:
+		v = read_num(f, h);
+		break;
+	case HIST_SRC_TIMESTAMP:
+		/* ns2usecs() rounds to the nearest microsecond. */
+		v = s->ts_usecs ? (h->ts_ns + 500) / 1000 : h->ts_ns;
+		break;
+	case HIST_SRC_CPU:
+		v = h->cpu;
+		break;
+	case HIST_SRC_HITCOUNT:
+		return 1;
+	default:
+		return 0;
+	}
+	if (f->mods & HIST_MOD_LOG2)
+		return log2_up(v);
+	if (f->mods & HIST_MOD_BUCKETS)
+		return v / f->buckets * f->buckets;
+	return v;
+}
+
+/* A string key into its room: at most room - 1 bytes, stopping at a NUL or the record's end. */
+static void copy_string(unsigned char *dst, size_t room, const unsigned char *rec, uint32_t size,
+			uint32_t off, uint32_t len)
+{
+	if (off >= size)
+		return;
+	if (len > size - off)
+		len = size - off;
+	if (len > room - 1)
+		len = (uint32_t)(room - 1);
+	for (uint32_t i = 0; i < len && rec[off + i]; i++)
+		dst[i] = rec[off + i];
+}
+
+static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
+{
+	memset(key, 0, s->key_size);
+	for (unsigned i = 0; i < s->nkeys; i++) {
+		const struct hist_field *k = &s->keys[i];
+		unsigned char *dst = key + k->key_offset;
+		const unsigned char *rec = h->rec;
+		uint32_t item;
+		uint64_t v;
+
+		switch (k->src) {
+		case HIST_SRC_STR_ARRAY:
+			copy_string(dst, k->key_size, rec, h->size, k->offset, k->size);
+			break;
+		case HIST_SRC_STR_DYN:
+			if ((uint32_t)k->offset + 4 > h->size)
+				break;
+			memcpy(&item, rec + k->offset, 4);
+			copy_string(dst, k->key_size, rec, h->size, item & 0xffff, item >> 16);
+			break;
+		default:
+			v = field_value(s, k, h);
+			memcpy(dst, &v, 8);
+			break;
+		}
+	}
+}
+
+/* The key's hash, never 0 (0 marks nothing in the merge's use of it). */
+static uint64_t hash_key(const unsigned char *key, size_t size)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < size; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+/*
+ * The entry of `key`, made if new and there is room: its index, or -1 when the table is full.
+ * Linear probing over twice as many slots as entries always finds the key or a free slot.
+ */
+static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint64_t hash,
+			   const char *comm)
+{
+	size_t ks = t->spec->key_size;
+	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask;
+
+	for (;; i = (i + 1) & mask) {
+		uint32_t e = t->slots[i];
+
+		if (!e)
+			break;
+		if (t->hashes[e - 1] == hash && !memcmp(t->keys + (size_t)(e - 1) * ks, key, ks))
+			return e - 1;
+	}
+	if (t->n == t->max_elts)
+		return -1;
+	memcpy(t->keys + (size_t)t->n * ks, key, ks);
+	t->hashes[t->n] = hash;
+	if (t->comms) {
+		char *c = t->comms + (size_t)t->n * HIST_COMM_LEN;
+
+		strncpy(c, comm ? comm : "<...>", HIST_COMM_LEN - 1);
+	}
+	t->slots[i] = ++t->n;
+	return t->n - 1;
+}
+
+int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_spec *s = t->spec;
+	unsigned char key[HIST_KEY_SIZE_MAX];
+	uint64_t *sums;
+	int64_t e;
+
+	if (s->filter && !filter_match(s->filter, h->rec, h->size))
+		return 0;
+	if (t->paused)
+		return 0;
+	build_key(s, h, key);
+	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
+	if (e < 0) {
+		t->drops++;
+		return -1;
+	}
+	t->hits++;
+	sums = t->sums + (size_t)e * s->nvals;
+	sums[0]++;
+	for (unsigned i = 1; i < s->nvals; i++)
+		sums[i] += field_value(s, &s->vals[i], h);
+	return 1;
+}
+
+void tp_hist_table_pause(struct hist_table *t, bool paused)
+{
+	t->paused = paused;
+}
+
+bool tp_hist_table_paused(const struct hist_table *t)
+{
+	return t->paused;
+}
+
+void tp_hist_table_clear(struct hist_table *t)
+{
+	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	memset(t->sums, 0, (size_t)t->max_elts * t->spec->nvals * sizeof(*t->sums));
+	memset(t->keys, 0, (size_t)t->max_elts * t->spec->key_size);
+	t->n = 0;
+	t->hits = t->drops = 0;
+}
+
+void tp_hist_table_merge(struct hist_table *dst, const struct hist_table *src)
+{
+	size_t ks = src->spec->key_size;
+	unsigned nvals = src->spec->nvals;
+	uint64_t lost = 0;
+
+	for (uint32_t i = 0; i < src->n; i++) {
+		const char *comm = src->comms ? src->comms + (size_t)i * HIST_COMM_LEN : NULL;
+		int64_t e = find_or_add(dst, src->keys + i * ks, src->hashes[i], comm);
+		const uint64_t *from = src->sums + (size_t)i * nvals;
+
+		if (e < 0) {
+			lost += from[0];
+			continue;
+		}
+		for (unsigned v = 0; v < nvals; v++)
+			dst->sums[(size_t)e * nvals + v] += from[v];
+	}
+	dst->hits += src->hits - lost;
+	dst->drops += src->drops + lost;
+}
+
+const struct hist_spec *tp_hist_table_spec(const struct hist_table *t)
+{
+	return t->spec;
+}
+
+uint64_t tp_hist_table_hits(const struct hist_table *t)
+{
+	return t->hits;
+}
+
+uint64_t tp_hist_table_drops(const struct hist_table *t)
+{
+	return t->drops;
+}
+
+unsigned tp_hist_table_entries(const struct hist_table *t)
+{
+	return t->n;
+}
+
+const unsigned char *tp_hist_entry_key(const struct hist_table *t, unsigned i)
+{
+	return t->keys + (size_t)i * t->spec->key_size;
+}
+
+const uint64_t *tp_hist_entry_sums(const struct hist_table *t, unsigned i)
+{
+	return t->sums + (size_t)i * t->spec->nvals;
+}
+
+const char *tp_hist_entry_comm(const struct hist_table *t, unsigned i)
+{
+	return t->comms ? t->comms + (size_t)i * HIST_COMM_LEN : "(no comm)";
+}
+
+uint64_t tp_hist_key_num(const struct hist_field *k, const unsigned char *key)
+{
+	uint64_t v;
+
+	memcpy(&v, key + k->key_offset, 8);
+	return v;
+}
