@@ -74,7 +74,7 @@ FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
 # The filter: its parser, its compiler and its evaluator.
 FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
 # The histograms (hist: triggers): parser, table, printers; they compile filters.
-HIST_SRC := lib/hist_parse.c lib/hist_table.c lib/hist_print.c lib/hist_json.c $(FILTER_SRC)
+HIST_SRC := lib/hist_parse.c lib/hist_table.c lib/hist_print.c lib/hist_json.c
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_SRC := $(wildcard lib/fmt/*.c)
@@ -84,7 +84,7 @@ TRACEDAT_OBJ := $(patsubst %.c,$(O)/%.o,$(filter-out lib/tracedat_v7.c,$(wildcar
 TOOL_LIB_OBJ := $(FMT_OBJ) $(FORMAT_SRC:%.c=$(O)/%.o) $(O)/lib/tracedat.o $(TRACEDAT_OBJ) $(O)/lib/tracedat_v7.o $(O)/lib/codec.o $(O)/lib/spool_read.o $(O)/lib/ringbuf.o \
 		$(O)/lib/clock.o $(PACK_SRC:%.c=$(O)/%.o) $(O)/lib/poolsize.o \
 		$(O)/lib/salvage.o $(O)/lib/handover.o $(O)/lib/log.o $(O)/lib/ownfile.o $(O)/lib/outplace.o \
-		$(FILTER_SRC:%.c=$(O)/%.o) $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
+		$(FILTER_SRC:%.c=$(O)/%.o) $(HIST_SRC:%.c=$(O)/%.o) $(O)/lib/globs.o $(CRC32C_SRC:%.c=$(O)/%.o)
 TOOL_LIB_SRC = $(patsubst $(O)/%.o,%.c,$(TOOL_LIB_OBJ))
 TOOL_SRC := $(wildcard tools/tpoint/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
@@ -191,8 +191,8 @@ $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filte
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/filter_test.c $(FILTER_SRC)
 
 # The histogram test links the histograms alone, with the filter they compile.
-$(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) lib/hist.h lib/filter.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_test.c $(HIST_SRC)
+$(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SRC) lib/hist.h lib/filter.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_test.c $(HIST_SRC) $(FILTER_SRC)
 
 # The output placement's test links it alone, with the directory walk it stands on.
 $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests

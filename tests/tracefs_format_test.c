@@ -72,6 +72,18 @@ static void test_fields(void)
 	CHECK(named(&f[4], "path") && typed(&f[4], "char") && f[4].dynamic && !f[4].array,
 	      "__data_loc char[] path");
 	CHECK(named(&f[5], "delta") && f[5].is_signed, "long delta, signed");
+	/* what a filter or a histogram reads each as */
+	CHECK(tp_tracefs_field_kind(&f[0]) == 0 && tp_tracefs_field_kind(&f[3]) == 0,
+	      "integers are numbers");
+	CHECK(tp_tracefs_field_kind(&f[2]) == 1, "char[32] is a string");
+	CHECK(tp_tracefs_field_kind(&f[4]) == 2, "__data_loc char[] is a dynamic string");
+	f[6] = f[3];
+	f[6].size = 3;
+	CHECK(tp_tracefs_field_kind(&f[6]) == -1, "a 3-byte field is not a number");
+	f[6].array = true;
+	f[6].type = "int";
+	f[6].type_len = 3;
+	CHECK(tp_tracefs_field_kind(&f[6]) == -1, "an int array is neither");
 	/* a slice: no byte past len is read, and the fields stop there */
 	pos = 0;
 	n = 0;

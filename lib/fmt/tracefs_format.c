@@ -281,3 +281,16 @@ int tp_tracefs_check_print_fields(const char *text, size_t len, char *why, size_
 	}
 	return 0;
 }
+
+int tp_tracefs_field_kind(const struct tracefs_field *f)
+{
+	bool is_char = (f->type_len == 4 && !memcmp(f->type, "char", 4)) ||
+		       (f->type_len == 10 && !memcmp(f->type, "const char", 10)) ||
+		       (f->type_len == 13 && !memcmp(f->type, "unsigned char", 13));
+
+	if (f->dynamic)
+		return is_char ? 2 : -1;
+	if (f->array)
+		return is_char ? 1 : -1;
+	return f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8 ? 0 : -1;
+}

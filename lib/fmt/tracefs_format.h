@@ -44,6 +44,13 @@ struct tracefs_field {
 int tp_tracefs_next_field(const char *text, size_t len, size_t *pos, struct tracefs_field *f);
 
 /*
+ * How a filter or a histogram can read a field (the values of lib/filter.h's enum
+ * filter_field_kind): 0 an integer of 1, 2, 4 or 8 bytes, 1 a char[N] string, 2 a
+ * __data_loc char[] string; -1 anything else (structs, other arrays), which neither reads.
+ */
+int tp_tracefs_field_kind(const struct tracefs_field *f);
+
+/*
  * The offset and size of field `name` (NUL-terminated), found as the last word before the
  * first ';' of a line (header_page's lines too), digits only: 0, or -1 when absent or not
  * readable. What the strict trace.dat reader checks common_type and the pages' layout with.

@@ -29,6 +29,7 @@
 #include "escape.h"
 #include "fmt/control_msg.h"
 #include "render.h"
+#include "report_hist.h"
 #include "options.h"
 #include "td_merge.h"
 #include "tool.h"
@@ -38,7 +39,8 @@
 
 static const struct opts_spec report_opts = {
 	.verb = VERB,
-	.usage = (const char *const[]){ "tpoint report [-i FILE]... [--stats|--json] [FILE]...", NULL },
+	.usage = (const char *const[]){ "tpoint report [-i FILE]... [--stats|--json] [FILE]...",
+					 "tpoint report --hist SYS:EVENT:hist:... [--json] [FILE]...", NULL },
 	.about = "Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
 		 "time, one line each, as 'trace-cmd report' prints them. Several files are\n"
 		 "merged into one time line, each line led by its file's name, as\n"
@@ -50,6 +52,9 @@ static const struct opts_spec report_opts = {
 		  "lost and the condition, as tpoint stored them; and the\n"
 		  "records found in the file (one table per file)", 0 },
 		OPT_JSON("JSON lines, one object per event (keys in tpoint(1))"),
+		{ 'H', 0, "hist", OPT_VALUE, "SYS:EVENT:hist:...",
+		  "the kernel's histogram of the event (its hist: trigger),\n"
+		  "printed as its hist file prints it (with --json: one object)", 0 },
 		OPT_END,
 	},
 	.after = "The file is checked first; a damaged file gives one line saying what is wrong\n"
@@ -571,6 +576,7 @@ int cmd_report(int argc, char **argv)
 	const char **files;
 	size_t nr_files = 0, opened = 0;
 	bool stats = false, json = false;
+	const char *hist = NULL;
 	struct report *rs = NULL;
 	int opt, ret = EXIT_FAIL;
 
@@ -592,6 +598,9 @@ int cmd_report(int argc, char **argv)
 		case 'i':
 			files[nr_files++] = o.value;
 			break;
+		case 'H':
+			hist = o.value;
+			break;
 		default:
 			free(files);
 			return opts_exit(opt);
@@ -602,6 +611,11 @@ int cmd_report(int argc, char **argv)
 		files[nr_files++] = argv[optind++];
 	if (!nr_files)
 		files[nr_files++] = "trace.dat";
+	if (hist) { /* the kernel's histogram of one event (report_hist.c) */
+		ret = report_hist(VERB, hist, files, nr_files, json);
+		free(files);
+		return ret;
+	}
 	if (json) { /* the converter's JSON lines (json.c), several files merged by time */
 		ret = json_report(VERB, (char **)files, nr_files);
 		free(files);

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tpoint report --hist (issue 34 item 3): the kernel's histogram of an event computed over
+# trace.dat files. Six runs of examples/hello (three greetings each, n = 0, 1, 2, to the name
+# given) recorded to six files; the histogram over all of them is compared, line by line, with
+# the counts this script knows it made, in the kernel's text (trace_events_hist.c:
+# "{ who: %-50s }", " hitcount: %10llu", "  n: %10llu", the Totals block).
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+B=$(dirname "$TPOINT")
+HELLO="$B/examples/hello"
+
+i=0
+for who in alice alice bob carol carol carol; do
+	i=$((i + 1))
+	TPOINT_EVENTS='hello:*' TPOINT_RECORD=r$i.dat "$HELLO" "$who" >/dev/null 2>hello.err ||
+		{ cat hello.err; fail "hello $who exited $?"; }
+done
+files="r1.dat r2.dat r3.dat r4.dat r5.dat r6.dat"
+
+# Each name's count: 3 greetings a run; n sums 0 + 1 + 2 = 3 a run.
+line() { printf '{ who: %-50s } hitcount: %10d  n: %10d\n' "$1" "$2" "$3"; }
+{
+	echo '# event histogram'
+	echo '#'
+	echo '# trigger info: hist:keys=who:vals=hitcount,n:sort=hitcount.descending:size=2048 [active]'
+	echo '#'
+	echo
+	line carol 9 9
+	line alice 6 6
+	line bob 3 3
+	printf '\nTotals:\n    Hits: 18\n    Entries: 3\n    Dropped: 0\n'
+} >want.txt
+# shellcheck disable=SC2086 # the file names are ours, without blanks
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=who:vals=n:sort=hitcount.descending' \
+	$files >got.txt 2>err.txt || { cat err.txt; fail "report --hist exited $?"; }
+[ -s err.txt ] && { cat err.txt; fail "report --hist said something on stderr"; }
+cmp -s got.txt want.txt || { diff want.txt got.txt; fail "not the histogram of the six runs"; }
+# The same records as the plain report shows them.
+# shellcheck disable=SC2086
+n=$("$TPOINT" report $files | grep -c 'hello carol #')
+[ "$n" = 9 ] || fail "report shows $n greetings to carol, the histogram 9"
+echo "report --hist over six files: carol 9, alice 6, bob 3, as recorded"
+
+# A filter, a numeric key and size=: n > 0 leaves two greetings a run.
+{
+	echo '# event histogram'
+	echo '#'
+	echo '# trigger info: hist:keys=n:vals=hitcount:sort=n:size=128 if n > 0 [active]'
+	echo '#'
+	echo
+	printf '{ n: %10d } hitcount: %10d\n' 1 6 2 6
+	printf '\nTotals:\n    Hits: 12\n    Entries: 2\n    Dropped: 0\n'
+} >want2.txt
+# shellcheck disable=SC2086
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=n:sort=n:size=100 if n > 0' $files \
+	>got2.txt 2>&1 || { cat got2.txt; fail "report --hist with a filter exited $?"; }
+cmp -s got2.txt want2.txt || { diff want2.txt got2.txt; fail "the filtered histogram"; }
+
+# --json: one object, the same numbers.
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=common_pid.execname' --json r1.dat \
+	>got.json 2>&1 || { cat got.json; fail "report --hist --json exited $?"; }
+grep -q '"common_pid.execname": "hello"}, "values": {"hitcount": 3}' got.json ||
+	{ cat got.json; fail "--json: expected the hello process's 3 hits by execname"; }
+grep -q '"totals": {"hits": 3, "entries": 1, "dropped": 0}' got.json ||
+	{ cat got.json; fail "--json totals"; }
+
+# Refusals: the kernel's words and the column, exit 1; a bad --hist argument, exit 2.
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=nosuch' r1.dat >bad.out 2>&1
+rc=$?
+[ $rc = 1 ] || fail "an unknown field: exit $rc, expected 1"
+grep -q "Couldn't find field at column 11: 'nosuch'" bad.out || { cat bad.out; fail "unknown field message"; }
+"$TPOINT" report --hist 'hello_greet:keys=n' r1.dat >bad2.out 2>&1
+rc=$?
+[ $rc = 2 ] || fail "a --hist without SYSTEM:EVENT:hist: exit $rc, expected 2"
+"$TPOINT" report --hist 'nosys:noevent:hist:keys=n' r1.dat >bad3.out 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q 'no event nosys:noevent' bad3.out || { cat bad3.out; fail "an absent event: exit $rc"; }
+echo "filter, size, --json and refusals: $(cat bad.out)"

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tpoint report --hist 'sys:event:hist:keys=...' FILE... - the kernel's histogram of an
+ * event, computed over the records of trace.dat files (lib/hist.h) and printed as the
+ * kernel's `hist` file prints it, or as one JSON object with --json.
+ *
+ * Each file's event is typed from that file's own format text (the fields as the filter
+ * sees them), and counted into a table of its own; the tables are merged at the end, so
+ * that files whose layouts differ in nothing the keys need give one histogram. The records
+ * come through the one cursor of `report` (td_merge.c), in time order. .execname names the
+ * pid's command from the file's saved cmdlines, as the kernel names the task that made the
+ * entry.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt/tracefs_format.h"
+#include "hist.h"
+#include "report_hist.h"
+#include "td_merge.h"
+#include "tool.h"
+#include "tracedat_read.h"
+
+_Static_assert(FILTER_NUM == 0 && FILTER_STR_ARRAY == 1 && FILTER_STR_DYN == 2,
+	       "tp_tracefs_field_kind() answers in enum filter_field_kind's values");
+
+/* One file: its reader, its event's id and fields, its table. */
+struct hist_input {
+	const char *path;
+	struct tracedat td;
+	bool open;
+	int id;                     /* the event's common_type in this file, -1 if absent */
+	char *text;                 /* a copy of the format, cut where the field names end */
+	struct filter_field *fields;
+	size_t nfields;
+	struct hist_spec *spec;
+	struct hist_table *table;
+	struct td_cmdline *comms;   /* the saved cmdlines, by pid */
+};
+
+/* The fields of a format text, as the filter types them (as select.c does for -f). */
+static int format_fields(const struct td_text *t, struct hist_input *in)
+{
+	const char *body;
+	struct tracefs_field tf;
+	size_t max = 1, len, pos = 0;
+	char *end;
+
+	in->text = malloc(t->len + 1);
+	if (!in->text)
+		return -1;
+	memcpy(in->text, t->data, t->len);
+	in->text[t->len] = 0;
+	body = strstr(in->text, "format:");
+	body = body ? body : in->text;
+	end = strstr(body, "print fmt:");
+	len = end ? (size_t)(end - body) : strlen(body);
+	for (const char *p = body; (p = strstr(p, "field:")); p++)
+		max++;
+	in->fields = calloc(max, sizeof(*in->fields));
+	if (!in->fields)
+		return -1;
+	while (tp_tracefs_next_field(body, len, &pos, &tf)) {
+		struct filter_field *x = &in->fields[in->nfields];
+		int kind = tp_tracefs_field_kind(&tf);
+
+		if (kind < 0 || tf.offset > UINT16_MAX || tf.size > UINT16_MAX)
+			continue; /* structs and other arrays are no keys */
+		((char *)tf.name)[tf.name_len] = 0; /* its line is read: cut there, in the copy */
+		*x = (struct filter_field){ tf.name, (uint16_t)tf.offset, (uint16_t)tf.size,
+					    tf.is_signed, (uint8_t)kind };
+		in->nfields++;
+	}
+	return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct td_cmdline *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static const char *comm_of(const struct hist_input *in, int pid)
+{
+	struct td_cmdline key = { .pid = pid }, *c;
+
+	if (!pid)
+		return "<idle>"; /* as the kernel's save_comm() names pid 0 */
+	c = in->comms ? bsearch(&key, in->comms, in->td.nr_cmdlines, sizeof(key), by_pid) : NULL;
+	return c ? c->comm : "<...>";
+}
+
+/* Finds the event in the file and parses the trigger against its fields: 0, or -1 said. */
+static int input_setup(const char *verb, struct hist_input *in, const char *sys,
+		       const char *event, const char *trigger)
+{
+	char name[512];
+	struct hist_error err;
+
+	in->id = -1;
+	for (size_t i = 0; i < in->td.nr_formats; i++) {
+		const struct td_format *f = &in->td.formats[i];
+
+		if (!strcmp(f->system, sys) && !strcmp(f->name, event)) {
+			in->id = f->id;
+			if (format_fields(&f->text, in))
+				goto nomem;
+			break;
+		}
+	}
+	if (in->id < 0)
+		return 0; /* counted as nothing; said if no file has it */
+	snprintf(name, sizeof(name), "%s:%s", sys, event);
+	if (tp_hist_parse(trigger, name, in->fields, in->nfields, &in->spec, &err)) {
+		tool_error(verb, "%s: %s: %s", in->path, trigger, err.msg);
+		return -1;
+	}
+	in->table = tp_hist_table_new(in->spec);
+	if (!in->table)
+		goto nomem;
+	if (in->td.nr_cmdlines) {
+		in->comms = malloc(in->td.nr_cmdlines * sizeof(*in->comms));
+		if (!in->comms)
+			goto nomem;
+		memcpy(in->comms, in->td.cmdlines, in->td.nr_cmdlines * sizeof(*in->comms));
+		qsort(in->comms, in->td.nr_cmdlines, sizeof(*in->comms), by_pid);
+	}
+	return 0;
+nomem:
+	tool_error(verb, "out of memory");
+	return -1;
+}
+
+static void input_free(struct hist_input *in)
+{
+	tp_hist_table_free(in->table);
+	tp_hist_spec_free(in->spec);
+	free(in->comms);
+	free(in->fields);
+	free(in->text);
+	if (in->open)
+		tracedat_close(&in->td);
+}
+
+/* "sys:event:hist:..." cut in three; 0, or -1 said. */
+static int split_spec(const char *verb, char *spec, char **sys, char **event, char **trigger)
+{
+	char *a = strchr(spec, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+
+	if (!a || !b || a == spec || b == a + 1 || strncmp(b + 1, "hist:", 5)) {
+		tool_error(verb, "--hist '%s': expected SYSTEM:EVENT:hist:keys=FIELD[,...][:...] "
+			   "(the kernel's hist trigger after the event)", spec);
+		return -1;
+	}
+	*a = *b = 0;
+	*sys = spec;
+	*event = a + 1;
+	*trigger = b + 1;
+	return 0;
+}
+
+/* The records of every file, counted into their files' tables. */
+static int count(const char *verb, struct hist_input *ins, size_t n)
+{
+	struct td_merge *m = td_merge_new();
+	struct td_merge_rec r;
+
+	for (size_t i = 0; m && i < n; i++)
+		if (td_merge_add(m, &ins[i].td)) {
+			td_merge_free(m);
+			m = NULL;
+		}
+	if (!m) {
+		tool_error(verb, "out of memory");
+		return -1;
+	}
+	while (td_merge_next(m, &r)) {
+		struct hist_input *in = &ins[r.file];
+		uint16_t type;
+		int32_t pid = 0;
+
+		if (!in->table || r.size < 2)
+			continue;
+		memcpy(&type, r.data, 2);
+		if (type != in->id)
+			continue;
+		if (r.size >= 8)
+			memcpy(&pid, r.data + 4, 4);
+		tp_hist_hit(in->table, &(struct hist_hit){ r.data, r.size, r.cpu, r.ts,
+							    comm_of(in, pid) });
+	}
+	td_merge_free(m);
+	return 0;
+}
+
+/* The tables of the other files into the first one's, when their keys and values agree. */
+static struct hist_table *merged(const char *verb, struct hist_input *ins, size_t n)
+{
+	struct hist_table *into = NULL;
+	const struct hist_spec *s = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct hist_spec *t = ins[i].spec;
+
+		if (!ins[i].table)
+			continue;
+		if (!into) {
+			into = ins[i].table;
+			s = t;
+			continue;
+		}
+		if (t->key_size != s->key_size || t->nvals != s->nvals || t->nkeys != s->nkeys ||
+		    memcmp(t->keys, s->keys, sizeof(s->keys[0]) * s->nkeys)) {
+			tool_error(verb, "%s: the event's keys are laid out differently than in %s: "
+				   "give the files one at a time", ins[i].path, ins[0].path);
+			return NULL;
+		}
+		tp_hist_table_merge(into, ins[i].table);
+	}
+	return into;
+}
+
+int report_hist(const char *verb, const char *hist, const char *const *files, size_t nr_files,
+		bool json)
+{
+	struct hist_input *ins = calloc(nr_files, sizeof(*ins));
+	char *spec = strdup(hist), *sys, *event, *trigger, err[512];
+	struct hist_table *t;
+	int ret = EXIT_FAIL;
+
+	if (!ins || !spec) {
+		tool_error(verb, "out of memory");
+		goto out;
+	}
+	if (split_spec(verb, spec, &sys, &event, &trigger)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < nr_files; i++) {
+		ins[i].path = files[i];
+		if (tracedat_open(&ins[i].td, files[i], err, sizeof(err))) {
+			tool_error(verb, "%s", err);
+			goto out;
+		}
+		ins[i].open = true;
+		if (input_setup(verb, &ins[i], sys, event, trigger))
+			goto out;
+	}
+	if (count(verb, ins, nr_files))
+		goto out;
+	t = merged(verb, ins, nr_files);
+	if (!t) {
+		bool any = false;
+
+		for (size_t i = 0; i < nr_files; i++)
+			any |= ins[i].id >= 0;
+		if (!any)
+			tool_error(verb, "--hist: no event %s:%s in %s%s", sys, event, files[0],
+				   nr_files > 1 ? " nor the other files" : "");
+		goto out;
+	}
+	if ((json ? tp_hist_print_json(stdout, t, NULL) : tp_hist_print(stdout, t, 0, NULL)) ||
+	    fflush(stdout)) {
+		tool_error(verb, "writing the histogram: %s", strerror(errno));
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	for (size_t i = 0; ins && i < nr_files; i++)
+		input_free(&ins[i]);
+	free(ins);
+	free(spec);
+	return ret;
+}
