@@ -25,8 +25,11 @@ struct hist_table {
 	uint32_t n;         /* entries used */
 	bool paused;
 	uint64_t hits, drops;
-	uint32_t *slots;      /* entry index + 1; 0 is free */
-	uint64_t *hashes;     /* each entry's key hash */
+	/*
+	 * Per slot: the key hash's high 32 bits, then the entry index + 1 (0: free). A probe
+	 * reads the slots alone, and an entry's key only when the hash bits agree.
+	 */
+	uint64_t *slots;
 	unsigned char *keys;  /* max_elts * spec->key_size */
 	uint64_t *sums;       /* max_elts * spec->nvals */
 	char *comms;          /* max_elts * HIST_COMM_LEN, when a key has .execname */
@@ -52,12 +55,11 @@ struct hist_table *tp_hist_table_new(const struct hist_spec *spec)
 	t->max_elts = (uint32_t)max;
 	t->nslots = (uint32_t)(2 * max);
 	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	t->hashes = calloc(max, sizeof(*t->hashes));
 	t->keys = calloc(max, spec->key_size);
 	t->sums = calloc(max * spec->nvals, sizeof(*t->sums));
 	if (has_execname(spec))
 		t->comms = calloc(max, HIST_COMM_LEN);
-	if (!t->slots || !t->hashes || !t->keys || !t->sums ||
+	if (!t->slots || !t->keys || !t->sums ||
 	    (has_execname(spec) && !t->comms)) {
 		tp_hist_table_free(t);
 		errno = ENOMEM;
@@ -71,7 +73,6 @@ void tp_hist_table_free(struct hist_table *t)
 	if (!t)
 		return;
 	free(t->slots);
-	free(t->hashes);
 	free(t->keys);
 	free(t->sums);
 	free(t->comms);
@@ -165,7 +166,6 @@ static void copy_string(unsigned char *dst, size_t room, const unsigned char *re
 
 static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
 {
-	memset(key, 0, s->key_size);
 	for (unsigned i = 0; i < s->nkeys; i++) {
 		const struct hist_field *k = &s->keys[i];
 		unsigned char *dst = key + k->key_offset;
@@ -175,9 +175,11 @@ static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsig
 
 		switch (k->src) {
 		case HIST_SRC_STR_ARRAY:
+			memset(dst, 0, k->key_size); /* a number's word is written whole */
 			copy_string(dst, k->key_size, rec, h->size, k->offset, k->size);
 			break;
 		case HIST_SRC_STR_DYN:
+			memset(dst, 0, k->key_size);
 			if ((uint32_t)k->offset + 4 > h->size)
 				break;
 			memcpy(&item, rec + k->offset, 4);
@@ -191,7 +193,6 @@ static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsig
 	}
 }
 
-/* The key's hash, never 0 (0 marks nothing in the merge's use of it). */
 static uint64_t hash_key(const unsigned char *key, size_t size)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -206,7 +207,21 @@ static uint64_t hash_key(const unsigned char *key, size_t size)
 	h ^= h >> 29;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 32;
-	return h ? h : 1;
+	return h;
+}
+
+/* Keys are whole 8-byte words: compared inline, without a call to memcmp. */
+static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t size)
+{
+	for (size_t i = 0; i < size; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -218,25 +233,27 @@ static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint6
 {
 	size_t ks = t->spec->key_size;
 	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask;
+	uint64_t tag = hash & 0xffffffff00000000ull;
 
 	for (;; i = (i + 1) & mask) {
-		uint32_t e = t->slots[i];
+		uint64_t slot = t->slots[i];
+		uint32_t e = (uint32_t)slot;
 
 		if (!e)
 			break;
-		if (t->hashes[e - 1] == hash && !memcmp(t->keys + (size_t)(e - 1) * ks, key, ks))
+		if ((slot & 0xffffffff00000000ull) == tag &&
+		    keys_equal(t->keys + (size_t)(e - 1) * ks, key, ks))
 			return e - 1;
 	}
 	if (t->n == t->max_elts)
 		return -1;
 	memcpy(t->keys + (size_t)t->n * ks, key, ks);
-	t->hashes[t->n] = hash;
 	if (t->comms) {
 		char *c = t->comms + (size_t)t->n * HIST_COMM_LEN;
 
 		strncpy(c, comm ? comm : "<...>", HIST_COMM_LEN - 1);
 	}
-	t->slots[i] = ++t->n;
+	t->slots[i] = tag | ++t->n;
 	return t->n - 1;
 }
 
@@ -292,7 +309,8 @@ void tp_hist_table_merge(struct hist_table *dst, const struct hist_table *src)
 
 	for (uint32_t i = 0; i < src->n; i++) {
 		const char *comm = src->comms ? src->comms + (size_t)i * HIST_COMM_LEN : NULL;
-		int64_t e = find_or_add(dst, src->keys + i * ks, src->hashes[i], comm);
+		const unsigned char *key = src->keys + i * ks;
+		int64_t e = find_or_add(dst, key, hash_key(key, ks), comm);
 		const uint64_t *from = src->sums + (size_t)i * nvals;
 
 		if (e < 0) {
