@@ -16,9 +16,10 @@
  * text) or its string; a transformed key is named after its modifier: "bytes.log2": 3 is the
  * bucket 2^3, "bytes.buckets": 100 the bucket from 100; a key printed with a name carries it
  * beside the number: "common_pid.execname", "call_site.sym", "call_site.sym-offset",
- * "id.syscall". "values" has each value's sum by field name (a name given twice gets its
- * modifier, "hitcount.percent"); .percent and .graph are the text's business, the sums are
- * raw. Strings are escaped; bytes outside printable ASCII as \u00XX.
+ * "id.syscall". "values" has each value's sum by field name. A name given twice, as a key or
+ * as a value, is named the second time with its modifier ("hitcount.percent"), or NAME.2.
+ * .percent and .graph are the text's business: the sums are raw. Strings are escaped, bytes
+ * outside printable ASCII as \u00XX.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -53,6 +54,23 @@ static void json_name(FILE *out, const struct hist_field *f, const char *mod)
 	json_str(out, buf);
 }
 
+/* Whether field i's name was used by an earlier one of the same list. */
+static bool name_taken(const struct hist_field *f, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (!strcmp(f[j].name, f[i].name))
+			return true;
+	return false;
+}
+
+/* A value's or key's name in "values" and "key": NAME, or NAME.MODIFIER (NAME.2) if taken. */
+static void list_name(FILE *out, const struct hist_field *f, unsigned i)
+{
+	const char *mod = mod_of(&f[i]);
+
+	json_name(out, &f[i], name_taken(f, i) ? (mod ? mod : "2") : NULL);
+}
+
 static void key_json(FILE *out, const struct hist_table *t, unsigned e,
 		     const struct hist_names *nm)
 {
@@ -68,12 +86,15 @@ static void key_json(FILE *out, const struct hist_table *t, unsigned e,
 		if (i)
 			fputs(", ", out);
 		if (k->src == HIST_SRC_STR_ARRAY || k->src == HIST_SRC_STR_DYN) {
-			json_name(out, k, NULL);
+			list_name(out, s->keys, i);
 			fputs(": ", out);
 			json_str(out, (const char *)key + k->key_offset);
 			continue;
 		}
-		json_name(out, k, k->mods & (HIST_MOD_LOG2 | HIST_MOD_BUCKETS) ? mod_of(k) : NULL);
+		if (k->mods & (HIST_MOD_LOG2 | HIST_MOD_BUCKETS))
+			json_name(out, k, mod_of(k));
+		else
+			list_name(out, s->keys, i);
 		fprintf(out, ": %llu", v);
 		if (k->mods & HIST_MOD_EXECNAME) {
 			fputs(", ", out);
@@ -95,22 +116,6 @@ static void key_json(FILE *out, const struct hist_table *t, unsigned e,
 		}
 	}
 	fputc('}', out);
-}
-
-/* Whether value i's name was used by an earlier value. */
-static bool name_taken(const struct hist_spec *s, unsigned i)
-{
-	for (unsigned j = 0; j < i; j++)
-		if (!strcmp(s->vals[j].name, s->vals[i].name))
-			return true;
-	return false;
-}
-
-static void value_name(FILE *out, const struct hist_spec *s, unsigned i)
-{
-	const char *mod = mod_of(&s->vals[i]);
-
-	json_name(out, &s->vals[i], name_taken(s, i) ? (mod ? mod : "2") : NULL);
 }
 
 int tp_hist_print_json(FILE *out, const struct hist_table *t, const struct hist_names *nm)
@@ -163,7 +168,7 @@ int tp_hist_print_json(FILE *out, const struct hist_table *t, const struct hist_
 	for (unsigned i = 0; i < s->nvals; i++) {
 		if (i)
 			fputs(", ", out);
-		value_name(out, s, i);
+		list_name(out, s->vals, i);
 	}
 	fputs("], \"entries\": [", out);
 	for (unsigned i = 0; i < n; i++) {
@@ -175,7 +180,7 @@ int tp_hist_print_json(FILE *out, const struct hist_table *t, const struct hist_
 		for (unsigned v = 0; v < s->nvals; v++) {
 			if (v)
 				fputs(", ", out);
-			value_name(out, s, v);
+			list_name(out, s->vals, v);
 			fprintf(out, ": %llu", (unsigned long long)sums[v]);
 		}
 		fputs("}}", out);

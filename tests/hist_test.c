@@ -598,6 +598,16 @@ static void test_key_formats(void)
 		  "{ common_timestamp:          1 } hitcount:          2\n"
 		  "{ common_timestamp:          2 } hitcount:          1\n" TOTALS(3, 2, 0));
 	done(t);
+	/* A field twice: JSON names the second by its modifier, as a key and as a value. */
+	t = table_for("hist:keys=id,id.hex:vals=bytes,bytes.hex");
+	hit(t, &(struct rec){ .id = 5, .bytes = 17 });
+	char *json = json_of(t, NULL);
+
+	CHECK(strstr(json, "{\"key\": {\"id\": 5, \"id.hex\": 5}, \"values\": {\"hitcount\": 1, "
+			   "\"bytes\": 17, \"bytes.hex\": 17}}"),
+	      "a field twice in JSON: %s", json);
+	free(json);
+	done(t);
 	tu_note("signed, hex, execname, sym, sym-offset, syscall, cpu, usecs keys");
 }
 
