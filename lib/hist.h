@@ -94,6 +94,7 @@ struct hist_spec {
 	bool pause, cont, clear, nohitcount;
 	bool timestamps; /* some field reads common_timestamp */
 	bool ts_usecs;   /* some field reads common_timestamp.usecs: all of them are in µs */
+	bool cpu;        /* some field reads common_cpu: the hit must say its CPU */
 	unsigned map_bits;
 	unsigned nkeys, nvals, nsort;
 	struct hist_field keys[HIST_KEYS_MAX];
@@ -158,8 +159,8 @@ struct hist_table;
 struct hist_hit {
 	const void *rec;   /* from common_type */
 	uint32_t size;     /* bytes of rec: fields beyond it read as 0, strings are cut */
-	uint32_t cpu;      /* common_cpu */
-	uint64_t ts_ns;    /* common_timestamp, in nanoseconds */
+	uint32_t cpu;      /* common_cpu (read only when spec->cpu) */
+	uint64_t ts_ns;    /* common_timestamp, in nanoseconds (only when spec->timestamps) */
 	const char *comm;  /* the hitting thread's name, for .execname; NULL: "<...>" */
 };
 

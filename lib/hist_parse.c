@@ -185,8 +185,10 @@ static int parse_one(struct hp *p, char *str, bool key, struct hist_field *f)
 	} else {
 		return fail(p, HIST_ERR_FIELD_NOT_FOUND, str, "'%s'", str);
 	}
-	if (f->src == HIST_SRC_CPU)
+	if (f->src == HIST_SRC_CPU) {
+		p->s->cpu = true;
 		strcpy(f->name, "common_cpu");
+	}
 	else if (strlen(str) < sizeof(f->name))
 		strcpy(f->name, str);
 	else

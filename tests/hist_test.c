@@ -240,6 +240,16 @@ static void test_grammar(void)
 		CHECK(s->cont && s->clear, "cont, clear");
 		tp_hist_spec_free(s);
 	}
+	s = parse_ok("hist:keys=cpu:vals=bytes");
+	if (s) {
+		CHECK(s->cpu && !s->timestamps, "what a hit must bring: its CPU, not its time");
+		tp_hist_spec_free(s);
+	}
+	s = parse_ok("hist:keys=id:vals=common_timestamp");
+	if (s) {
+		CHECK(!s->cpu && s->timestamps && !s->ts_usecs, "its time, not its CPU");
+		tp_hist_spec_free(s);
+	}
 	s = parse_ok("hist:keys=id:continue");
 	if (s) {
 		CHECK(s->cont, "continue");
