@@ -36,8 +36,8 @@ static const char *const hist_err_text[] = {
 	[HIST_ERR_TOO_MANY_KEYS] = "Too many keys (Max = 3)",
 	[HIST_ERR_TOO_MANY_VALS] = "Too many values (Max = 2, besides hitcount)",
 	[HIST_ERR_KEY_TOO_LARGE] = "Keys too large (Max = 384 bytes together)",
-	[HIST_ERR_BAD_SIZE] = "Invalid size (a number from 128 to 131072, rounded up to a "
-			      "power of two)",
+	[HIST_ERR_BAD_SIZE] = ("Invalid size (a number from 128 to 131072, rounded up to a "
+			       "power of two)"),
 	[HIST_ERR_UNKNOWN_ATTR] = "Unknown hist attribute",
 	[HIST_ERR_BAD_FILTER] = "Invalid filter",
 	[HIST_ERR_STRING_VAL] = "String type can not be a value (only keys)",
