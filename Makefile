@@ -343,6 +343,7 @@ export FUZZ_SRC_pack := $(PACK_SRC)
 export FUZZ_SRC_rb_record := lib/fmt/rb_record.c
 export FUZZ_SRC_control := lib/fmt/control_msg.c
 export FUZZ_SRC_tracefs := lib/fmt/tracefs_format.c
+export FUZZ_SRC_hist := $(HIST_SRC) $(FILTER_SRC)
 # The tool's part of the library; spool_fuzz.c includes lib/tracedat.c itself (its mappings
 # become heap copies).
 export FUZZ_SRC_spool = $(filter-out lib/tracedat.c lib/tracedat_ingest.c,$(TOOL_LIB_SRC)) \
@@ -363,7 +364,7 @@ fuzz: all
 
 # Each set above, as shell assignments (tests/fuzz/run.sh run by hand asks for them).
 fuzz-sets:
-	@$(foreach n,filter pack rb_record control tracefs spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
+	@$(foreach n,filter pack rb_record control tracefs hist spool elf tracedat,echo "FUZZ_SRC_$(n)='$(FUZZ_SRC_$(n))'";)
 
 # arm64: cross-built, the C test programs run under qemu-user (scripts/check-arm64.sh).
 check-arm64:

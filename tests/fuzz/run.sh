@@ -9,6 +9,7 @@
 #	control		the control protocol's messages and the files' counter rows
 #			(lib/fmt/control_msg.c)
 #	tracefs		the reader of tracefs format text (lib/fmt/tracefs_format.c)
+#	hist		the histograms: hist: triggers, their tables and printers (lib/hist_*.c)
 #	elf		the ELF reader of `tpoint list` (tools/tpoint/list.c, lib/format.c)
 #	tracedat	the trace.dat reader of `tpoint report` (tools/tpoint/tracedat_read.c,
 #			and lib/fmt/tracedat_v6_read.c; version 7: tracedat_v7read.c and
@@ -152,12 +153,12 @@ record_seeds() {
 }
 TPOINT=${TPOINT:-$B/tpoint}
 
-names=${*:-filter pack rb_record control tracefs spool elf tracedat}
+names=${*:-filter pack rb_record control tracefs hist spool elf tracedat}
 for name in $names; do
 	case $name in
 	# (version 7 files too: tracedat_v7read.c expands them, codec.c loads zstd and zlib)
 	tracedat) build tracedat $(pkg-config --cflags --libs libtraceevent) & ;;
-	filter | pack | rb_record | control | tracefs | spool | elf) build $name & ;;
+	filter | pack | rb_record | control | tracefs | hist | spool | elf) build $name & ;;
 	*) echo "FAIL: no fuzz harness named $name"; exit 1 ;;
 	esac
 done
