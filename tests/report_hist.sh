@@ -77,3 +77,18 @@ rc=$?
 rc=$?
 [ $rc = 1 ] && grep -q 'no event nosys:noevent' bad3.out || { cat bad3.out; fail "an absent event: exit $rc"; }
 echo "filter, size, --json and refusals: $(cat bad.out)"
+
+# .sym-offset and .execname over a generated file with a kallsyms table and saved cmdlines
+# (tests/report/gen_tracedat.py): the names trace-cmd report prints for the same records.
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$(dirname "$0")/report/gen_tracedat.py" --instance inst g.dat ||
+		fail "gen_tracedat.py exited $?"
+	"$TPOINT" report --hist 'tptest:sample:hist:keys=ip.sym-offset,common_pid.execname:vals=val:sort=ip' \
+		g.dat >sym.out 2>&1 || { cat sym.out; fail "report --hist .sym-offset exited $?"; }
+	# "%s: [%llx] %-55pS" and "%s: %-16s[%10llu]"; the instance's sample is not counted.
+	printf '{ ip: [401234] %-55s, common_pid: %-16s[%10d] } hitcount: %10d  val: %10d\n' \
+		demo_worker+0x34/0xe00 worker 4302 1 42 >sym.want
+	grep -qxF "$(cat sym.want)" sym.out || { cat sym.out; fail "the .sym-offset line of demo_worker"; }
+	grep -q '^    Hits: 4$' sym.out || { cat sym.out; fail "the instance's record was counted"; }
+	echo "kernel symbols from the file's kallsyms: $(grep -o 'demo_worker[^ ]*' sym.out)"
+fi

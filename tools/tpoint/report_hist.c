@@ -9,13 +9,17 @@
  * that files whose layouts differ in nothing the keys need give one histogram. The records
  * come through the one cursor of `report` (td_merge.c), in time order. .execname names the
  * pid's command from the file's saved cmdlines, as the kernel names the task that made the
- * entry.
+ * entry. Only the top buffer's records count (the kernel's triggers are an instance's
+ * own). .sym and .sym-offset name kernel addresses from the first file's kallsyms (events
+ * recorded with `record -k`), through libtraceevent, as the kernel's %ps and %pS print them.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <event-parse.h>
 
 #include "fmt/tracefs_format.h"
 #include "hist.h"
@@ -146,6 +150,48 @@ static void input_free(struct hist_input *in)
 		tracedat_close(&in->td);
 }
 
+/* .sym / .sym-offset from a file's kallsyms: "name", or "name+0xoff/0xsize" (%ps, %pS). */
+static int kernel_sym(void *ctx, uint64_t addr, bool with_offset, char *buf, size_t len)
+{
+	const char *name;
+	unsigned long long start;
+	unsigned long size;
+
+	if (tep_find_function_info(ctx, addr, &name, &start, &size) != 1 || !name)
+		return 0;
+	if (with_offset)
+		snprintf(buf, len, "%s+0x%llx/0x%lx", name, (unsigned long long)addr - start, size);
+	else
+		snprintf(buf, len, "%s", name);
+	return 1;
+}
+
+/* A libtraceevent handle that knows the first file's kernel symbols, or NULL. */
+static struct tep_handle *kernel_symbols(const struct hist_input *ins, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct td_text *k = &ins[i].td.kallsyms;
+		struct tep_handle *tep;
+		char *text;
+
+		if (!k->len)
+			continue;
+		tep = tep_alloc();
+		text = malloc(k->len + 1);
+		if (!tep || !text) {
+			tep_free(tep);
+			free(text);
+			return NULL;
+		}
+		memcpy(text, k->data, k->len);
+		text[k->len] = 0;
+		tep_parse_kallsyms(tep, text);
+		free(text);
+		return tep;
+	}
+	return NULL;
+}
+
 /* "sys:event:hist:..." cut in three; 0, or -1 said. */
 static int split_spec(const char *verb, char *spec, char **sys, char **event, char **trigger)
 {
@@ -183,7 +229,8 @@ static int count(const char *verb, struct hist_input *ins, size_t n)
 		uint16_t type;
 		int32_t pid = 0;
 
-		if (!in->table || r.size < 2)
+		/* The top buffer's: an instance has its own triggers in the kernel. */
+		if (!in->table || r.buffer || r.size < 2)
 			continue;
 		memcpy(&type, r.data, 2);
 		if (type != in->id)
@@ -230,6 +277,8 @@ int report_hist(const char *verb, const char *hist, const char *const *files, si
 	struct hist_input *ins = calloc(nr_files, sizeof(*ins));
 	char *spec = strdup(hist), *sys, *event, *trigger, err[512];
 	struct hist_table *t;
+	struct tep_handle *syms = NULL;
+	struct hist_names names = { kernel_sym, NULL, NULL };
 	int ret = EXIT_FAIL;
 
 	if (!ins || !spec) {
@@ -263,13 +312,17 @@ int report_hist(const char *verb, const char *hist, const char *const *files, si
 				   nr_files > 1 ? " nor the other files" : "");
 		goto out;
 	}
-	if ((json ? tp_hist_print_json(stdout, t, NULL) : tp_hist_print(stdout, t, 0, NULL)) ||
+	syms = kernel_symbols(ins, nr_files);
+	names.ctx = syms;
+	if ((json ? tp_hist_print_json(stdout, t, syms ? &names : NULL)
+		  : tp_hist_print(stdout, t, 0, syms ? &names : NULL)) ||
 	    fflush(stdout)) {
 		tool_error(verb, "writing the histogram: %s", strerror(errno));
 		goto out;
 	}
 	ret = EXIT_OK;
 out:
+	tep_free(syms);
 	for (size_t i = 0; ins && i < nr_files; i++)
 		input_free(&ins[i]);
 	free(ins);
