@@ -192,7 +192,7 @@ $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filte
 
 # The histogram test links the histograms alone, with the filter they compile.
 $(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SRC) lib/hist.h lib/filter.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_test.c $(HIST_SRC) $(FILTER_SRC)
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_test.c $(HIST_SRC) $(FILTER_SRC) -lpthread
 
 # The output placement's test links it alone, with the directory walk it stands on.
 $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests

@@ -11,12 +11,28 @@
  * tracing_map_insert() counts them.
  *
  * One thread updates a table; nothing here locks. tp_hist_table_merge() adds a table into
- * another, for the per-thread tables of a program.
+ * another, for the per-thread tables of a program, and may read a table while its thread
+ * goes on hitting it: the writer makes an entry whole (key, name) before it publishes the
+ * count of entries with a release store, and every counter is stored as a relaxed atomic
+ * (on x86-64 and arm64 the same plain load, add and store as without), so that the reader,
+ * loading the count with acquire, sees whole keys and sums at most a few hits behind.
+ * Clearing is the writer's own business (the reader must not read a table being cleared).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
+
+/* A counter that only its thread writes and other threads may read (see the top). */
+static inline void bump(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t peek(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
 
 struct hist_table {
 	const struct hist_spec *spec;
@@ -234,27 +250,31 @@ static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint6
 	size_t ks = t->spec->key_size;
 	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask;
 	uint64_t tag = hash & 0xffffffff00000000ull;
+	uint32_t e;
 
 	for (;; i = (i + 1) & mask) {
 		uint64_t slot = t->slots[i];
-		uint32_t e = (uint32_t)slot;
 
+		e = (uint32_t)slot;
 		if (!e)
 			break;
 		if ((slot & 0xffffffff00000000ull) == tag &&
 		    keys_equal(t->keys + (size_t)(e - 1) * ks, key, ks))
 			return e - 1;
 	}
-	if (t->n == t->max_elts)
+	e = t->n;
+	if (e == t->max_elts)
 		return -1;
-	memcpy(t->keys + (size_t)t->n * ks, key, ks);
+	memcpy(t->keys + (size_t)e * ks, key, ks);
 	if (t->comms) {
-		char *c = t->comms + (size_t)t->n * HIST_COMM_LEN;
+		char *c = t->comms + (size_t)e * HIST_COMM_LEN;
 
 		strncpy(c, comm ? comm : "<...>", HIST_COMM_LEN - 1);
 	}
-	t->slots[i] = tag | ++t->n;
-	return t->n - 1;
+	t->slots[i] = tag | (e + 1);
+	/* Release: a reader that sees the entry sees its key and name. */
+	__atomic_store_n(&t->n, e + 1, __ATOMIC_RELEASE);
+	return e;
 }
 
 int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
@@ -271,14 +291,14 @@ int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
 	build_key(s, h, key);
 	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
 	if (e < 0) {
-		t->drops++;
+		bump(&t->drops, 1);
 		return -1;
 	}
-	t->hits++;
+	bump(&t->hits, 1);
 	sums = t->sums + (size_t)e * s->nvals;
-	sums[0]++;
+	bump(&sums[0], 1);
 	for (unsigned i = 1; i < s->nvals; i++)
-		sums[i] += field_value(s, &s->vals[i], h);
+		bump(&sums[i], field_value(s, &s->vals[i], h));
 	return 1;
 }
 
@@ -297,7 +317,7 @@ void tp_hist_table_clear(struct hist_table *t)
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	memset(t->sums, 0, (size_t)t->max_elts * t->spec->nvals * sizeof(*t->sums));
 	memset(t->keys, 0, (size_t)t->max_elts * t->spec->key_size);
-	t->n = 0;
+	__atomic_store_n(&t->n, 0, __ATOMIC_RELEASE);
 	t->hits = t->drops = 0;
 }
 
@@ -305,23 +325,34 @@ void tp_hist_table_merge(struct hist_table *dst, const struct hist_table *src)
 {
 	size_t ks = src->spec->key_size;
 	unsigned nvals = src->spec->nvals;
-	uint64_t lost = 0;
+	uint64_t kept = 0, lost = 0, drops = peek(&src->drops);
+	/* Acquire: the entries below n are whole (find_or_add()'s release). */
+	uint32_t n = __atomic_load_n(&src->n, __ATOMIC_ACQUIRE);
 
-	for (uint32_t i = 0; i < src->n; i++) {
+	/*
+	 * A table's hits are the sum of its entries' hitcounts; counting them from the sums
+	 * read keeps the merged Hits equal to its entries' even while src's thread hits it.
+	 */
+	for (uint32_t i = 0; i < n; i++) {
 		const char *comm = src->comms ? src->comms + (size_t)i * HIST_COMM_LEN : NULL;
 		const unsigned char *key = src->keys + i * ks;
-		int64_t e = find_or_add(dst, key, hash_key(key, ks), comm);
 		const uint64_t *from = src->sums + (size_t)i * nvals;
+		uint64_t sums[HIST_VALS_MAX];
+		int64_t e;
 
+		for (unsigned v = 0; v < nvals; v++)
+			sums[v] = peek(&from[v]);
+		e = find_or_add(dst, key, hash_key(key, ks), comm);
 		if (e < 0) {
-			lost += from[0];
+			lost += sums[0];
 			continue;
 		}
+		kept += sums[0];
 		for (unsigned v = 0; v < nvals; v++)
-			dst->sums[(size_t)e * nvals + v] += from[v];
+			bump(&dst->sums[(size_t)e * nvals + v], sums[v]);
 	}
-	dst->hits += src->hits - lost;
-	dst->drops += src->drops + lost;
+	bump(&dst->hits, kept);
+	bump(&dst->drops, drops + lost);
 }
 
 const struct hist_spec *tp_hist_table_spec(const struct hist_table *t)
@@ -331,17 +362,17 @@ const struct hist_spec *tp_hist_table_spec(const struct hist_table *t)
 
 uint64_t tp_hist_table_hits(const struct hist_table *t)
 {
-	return t->hits;
+	return peek(&t->hits);
 }
 
 uint64_t tp_hist_table_drops(const struct hist_table *t)
 {
-	return t->drops;
+	return peek(&t->drops);
 }
 
 unsigned tp_hist_table_entries(const struct hist_table *t)
 {
-	return t->n;
+	return __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
 }
 
 const unsigned char *tp_hist_entry_key(const struct hist_table *t, unsigned i)

@@ -20,6 +20,7 @@
  * so a value's column starts with two blanks: "  bytes:        900".
  */
 #include "testutil.h"
+#include <pthread.h>
 #include "hist.h"
 
 /* The event of every check: tpt:req, laid out as a trace.dat format would say. */
@@ -681,6 +682,92 @@ static void test_short_record(void)
 	tu_note("short records read nothing past their end");
 }
 
+/* A thread hits its table while another merges it: what the runtime's reader will do. */
+struct hammer {
+	struct hist_table *t;
+	uint64_t done; /* hits made, published after each */
+};
+
+#define HAMMER_HITS 400000u
+
+static void *hammer(void *arg)
+{
+	struct hammer *hm = arg;
+	unsigned char rec[OFF_DATA];
+	struct hist_hit h = { rec, sizeof(rec), 0, 0, "hammer" };
+
+	memset(rec, 0, sizeof(rec));
+	for (uint32_t i = 0; i < HAMMER_HITS; i++) {
+		uint32_t id = i % 300;  /* 300 keys in 256 entries: drops too */
+		uint64_t bytes = i & 7;
+
+		memcpy(rec + OFF_ID, &id, 4);
+		memcpy(rec + OFF_BYTES, &bytes, 8);
+		tp_hist_hit(hm->t, &h);
+		__atomic_store_n(&hm->done, i + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The merged table's hitcounts, summed. */
+static uint64_t hitcounts(const struct hist_table *t)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < tp_hist_table_entries(t); i++)
+		n += tp_hist_entry_sums(t, i)[0];
+	return n;
+}
+
+static void test_live_merge(void)
+{
+	struct hammer hm = { table_for("hist:keys=id:vals=bytes:size=256"), 0 };
+	const struct hist_spec *s = tp_hist_table_spec(hm.t);
+	uint64_t last = 0, rounds = 0;
+	bool ok = true;
+	pthread_t th;
+
+	REQUIRE(pthread_create(&th, NULL, hammer, &hm) == 0, "no thread");
+	while (__atomic_load_n(&hm.done, __ATOMIC_ACQUIRE) < HAMMER_HITS) {
+		struct hist_table *m = tp_hist_table_new(s);
+		uint64_t seen, made;
+
+		if (!m) {
+			ok = false;
+			break;
+		}
+		tp_hist_table_merge(m, hm.t);
+		made = __atomic_load_n(&hm.done, __ATOMIC_ACQUIRE);
+		seen = tp_hist_table_hits(m) + tp_hist_table_drops(m);
+		/* Never more than was made, never less than the last look, Hits its entries'. */
+		if (seen > made + 1 || seen + 1 < last || tp_hist_table_hits(m) != hitcounts(m) ||
+		    tp_hist_table_entries(m) > 256)
+			ok = false;
+		last = seen;
+		rounds++;
+		tp_hist_table_free(m);
+	}
+	pthread_join(th, NULL);
+	CHECK(ok, "a live merge saw more than was made, went back, or disagreed with itself");
+	struct hist_table *m = tp_hist_table_new(s);
+
+	REQUIRE(m, "no table");
+	tp_hist_table_merge(m, hm.t);
+	/* Ids 0..255 get the entries; 256..299 drop: 44 of every 300 hits, from the first. */
+	uint64_t drops = (HAMMER_HITS / 300) * 44 +
+			 (HAMMER_HITS % 300 > 256 ? HAMMER_HITS % 300 - 256 : 0);
+
+	CHECK(tp_hist_table_hits(m) == HAMMER_HITS - drops && tp_hist_table_drops(m) == drops &&
+		      tp_hist_table_entries(m) == 256 && hitcounts(m) == HAMMER_HITS - drops,
+	      "after the thread: %llu hits, %llu drops, %u entries",
+	      (unsigned long long)tp_hist_table_hits(m), (unsigned long long)tp_hist_table_drops(m),
+	      tp_hist_table_entries(m));
+	tp_hist_table_free(m);
+	done(hm.t);
+	tu_note("a table merged while its thread hits it: %llu looks, each consistent",
+		(unsigned long long)rounds);
+}
+
 int main(void)
 {
 	test_grammar();
@@ -692,5 +779,6 @@ int main(void)
 	test_key_formats();
 	test_value_formats();
 	test_short_record();
+	test_live_merge();
 	return tu_finish();
 }
