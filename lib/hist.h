@@ -118,6 +118,10 @@ enum hist_err {
 	HIST_ERR_INVALID_REF_KEY,     /* "Using variable references in keys not supported" */
 	HIST_ERR_NEED_NOHC_VAL,       /* "Non-hitcount value is required for 'nohitcount'" */
 	HIST_ERR_TOO_MANY_VARS,       /* "Too many variables defined" */
+	/* For whoever registers triggers (the parser cannot know the others): */
+	HIST_ERR_TRIGGER_EEXIST,      /* "Hist trigger already exists" */
+	HIST_ERR_TRIGGER_ENOENT_CLEAR, /* "Can't clear or continue a nonexistent hist trigger" */
+	HIST_ERR_NAMED_MISMATCH,      /* "Named hist trigger doesn't match existing named ..." */
 	/* Where the kernel answers EINVAL with no message, or has no such case: */
 	HIST_ERR_NOT_HIST,            /* the text does not start with "hist:" */
 	HIST_ERR_NO_KEYS,
@@ -147,6 +151,9 @@ struct hist_error {
 int tp_hist_parse(const char *trigger, const char *event, const struct filter_field *fields,
 		  size_t nfields, struct hist_spec **out, struct hist_error *err);
 void tp_hist_spec_free(struct hist_spec *s);
+
+/* The message of a code: the kernel's words where it has some. */
+const char *tp_hist_err_text(enum hist_err code);
 
 /* The kernel's "trigger info" text: "hist:keys=...:vals=...:sort=...:size=N [active]\n". */
 int tp_hist_spec_print(FILE *out, const struct hist_spec *s, bool paused);

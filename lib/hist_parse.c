@@ -31,6 +31,10 @@ static const char *const hist_err_text[] = {
 	[HIST_ERR_INVALID_REF_KEY] = "Using variable references in keys not supported",
 	[HIST_ERR_NEED_NOHC_VAL] = "Non-hitcount value is required for 'nohitcount'",
 	[HIST_ERR_TOO_MANY_VARS] = "Too many variables defined",
+	[HIST_ERR_TRIGGER_EEXIST] = "Hist trigger already exists",
+	[HIST_ERR_TRIGGER_ENOENT_CLEAR] = "Can't clear or continue a nonexistent hist trigger",
+	[HIST_ERR_NAMED_MISMATCH] = "Named hist trigger doesn't match existing named trigger "
+				    "(includes variables)",
 	[HIST_ERR_NOT_HIST] = "Not a hist trigger (expected 'hist:')",
 	[HIST_ERR_NO_KEYS] = "No keys (a hist trigger needs keys=FIELD[,FIELD...])",
 	[HIST_ERR_TOO_MANY_KEYS] = "Too many keys (Max = 3)",
@@ -550,6 +554,14 @@ int tp_hist_parse(const char *trigger, const char *event, const struct filter_fi
 	}
 	*out = s;
 	return 0;
+}
+
+const char *tp_hist_err_text(enum hist_err code)
+{
+	return (unsigned)code < sizeof(hist_err_text) / sizeof(hist_err_text[0]) &&
+			       hist_err_text[code]
+		       ? hist_err_text[code]
+		       : "Unknown error";
 }
 
 void tp_hist_spec_free(struct hist_spec *s)

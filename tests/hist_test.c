@@ -327,6 +327,12 @@ static void test_refusals(void)
 		"Invalid filter at column 17: no field 'nosuch' in tpt:req; fields"
 		": common_pid, id, "
 		"bytes, delta, comm, path");
+	/* The registrar's refusals, in the kernel's words too. */
+	CHECK(!strcmp(tp_hist_err_text(HIST_ERR_TRIGGER_ENOENT_CLEAR),
+		      "Can't clear or continue a nonexistent hist trigger") &&
+		      !strcmp(tp_hist_err_text(HIST_ERR_TRIGGER_EEXIST), "Hist trigger already exists") &&
+		      !strcmp(tp_hist_err_text((enum hist_err)999), "Unknown error"),
+	      "tp_hist_err_text()");
 	tu_note("every refusal: the kernel's words, the column and the token");
 }
 

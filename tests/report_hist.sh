@@ -76,6 +76,16 @@ rc=$?
 "$TPOINT" report --hist 'nosys:noevent:hist:keys=n' r1.dat >bad3.out 2>&1
 rc=$?
 [ $rc = 1 ] && grep -q 'no event nosys:noevent' bad3.out || { cat bad3.out; fail "an absent event: exit $rc"; }
+# :clear and :cont name a trigger that exists; on a file there is none, as the kernel says.
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=n:clear' r1.dat >bad4.out 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "Can't clear or continue a nonexistent hist trigger" bad4.out ||
+	{ cat bad4.out; fail ":clear: exit $rc"; }
+# :pause makes a paused trigger: nothing counted, shown [paused].
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=n:pause' r1.dat >p.out 2>&1 ||
+	{ cat p.out; fail ":pause exited $?"; }
+grep -q 'size=2048 \[paused\]$' p.out && grep -q '^    Hits: 0$' p.out ||
+	{ cat p.out; fail ":pause: expected a paused, empty histogram"; }
 echo "filter, size, --json and refusals: $(cat bad.out)"
 
 # .sym-offset and .execname over a generated file with a kallsyms table and saved cmdlines

@@ -123,9 +123,21 @@ static int input_setup(const char *verb, struct hist_input *in, const char *sys,
 		tool_error(verb, "%s: %s: %s", in->path, trigger, err.msg);
 		return -1;
 	}
+	/* As the kernel registers a trigger on an event that has none (hist_register_trigger()). */
+	if (in->spec->remove) {
+		tool_error(verb, "--hist '%s': '!hist' removes a trigger; give the one to compute",
+			   trigger);
+		return -1;
+	}
+	if (in->spec->cont || in->spec->clear) {
+		tool_error(verb, "%s: %s: %s", in->path, trigger,
+			   tp_hist_err_text(HIST_ERR_TRIGGER_ENOENT_CLEAR));
+		return -1;
+	}
 	in->table = tp_hist_table_new(in->spec);
 	if (!in->table)
 		goto nomem;
+	tp_hist_table_pause(in->table, in->spec->pause); /* a paused trigger counts nothing */
 	if (in->td.nr_cmdlines) {
 		in->comms = malloc(in->td.nr_cmdlines * sizeof(*in->comms));
 		if (!in->comms)
