@@ -11,7 +11,8 @@
  *  - hist_table.c aggregates records into a table whose size is fixed at creation
  *    (`size=`): no allocation, no lock, no system call after tp_hist_table_new(). A key that
  *    finds no free entry is counted in `drops`, as the kernel's tracing_map counts it.
- *    A table belongs to one thread; tp_hist_table_merge() adds one table into another.
+ *    A table is updated by one thread; tp_hist_table_merge() adds it into another, and may
+ *    do so from another thread while its own goes on hitting it (not while it clears it).
  *  - hist_print.c prints a table exactly as the kernel's `hist` file does, and
  *    hist_json.c as one JSON object.
  *
@@ -191,7 +192,9 @@ void tp_hist_table_clear(struct hist_table *t);
  * Add src into dst (same spec, or one with the same keys and values): each of src's entries
  * into dst's entry of the same key, hits and drops added. An entry that finds no room in dst
  * is dropped whole: its hitcount moves from hits to drops, so that hits + drops stays the
- * number of hits that passed the filter. No allocation.
+ * number of hits that passed the filter. No allocation. src may be hit by its thread
+ * meanwhile: the merge sees whole entries, each at most a hit behind, and Hits equal to the
+ * hitcounts it took.
  */
 void tp_hist_table_merge(struct hist_table *dst, const struct hist_table *src);
 
