@@ -54,7 +54,8 @@ static const struct opts_spec report_opts = {
 		OPT_JSON("JSON lines, one object per event (keys in tpoint(1))"),
 		{ 'H', 0, "hist", OPT_VALUE, "SYS:EVENT:hist:...",
 		  "the kernel's histogram of the event (its hist: trigger),\n"
-		  "printed as its hist file prints it (with --json: one object)", 0 },
+		  "printed as its hist file prints it (with --json: one object);\n"
+		  "several separated by ';'", 0 },
 		OPT_END,
 	},
 	.after = "The file is checked first; a damaged file gives one line saying what is wrong\n"

@@ -31,11 +31,10 @@
 _Static_assert(FILTER_NUM == 0 && FILTER_STR_ARRAY == 1 && FILTER_STR_DYN == 2,
 	       "tp_tracefs_field_kind() answers in enum filter_field_kind's values");
 
-/* One file: its reader, its event's id and fields, its table. */
+/* One histogram's view of one file: the file, its event's id and fields, its table. */
 struct hist_input {
 	const char *path;
-	struct tracedat td;
-	bool open;
+	const struct tracedat *td;
 	int id;                     /* the event's common_type in this file, -1 if absent */
 	char *text;                 /* a copy of the format, cut where the field names end */
 	struct filter_field *fields;
@@ -94,7 +93,7 @@ static const char *comm_of(const struct hist_input *in, int pid)
 
 	if (!pid)
 		return "<idle>"; /* as the kernel's save_comm() names pid 0 */
-	c = in->comms ? bsearch(&key, in->comms, in->td.nr_cmdlines, sizeof(key), by_pid) : NULL;
+	c = in->comms ? bsearch(&key, in->comms, in->td->nr_cmdlines, sizeof(key), by_pid) : NULL;
 	return c ? c->comm : "<...>";
 }
 
@@ -106,8 +105,8 @@ static int input_setup(const char *verb, struct hist_input *in, const char *sys,
 	struct hist_error err;
 
 	in->id = -1;
-	for (size_t i = 0; i < in->td.nr_formats; i++) {
-		const struct td_format *f = &in->td.formats[i];
+	for (size_t i = 0; i < in->td->nr_formats; i++) {
+		const struct td_format *f = &in->td->formats[i];
 
 		if (!strcmp(f->system, sys) && !strcmp(f->name, event)) {
 			in->id = f->id;
@@ -138,12 +137,12 @@ static int input_setup(const char *verb, struct hist_input *in, const char *sys,
 	if (!in->table)
 		goto nomem;
 	tp_hist_table_pause(in->table, in->spec->pause); /* a paused trigger counts nothing */
-	if (in->td.nr_cmdlines) {
-		in->comms = malloc(in->td.nr_cmdlines * sizeof(*in->comms));
+	if (in->td->nr_cmdlines) {
+		in->comms = malloc(in->td->nr_cmdlines * sizeof(*in->comms));
 		if (!in->comms)
 			goto nomem;
-		memcpy(in->comms, in->td.cmdlines, in->td.nr_cmdlines * sizeof(*in->comms));
-		qsort(in->comms, in->td.nr_cmdlines, sizeof(*in->comms), by_pid);
+		memcpy(in->comms, in->td->cmdlines, in->td->nr_cmdlines * sizeof(*in->comms));
+		qsort(in->comms, in->td->nr_cmdlines, sizeof(*in->comms), by_pid);
 	}
 	return 0;
 nomem:
@@ -158,8 +157,6 @@ static void input_free(struct hist_input *in)
 	free(in->comms);
 	free(in->fields);
 	free(in->text);
-	if (in->open)
-		tracedat_close(&in->td);
 }
 
 /* .sym / .sym-offset from a file's kallsyms: "name", or "name+0xoff/0xsize" (%ps, %pS). */
@@ -179,10 +176,10 @@ static int kernel_sym(void *ctx, uint64_t addr, bool with_offset, char *buf, siz
 }
 
 /* A libtraceevent handle that knows the first file's kernel symbols, or NULL. */
-static struct tep_handle *kernel_symbols(const struct hist_input *ins, size_t n)
+static struct tep_handle *kernel_symbols(const struct tracedat *tds, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct td_text *k = &ins[i].td.kallsyms;
+		const struct td_text *k = &tds[i].kallsyms;
 		struct tep_handle *tep;
 		char *text;
 
@@ -221,14 +218,21 @@ static int split_spec(const char *verb, char *spec, char **sys, char **event, ch
 	return 0;
 }
 
-/* The records of every file, counted into their files' tables. */
-static int count(const char *verb, struct hist_input *ins, size_t n)
+/* One histogram of the list: its text (cut in place) and its view of each file. */
+struct hist_job {
+	char *sys, *event, *trigger;
+	struct hist_input *ins;
+};
+
+/* The records of every file, each counted into every histogram's table for that file. */
+static int count(const char *verb, const struct tracedat *tds, size_t nr_files,
+		 struct hist_job *jobs, size_t nr_jobs)
 {
 	struct td_merge *m = td_merge_new();
 	struct td_merge_rec r;
 
-	for (size_t i = 0; m && i < n; i++)
-		if (td_merge_add(m, &ins[i].td)) {
+	for (size_t i = 0; m && i < nr_files; i++)
+		if (td_merge_add(m, &tds[i])) {
 			td_merge_free(m);
 			m = NULL;
 		}
@@ -237,20 +241,22 @@ static int count(const char *verb, struct hist_input *ins, size_t n)
 		return -1;
 	}
 	while (td_merge_next(m, &r)) {
-		struct hist_input *in = &ins[r.file];
 		uint16_t type;
 		int32_t pid = 0;
 
 		/* The top buffer's: an instance has its own triggers in the kernel. */
-		if (!in->table || r.buffer || r.size < 2)
+		if (r.buffer || r.size < 2)
 			continue;
 		memcpy(&type, r.data, 2);
-		if (type != in->id)
-			continue;
 		if (r.size >= 8)
 			memcpy(&pid, r.data + 4, 4);
-		tp_hist_hit(in->table, &(struct hist_hit){ r.data, r.size, r.cpu, r.ts,
-							    comm_of(in, pid) });
+		for (size_t j = 0; j < nr_jobs; j++) {
+			struct hist_input *in = &jobs[j].ins[r.file];
+
+			if (in->table && type == in->id)
+				tp_hist_hit(in->table, &(struct hist_hit){ r.data, r.size, r.cpu,
+									    r.ts, comm_of(in, pid) });
+		}
 	}
 	td_merge_free(m);
 	return 0;
@@ -283,61 +289,133 @@ static struct hist_table *merged(const char *verb, struct hist_input *ins, size_
 	return into;
 }
 
+/*
+ * The list's next histogram: cut at the first ';' outside double quotes (a filter's string
+ * may hold one), as TPOINT_TRIGGER's list is; NULL at the end.
+ */
+static char *next_item(char **list)
+{
+	char *item = *list, *p;
+	bool quoted = false;
+
+	if (!item)
+		return NULL;
+	for (p = item; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '"')
+			quoted = !quoted;
+		else if (*p == ';' && !quoted)
+			break;
+	}
+	*list = *p ? p + 1 : NULL;
+	*p = 0;
+	return item;
+}
+
+/* Every histogram into jobs[]: *n of them; 0, or an exit status after saying why. */
+static int make_jobs(const char *verb, char *list, const struct tracedat *tds,
+		     const char *const *files, size_t nr_files, struct hist_job *jobs, size_t *n)
+{
+	char *item;
+
+	while ((item = next_item(&list))) {
+		struct hist_job *j = &jobs[*n];
+
+		if (!*item)
+			continue;
+		if (split_spec(verb, item, &j->sys, &j->event, &j->trigger))
+			return EXIT_USAGE;
+		j->ins = calloc(nr_files, sizeof(*j->ins));
+		if (!j->ins) {
+			tool_error(verb, "out of memory");
+			return EXIT_FAIL;
+		}
+		++*n;
+		for (size_t i = 0; i < nr_files; i++) {
+			j->ins[i].path = files[i];
+			j->ins[i].td = &tds[i];
+			if (input_setup(verb, &j->ins[i], j->sys, j->event, j->trigger))
+				return EXIT_FAIL;
+		}
+	}
+	if (!*n) {
+		tool_error(verb, "--hist: no histogram given");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int print_job(const char *verb, struct hist_job *j, size_t nth, size_t nr_files,
+		     const struct hist_names *names, bool json)
+{
+	struct hist_table *t = merged(verb, j->ins, nr_files);
+	bool any = false;
+
+	if (!t) {
+		for (size_t i = 0; i < nr_files; i++)
+			any |= j->ins[i].id >= 0;
+		if (!any)
+			tool_error(verb, "--hist: no event %s:%s in %s%s", j->sys, j->event,
+				   j->ins[0].path, nr_files > 1 ? " nor the other files" : "");
+		return -1;
+	}
+	/* Several: as the kernel's hist file shows an event's triggers, or one object each. */
+	if (json ? tp_hist_print_json(stdout, t, names)
+		 : tp_hist_print(stdout, t, (unsigned)nth, names)) {
+		tool_error(verb, "writing the histogram: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int report_hist(const char *verb, const char *hist, const char *const *files, size_t nr_files,
 		bool json)
 {
-	struct hist_input *ins = calloc(nr_files, sizeof(*ins));
-	char *spec = strdup(hist), *sys, *event, *trigger, err[512];
-	struct hist_table *t;
+	struct tracedat *tds = calloc(nr_files, sizeof(*tds));
+	struct hist_job *jobs = calloc(strlen(hist) / 2 + 1, sizeof(*jobs));
+	char *list = strdup(hist), err[512];
 	struct tep_handle *syms = NULL;
 	struct hist_names names = { kernel_sym, NULL, NULL };
+	size_t opened = 0, nr_jobs = 0;
 	int ret = EXIT_FAIL;
 
-	if (!ins || !spec) {
+	if (!tds || !jobs || !list) {
 		tool_error(verb, "out of memory");
 		goto out;
 	}
-	if (split_spec(verb, spec, &sys, &event, &trigger)) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	for (size_t i = 0; i < nr_files; i++) {
-		ins[i].path = files[i];
-		if (tracedat_open(&ins[i].td, files[i], err, sizeof(err))) {
+	for (; opened < nr_files; opened++)
+		if (tracedat_open(&tds[opened], files[opened], err, sizeof(err))) {
 			tool_error(verb, "%s", err);
 			goto out;
 		}
-		ins[i].open = true;
-		if (input_setup(verb, &ins[i], sys, event, trigger))
-			goto out;
-	}
-	if (count(verb, ins, nr_files))
+	ret = make_jobs(verb, list, tds, files, nr_files, jobs, &nr_jobs);
+	if (ret)
 		goto out;
-	t = merged(verb, ins, nr_files);
-	if (!t) {
-		bool any = false;
-
-		for (size_t i = 0; i < nr_files; i++)
-			any |= ins[i].id >= 0;
-		if (!any)
-			tool_error(verb, "--hist: no event %s:%s in %s%s", sys, event, files[0],
-				   nr_files > 1 ? " nor the other files" : "");
+	ret = EXIT_FAIL;
+	if (count(verb, tds, nr_files, jobs, nr_jobs))
 		goto out;
-	}
-	syms = kernel_symbols(ins, nr_files);
+	syms = kernel_symbols(tds, nr_files);
 	names.ctx = syms;
-	if ((json ? tp_hist_print_json(stdout, t, syms ? &names : NULL)
-		  : tp_hist_print(stdout, t, 0, syms ? &names : NULL)) ||
-	    fflush(stdout)) {
+	for (size_t j = 0; j < nr_jobs; j++)
+		if (print_job(verb, &jobs[j], j, nr_files, syms ? &names : NULL, json))
+			goto out;
+	if (fflush(stdout)) {
 		tool_error(verb, "writing the histogram: %s", strerror(errno));
 		goto out;
 	}
 	ret = EXIT_OK;
 out:
 	tep_free(syms);
-	for (size_t i = 0; ins && i < nr_files; i++)
-		input_free(&ins[i]);
-	free(ins);
-	free(spec);
+	for (size_t j = 0; jobs && j < nr_jobs; j++) {
+		for (size_t i = 0; i < nr_files; i++)
+			input_free(&jobs[j].ins[i]);
+		free(jobs[j].ins);
+	}
+	while (opened > 0)
+		tracedat_close(&tds[--opened]);
+	free(tds);
+	free(jobs);
+	free(list);
 	return ret;
 }

@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 /*
- * `hist` is "SYSTEM:EVENT:hist:keys=...[ if FILTER]"; prints the histogram of that event over
- * the files' records (JSON with `json`). EXIT_OK, EXIT_FAIL or EXIT_USAGE, after saying why.
+ * `hist` is "SYSTEM:EVENT:hist:keys=...[ if FILTER]", or several separated by ';'; prints the
+ * histogram of each over the files' records, in one pass (JSON with `json`). EXIT_OK, EXIT_FAIL or EXIT_USAGE, after saying why.
  */
 int report_hist(const char *verb, const char *hist, const char *const *files, size_t nr_files,
 		bool json);
