@@ -102,8 +102,10 @@ fi
 # :pause makes a paused trigger: nothing counted, shown [paused].
 "$TPOINT" report --hist 'hello:hello_greet:hist:keys=n:pause' r1.dat >p.out 2>&1 ||
 	{ cat p.out; fail ":pause exited $?"; }
-grep -q 'size=2048 \[paused\]$' p.out && grep -q '^    Hits: 0$' p.out ||
-	{ cat p.out; fail ":pause: expected a paused, empty histogram"; }
+if ! grep -q 'size=2048 \[paused\]$' p.out || ! grep -q '^    Hits: 0$' p.out; then
+	cat p.out
+	fail ":pause: expected a paused, empty histogram"
+fi
 echo "filter, size, --json and refusals: $(cat bad.out)"
 
 # .sym-offset and .execname over a generated file with a kallsyms table and saved cmdlines
