@@ -93,6 +93,8 @@ struct tpoint_counters {
 #define TPOINT_PAGE_DATA_END (TPOINT_PAGE_DATA - 8u)
 #define TPOINT_RECORD_HEADER 8u
 #define TPOINT_MAX_PAYLOAD (TPOINT_PAGE_DATA_END - TPOINT_RECORD_HEADER)
+/* The longest payload whose strings the inline path copies itself (tpoint_copy_short()). */
+#define TPOINT_INLINE_COPY_MAX 512u
 #define TPOINT_TYPE_LEN_BITS 5
 #define TPOINT_DELTA_BITS 27
 #define TPOINT_DELTA_MAX ((1ull << TPOINT_DELTA_BITS) - 1)

@@ -87,10 +87,12 @@
 	TPOINT_COPY_STR(__get_str(dst), __get_dynamic_array_len(dst), dst)
 #define TPOINT_COPY_STR(to, len, dst)                                                         \
 	do {                                                                                   \
-		if (sizeof(__data_offsets.dst##_len_) == 1)                                    \
-			memcpy(to, __data_offsets.dst##_ptr_, len);                            \
-		else                                                                           \
+		if (sizeof(__data_offsets.dst##_len_) == 2)                                    \
 			tpoint_copy_str_nul(to, len, __data_offsets.dst##_ptr_);               \
+		else if (__tpoint_inline_copy)                                                 \
+			tpoint_copy_short(to, __data_offsets.dst##_ptr_, len);                 \
+		else                                                                           \
+			memcpy(to, __data_offsets.dst##_ptr_, len);                            \
 	} while (0)
 /* The kernel's 6.x forms with a source and a length: the same copy. */
 #define __assign_str_len(...) __assign_str(__VA_ARGS__)
@@ -125,13 +127,21 @@
  * Size, reserve through `reserve` (on_null when it failed), fill, and `finish`: publish and
  * count the record, or have a filter judge it first.
  */
-#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, finish)                \
+#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, finish, inline_copy,   \
+			 too_long)                                                             \
 	struct tpoint_data_offsets_##name __data_offsets;                                       \
 	struct tpoint_stream *__stream;                                                         \
+	const int __tpoint_inline_copy = inline_copy;                                           \
 	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
 			     __tpoint_get_offsets_##name(&__data_offsets, args);                \
 	if (__payload > TPOINT_MAX_PAYLOAD) {                                                   \
 		tpoint_count_lost_v1(__ev);                                                     \
+		return;                                                                         \
+	}                                                                                       \
+	/* A record too long to copy its strings inline goes out of line (a constant test,  \
+	 * gone, for an event of fixed size). */                                             \
+	if (__tpoint_inline_copy && __payload > TPOINT_INLINE_COPY_MAX) {                       \
+		too_long;                                                                       \
 		return;                                                                         \
 	}                                                                                       \
 	struct tpoint_raw_##name *__entry = (struct tpoint_raw_##name *)reserve;                \
@@ -213,15 +223,17 @@
 		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
-				 tpoint_reserve(__payload, &__stream),                  \
-				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_FILTER)  \
+				 tpoint_reserve(__payload, &__stream),                          \
+				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_FILTER,   \
+				 0, (void)0)                                                    \
 	}                                                                                      \
 	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
 		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
-				 tpoint_reserve(__payload, &__stream),                  \
-				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_COMMIT)  \
+				 tpoint_reserve(__payload, &__stream),                          \
+				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_COMMIT,   \
+				 1, __tpoint_emit_filtered_##name(args, __ev))                  \
 	}                                                                                      \
 	/* The recording of the class's DEFINE_EVENTs, one copy for all (unused otherwise). */\
 	static __attribute__((noinline, unused)) void __tpoint_record_class_##name(            \
