@@ -734,57 +734,45 @@ TPOINT_EXPORT void tpoint_commit_slow_v1(struct tpoint_event *ev, struct tpoint_
  * A record that a filter rejected is dropped: its level goes back, and its bytes, never
  * published, are written over by the next record.
  */
-static inline __attribute__((always_inline)) int drop_filtered(struct tpoint_event *ev,
-							       struct tpoint_stream *s)
+static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
 {
 	release_level(s);
 	tpoint_count_one(&tpoint_counters_of(ev)->filtered);
-	return 1;
 }
 
 /* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */
-static __attribute__((noinline)) int reject_checked(struct tpoint_event *ev,
+static __attribute__((noinline)) void judge_checked(struct tpoint_event *ev,
 						    struct tpoint_stream *s,
 						    const struct filter *f, const void *rec,
 						    uint32_t size)
 {
 	if (tp_filter_match_checked(f, rec, size))
-		return 0;
-	return drop_filtered(ev, s);
+		publish(ev, s, size);
+	else
+		drop_filtered(ev, s);
 }
 
 /*
- * Every filtered hit comes here. The numeric loop runs inline and the rest is a tail call,
- * so that the common case saves no register and makes no call.
+ * Every filtered hit comes here. The numeric loop runs inline and everything else is a tail
+ * call, so that the common case saves no register and makes no call that returns.
  */
-static inline __attribute__((always_inline)) int filter_reject(struct tpoint_event *ev,
-							       struct tpoint_stream *s,
-							       const void *rec, uint32_t size)
+TPOINT_EXPORT void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoint_stream *s,
+					   uint32_t size)
 {
+	char *entry = s->wp + TPOINT_RECORD_HEADER;
 	/* Acquire: pairs with the release that published the compiled filter. */
 	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
 
-	if (!f)
-		return 0;
+	tpoint_common_header(ev, entry); /* a filter may test common_pid */
 	/*
 	 * The fast loop reads whole 8-byte words, and a record owns its payload rounded up to
 	 * 8 bytes (tpoint_record_total()): the aligned word around its last field is its own.
 	 * The verdict depends on the fields alone, whatever the padding holds.
 	 */
-	if (__builtin_expect(!filter_fits(f, (size + 7u) & ~7u), 0))
-		return reject_checked(ev, s, f, rec, size);
-	if (filter_match_fast(f, rec))
-		return 0;
-	return drop_filtered(ev, s);
-}
-
-TPOINT_EXPORT void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoint_stream *s,
-					   uint32_t size)
-{
-	char *entry = s->wp + TPOINT_RECORD_HEADER;
-
-	tpoint_common_header(ev, entry); /* a filter may test common_pid */
-	if (filter_reject(ev, s, entry, size))
-		return;
-	publish(ev, s, size);
+	if (__builtin_expect(f && !filter_fits(f, (size + 7u) & ~7u), 0))
+		judge_checked(ev, s, f, entry, size);
+	else if (!f || filter_match_fast(f, entry))
+		publish(ev, s, size);
+	else
+		drop_filtered(ev, s);
 }
