@@ -227,8 +227,10 @@ static void formats_free(struct formats *fm, size_t total)
 
 /* The events of one file -e selects, with their filters. 0, or EXIT_FAIL (said). */
 static int prepare_file(struct rsel *s, const char *verb, struct rsel_file *rf,
-			const struct tracedat *td, char *const *text)
+			char *const *text)
 {
+	const struct tracedat *td = rf->td;
+
 	rf->selected = calloc(NR_IDS, sizeof(*rf->selected));
 	rf->filter = calloc(NR_IDS, sizeof(*rf->filter));
 	if (!rf->selected || !rf->filter) {
@@ -264,9 +266,14 @@ static int check_cpus(const struct rsel *s, const char *verb)
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		if (s->cpus[i].lo < most->td->nr_cpus)
 			continue;
-		tool_error(verb, "--cpu %" PRIu32 ": %s has CPUs 0-%" PRIu32 "%s", s->cpus[i].lo,
-			   most->name, most->td->nr_cpus - 1,
-			   s->nr_files > 1 ? ", the most of the files" : "");
+		if (!most->td->nr_cpus)
+			tool_error(verb, "--cpu %" PRIu32 ": %s%s no CPU", s->cpus[i].lo,
+				   s->nr_files > 1 ? "the files" : most->name,
+				   s->nr_files > 1 ? " have" : " has");
+		else
+			tool_error(verb, "--cpu %" PRIu32 ": %s has CPUs 0-%" PRIu32 "%s",
+				   s->cpus[i].lo, most->name, most->td->nr_cpus - 1,
+				   s->nr_files > 1 ? ", the most of the files" : "");
 		return EXIT_FAIL;
 	}
 	return 0;
@@ -312,7 +319,7 @@ int rsel_prepare(struct rsel *s, const char *verb)
 			     s->nr_files > 1 ? "the files" : s->files[0].name))
 		goto out;
 	for (size_t f = 0; f < s->nr_files; f++) {
-		if (prepare_file(s, verb, &s->files[f], s->files[f].td, fm.text + at))
+		if (prepare_file(s, verb, &s->files[f], fm.text + at))
 			goto out;
 		at += s->files[f].td->nr_formats;
 	}
