@@ -178,6 +178,16 @@ grep -q '^CPU:1 \[EVENTS DROPPED\]$' s.out || fail "the unknown loss on CPU 1 is
 [ $? = 1 ] || fail "a selection with no record: exit status not 1"
 grep -qx 'tpoint report: g.dat: no record selected (of [0-9]* in the file)' s.err || { cat s.err; fail "no record selected not said"; }
 echo "ok: lost-event marks follow the selection; an empty selection: $(cat s.err)"
+# an instance buffer: --cpu selects in every buffer (trace-cmd 3.1.6's --cpu leaves the
+# instances' records out altogether), the lines as the full report has them, prefixes too
+python3 "$here/report/gen_tracedat.py" --instance inst gi.dat || fail "gen_tracedat.py --instance failed"
+"$TPOINT" report gi.dat >gfull.out || fail "report gi.dat exited $?"
+"$TPOINT" report --cpu 1 gi.dat >s.out || fail "--cpu 1 gi.dat exited $?"
+grep -v 'EVENTS DROPPED\]$' gfull.out | awk 'NR == 1 || / \[001\] /' |
+	cmp -s - "$(grep -v 'EVENTS DROPPED\]$' s.out >s2.out; echo s2.out)" ||
+	fail "--cpu 1 of a file with an instance: not the full report's CPU 1 lines"
+grep -q '^inst: .* \[001\] ' s.out || fail "--cpu 1: the instance's CPU 1 records are missing"
+echo "ok: --cpu in an instance buffer too: $(grep -c '^inst: ' s.out) of its records"
 # the other byte order: -e, --cpu work (as trace-cmd --cpu), a -f is refused, naming the file
 python3 "$here/report/gen_tracedat.py" --endian big gb.dat || fail "gen_tracedat.py --endian big failed"
 "$TPOINT" report --cpu 1 gb.dat >s.out || fail "--cpu 1 of a big-endian file exited $?"
