@@ -65,8 +65,8 @@ static const struct opts_spec report_opts = {
 		  "only the records of these CPUs: numbers or ranges (0,2-3),\n"
 		  "comma-separated; may be given more than once", 0 },
 		{ RSEL_OPT_FROM, 0, "from", OPT_VALUE, "S",
-		  "only the records at or after S seconds, as the report prints\n"
-		  "times (12345.678901; up to 9 decimals)", 0 },
+		  "only the records at or after S seconds, as the report\n"
+		  "prints times (12345.678901; up to 9 decimals)", 0 },
 		{ RSEL_OPT_TO, 0, "to", OPT_VALUE, "S", "only the records before S seconds", 0 },
 		OPT_END,
 	},
