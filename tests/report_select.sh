@@ -174,6 +174,9 @@ python3 "$here/report/gen_tracedat.py" g.dat || fail "gen_tracedat.py failed"
 grep -A1 '^CPU:0 \[123 EVENTS DROPPED\]$' s.out | grep -q 'db writer-4301 .*blob: .*seq=2' ||
 	{ cat s.out; fail "the 123 lost before 4302's record are not marked before 4301's next on CPU 0"; }
 grep -q '^CPU:1 \[EVENTS DROPPED\]$' s.out || fail "the unknown loss on CPU 1 is gone"
+"$TPOINT" report --json --pid 4301 g.dat >s.json || fail "--json --pid 4301 g.dat exited $?"
+grep -q '"event":"blob","fields":{"seq":2,.*"dropped":123}$' s.json ||
+	{ cat s.json; fail "--json: the 123 lost are not on 4301's next record of CPU 0"; }
 "$TPOINT" report --pid 4302 --cpu 1 g.dat >s.out 2>s.err
 [ $? = 1 ] || fail "a selection with no record: exit status not 1"
 grep -qx 'tpoint report: g.dat: no record selected (of [0-9]* in the file)' s.err || { cat s.err; fail "no record selected not said"; }
