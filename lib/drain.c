@@ -53,9 +53,7 @@ void tp_spool_emit_records(const char *page, struct page_meta *m, uint64_t gen,
 			 uint32_t from, uint64_t clock, uint64_t *clock_out, bool partial,
 			 bool stable)
 {
-	/* Acquire: pairs with the writer's release of commit; the bytes below it are whole. */
-	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
-					  __ATOMIC_ACQUIRE);
+	uint64_t commit = tp_page_commit(page); /* the bytes below it are whole */
 	const char *data = page + TPOINT_PAGE_HEADER;
 	struct spool_records *hdr;
 	uint32_t lag;
@@ -123,7 +121,7 @@ static void drain_page(uint32_t idx, bool final)
 	tp_spool_emit_records(page, m, gen, off, clock, &clock, !final,
 		     final || __atomic_load_n(&p->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE);
 	if (final) {
-		uint64_t commit = *(const uint64_t *)(const void *)(page + 8);
+		uint64_t commit = tp_page_commit(page);
 
 		/*
 		 * Not free yet: its records are in our buffer, not in the file. Until they are,

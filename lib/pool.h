@@ -79,6 +79,23 @@ HIDDEN void tp_pool_destroy(struct pool *p);
 HIDDEN void tp_pool_release_memory(struct pool *p);
 HIDDEN char *tp_pool_page(const struct pool *p, uint32_t index);
 /*
+ * The bytes of events a pool page holds, from its commit word: the address of the page's
+ * first free byte as its writer saw it (tpoint_stamp_publish()), of which the low 12 bits
+ * are the page header and the events before it (pages are page-aligned in every mapping).
+ * More than TPOINT_PAGE_DATA_END for a word that is no page's: a page never taken is all 0.
+ */
+static inline uint32_t tp_page_commit_bytes(uint64_t word)
+{
+	return (uint32_t)(word & (TPOINT_PAGE_SIZE - 1)) - TPOINT_PAGE_HEADER;
+}
+/* The same, read from a page in the pool. Acquire: pairs with the writer's release of it,
+ * so that the bytes below it are whole. */
+static inline uint32_t tp_page_commit(const char *page)
+{
+	return tp_page_commit_bytes(
+		__atomic_load_n((const uint64_t *)(const void *)(page + 8), __ATOMIC_ACQUIRE));
+}
+/*
  * Free pages, from the region of `cpu` (a CPU number, or any number a thread keeps) first,
  * then from the others: one page, or a run of up to `max` of one region's (how many).
  */

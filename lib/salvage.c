@@ -217,7 +217,7 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 		struct page_meta m;
 		uint64_t meta_at = meta_off + (uint64_t)i * sizeof(m);
 		uint64_t page_at = (uint64_t)i * TPOINT_PAGE_SIZE;
-		uint64_t commit, clock;
+		uint64_t word, commit, clock;
 		uint32_t from = 0, stopped;
 		size_t used;
 
@@ -228,7 +228,8 @@ int tp_spool_salvage_fd(int spool_fd, const char *name, int pool_fd, uint64_t po
 			continue;
 		if (!read_at(pool_fd, page, TPOINT_PAGE_SIZE, page_at))
 			break;
-		memcpy(&commit, page + 8, 8);
+		memcpy(&word, page + 8, 8);
+		commit = tp_page_commit_bytes(word);
 		memcpy(&clock, page, 8);
 		if (commit > TPOINT_PAGE_DATA_END)
 			continue;

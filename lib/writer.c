@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The writers' side: each thread's TLS state, its record of counters, and the slow path of
- * tpoint_reserve() (no page yet, page full, CPU changed, a long pause, nesting too deep).
+ * The writers' side: each thread's TLS state, its record of counters, and the slow paths of
+ * tpoint_reserve() (no page yet, page full, CPU changed, nesting too deep) and of
+ * tpoint_publish() (a long pause, a filter).
  *
  * The slow path may run inside a signal handler that interrupted this very thread anywhere,
  * including inside this file: it takes no lock, calls no malloc, and only touches the
@@ -155,13 +156,19 @@ static void reserve_return(struct pool *pool, struct page_reserve *r)
 	r->next = r->count = 0;
 }
 
+/* The stream has no page now: its next reservation fails the room check. */
+static void stream_forget_page(struct tpoint_stream *s)
+{
+	s->wp = s->limit = NULL;
+	s->commit = NULL;
+}
+
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
 	/* A page that cannot be queued is never drained: its records count as lost. */
-	if (s->data && !tp_pool_put_full(pool, s->page))
+	if (s->wp && !tp_pool_put_full(pool, s->page))
 		count_overwritten(pool, s->page);
-	s->data = NULL;
-	s->off = s->end = 0;
+	stream_forget_page(s);
 }
 
 /* The full pages a stream held back go to the full queue with one CAS; a gone pool's are
@@ -190,11 +197,10 @@ static void retire_or_hold(struct pool *pool, struct page_reserve *r, struct tpo
 {
 	const uint32_t max = sizeof(r->full) / sizeof(r->full[0]);
 
-	if (s->data && r->epoch == pool->epoch && r->count > 1 && r->nfull < max &&
+	if (s->wp && r->epoch == pool->epoch && r->count > 1 && r->nfull < max &&
 	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE) {
 		r->full[r->nfull++] = s->page;
-		s->data = NULL;
-		s->off = s->end = 0;
+		stream_forget_page(s);
 		return;
 	}
 	hand_in(pool, r);
@@ -261,7 +267,7 @@ void tp_writer_detach_all(void)
 						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
 		/*
-		 * The owner's fast path only reads `end`; a zero sends its next event to the
+		 * The owner's reservations test `limit`; NULL sends its next event to the
 		 * slow path, which sees that the page belongs to a stopped recording. If the
 		 * owner is in its slow path right now, the worst is one extra page switch.
 		 * No TLS yet: the thread is attaching (its record is live a moment before it
@@ -271,7 +277,7 @@ void tp_writer_detach_all(void)
 		struct tpoint_tls *t = __atomic_load_n(&r->tls, __ATOMIC_RELAXED);
 
 		for (int level = 0; t && level < TPOINT_MAX_NESTING; level++)
-			__atomic_store_n(&t->stream[level].end, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->stream[level].limit, NULL, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->state, THREAD_LIVE, __ATOMIC_RELEASE);
 	}
 }
@@ -420,8 +426,7 @@ static void count_overwritten(struct pool *pool, uint32_t idx)
 	struct page_meta *m = &pool->meta[idx];
 	uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
 	uint64_t old = __atomic_exchange_n(&m->spooled, (gen + 1) << 32, __ATOMIC_ACQ_REL);
-	uint64_t commit = __atomic_load_n((const uint64_t *)(const void *)(page + 8),
-					  __ATOMIC_ACQUIRE);
+	uint32_t commit = tp_page_commit(page);
 	uint64_t off = (uint32_t)(old >> 32) == (uint32_t)gen ? (uint32_t)old : 0;
 
 	if (off < commit)
@@ -556,7 +561,9 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	__atomic_store_n(&m->spooled, (m->gen) << 32, __ATOMIC_RELAXED); /* nothing spooled yet */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(uint64_t *)(void *)page = now;
-	__atomic_store_n((uint64_t *)(void *)(page + 8), 0, __ATOMIC_RELAXED);
+	/* The commit word of an empty page: its first free byte is the first of its events. */
+	__atomic_store_n((uint64_t *)(void *)(page + 8),
+			 (uint64_t)(uintptr_t)(page + TPOINT_PAGE_HEADER), __ATOMIC_RELAXED);
 	m->seq = next_page_seq(rec, pool);
 	if (m->seq == 0)
 		rec->start_cpu = current_cpu(key); /* the thread's first page of the recording */
@@ -568,9 +575,9 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	__atomic_store_n(&m->state, PAGE_WRITING, __ATOMIC_RELEASE);
 	rec->lost_pending[level] = 0;
 	rec->stream_epoch[level] = pool->epoch;
-	s->data = page + TPOINT_PAGE_HEADER;
-	s->off = 0;
-	s->end = TPOINT_PAGE_DATA_END;
+	s->wp = page + TPOINT_PAGE_HEADER;
+	s->limit = page + TPOINT_PAGE_HEADER + TPOINT_PAGE_DATA_END;
+	s->commit = (uint64_t *)(void *)(page + 8);
 	s->last = now;
 	s->cpu_key = key;
 	s->page = idx;
@@ -579,18 +586,17 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 
 /*
  * The slow path's work: claim the thread's current level (its streams linked on its
- * first record) and make room there, now, for a record of `total` bytes: a page of this
- * CPU, a time extend after a long pause. Returns the stream, the level claimed and *now
- * set; or NULL, the record counted as lost and the level released.
+ * first record) and make room there for a record of `total` bytes: a page of this CPU.
+ * Returns the stream, the level claimed; or NULL, the record counted as lost and the level
+ * released.
  */
-static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total, uint64_t *nowp)
+static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct tpoint_stream *s = t->top;
 	uint32_t level;
 	struct thread_rec *rec;
 	struct pool *pool;
-	uint64_t now, delta;
 
 	if (s == &unlinked_stream) {
 		/* The thread's first record: link its streams, start at level 0. A handler that
@@ -606,30 +612,18 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total,
 	pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 	if (!rec || level >= TPOINT_MAX_NESTING || !pool)
 		goto drop;
-	now = tpoint_arch_clock();
-	if (rec->stream_epoch[level] != pool->epoch) {
+	if (rec->stream_epoch[level] != pool->epoch)
 		/* The page is from a recording that ended: forget it, it is not ours now. */
-		s->data = NULL;
-		s->off = s->end = 0;
-	}
-	if (s->data && tpoint_arch_cpu_key() != s->cpu_key)
+		stream_forget_page(s);
+	if (s->wp && tpoint_arch_cpu_key() != s->cpu_key)
 		/* migrated: a page holds one CPU's events */
 		retire_or_hold(pool, &rec->reserve[level], s);
-
-	delta = now - s->last;
-	if (s->data && tp_rb_delta_too_wide(delta) && s->off + 8 + total <= s->end) {
-		/* A long pause: a time-extend record carries the high bits of the delta. */
-		tp_rb_time_extend(delta, (uint32_t *)(void *)(s->data + s->off));
-		s->off += 8;
-		s->last = now;
-	}
-	if (s->data && s->off + total > s->end)
+	if (s->wp && (uintptr_t)s->wp + total > (uintptr_t)s->limit)
 		retire_or_hold(pool, &rec->reserve[level], s);
-	if (!s->data && !take_page(pool, rec, s, level, now)) {
+	if (!s->wp && !take_page(pool, rec, s, level, tpoint_arch_clock())) {
 		rec->lost_pending[level]++;
 		goto drop;
 	}
-	*nowp = now;
 	return s;
 
 drop:
@@ -642,8 +636,7 @@ drop:
 
 TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 {
-	uint64_t now;
-	struct tpoint_stream *s = claim_room(ev, total, &now);
+	struct tpoint_stream *s = claim_room(ev, total);
 
 	if (!s)
 		return 0;
@@ -652,68 +645,134 @@ TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 	return 1;
 }
 
+/* Let the claimed level `s` go, as tpoint_publish() does. */
+static void release_level(struct tpoint_stream *s)
+{
+	tpoint_barrier();
+	TPOINT_TLS.top = s;
+}
+
 /*
- * Take back the record `rec` that a filter rejected. It is the last of its level's stream: a
- * signal handler that traced meanwhile wrote to the next level. Its delta goes back too, or
- * the next record would be stamped relative to a time that is no longer in the page.
+ * The record at s->wp (`total` bytes, filled) goes to a new page, which starts at `now`: the
+ * time extend it needed did not fit in this one. The new page is taken before the old one
+ * is retired, as the record is copied from it: once retired, the drain may hand the old page
+ * to another writer. False when there is no page to take: the record is lost, the stream
+ * keeps its page.
  */
-static inline __attribute__((always_inline)) int take_back(struct tpoint_event *ev,
-							   const void *rec)
+static bool move_to_new_page(struct tpoint_stream *s, uint32_t total, uint64_t now)
 {
 	struct tpoint_tls *t = &TPOINT_TLS;
-	struct tpoint_stream *s = t->top - 1;
-	const uint32_t *hdr = (const uint32_t *)rec - 2;
+	struct thread_rec *rec = t->thread;
+	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+	uint32_t level = (uint32_t)(s - t->stream);
+	struct tpoint_stream old = *s;
 
-	s->last -= tp_rb_delta(hdr[0]);
-	s->off = (uint32_t)((const char *)hdr - s->data);
-	tpoint_barrier();
-	t->top = s;
+	/* A page from a recording that ended meanwhile is not ours to retire. */
+	if (!rec || !pool || rec->stream_epoch[level] != pool->epoch)
+		return false;
+	if (!take_page(pool, rec, s, level, now)) {
+		*s = old;
+		rec->lost_pending[level]++;
+		return false;
+	}
+	memcpy(s->wp, old.wp, total);
+	retire_or_hold(pool, &rec->reserve[level], &old);
+	return true;
+}
+
+/*
+ * A pause too long for the 27-bit delta of the record at s->wp: a time extend before it
+ * carries the whole delta, and the record's own is 0. The record moves 8 bytes on, or to a
+ * new page when the extend does not fit here. False: the record is lost.
+ */
+static bool extend_time(struct tpoint_stream *s, uint32_t total, uint64_t now)
+{
+	if ((uintptr_t)s->wp + 8 + total > (uintptr_t)s->limit)
+		return move_to_new_page(s, total, now);
+	memmove(s->wp + 8, s->wp, total);
+	tp_rb_time_extend(now - s->last, (uint32_t *)(void *)s->wp);
+	s->wp += 8;
+	s->last = now;
+	return true;
+}
+
+/* After a long pause: a time extend first (out of line, so that publish() saves no register). */
+static __attribute__((noinline, cold)) void publish_late(struct tpoint_event *ev,
+							 struct tpoint_stream *s, uint32_t total,
+							 uint64_t now)
+{
+	if (!extend_time(s, total, now)) {
+		if (ev->index < TPOINT_MAX_EVENTS)
+			tpoint_count_one(&tpoint_counters_of(ev)->lost);
+		release_level(s);
+		return;
+	}
+	tpoint_stamp_publish(ev, s, s->wp, total, now, 0);
+}
+
+/* tpoint_publish() for the library's paths. */
+static void publish(struct tpoint_event *ev, struct tpoint_stream *s, uint32_t size)
+{
+	uint32_t total = tpoint_record_total(size);
+	uint64_t now = tpoint_arch_clock();
+	uint64_t delta = now - s->last;
+
+	if (__builtin_expect(tp_rb_delta_too_wide(delta), 0))
+		publish_late(ev, s, total, now);
+	else
+		tpoint_stamp_publish(ev, s, s->wp, total, now, delta);
+}
+
+TPOINT_EXPORT void tpoint_commit_slow_v1(struct tpoint_event *ev, struct tpoint_stream *s,
+					 uint32_t size)
+{
+	tpoint_common_header(ev, s->wp + TPOINT_RECORD_HEADER);
+	publish(ev, s, size);
+}
+
+/*
+ * A record that a filter rejected is dropped: its level goes back, and its bytes, never
+ * published, are written over by the next record.
+ */
+static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
+{
+	release_level(s);
 	tpoint_count_one(&tpoint_counters_of(ev)->filtered);
-	return 1;
 }
 
 /* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */
-static __attribute__((noinline)) int reject_checked(struct tpoint_event *ev,
+static __attribute__((noinline)) void judge_checked(struct tpoint_event *ev,
+						    struct tpoint_stream *s,
 						    const struct filter *f, const void *rec,
 						    uint32_t size)
 {
 	if (tp_filter_match_checked(f, rec, size))
-		return 0;
-	return take_back(ev, rec);
+		publish(ev, s, size);
+	else
+		drop_filtered(ev, s);
 }
 
 /*
- * Every filtered hit comes here. The numeric loop runs inline and the rest is a tail call,
- * so that the common case saves no register and makes no call.
+ * Every filtered hit comes here. The numeric loop runs inline and everything else is a tail
+ * call, so that the common case saves no register and makes no call that returns.
  */
-static inline __attribute__((always_inline)) int filter_reject(struct tpoint_event *ev,
-							       const void *rec, uint32_t size)
+TPOINT_EXPORT void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoint_stream *s,
+					   uint32_t size)
 {
+	char *entry = s->wp + TPOINT_RECORD_HEADER;
 	/* Acquire: pairs with the release that published the compiled filter. */
 	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
 
-	if (!f)
-		return 0;
+	tpoint_common_header(ev, entry); /* a filter may test common_pid */
 	/*
 	 * The fast loop reads whole 8-byte words, and a record owns its payload rounded up to
 	 * 8 bytes (tpoint_record_total()): the aligned word around its last field is its own.
 	 * The verdict depends on the fields alone, whatever the padding holds.
 	 */
-	if (__builtin_expect(!filter_fits(f, (size + 7u) & ~7u), 0))
-		return reject_checked(ev, f, rec, size);
-	if (filter_match_fast(f, rec))
-		return 0;
-	return take_back(ev, rec);
-}
-
-TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,
-					   uint32_t size, uint64_t *commit, uint64_t end,
-					   struct tpoint_stream *top)
-{
-	struct tpoint_pending p = { commit, end, top };
-
-	if (filter_reject(ev, rec, size))
-		return;
-	tpoint_commit_pending(&p);
-	tpoint_count_recorded(ev);
+	if (__builtin_expect(f && !filter_fits(f, (size + 7u) & ~7u), 0))
+		judge_checked(ev, s, f, entry, size);
+	else if (!f || filter_match_fast(f, entry))
+		publish(ev, s, size);
+	else
+		drop_filtered(ev, s);
 }

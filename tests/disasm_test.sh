@@ -303,17 +303,11 @@ for cc in "${CC:-cc}" clang; do
 	usdt_same "$bin.dis" "$bin-nousdt.dis" "disasm_plain disasm_cond" \
 		"site_plain site_cond site_kernel __tpoint_hit_disasm_plain __tpoint_hit_disasm_cond" \
 		"$bin" "$bin-nousdt" || status=1
-	# The recording path: __tpoint_record_<name> tests the word for "recording alone" first,
-	# as before; the USDT branch comes only after that test failed.
+	# The recording path is in the hit function (a TRACE_EVENT's is inline there), which
+	# usdt_same found the same without the notes: the USDT branch is out of line, behind
+	# the hit's test of the word for "recording alone".
 	for e in disasm_plain disasm_cond; do
-		fn_body "$bin.dis" "__tpoint_record_$e" | head -n 3 >"$work/rec.a"
-		fn_body "$bin-nousdt.dis" "__tpoint_record_$e" | head -n 3 >"$work/rec.b"
-		if ! cmp -s "$work/rec.a" "$work/rec.b"; then
-			echo "FAIL: __tpoint_record_$e starts otherwise with USDT notes:"
-			diff "$work/rec.a" "$work/rec.b" | sed 's/^/    /'
-			status=1
-		fi
-		echo "  __tpoint_record_$e: $(fn_body "$bin.dis" "__tpoint_record_$e" | wc -l) instructions with USDT notes, $(fn_body "$bin-nousdt.dis" "__tpoint_record_$e" | wc -l) without; the same first 3"
+		echo "  __tpoint_hit_$e: $(fn_body "$bin.dis" "__tpoint_hit_$e" | wc -l) instructions, with USDT notes and without"
 	done
 	for fe in site_plain:disasm_plain:3 site_cond:disasm_cond:3 site_kernel:disasm_cond:0; do
 		f=${fe%%:*}

@@ -24,7 +24,7 @@
 
 /* ---- stubs for the runtime: this test never enables an event ---- */
 
-__thread struct tpoint_tls tpoint_tls_v2;
+__thread struct tpoint_tls TPOINT_TLS;
 static const struct tpoint_module *registered;
 
 int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
@@ -32,10 +32,13 @@ int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 	(void)ev, (void)total;
 	return 0;
 }
-void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec, uint32_t size,
-			     uint64_t *commit, uint64_t end, struct tpoint_stream *top)
+void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoint_stream *s, uint32_t size)
 {
-	(void)ev, (void)rec, (void)size, (void)commit, (void)end, (void)top;
+	(void)ev, (void)s, (void)size;
+}
+void tpoint_commit_slow_v1(struct tpoint_event *ev, struct tpoint_stream *s, uint32_t size)
+{
+	(void)ev, (void)s, (void)size;
 }
 struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev)
 {

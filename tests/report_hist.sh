@@ -92,6 +92,18 @@ cmp -s two.txt wanttwo.txt || { diff wanttwo.txt two.txt; fail "two histograms i
 	$files >two.json 2>&1 || { cat two.json; fail "two histograms --json exited $?"; }
 [ "$(grep -c '"totals": {"hits": 18,' two.json)" = 2 ] || { cat two.json; fail "two JSON objects"; }
 
+# report's selection applies: -e/-f keep only n == 2, one greeting a run.
+# shellcheck disable=SC2086
+"$TPOINT" report --hist 'hello:hello_greet:hist:keys=who:sort=who' -e hello_greet -f 'n == 2' \
+	$files >sel.txt 2>&1 || { cat sel.txt; fail "--hist with -e/-f exited $?"; }
+for w in 'alice 2' 'bob 1' 'carol 3'; do
+	# shellcheck disable=SC2086 # a name and its count
+	set -- $w
+	grep -qxF "$(printf '{ who: %-50s } hitcount: %10d' "$1" "$2")" sel.txt ||
+		{ cat sel.txt; fail "--hist with -f 'n == 2': $1 should have $2"; }
+done
+grep -q '^    Hits: 6$' sel.txt || { cat sel.txt; fail "--hist with -f: 6 hits"; }
+
 # :clear and :cont name a trigger that exists; on a file there is none, as the kernel says.
 "$TPOINT" report --hist 'hello:hello_greet:hist:keys=n:clear' r1.dat >bad4.out 2>&1
 rc=$?

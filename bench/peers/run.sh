@@ -35,6 +35,7 @@ USDT_REPS=${USDT_REPS:-5}
 PKGS="lttng-tools liblttng-ust-dev systemtap-sdt-dev bpftrace"
 
 say() { printf 'bench-peers: %s\n' "$*"; }
+sh ../cpu.sh
 
 # Outputs go to tmpfs: what is timed is the tracers, not a disk's writeback.
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then

@@ -14,11 +14,14 @@
  * at records of TPOINT_META_VERSION 2, strings as long as they are. ABI 6: the descriptor
  * has no pointers to its records, an object's table (struct tpoint_event_ref) has offsets
  * to both; a stream's off and end are 64-bit; the thread's state, tpoint_tls_v2, starts at
- * the library's unlinked stream.)
+ * the library's unlinked stream. ABI 7: a stream holds pointers, the page's commit word
+ * the address of its first free byte, and the clock is read at publish, after the fields:
+ * tpoint_tls_v3, tpoint_filter_commit_v2, tpoint_commit_slow_v1.)
  *
- * The hot path (tpoint_reserve + tpoint_commit) does no atomic read-modify-write, takes no
- * lock and makes no system call: a clock read, a CPU check, a bump of the thread's own write
- * offset, the header store, and a release store of the page's commit word.
+ * The hot path (tpoint_reserve + tpoint_publish) does no atomic read-modify-write, takes no
+ * lock and makes no system call: a room and a CPU check, the fields, a clock read, a bump of
+ * the thread's own write pointer, the header's stores, and a release store of the page's
+ * commit word.
  */
 #ifndef TPOINT_EVENT_H
 #define TPOINT_EVENT_H
@@ -33,7 +36,7 @@
 extern "C" {
 #endif
 
-#define TPOINT_ABI 6
+#define TPOINT_ABI 7
 #define TPOINT_EXPORT __attribute__((visibility("default")))
 
 /* Bits of tpoint_event.enabled. */
@@ -90,6 +93,8 @@ struct tpoint_counters {
 #define TPOINT_PAGE_DATA_END (TPOINT_PAGE_DATA - 8u)
 #define TPOINT_RECORD_HEADER 8u
 #define TPOINT_MAX_PAYLOAD (TPOINT_PAGE_DATA_END - TPOINT_RECORD_HEADER)
+/* The longest payload whose strings the inline path copies itself (tpoint_copy_short()). */
+#define TPOINT_INLINE_COPY_MAX 512u
 #define TPOINT_TYPE_LEN_BITS 5
 #define TPOINT_DELTA_BITS 27
 #define TPOINT_DELTA_MAX ((1ull << TPOINT_DELTA_BITS) - 1)
@@ -97,13 +102,15 @@ struct tpoint_counters {
 /* Nesting levels with a stream of their own: thread, signal handler, nested signal, ... */
 #define TPOINT_MAX_NESTING 4
 
-/* Where one nesting level of one thread writes. */
+/*
+ * Where one nesting level of one thread writes. Pointers, not offsets, so that the fast path
+ * finds the record's address without an addition and keeps no page address in a register.
+ */
 struct tpoint_stream {
-	char *data;       /* the current page's event area (page + 16), or NULL */
-	/* 64-bit, as the commit word they are stored to: no widening on the hot path. */
-	uint64_t off;     /* bytes of data used */
-	uint64_t end;     /* a reservation must end at or before this; 0 without a page */
+	char *wp;         /* the first free byte of the current page's event area, or NULL */
+	char *limit;      /* a record must end at or before this; NULL without a page */
 	uint64_t last;    /* clock of the previous record in this page */
+	uint64_t *commit; /* the page's commit word (tpoint_publish()) */
 	uint32_t cpu_key; /* tpoint_arch_cpu_key() when the page was taken */
 	uint32_t page;    /* index of the page in the pool */
 	/* The next level's stream, what a reservation here claims; the spare's is itself. */
@@ -113,10 +120,10 @@ struct tpoint_stream {
 struct tpoint_tls {
 	/*
 	 * The stream the next reservation claims: &stream[levels currently inside
-	 * tpoint_reserve..tpoint_commit]. Before the thread's first record, the library's
+	 * tpoint_reserve..tpoint_publish]. Before the thread's first record, the library's
 	 * unlinked stream, shared by all threads and never written: no page and no room (its
-	 * end is 0), linked to itself, so that the first reservation fails the room check and
-	 * the slow path links the thread's own streams, with no test of its own on the hot
+	 * limit is NULL), linked to itself, so that the first reservation fails the room check
+	 * and the slow path links the thread's own streams, with no test of its own on the hot
 	 * path. A pointer, not a count, so that the hot path needs no address arithmetic.
 	 */
 	struct tpoint_stream *top;
@@ -126,51 +133,43 @@ struct tpoint_tls {
 	struct tpoint_counters *counters;
 	void *thread;      /* library-private per-thread state */
 	/*
-	 * One more than the levels: that spare stream never has a page (its end stays 0), so a
-	 * reservation nested too deep fails the room check and goes to the slow path, which
+	 * One more than the levels: that spare stream never has a page (its limit stays NULL),
+	 * so a reservation nested too deep fails the room check and goes to the slow path, which
 	 * drops it: no test of its own on the hot path. Claiming it claims nothing (its next
 	 * is itself), so a handler interrupting that reservation reads no further.
 	 */
 	struct tpoint_stream stream[TPOINT_MAX_NESTING + 1];
 };
 
-/* _v2: starts at the unlinked stream (_v1 started NULL, which the hot path tested). */
-#define TPOINT_TLS tpoint_tls_v2
+/* _v3: the streams of ABI 7 (_v2 had offsets; _v1 started NULL, which the hot path tested). */
+#define TPOINT_TLS tpoint_tls_v3
 extern __thread struct tpoint_tls TPOINT_TLS __attribute__((tls_model("initial-exec")));
 
 /*
  * The slow path: makes room for a record of `total` bytes (header included) in the stream of
- * this thread's current nesting level, now, for the fast path to take: a page, a time
- * extend after a long pause, a page of the CPU the thread migrated to, the thread's streams
- * linked on its first record. Returns 1; or 0, having counted the record as lost (no
- * recording, no free page, nesting too deep). Nothing stays claimed either way.
+ * this thread's current nesting level, now, for the fast path to take: a page, a page of
+ * the CPU the thread migrated to, the thread's streams linked on its first record. Returns
+ * 1; or 0, having counted the record as lost (no recording, no free page, nesting too deep).
+ * Nothing stays claimed either way.
  */
 TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total);
 TPOINT_EXPORT struct tpoint_counters *tpoint_counters_slow_v1(struct tpoint_event *ev);
 /*
- * A record just filled (`size` bytes from `rec`), reserved with the commit that follows
- * (struct tpoint_pending's fields, by value: the caller makes this its tail call): judged by
- * the event's filter, then taken back from the page, counted as filtered and its nesting
- * level released, or published and counted as recorded, as with no filter.
+ * A record of `size` payload bytes just filled at s->wp, its level claimed by
+ * tpoint_reserve(), published by the library (the caller makes these its tail calls):
+ * _commit_slow_v1, when the pause since the stream's last record is too long for the
+ * header's 27-bit delta (a time extend goes before the record, which moves to a new page if
+ * the extend does not fit); _filter_commit_v2, when the event has a filter: judged first,
+ * then dropped and counted as filtered, or published as tpoint_publish() does. Either way
+ * the level is released.
  */
-TPOINT_EXPORT void tpoint_filter_commit_v1(struct tpoint_event *ev, const void *rec,
-					   uint32_t size, uint64_t *commit, uint64_t end,
-					   struct tpoint_stream *top);
+TPOINT_EXPORT void tpoint_commit_slow_v1(struct tpoint_event *ev, struct tpoint_stream *s,
+					 uint32_t size);
+TPOINT_EXPORT void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoint_stream *s,
+					   uint32_t size);
 TPOINT_EXPORT void tpoint_count_lost_v1(struct tpoint_event *ev);
 
 #define tpoint_barrier() __asm__ __volatile__("" ::: "memory")
-
-/*
- * What a reserved record's commit publishes: the commit word of its page, the offset it
- * moves to, and the stream it gives back. Kept by the caller, so that the commit is one
- * store, not a reload of the stream (the record's stores might alias it, for all the
- * compiler knows). Nothing changes them meanwhile: the level stays claimed.
- */
-struct tpoint_pending {
-	uint64_t *commit;
-	uint64_t end;
-	struct tpoint_stream *top;
-};
 
 static inline uint32_t tpoint_record_total(uint32_t payload)
 {
@@ -187,26 +186,29 @@ static inline uint64_t tpoint_record_header(uint64_t delta, uint32_t total)
 }
 
 /*
- * The fast path: reserve a record of `payload` bytes (common header included) in this
- * thread's current page and write its ring-buffer header and common header. Returns the
- * payload, to be filled and then published with tpoint_commit_pending(); or NULL, having
- * claimed nothing, when the slow path is needed (the thread's first record, no page, no
- * room, a pause too long for the 27-bit delta, a CPU migration, nesting too deep). Callers
- * then call tpoint_make_room_v1() from a function of their own, and try again, so that this
- * path makes no call and keeps its state in the registers that a call would clobber.
+ * The fast path, first half: claim this thread's current nesting level and find room for a
+ * record of `payload` bytes (common header included) in its page.
+ * Returns the payload, to be filled (its common header is tpoint_publish()'s) and then
+ * published with tpoint_publish(), the stream in *sp; or NULL, having claimed nothing, when the slow path is needed (the thread's first
+ * record, no page, no room, a CPU migration, nesting too deep). Callers then call
+ * tpoint_make_room_v1() from a function of their own, and try again, so that this path
+ * makes no call and keeps its state in the registers that a call would clobber.
  *
- * Between reserve and commit, this thread's nesting level stays claimed: a signal handler
+ * Between reserve and publish, this thread's nesting level stays claimed: a signal handler
  * that traces meanwhile writes into the next level's stream, so neither record is
- * disturbed, and no handle is needed: at commit the level's stream ends where this record
- * ends.
+ * disturbed, and no handle is needed: the record is at the level's s->wp.
+ *
+ * The clock is read at publish, after the fields: the arguments are stored before `rdtsc`
+ * takes the registers it writes (edx, eax), so none is moved out of its way, and the clock
+ * and the 27-bit delta, read and checked last, cannot be disturbed by a handler (the level
+ * is already claimed when they are).
  */
-static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
-				   struct tpoint_pending *pending)
+static inline void *tpoint_reserve(uint32_t payload, struct tpoint_stream **sp)
 {
-	uint64_t now = tpoint_arch_clock();
 	struct tpoint_tls *t = &TPOINT_TLS;
 	struct tpoint_stream *s = t->top;
 	uint32_t total = tpoint_record_total(payload);
+	uint64_t *rec;
 
 	/*
 	 * Claim the level before reading its stream. A signal arriving before this store sees
@@ -216,48 +218,85 @@ static inline void *tpoint_reserve(struct tpoint_event *ev, uint32_t payload,
 	tpoint_barrier();
 
 	/*
-	 * No page, no room or nesting too deep (the spare stream has no room), a CPU migration,
-	 * a delta too wide for 27 bits: branches that are never taken, cheaper than folding
-	 * them into one. The clock was read first, before the claim, so that fewer values live
-	 * across it: harmless, as a handler that records in between leaves a later `last`, so
-	 * the delta comes out negative, too wide for 27 bits, and the slow path makes room
-	 * again. The CPU check is a hint anyway, as the thread may move right after it.
+	 * No page, no room or nesting too deep (the spare stream has no room), a CPU migration:
+	 * branches that are never taken. The CPU check is a hint anyway, as the thread may move
+	 * right after it. As integers: no page is a NULL wp and limit.
 	 */
-	uint64_t off = s->off;
-	uint64_t delta, *rec;
-	char *data;
-
-	if (__builtin_expect(off + total > s->end, 0) ||
-	    __builtin_expect(tpoint_arch_cpu_key() != s->cpu_key, 0))
-		goto slow;
-	delta = now - s->last;
-	if (__builtin_expect(delta > TPOINT_DELTA_MAX, 0))
-		goto slow;
-
-	data = s->data;
-	rec = (uint64_t *)(void *)(data + off);
-	s->off = off + total;
-	s->last = now;
-	rec[0] = tpoint_record_header(delta, total);
-	rec[1] = t->pid_word | ev->id; /* common_type, flags 0, preempt_count 0, pid */
-	pending->commit = (uint64_t *)(void *)(data - 8);
-	pending->end = off + total;
-	pending->top = s;
+	rec = (uint64_t *)(void *)s->wp;
+	if (__builtin_expect((uintptr_t)rec + total > (uintptr_t)s->limit, 0) ||
+	    __builtin_expect(tpoint_arch_cpu_key() != s->cpu_key, 0)) {
+		tpoint_barrier();
+		t->top = s;
+		return NULL;
+	}
+	*sp = s;
 	return rec + 1;
-
-slow:
-	tpoint_barrier();
-	t->top = s;
-	return NULL;
 }
 
-/* Publish a record: readers trust a page only up to its commit word. */
-static inline void tpoint_commit_pending(const struct tpoint_pending *p)
+/*
+ * A record as the fast path counts it: one more recorded, with no test: a thread that
+ * publishes has its counters (the slow path attached it before it could have a page), and
+ * an event that records has its index (the registry numbers events below its bound before
+ * enabling them).
+ */
+static inline void tpoint_count_recorded(struct tpoint_event *ev);
+
+/*
+ * The fields every event has (common_type, flags 0, preempt_count 0, common_pid), at the
+ * start of a record's payload. Written at publish, or before a filter judges the record,
+ * which may test them.
+ */
+static inline void tpoint_common_header(struct tpoint_event *ev, void *entry)
 {
-	/* Release: the record's bytes are visible before the commit that covers them. */
-	__atomic_store_n(p->commit, p->end, __ATOMIC_RELEASE);
+	*(uint64_t *)entry = TPOINT_TLS.pid_word | ev->id;
+}
+
+/*
+ * Stamp the record at `rec` (s->wp, `total` bytes, filled) `now`, `delta` (27 bits) after
+ * the stream's last record, publish it, count it, and release the level: the end of tpoint_publish(), and of the library's publishing after a
+ * long pause or a filter. `rec` is passed, not read from s->wp again: the fields' stores
+ * might have changed it, for all the compiler knows.
+ */
+static inline void tpoint_stamp_publish(struct tpoint_event *ev, struct tpoint_stream *s,
+					char *rec, uint32_t total, uint64_t now, uint64_t delta)
+{
+	char *end = rec + total;
+
+	s->last = now;
+	s->wp = end;
+	/* Two 32-bit stores: the delta, shifted past type_len 0, and the length + 4. */
+	((uint32_t *)(void *)rec)[0] = (uint32_t)delta << TPOINT_TYPE_LEN_BITS;
+	((uint32_t *)(void *)rec)[1] = total - 4;
+	/*
+	 * Release: the record's bytes are visible before the commit that covers them. The
+	 * commit word holds the address of the first free byte: its low 12 bits are the page
+	 * offset (the library's readers take the page header off), and the fast path stores
+	 * the pointer it has, with no subtraction.
+	 */
+	__atomic_store_n(s->commit, (uint64_t)(uintptr_t)end, __ATOMIC_RELEASE);
 	tpoint_barrier();
-	TPOINT_TLS.top = p->top;
+	TPOINT_TLS.top = s;
+	tpoint_count_recorded(ev);
+}
+
+/*
+ * The fast path, second half: read the clock, then stamp and publish the record whose
+ * payload tpoint_reserve() returned (`payload` bytes, filled). A pause too long for the
+ * 27-bit delta goes to the library (a tail call), which puts a time extend before it.
+ */
+static inline void tpoint_publish(struct tpoint_event *ev, struct tpoint_stream *s,
+				  void *entry, uint32_t payload)
+{
+	uint64_t now = tpoint_arch_clock();
+	uint64_t delta = now - s->last;
+
+	if (__builtin_expect(delta > TPOINT_DELTA_MAX, 0)) {
+		tpoint_commit_slow_v1(ev, s, payload);
+		return;
+	}
+	tpoint_common_header(ev, entry);
+	tpoint_stamp_publish(ev, s, (char *)entry - TPOINT_RECORD_HEADER,
+			     tpoint_record_total(payload), now, delta);
 }
 
 /*
@@ -302,11 +341,7 @@ static inline void tpoint_count_one(uint64_t *counter)
 #endif
 }
 
-/*
- * A committed record counts as recorded, with no test: a thread that commits has its
- * counters (the slow path attached it before it could have a page), and an event that
- * records has its index (the registry numbers events below its bound before enabling them).
- */
+/* (Declared above, with tpoint_publish().) */
 static inline void tpoint_count_recorded(struct tpoint_event *ev)
 {
 	char *counters = (char *)TPOINT_TLS.counters + ev->counters;

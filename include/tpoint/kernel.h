@@ -92,6 +92,43 @@ static inline void tpoint_copy_min(void *to, uint32_t room, const void *src, siz
 }
 
 /*
+ * A __string's copy on the inline path, at most TPOINT_INLINE_COPY_MAX bytes: 16-byte moves
+ * and an overlapping last one, with no call. A call to memcpy() would have the hit function
+ * save and restore every register that holds the record's state across it (six pushes and
+ * pops for a 32-byte string); longer strings record through the out-of-line path, which
+ * calls memcpy().
+ */
+static inline void tpoint_copy_short(char *to, const char *src, uint32_t len)
+{
+	char a[16], b[16];
+	uint32_t i;
+
+	TPOINT_LAUNDER(to);
+	if (len >= 16) {
+		for (i = 0; i + 16 < len; i += 16) {
+			memcpy(a, src + i, 16);
+			memcpy(to + i, a, 16);
+		}
+		memcpy(a, src + len - 16, 16);
+		memcpy(to + len - 16, a, 16);
+	} else if (len >= 8) {
+		memcpy(a, src, 8);
+		memcpy(b, src + len - 8, 8);
+		memcpy(to, a, 8);
+		memcpy(to + len - 8, b, 8);
+	} else if (len >= 4) {
+		memcpy(a, src, 4);
+		memcpy(b, src + len - 4, 4);
+		memcpy(to, a, 4);
+		memcpy(to + len - 4, b, 4);
+	} else if (len) {
+		to[0] = src[0];
+		to[len / 2] = src[len / 2];
+		to[len - 1] = src[len - 1];
+	}
+}
+
+/*
  * A __string_len's copy: len - 1 bytes of src and a NUL. The kernel copies len - 1 bytes
  * whatever src holds; a program that gives a length past its string's end would have it
  * read past the string (a crash at a page's end, garbage in the record): the copy stops at

@@ -45,7 +45,7 @@ TPOINT_EXPORT int tpoint_disable(const char *patterns);
 /*
  * Filter the records of one event ("system:name" or "name") with an ftrace filter
  * expression, e.g. "flags & 3 && ino > 100" or "path ~ \"tmp*\""; "" removes it. A
- * record the filter rejects is taken back from the buffer and counted as filtered.
+ * record the filter rejects is never published, and is counted as filtered.
  * -ENOENT for an unknown event, -EINVAL for an expression that does not compile (the reason
  * goes to the log).
  */

@@ -11,8 +11,9 @@
  * fields checked, as the report does; the promise of the reader is that nothing it accepted
  * can make those go out of bounds. Then the whole report runs on it, `tpoint report FILE`
  * `tpoint report --stats FILE` and `tpoint report --json FILE` (the converter's typed
- * fields: convert_input.c, json.c), from a memfd named /proc/self/fd/N, its output thrown
- * away. libtraceevent itself is not instrumented: what it does wrong inside is not seen.
+ * fields: convert_input.c, json.c), and both with a selection (-e, -f, --cpu, --from:
+ * report_select.c, select.c, the filter compiled against the file's formats), from a memfd
+ * named /proc/self/fd/N, its output thrown away. libtraceevent itself is not instrumented: what it does wrong inside is not seen.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -98,10 +99,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(dat_fd, 0) || (size && pwrite(dat_fd, data, size, 0) != (ssize_t)size))
 		abort();
-	for (int mode = 0; mode < 3; mode++) {
+	for (int mode = 0; mode < 5; mode++) {
 		char *argv[] = { (char *)"report", (char *)"--stats", dat_path, NULL };
+		/* a selection (report_select.c): each file's formats compiled, each record judged */
+		char *sel[] = { (char *)"report", (char *)"-e", (char *)"*",
+				(char *)"-f", (char *)"common_pid != 1", (char *)"--cpu",
+				(char *)"0-1", (char *)"--from", (char *)"0.000001",
+				mode == 4 ? (char *)"--json" : dat_path, dat_path, NULL };
 
-		if (mode == 1) {
+		if (mode >= 3) {
+			cmd_report(mode == 4 ? 11 : 10, sel);
+		} else if (mode == 1) {
 			cmd_report(3, argv);
 		} else if (mode == 2) {
 			argv[1] = (char *)"--json"; /* the converter's reading (json.c) */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "render.h"
+#include "td_merge.h"
 #include "tracedat_read.h"
 
 enum conv_kind {
@@ -88,6 +89,8 @@ struct conv {
 	bool progress;	   /* stderr is a terminal: a progress line */
 	double next_progress;
 	bool drawn;	   /* a progress line is on the terminal */
+	td_merge_keep_fn keep; /* the records a writer that merges writes (NULL: all) */
+	void *keep_ctx;
 };
 
 /*
@@ -194,7 +197,8 @@ int conv_write_file(const char *out, bool force, int (*fill)(int fd, const char 
 int convert_tracedat(const char *in, const char *to, const char *compress, const char *out,
 		     bool force);
 
-/* `tpoint report --json FILE...`: JSON lines on stdout. */
-int json_report(const char *verb, char **files, size_t nr);
+struct rsel;
+/* `tpoint report --json FILE...`: JSON lines on stdout, of the records sel keeps (NULL: all). */
+int json_report(const char *verb, char **files, size_t nr, struct rsel *sel);
 
 #endif

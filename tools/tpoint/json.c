@@ -20,6 +20,7 @@
 
 #include "convert_backend.h"
 #include "json.h"
+#include "report_select.h"
 #include "td_merge.h"
 #include "tool.h"
 
@@ -284,6 +285,8 @@ static struct td_merge *merge_inputs(const struct conv *cv)
 			td_merge_free(m);
 			m = NULL;
 		}
+	if (m)
+		td_merge_select(m, cv->keep, cv->keep_ctx);
 	return m;
 }
 
@@ -372,7 +375,18 @@ int json_write(struct conv *cv, FILE *out, const char *outname)
 	return 0;
 }
 
-int json_report(const char *verb, char **files, size_t nr)
+/* The selection compiled for the inputs' formats, and kept by the merge: 0, or -1 (said). */
+static int report_select_inputs(struct conv *cv, struct rsel *sel)
+{
+	for (size_t i = 0; i < cv->nr_in; i++)
+		if (rsel_add_file(sel, cv->verb, &cv->in[i].td, cv->in[i].file))
+			return -1;
+	cv->keep = rsel_keep;
+	cv->keep_ctx = sel;
+	return rsel_prepare(sel, cv->verb) ? -1 : 0;
+}
+
+int json_report(const char *verb, char **files, size_t nr, struct rsel *sel)
 {
 	struct conv cv;
 	int ret;
@@ -380,8 +394,15 @@ int json_report(const char *verb, char **files, size_t nr)
 	if (conv_open(&cv, verb, files, nr))
 		return EXIT_FAIL;
 	cv.progress = false; /* stdout is the report; its progress would only be in the way */
+	if (sel && report_select_inputs(&cv, sel)) {
+		conv_close(&cv);
+		return EXIT_FAIL;
+	}
 	ret = json_write(&cv, stdout, "standard output");
 	ret = ret || cv.problems ? EXIT_FAIL : EXIT_OK;
+	/* nothing selected is nothing matched (said), whatever else went right */
+	if (sel && rsel_end(sel, verb) != EXIT_OK)
+		ret = EXIT_FAIL;
 	conv_close(&cv);
 	return ret;
 }

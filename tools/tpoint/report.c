@@ -30,6 +30,7 @@
 #include "fmt/control_msg.h"
 #include "render.h"
 #include "report_hist.h"
+#include "report_select.h"
 #include "options.h"
 #include "td_merge.h"
 #include "tool.h"
@@ -40,7 +41,10 @@
 static const struct opts_spec report_opts = {
 	.verb = VERB,
 	.usage = (const char *const[]){ "tpoint report [-i FILE]... [--stats|--json] [FILE]...",
-					 "tpoint report --hist SYS:EVENT:hist:... [--json] [FILE]...", NULL },
+					"tpoint report [-e GLOBS [-f EXPR]]... [--pid PIDS] [--cpu CPUS]\n"
+					"                     [--from S] [--to S] [--json] [FILE]...",
+					"tpoint report --hist SYS:EVENT:hist:...[;...] [the selection above]\n"
+					"                     [--json] [FILE]...", NULL },
 	.about = "Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
 		 "time, one line each, as 'trace-cmd report' prints them. Several files are\n"
 		 "merged into one time line, each line led by its file's name, as\n"
@@ -52,6 +56,21 @@ static const struct opts_spec report_opts = {
 		  "lost and the condition, as tpoint stored them; and the\n"
 		  "records found in the file (one table per file)", 0 },
 		OPT_JSON("JSON lines, one object per event (keys in tpoint(1))"),
+		OPT_EVENTS("only the events these globs select: sys:name, sys:*,\n"
+			   "sys or name, comma-separated; may be given more than once"),
+		OPT_FILTER("only the records for which EXPR holds (the kernel's filter\n"
+			   "syntax, as tpoint filter), of the events of the -e before\n"
+			   "it; on those that lack its fields it does not apply (said)"),
+		{ RSEL_OPT_PID, 0, "pid", OPT_VALUE, "PIDS",
+		  "only the records of these threads (the number after the\n"
+		  "comm), comma-separated; may be given more than once", 0 },
+		{ RSEL_OPT_CPU, 0, "cpu", OPT_VALUE, "CPUS",
+		  "only the records of these CPUs: numbers or ranges (0,2-3),\n"
+		  "comma-separated; may be given more than once", 0 },
+		{ RSEL_OPT_FROM, 0, "from", OPT_VALUE, "S",
+		  "only the records at or after S seconds, as the report\n"
+		  "prints times (12345.678901; up to 9 decimals)", 0 },
+		{ RSEL_OPT_TO, 0, "to", OPT_VALUE, "S", "only the records before S seconds", 0 },
 		{ 'H', 0, "hist", OPT_VALUE, "SYS:EVENT:hist:...",
 		  "the kernel's histogram of the event (its hist: trigger),\n"
 		  "printed as its hist file prints it (with --json: one object);\n"
@@ -60,7 +79,11 @@ static const struct opts_spec report_opts = {
 	},
 	.after = "The file is checked first; a damaged file gives one line saying what is wrong\n"
 		 "and where. Events libtraceevent cannot render are named on stderr.\n"
-		 "Exit status: 0 all events rendered, 1 damaged file or events not rendered,\n"
+		 "A record is shown when every selection given keeps it (-e/-f, --pid, --cpu,\n"
+		 "--from/--to); the others are not printed, and their lost-event marks go to the\n"
+		 "next record shown of their CPU. --stats takes no selection.\n"
+		 "Exit status: 0 all events rendered, 1 damaged file, events not rendered, a glob\n"
+		 "or filter that matches no event of the files, or no record selected,\n"
 		 "2 usage error.\n",
 };
 struct report {
@@ -142,7 +165,7 @@ static const char *base_name(const char *path)
  * first file, then the first buffer and the lowest CPU. With several files each line is led
  * by its file's base name (an instance's by the instance's), padded to the longest.
  */
-static int show_events(struct report *rs, size_t nr_files)
+static int show_events(struct report *rs, size_t nr_files, struct rsel *sel)
 {
 	struct td_merge *m = td_merge_new();
 	struct td_merge_rec t;
@@ -168,6 +191,8 @@ static int show_events(struct report *rs, size_t nr_files)
 		if (td_merge_add(m, td))
 			goto oom;
 	}
+	if (sel)
+		td_merge_select(m, rsel_keep, sel);
 
 	for (size_t f = 0; f < nr_files; f++) {
 		if (nr_files > 1)
@@ -193,7 +218,7 @@ static int show_events(struct report *rs, size_t nr_files)
 	}
 	/* An empty report is not an answer: say it, and the usual cause. */
 	for (size_t f = 0; f < nr_files; f++)
-		if (!shown[f])
+		if (!shown[f] && !(sel && rsel_records(&rs[f].td))) /* else rsel_end() says it */
 			tool_error(VERB, "%s: no events in this file (was any event enabled while "
 				   "it recorded? TPOINT_EVENTS or -e select them)", rs[f].file);
 	td_merge_free(m);
@@ -579,6 +604,7 @@ int cmd_report(int argc, char **argv)
 	bool stats = false, json = false;
 	const char *hist = NULL;
 	struct report *rs = NULL;
+	struct rsel sel = { 0 }, *selected;
 	int opt, ret = EXIT_FAIL;
 
 	/* every argument could be a file */
@@ -602,9 +628,18 @@ int cmd_report(int argc, char **argv)
 		case 'H':
 			hist = o.value;
 			break;
+		case 'e':
+		case 'f':
+		case RSEL_OPT_PID:
+		case RSEL_OPT_CPU:
+		case RSEL_OPT_FROM:
+		case RSEL_OPT_TO:
+			if ((ret = rsel_option(&sel, VERB, opt, o.value)))
+				goto out;
+			break;
 		default:
-			free(files);
-			return opts_exit(opt);
+			ret = opts_exit(opt);
+			goto out;
 		}
 	}
 	optind = o.ind;
@@ -612,15 +647,29 @@ int cmd_report(int argc, char **argv)
 		files[nr_files++] = argv[optind++];
 	if (!nr_files)
 		files[nr_files++] = "trace.dat";
-	if (hist) { /* the kernel's histogram of one event (report_hist.c) */
-		ret = report_hist(VERB, hist, files, nr_files, json);
-		free(files);
-		return ret;
+	if ((ret = rsel_finish(&sel, VERB)))
+		goto out;
+	ret = EXIT_FAIL;
+	selected = rsel_active(&sel) ? &sel : NULL;
+	/* the tables count what tpoint counted, and every record: no selection applies */
+	if (stats && selected) {
+		tool_error(VERB, "--stats counts every record of the file: it takes no -e, -f, "
+			   "--pid, --cpu, --from or --to");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (hist) { /* the kernel's histograms of events (report_hist.c), of the records selected */
+		if (stats) {
+			tool_error(VERB, "--hist and --stats: give one of them");
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		ret = report_hist(VERB, hist, files, nr_files, json, selected);
+		goto out;
 	}
 	if (json) { /* the converter's JSON lines (json.c), several files merged by time */
-		ret = json_report(VERB, (char **)files, nr_files);
-		free(files);
-		return ret;
+		ret = json_report(VERB, (char **)files, nr_files, selected);
+		goto out;
 	}
 
 	rs = calloc(nr_files, sizeof(*rs));
@@ -644,6 +693,12 @@ int cmd_report(int argc, char **argv)
 		}
 		goto out;
 	}
+	/* a glob or filter that selects nothing is said before anything is printed */
+	for (size_t f = 0; selected && f < nr_files; f++)
+		if (rsel_add_file(selected, VERB, &rs[f].td, rs[f].file))
+			goto out;
+	if (selected && rsel_prepare(selected, VERB))
+		goto out;
 
 	for (size_t f = 0; f < nr_files; f++) {
 		if (setup_tep(&rs[f])) {
@@ -654,11 +709,11 @@ int cmd_report(int argc, char **argv)
 			tool_error(VERB, "%s: note: the guest/host time-sync option is not applied; "
 				   "times are the guest's own", rs[f].file);
 	}
-	if (show_events(rs, nr_files)) {
+	if (show_events(rs, nr_files, selected)) {
 		tool_error(VERB, "out of memory");
 		goto out;
 	}
-	ret = EXIT_OK;
+	ret = selected ? rsel_end(selected, VERB) : EXIT_OK;
 	for (size_t f = 0; f < nr_files; f++) {
 		render_note_unused(&rs[f].rd);
 		if (rs[f].rd.problems)
@@ -674,5 +729,6 @@ out:
 		report_free(&rs[--opened]);
 	free(rs);
 	free(files);
+	rsel_free(&sel);
 	return ret;
 }

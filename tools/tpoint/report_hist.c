@@ -9,7 +9,9 @@
  * that files whose layouts differ in nothing the keys need give one histogram. The records
  * come through the one cursor of `report` (td_merge.c), in time order. .execname names the
  * pid's command from the file's saved cmdlines, as the kernel names the task that made the
- * entry. Only the top buffer's records count (the kernel's triggers are an instance's
+ * entry. With report's selection (-e/-f, --pid, --cpu, --from/--to: report_select.h), only the
+ * records it keeps count, the selection's hook on the same cursor. Only the top buffer's
+ * records count (the kernel's triggers are an instance's
  * own). .sym and .sym-offset name kernel addresses from the first file's kallsyms (events
  * recorded with `record -k`), through libtraceevent, as the kernel's %ps and %pS print them.
  */
@@ -24,6 +26,7 @@
 #include "fmt/tracefs_format.h"
 #include "hist.h"
 #include "report_hist.h"
+#include "report_select.h"
 #include "td_merge.h"
 #include "tool.h"
 #include "tracedat_read.h"
@@ -224,9 +227,12 @@ struct hist_job {
 	struct hist_input *ins;
 };
 
-/* The records of every file, each counted into every histogram's table for that file. */
+/*
+ * The records of every file (those `sel` keeps, when given), each counted into every
+ * histogram's table for that file.
+ */
 static int count(const char *verb, const struct tracedat *tds, size_t nr_files,
-		 struct hist_job *jobs, size_t nr_jobs)
+		 struct hist_job *jobs, size_t nr_jobs, struct rsel *sel)
 {
 	struct td_merge *m = td_merge_new();
 	struct td_merge_rec r;
@@ -240,6 +246,8 @@ static int count(const char *verb, const struct tracedat *tds, size_t nr_files,
 		tool_error(verb, "out of memory");
 		return -1;
 	}
+	if (sel)
+		td_merge_select(m, rsel_keep, sel);
 	while (td_merge_next(m, &r)) {
 		uint16_t type;
 		int32_t pid = 0;
@@ -370,7 +378,7 @@ static int print_job(const char *verb, struct hist_job *j, size_t nth, size_t nr
 }
 
 int report_hist(const char *verb, const char *hist, const char *const *files, size_t nr_files,
-		bool json)
+		bool json, struct rsel *sel)
 {
 	struct tracedat *tds = calloc(nr_files, sizeof(*tds));
 	struct hist_job *jobs = calloc(strlen(hist) / 2 + 1, sizeof(*jobs));
@@ -393,7 +401,13 @@ int report_hist(const char *verb, const char *hist, const char *const *files, si
 	if (ret)
 		goto out;
 	ret = EXIT_FAIL;
-	if (count(verb, tds, nr_files, jobs, nr_jobs))
+	/* The selection is said wrong (a glob that selects nothing) before anything is printed. */
+	for (size_t i = 0; sel && i < nr_files; i++)
+		if (rsel_add_file(sel, verb, &tds[i], files[i]))
+			goto out;
+	if (sel && rsel_prepare(sel, verb))
+		goto out;
+	if (count(verb, tds, nr_files, jobs, nr_jobs, sel))
 		goto out;
 	syms = kernel_symbols(tds, nr_files);
 	names.ctx = syms;
@@ -404,7 +418,8 @@ int report_hist(const char *verb, const char *hist, const char *const *files, si
 		tool_error(verb, "writing the histogram: %s", strerror(errno));
 		goto out;
 	}
-	ret = EXIT_OK;
+	/* Nothing selected is nothing matched (said), as for the other outputs. */
+	ret = sel ? rsel_end(sel, verb) : EXIT_OK;
 out:
 	tep_free(syms);
 	for (size_t j = 0; jobs && j < nr_jobs; j++) {

@@ -6,11 +6,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct rsel;
+
 /*
  * `hist` is "SYSTEM:EVENT:hist:keys=...[ if FILTER]", or several separated by ';'; prints the
- * histogram of each over the files' records, in one pass (JSON with `json`). EXIT_OK, EXIT_FAIL or EXIT_USAGE, after saying why.
+ * histogram of each over the files' records, in one pass (JSON with `json`); with `sel`
+ * (report_select.h), over the records it keeps. EXIT_OK, EXIT_FAIL or EXIT_USAGE, after
+ * saying why.
  */
 int report_hist(const char *verb, const char *hist, const char *const *files, size_t nr_files,
-		bool json);
+		bool json, struct rsel *sel);
 
 #endif

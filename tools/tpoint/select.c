@@ -212,8 +212,8 @@ static size_t parse_list(char *text, struct known_event **out)
 }
 
 /* One -e of the check: its events, and its filter on each. 0, or -1 (said). */
-static int check_group(const struct sel_group *g, const char *verb, const struct known_event *ev,
-		       size_t nev, const char *formats, pid_t pid)
+static int check_group(const struct sel_group *g, const char *verb, const struct sel_known *ev,
+		       size_t nev, const char *where)
 {
 	size_t matched = 0, ok = 0;
 	char first[512] = "", err[512];
@@ -221,19 +221,16 @@ static int check_group(const struct sel_group *g, const char *verb, const struct
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < nev; i++) {
-			const char *fmt;
-
 			if (!tp_sel_group_selects(g, ev[i].system, ev[i].name))
 				continue;
 			matched += pass == 0;
 			if (!g->filter)
 				continue;
-			fmt = format_by_id(formats, ev[i].id);
-			if (!fmt) {
+			if (!ev[i].format) {
 				snprintf(err, sizeof(err), "%s:%s: the process gave no format",
 					 ev[i].system, ev[i].name);
-			} else if (compile(g->filter, ev[i].system, ev[i].name, fmt, &f, err,
-					   sizeof(err)) == 0) {
+			} else if (compile(g->filter, ev[i].system, ev[i].name, ev[i].format, &f,
+					   err, sizeof(err)) == 0) {
 				tp_filter_free(f);
 				ok += pass == 0;
 				continue;
@@ -245,7 +242,10 @@ static int check_group(const struct sel_group *g, const char *verb, const struct
 					   ev[i].system, ev[i].name, err);
 		}
 		if (!matched) {
-			tool_error(verb, "'%s' matches no event of process %d", g->globs, (int)pid);
+			/* "sys/name" is the kernel's path, not a glob: say how a glob is written */
+			tool_error(verb, "'%s' matches no event of %s%s", g->globs, where,
+				   strchr(g->globs, '/') ? " (an event glob is sys:name, not "
+				   "sys/name)" : "");
 			return -1;
 		}
 		if (g->filter && !ok) {
@@ -256,10 +256,21 @@ static int check_group(const struct sel_group *g, const char *verb, const struct
 	return 0;
 }
 
+int sel_check_events(const struct selection *s, const char *verb, const struct sel_known *ev,
+		     size_t nev, const char *where)
+{
+	for (size_t i = 0; i < s->ngroups; i++)
+		if (check_group(&s->group[i], verb, ev, nev, where))
+			return -1;
+	return 0;
+}
+
 int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn, pid_t pid)
 {
 	char err[1024] = "", *list = NULL, *formats = NULL;
 	struct known_event *ev = NULL;
+	struct sel_known *known;
+	char where[32];
 	bool filters = false;
 	size_t nev;
 	int ret = 0;
@@ -273,8 +284,18 @@ int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn
 		return -1;
 	}
 	nev = parse_list(list, &ev);
-	for (size_t i = 0; i < s->ngroups && !ret; i++)
-		ret = check_group(&s->group[i], verb, ev, nev, formats, pid);
+	known = calloc(nev + 1, sizeof(*known));
+	if (!known) {
+		tool_error(verb, "out of memory");
+		ret = -1;
+	}
+	for (size_t i = 0; known && i < nev; i++)
+		known[i] = (struct sel_known){ ev[i].system, ev[i].name,
+					       format_by_id(formats, ev[i].id) };
+	snprintf(where, sizeof(where), "process %d", (int)pid);
+	if (known)
+		ret = sel_check_events(s, verb, known, nev, where);
+	free(known);
 	free(ev);
 	free(list);
 	free(formats);

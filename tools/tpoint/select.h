@@ -32,6 +32,17 @@ const char *sel_globs(const struct selection *s);
  * keeps all its records, and is named on stderr. 0, or -1 (said).
  */
 int sel_check(const struct selection *s, const char *verb, struct ctl_conn *conn, pid_t pid);
+/* An event a selection is checked against: its names and its tracefs format text (or NULL). */
+struct sel_known {
+	const char *system, *name, *format;
+};
+/*
+ * sel_check()'s checks against a list of events (the formats of files, for `tpoint report`):
+ * "'GLOBS' matches no event of WHERE", a -f that compiles for none of its events, the events
+ * it leaves unfiltered. 0, or -1 (said).
+ */
+int sel_check_events(const struct selection *s, const char *verb, const struct sel_known *ev,
+		     size_t nev, const char *where);
 /*
  * One event, by its tracefs format text: false when the selection leaves it out; else *f is
  * the filter its records must pass (NULL: all of them), the caller's to tp_filter_free().

@@ -12,6 +12,7 @@ struct td_src {
 	const struct tracedat *td;
 	struct td_cursor c;
 	struct td_event ev;
+	long long carried; /* losses of records left out: 0 none, -1 an unknown number */
 };
 
 struct td_merge {
@@ -20,6 +21,8 @@ struct td_merge {
 	size_t nr_files;
 	uint64_t next_tie;
 	bool given; /* the top's record was handed out: it moves on at the next call */
+	td_merge_keep_fn keep;
+	void *keep_ctx;
 };
 
 /* The source's next record: true if it has one, its time in key.ns. */
@@ -74,28 +77,50 @@ int td_merge_add(struct td_merge *m, const struct tracedat *td)
 	return 0;
 }
 
+void td_merge_select(struct td_merge *m, td_merge_keep_fn keep, void *ctx)
+{
+	m->keep = keep;
+	m->keep_ctx = ctx;
+}
+
+/* Two counts of lost records as one: an unknown number makes the sum unknown. */
+static long long losses_add(long long a, long long b)
+{
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
 int td_merge_next(struct td_merge *m, struct td_merge_rec *r)
 {
 	struct td_src *s = (struct td_src *)(void *)tp_merge_top(&m->heap);
 
-	/*
-	 * The source of the record handed out last moves on only now: that record (in a page
-	 * of the file, for version 7 a page expanded for its CPU) stays valid until this call.
-	 */
-	if (s && m->given)
-		tp_merge_advanced(&m->heap, src_load(s));
-	m->given = false;
-	s = (struct td_src *)(void *)tp_merge_top(&m->heap);
-	if (!s)
-		return 0;
-	r->file = s->file;
-	r->buffer = s->c.buffer;
-	r->cpu = s->c.cpu_nr;
-	r->ts = s->key.ns;
-	r->data = s->ev.data;
-	r->size = s->ev.size;
-	r->missed = s->ev.missed;
-	m->given = true;
+	for (;;) {
+		/*
+		 * The source of the record handed out last moves on only now: that record (in a
+		 * page of the file, for version 7 a page expanded for its CPU) stays valid until
+		 * this call.
+		 */
+		if (s && m->given)
+			tp_merge_advanced(&m->heap, src_load(s));
+		m->given = false;
+		s = (struct td_src *)(void *)tp_merge_top(&m->heap);
+		if (!s)
+			return 0;
+		r->file = s->file;
+		r->buffer = s->c.buffer;
+		r->cpu = s->c.cpu_nr;
+		r->ts = s->key.ns;
+		r->data = s->ev.data;
+		r->size = s->ev.size;
+		r->missed = s->ev.missed;
+		m->given = true;
+		if (!m->keep || m->keep(m->keep_ctx, r))
+			break;
+		s->carried = losses_add(s->carried, r->missed);
+	}
+	if (s->carried) {
+		r->missed = losses_add(s->carried, r->missed);
+		s->carried = 0;
+	}
 	return 1;
 }
 

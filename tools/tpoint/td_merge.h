@@ -10,6 +10,7 @@
 #ifndef TPOINT_TD_MERGE_H
 #define TPOINT_TD_MERGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,19 @@ struct td_merge_rec {
 	long long missed; /* lost before it: 0 none, -1 an unknown number, else the count */
 };
 
+/*
+ * Which records td_merge_next() hands out (a report's selection, report_select.h): true to
+ * keep one. NULL keeps them all.
+ */
+typedef bool (*td_merge_keep_fn)(void *ctx, const struct td_merge_rec *r);
+
 struct td_merge *td_merge_new(void);
+/*
+ * Only the records keep() keeps. A loss marked on a record left out is not lost with it: it
+ * goes to the next record kept of the same CPU of the same buffer and file, added to its own
+ * ("dropped" somewhere before it; an unknown number stays unknown), as `tpoint stream` does.
+ */
+void td_merge_select(struct td_merge *m, td_merge_keep_fn keep, void *ctx);
 /* The next file, read whole: 0, or -1 out of memory. td must outlive the merge. */
 int td_merge_add(struct td_merge *m, const struct tracedat *td);
 /* 1 and *r filled with the earliest record left (valid until the next call), or 0 at the end. */

@@ -6,14 +6,14 @@
  *	{
  *		struct tpoint_data_offsets_foo __data_offsets;
  *		size = __tpoint_get_offsets_foo(&__data_offsets, args);
- *		struct tpoint_raw_foo *__entry = tpoint_reserve(ev, fixed part + size, &pending);
+ *		struct tpoint_raw_foo *__entry = tpoint_reserve(fixed part + size, &stream);
  *		if (!__entry) { __tpoint_emit_slow_foo(args, ev); return; }	(a tail call)
  *		__entry->__data_loc_s = __data_offsets.s;	(each dynamic field)
  *		{ TP_fast_assign }
- *		tpoint_commit_pending(&pending); count it;
+ *		tpoint_publish(ev, stream, size): the clock, publish, count it;
  *	}
  *	__tpoint_emit_filtered_foo() is the same, out of line, ending in a tail call to
- *	tpoint_filter_commit_v1() (the filter judges, the library publishes or takes back);
+ *	tpoint_filter_commit_v2() (the filter judges, the library publishes or drops it);
  *	__tpoint_emit_slow_foo() has tpoint_make_room_v1() make room, then records through
  *	__tpoint_emit_filtered_foo(). __tpoint_record_class_foo(args, ev) is the inline one out
  *	of line, for the class's DEFINE_EVENTs; __tpoint_probes_class_foo(args, ev) their probe
@@ -87,10 +87,12 @@
 	TPOINT_COPY_STR(__get_str(dst), __get_dynamic_array_len(dst), dst)
 #define TPOINT_COPY_STR(to, len, dst)                                                         \
 	do {                                                                                   \
-		if (sizeof(__data_offsets.dst##_len_) == 1)                                    \
-			memcpy(to, __data_offsets.dst##_ptr_, len);                            \
-		else                                                                           \
+		if (sizeof(__data_offsets.dst##_len_) == 2)                                    \
 			tpoint_copy_str_nul(to, len, __data_offsets.dst##_ptr_);               \
+		else if (__tpoint_inline_copy)                                                 \
+			tpoint_copy_short(to, __data_offsets.dst##_ptr_, len);                 \
+		else                                                                           \
+			memcpy(to, __data_offsets.dst##_ptr_, len);                            \
 	} while (0)
 /* The kernel's 6.x forms with a source and a length: the same copy. */
 #define __assign_str_len(...) __assign_str(__VA_ARGS__)
@@ -125,13 +127,21 @@
  * Size, reserve through `reserve` (on_null when it failed), fill, and `finish`: publish and
  * count the record, or have a filter judge it first.
  */
-#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, finish)                \
+#define TPOINT_EMIT_BODY(name, args, tstruct, assign, reserve, on_null, finish, inline_copy,   \
+			 too_long)                                                             \
 	struct tpoint_data_offsets_##name __data_offsets;                                       \
-	struct tpoint_pending __pending;                                                        \
+	struct tpoint_stream *__stream;                                                         \
+	const int __tpoint_inline_copy = inline_copy;                                           \
 	uint32_t __payload = (uint32_t)offsetof(struct tpoint_raw_##name, __data) +             \
 			     __tpoint_get_offsets_##name(&__data_offsets, args);                \
 	if (__payload > TPOINT_MAX_PAYLOAD) {                                                   \
 		tpoint_count_lost_v1(__ev);                                                     \
+		return;                                                                         \
+	}                                                                                       \
+	/* A record too long to copy its strings inline goes out of line (a constant test,  \
+	 * gone, for an event of fixed size). */                                             \
+	if (__tpoint_inline_copy && __payload > TPOINT_INLINE_COPY_MAX) {                       \
+		too_long;                                                                       \
 		return;                                                                         \
 	}                                                                                       \
 	struct tpoint_raw_##name *__entry = (struct tpoint_raw_##name *)reserve;                \
@@ -142,18 +152,14 @@
 	tstruct                                                                                 \
 	{ assign; }                                                                             \
 	finish;
-/* Publish and count. */
-#define TPOINT_FINISH_COMMIT                                                                  \
-	tpoint_commit_pending(&__pending);                                                     \
-	tpoint_count_recorded(__ev)
+/* Stamp, publish and count. */
+#define TPOINT_FINISH_COMMIT tpoint_publish(__ev, __stream, __entry, __payload)
 /*
  * The kernel's missing "never mind": a filter judges the filled record, in the library,
- * which publishes and counts it or takes it back: a tail call, so that nothing here lives
- * across it.
+ * which publishes and counts it or drops it: a tail call, so that nothing here lives across
+ * it.
  */
-#define TPOINT_FINISH_FILTER                                                                  \
-	tpoint_filter_commit_v1(__ev, __entry, __payload, __pending.commit, __pending.end,     \
-				__pending.top)
+#define TPOINT_FINISH_FILTER tpoint_filter_commit_v2(__ev, __stream, __payload)
 /*
  * TP_printk's arguments compiled in a function that is never called, as the kernel compiles
  * them: a field that does not exist, or a helper used wrongly, is a compiler error that names
@@ -217,15 +223,17 @@
 		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
-				 tpoint_reserve(__ev, __payload, &__pending),                  \
-				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_FILTER)  \
+				 tpoint_reserve(__payload, &__stream),                          \
+				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_FILTER,   \
+				 0, (void)0)                                                    \
 	}                                                                                      \
 	static inline __attribute__((always_inline)) void __tpoint_emit_##name(               \
 		proto, struct tpoint_event *__ev)                                              \
 	{                                                                                      \
 		TPOINT_EMIT_BODY(name, PARAMS(args), PARAMS(tstruct), PARAMS(assign),          \
-				 tpoint_reserve(__ev, __payload, &__pending),                  \
-				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_COMMIT)  \
+				 tpoint_reserve(__payload, &__stream),                          \
+				 __tpoint_emit_slow_##name(args, __ev), TPOINT_FINISH_COMMIT,   \
+				 1, __tpoint_emit_filtered_##name(args, __ev))                  \
 	}                                                                                      \
 	/* The recording of the class's DEFINE_EVENTs, one copy for all (unused otherwise). */\
 	static __attribute__((noinline, unused)) void __tpoint_record_class_##name(            \
@@ -260,13 +268,10 @@
  * class's, the descriptor passed last, in a register, as the kernel passes its
  * trace_event_file: no code of the event's own but its hit function and its cold path.
  */
-#define TPOINT_RECORD_FN_OWN(template, name, proto, args)                                     \
-	static __attribute__((noinline)) void __tpoint_record_##name(proto)                    \
-	{                                                                                      \
-		__tpoint_emit_##template(args, &TPOINT_EVENT_SYM(name));                       \
-	}
+#define TPOINT_RECORD_FN_OWN(template, name, proto, args)
 #define TPOINT_RECORD_FN_SHARED(template, name, proto, args)
-#define TPOINT_RECORD_CALL_OWN(template, name, args) __tpoint_record_##name(args)
+#define TPOINT_RECORD_CALL_OWN(template, name, args)                                          \
+	__tpoint_emit_##template(args, &TPOINT_EVENT_SYM(name))
 #define TPOINT_RECORD_CALL_SHARED(template, name, args)                                       \
 	__tpoint_record_class_##template(args, &TPOINT_EVENT_SYM(name))
 /* A TRACE_EVENT's loop is in its out-of-line function (__tpoint_other_*). */
