@@ -84,26 +84,14 @@ static int parse_fields(const char *format, struct fields *out)
 		return -1;
 	while (tp_tracefs_next_field(out->text, len, &pos, &tf)) {
 		struct filter_field *x = &out->f[out->n];
-		bool is_char = (tf.type_len == 4 && !memcmp(tf.type, "char", 4)) ||
-			       (tf.type_len == 10 && !memcmp(tf.type, "const char", 10)) ||
-			       (tf.type_len == 13 && !memcmp(tf.type, "unsigned char", 13));
+		int kind = tp_tracefs_field_kind(&tf);
 
-		if (tf.offset > UINT16_MAX || tf.size > UINT16_MAX)
+		/* structs and other arrays cannot be compared, as in event_filter.c */
+		if (kind < 0 || tf.offset > UINT16_MAX || tf.size > UINT16_MAX)
 			continue;
 		((char *)tf.name)[tf.name_len] = 0; /* its line is read: cut there, in the copy */
-		x->name = tf.name;
-		x->offset = (uint16_t)tf.offset;
-		x->size = (uint16_t)tf.size;
-		x->is_signed = tf.is_signed;
-		if (tf.dynamic && is_char)
-			x->kind = FILTER_STR_DYN;
-		else if (tf.array && is_char && !tf.dynamic)
-			x->kind = FILTER_STR_ARRAY;
-		else if (!tf.dynamic && !tf.array &&
-			 (tf.size == 1 || tf.size == 2 || tf.size == 4 || tf.size == 8))
-			x->kind = FILTER_NUM;
-		else
-			continue; /* structs and other arrays cannot be compared, as in event_filter.c */
+		*x = (struct filter_field){ tf.name, (uint16_t)tf.offset, (uint16_t)tf.size,
+					    tf.is_signed, (uint8_t)kind };
 		out->n++;
 	}
 	return 0;
