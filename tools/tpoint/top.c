@@ -201,7 +201,7 @@ static void show_dirty(struct top *t)
 {
 	int *index = malloc(((size_t)t->ndrows + 1) * sizeof(*index)), nindex = 0;
 	struct proc_sum *procs = malloc(((size_t)t->ndrows + 1) * sizeof(*procs));
-	char comm[80], file[1100], flags[512];
+	char comm[80], file[1100], flags[512], names[1024], esc[4 * sizeof(names)];
 
 	if (!t->dirty) {
 		out(t, "Dirty files: not shown: %s", t->dirty_why);
@@ -214,6 +214,8 @@ static void show_dirty(struct top *t)
 	out(t, "Dirty files (writeback:%s, %s)%s%.0llu", dirty_event_name(t->dirty),
 	    dirty_filter(t->dirty), dirty_lost(t->dirty) ? ", lost by the kernel: " : "",
 	    dirty_lost(t->dirty));
+	dirty_names(t->dirty, names, sizeof(names));
+	out(t, "%s", text_escaped(names, esc, sizeof(esc)));
 	out(t, "%7s %7s %-16s %9s %10s  %s", "PID", "TID", "COMM", "DIRTY/s", "TOTAL",
 	    "FILE [FLAGS]");
 	for (int p = 0; p < np; p++) {
@@ -326,6 +328,8 @@ static void show_json(struct top *t)
 		json_print_str(t->dirty_why);
 	} else if (t->dirty) {
 		printf(", \"dirty_lost\": %llu", dirty_lost(t->dirty));
+		printf(", ");
+		dirty_names_json(t->dirty);
 	}
 	printf(", \"events\": [");
 	for (int i = 0; t->want_events && i < t->nerows; i++) {
