@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,6 +587,7 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 			saved_comm(&cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
+		r->gone = kill(r->pid, 0) < 0 && errno == ESRCH ? r->gone + 1 : 0;
 		if (r->shown && name_row(d, r, have, dev))
 			r->named = true;
 		/* Looked for while the file is being dirtied: then the process likely has it. */

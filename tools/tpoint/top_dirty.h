@@ -25,6 +25,7 @@ struct dirty_row {
 	unsigned long flags;     /* every flag seen */
 	double rate;             /* events per second over the last refresh */
 	unsigned idle;           /* refreshes since its last event */
+	unsigned gone;           /* refreshes its process has been gone at (0: it is there) */
 	unsigned first_drain;    /* the reading of the kernel's buffers that saw its first event */
 	bool shown;              /* a process -p selects (all without -p) */
 };
