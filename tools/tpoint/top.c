@@ -30,6 +30,7 @@
 
 #define MAX_PIDS 64
 #define DRAIN_MS 100 /* the kernel's buffers are read this often, whatever -d is */
+#define POLL_SECS 0.1 /* processes started since are looked for this often (events view) */
 
 struct top {
 	double delay;
@@ -380,7 +381,8 @@ static void show_json(struct top *t)
 		json_print_str(r->now->condition);
 		for (int k = 0; k < STAT_NCOUNTERS; k++)
 			printf(", \"%s\": %.1f", stat_keys[k], r->rate[k]);
-		printf(", \"total_hits\": %llu}", r->now->v[STAT_HITS]);
+		printf(", \"total_hits\": %llu, \"ended\": %s}", r->now->v[STAT_HITS],
+		       r->ended ? "true" : "false");
 	}
 	printf("]");
 	if (t->want_events && events_error(t->events)) {
@@ -427,12 +429,18 @@ static bool key(struct top *t, int ch)
 /* Until `until` (monotonic seconds): drain the kernel's buffers, take keys. */
 static void wait_until(struct top *t, double until)
 {
+	double next_poll = 0;
+
 	for (double now; !stop && (now = now_secs(CLOCK_MONOTONIC)) < until;) {
 		double left = until - now;
 		int ms = left * 1000 < DRAIN_MS ? (int)(left * 1000) + 1 : DRAIN_MS;
 
 		if (t->dirty)
 			dirty_drain(t->dirty);
+		if (t->want_events && now >= next_poll) {
+			events_poll(t->events);
+			next_poll = now + POLL_SECS;
+		}
 		if (t->curses) {
 			timeout(ms);
 			int ch = getch();
