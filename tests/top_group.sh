@@ -28,8 +28,7 @@ bad "--comm '': expected a glob" --comm ''
 echo "ok: bad values exit 2 naming them"
 
 . "$(dirname "$0")/lib/dirty_view.sh"
-need_dirty_view
-command -v python3 >/dev/null || skip "skip: python3 is missing (it checks the JSON)"
+need_dirty_json
 B=$(dirname "$TPOINT")
 T=${TPOINT_TEST_TMP:-$(pwd)}
 D=$T/files

@@ -9,8 +9,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 . "$(dirname "$0")/lib/wait.sh"
 . "$(dirname "$0")/lib/dirty_view.sh"
-need_dirty_view
-command -v python3 >/dev/null || skip "skip: python3 is missing (it checks the JSON)"
+need_dirty_json
 B=$(dirname "$TPOINT")
 [ -x "$B/examples/writeback" ] || skip "skip: $B/examples/writeback is not built"
 T=${TPOINT_TEST_TMP:-$(pwd)}
