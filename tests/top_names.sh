@@ -5,8 +5,9 @@
 # hears each name as the file is closed after writing. On the disk and on a tmpfs, a C loop,
 # `sh -c 'echo >> f'` in a loop and `dd conv=notrunc` in a loop write their files; two more
 # files are written, then one renamed and one unlinked. Every row of top --json that names a
-# test file has the writer's pid and comm, every row of a writer names its file, and the
-# renamed and unlinked files show their last name marked so.
+# test file has the writer's pid and comm, every row of a writer on a test file names it (at
+# least 95 % of their events are named), and the renamed and unlinked files show their last
+# name marked so.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
@@ -72,6 +73,7 @@ for dir in "$DISK" "$MNT"; do
 	echo "$! sh $dir/del.txt (deleted)" >>writers.txt
 done
 wait $tp || fail "top exited $?: $(cat names.err)"
+stat -c '%i' "$DISK"/* "$MNT"/* >inodes.txt
 python3 - names.json writers.txt "$T/dd.pids" "$DISK" "$MNT" <<'PY' || fail "names.json: see above"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -86,9 +88,15 @@ mine = [d for d in last["dirty"] if d["pid"] in by_pid or d["pid"] in ddpids or
         (d["path"] or "").startswith(tuple(d + "/" for d in dirs))]
 counted = sum(d["events"] for d in mine)
 assert counted, "no dirty event of the test's writers: %s" % last["dirty"]
-right = 0
+ours = {int(i) for i in open("inodes.txt").read().split()}
+right = unnamed = 0
 for d in mine:
     where = d["path"]
+    if where is None:
+        # another file the writer dirtied, not its own: a binary's atime on exec (relatime)
+        assert d["ino"] not in ours, "a test file without its name: %s" % d
+        unnamed += d["events"]
+        continue
     if where in dirs or (where or "").endswith(" (file system metadata)"):
         pass  # a directory the writer created its file in, the disk's own metadata
     elif d["pid"] in ddpids:
@@ -105,6 +113,8 @@ for pid, (comm, path) in by_pid.items():
 for x in dirs:
     dd = [d for d in mine if d["pid"] in ddpids and d["path"] == x + "/dd.txt"]
     assert dd, "no dd row for %s/dd.txt" % x
-print("ok: %d rows, %d dirty events, all with their writer's pid, comm and path (%d dd processes)"
-      % (len(mine), counted, len({d["pid"] for d in mine if d["pid"] in ddpids})))
+assert right >= 0.95 * counted, "%d of %d events named" % (right, counted)
+print("ok: %d rows, %d dirty events, %d with their writer's pid, comm and path, %d of other "
+      "files unnamed (%d dd processes)" % (len(mine), counted, right, unnamed,
+                                           len({d["pid"] for d in mine if d["pid"] in ddpids})))
 PY

@@ -353,6 +353,29 @@ static void thread_identity(struct dirty_row *r)
 	fclose(f);
 }
 
+/* "MAJ:MIN" of a bdi named so; false for bdi names that are not a device (btrfs-1, ...). */
+static bool bdi_dev(const char *name, dev_t *dev)
+{
+	unsigned maj, min;
+	char tail;
+
+	if (sscanf(name, "%u:%u%c", &maj, &min, &tail) != 2)
+		return false;
+	*dev = makedev(maj, min);
+	return true;
+}
+
+/* The row's file among its process's (or thread's) descriptors and maps, if there. */
+static void walk_name(struct dirty_row *r)
+{
+	dev_t dev = 0;
+	bool have = bdi_dev(r->dev, &dev);
+
+	r->path = paths_lookup(r->pid, have, dev, r->ino);
+	if (!r->path && r->tid != r->pid)
+		r->path = paths_lookup(r->tid, have, dev, r->ino);
+}
+
 static void count_event(struct dirty_view *d, const char *data, int size)
 {
 	unsigned short type;
@@ -418,6 +441,9 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 		for (int i = 0; i < d->npids; i++)
 			r->shown |= d->pids[i] == r->pid;
 		d->slots[h] = ++d->nrows;
+		/* now, while the process likely lives: one that ends before the refresh is named */
+		if (r->shown)
+			walk_name(r);
 	}
 	r->events++;
 	r->flags |= (unsigned long)read_uint(data, d->f_flags);
@@ -468,18 +494,6 @@ void dirty_drain(struct dirty_view *d)
 			count_page(d);
 		}
 	}
-}
-
-/* "MAJ:MIN" of a bdi named so; false for bdi names that are not a device (btrfs-1, ...). */
-static bool bdi_dev(const char *name, dev_t *dev)
-{
-	unsigned maj, min;
-	char tail;
-
-	if (sscanf(name, "%u:%u%c", &maj, &min, &tail) != 2)
-		return false;
-	*dev = makedev(maj, min);
-	return true;
 }
 
 /* The name of a thread that ended before top saw it in /proc, from its exit event. */
@@ -592,11 +606,8 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 			r->named = true;
 		/* Looked for while the file is being dirtied: then the process likely has it. */
 		else if (r->shown && !r->path && r->events != r->events_before &&
-			 !(r->path = bdev_name(have, dev, r->ino))) {
-			r->path = paths_lookup(r->pid, have, dev, r->ino);
-			if (!r->path && r->tid != r->pid)
-				r->path = paths_lookup(r->tid, have, dev, r->ino);
-		}
+			 !(r->path = bdev_name(have, dev, r->ino)))
+			walk_name(r);
 		r->events_before = r->events;
 	}
 	free(cmdlines);

@@ -357,13 +357,11 @@ void names_describe(struct names *n, const char *why_none, char *out, size_t len
 		snprintf(out, len, "Names: of open files only (%s)", why_none);
 		return;
 	}
-	at = (size_t)snprintf(out, len, "Names: when written (fanotify on");
-	for (int i = 0; i < n->nfs && at < len; i++)
-		at += (size_t)snprintf(out + at, len - at, " %s", n->fs[i].mnt);
-	if (at < len)
-		at += (size_t)snprintf(out + at, len - at, "), %d held, %llu dropped (at most %d)",
-				       name_table_count(n->table), name_table_dropped(n->table),
-				       NAME_TABLE_MAX_ENTRIES);
+	/* the file systems marked are in --json; the ones not, here: names may miss there */
+	at = (size_t)snprintf(out, len, "Names: when written (fanotify on %d file system%s), %d "
+			      "held, %llu dropped (at most %d)", n->nfs, n->nfs == 1 ? "" : "s",
+			      name_table_count(n->table), name_table_dropped(n->table),
+			      NAME_TABLE_MAX_ENTRIES);
 	if (n->overflows && at < len)
 		at += (size_t)snprintf(out + at, len - at, ", %llu queue overflows", n->overflows);
 	for (int i = 0; i < n->nunmarked && at < len; i++)
