@@ -15,6 +15,8 @@
 
 /* A process that does not answer within this costs top one refresh, not more. */
 #define TOP_CTL_TIMEOUT_MS 1000
+/* Between refreshes, less: a stuck process must not hold the poll. */
+#define POLL_CTL_TIMEOUT_MS 50
 /* A new process is asked this many polls for its socket (the library makes it at start). */
 #define RETRY_TRIES 5
 #define RETRY_MAX 256
@@ -65,9 +67,8 @@ struct events_view *events_open(const pid_t *pids, int npids)
 	return v;
 }
 
-static void connect_to(pid_t pid, void *arg)
+static void connect_timed(pid_t pid, struct events_view *v, int timeout_ms)
 {
-	struct events_view *v = arg;
 	char err[512];
 
 	for (int i = 0; i < v->nprocs; i++)
@@ -87,13 +88,18 @@ static void connect_to(pid_t pid, void *arg)
 	struct proc_stats *p = &v->procs[v->nprocs];
 
 	*p = (struct proc_stats){ .pid = pid, .present = true };
-	if (ctl_connect_timed(pid, TOP_CTL_TIMEOUT_MS, 0, &p->conn, err, sizeof(err)) < 0) {
+	if (ctl_connect_timed(pid, timeout_ms, 0, &p->conn, err, sizeof(err)) < 0) {
 		if (v->npids)
 			snprintf(v->error, sizeof(v->error), "%s", err);
 		return;
 	}
 	ctl_proc_comm(pid, p->comm, sizeof(p->comm));
 	v->nprocs++;
+}
+
+static void connect_to(pid_t pid, void *arg)
+{
+	connect_timed(pid, arg, TOP_CTL_TIMEOUT_MS);
 }
 
 static void drop(struct events_view *v, int i)
@@ -130,6 +136,22 @@ static int cmp_pid(const void *a, const void *b)
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* A new process without a socket yet: asked again at the next polls (the newest first). */
+static void retry_later(struct events_view *v, pid_t pid)
+{
+	int at = v->nretry;
+
+	if (v->nretry == RETRY_MAX) { /* full: the one asked most often goes */
+		for (int i = at = 0; i < v->nretry; i++)
+			if (v->retry[i].tries > v->retry[at].tries)
+				at = i;
+	} else {
+		v->nretry++;
+	}
+	v->retry[at].pid = pid;
+	v->retry[at].tries = 1;
 }
 
 /*
@@ -170,7 +192,7 @@ void events_poll(struct events_view *v)
 	for (int i = 0; i < v->nretry; i++) {
 		int before = v->nprocs;
 
-		connect_to(v->retry[i].pid, v);
+		connect_timed(v->retry[i].pid, v, POLL_CTL_TIMEOUT_MS);
 		if (v->nprocs > before || ++v->retry[i].tries >= RETRY_TRIES)
 			v->retry[i--] = v->retry[--v->nretry];
 	}
@@ -179,11 +201,9 @@ void events_poll(struct events_view *v)
 
 		if (bsearch(&v->seen_next[i], v->seen, (size_t)v->nseen, sizeof(pid_t), cmp_pid))
 			continue;
-		connect_to(v->seen_next[i], v);
-		if (v->nprocs == before && v->nretry < RETRY_MAX) {
-			v->retry[v->nretry].pid = v->seen_next[i];
-			v->retry[v->nretry++].tries = 1;
-		}
+		connect_timed(v->seen_next[i], v, POLL_CTL_TIMEOUT_MS);
+		if (v->nprocs == before)
+			retry_later(v, v->seen_next[i]);
 	}
 	pid_t *t = v->seen;
 
@@ -194,6 +214,8 @@ void events_poll(struct events_view *v)
 		v->procs[i].started = true;
 		if (sample(&v->procs[i]) < 0)
 			drop(v, i--);
+		else
+			v->procs[i].conn.timeout_ms = TOP_CTL_TIMEOUT_MS; /* the refresh's */
 	}
 }
 
