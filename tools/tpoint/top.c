@@ -468,8 +468,8 @@ static const struct opts_spec top_opts = {
 		{ 'n', 'n', "count", OPT_VALUE, "COUNT", "stop after COUNT refreshes", 0 },
 		OPT_JSON("one JSON object per refresh, with arrays dirty and events"),
 		OPT_PID("only these processes (repeatable, or comma-separated)"),
-		{ 'B', 0, "by", OPT_VALUE, "pid|comm|file", "group the dirty files by process (with its\n"
-		  "files, the default), by command, or by file (with its processes)", 0 },
+		{ 'B', 0, "by", OPT_VALUE, "pid|comm|file", "group the dirty files by process (with\n"
+		  "its files, the default), by command, or by file\n(with its processes)", 0 },
 		{ 'L', 0, "limit", OPT_VALUE, "N", "at most N groups, N rows in each, N events", 0 },
 		{ 'C', 0, "comm", OPT_VALUE, "GLOB", "only processes whose name matches GLOB", 0 },
 		{ 'P', 0, "path", OPT_VALUE, "GLOB", "only files whose path matches GLOB ('*' matches\n"
