@@ -197,12 +197,12 @@ $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c 
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/outplace_test.c lib/outplace.c lib/ownfile.c
 
 # The name table of tpoint top, alone.
-$(O)/tests/top_name_table_test: tests/top_name_table_test.c tools/tpoint/top_name_table.c tools/tpoint/top_name_table.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itools/tpoint -o $@ tests/top_name_table_test.c tools/tpoint/top_name_table.c
+$(O)/tests/top_name_table_test: tests/top_name_table_test.c tests/testutil.h tools/tpoint/top_name_table.c tools/tpoint/top_name_table.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_name_table_test.c tools/tpoint/top_name_table.c
 
 # The grouping of tpoint top's dirty rows, alone.
-$(O)/tests/top_group_test: tests/top_group_test.c tools/tpoint/top_group.c tools/tpoint/top_group.h tools/tpoint/top_dirty.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itools/tpoint -o $@ tests/top_group_test.c tools/tpoint/top_group.c
+$(O)/tests/top_group_test: tests/top_group_test.c tests/testutil.h tools/tpoint/top_group.c tools/tpoint/top_group.h tools/tpoint/top_dirty.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_group_test.c tools/tpoint/top_group.c
 
 # The glob test links the glob matcher alone.
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests

@@ -4,22 +4,10 @@
  * own: by process, command and file, the folding of processes gone for a refresh, --comm and
  * --path globs, --limit, and the order by rate. tests/top_group.sh checks it end to end.
  *
- * Exit 0 when every check passes; each check prints one line.
+ * Exit 0 when every check passes.
  */
-#define _GNU_SOURCE
-#include <stdio.h>
-#include <string.h>
+#include "testutil.h"
 #include "top_group.h"
-
-static int checks, failures;
-
-static void check(int ok, const char *what)
-{
-	checks++;
-	if (!ok)
-		failures++;
-	printf("%s %d - %s\n", ok ? "ok" : "FAIL", checks, what);
-}
 
 static struct dirty_row row(pid_t pid, pid_t tid, const char *comm, char *path,
 			    unsigned long long ino, double rate, unsigned gone)
@@ -48,45 +36,45 @@ int main(void)
 	struct group_opts o = { .by = BY_PID, .sort = SORT_RATE };
 	int ng = group_dirty(&o, rows, n, index, g);
 
-	check(ng == 4, "by pid: 4 groups (one folded)");
-	check(g[0].key->pid == 20 && g[0].rate == 150 && g[0].nrows == 2 && !strcmp(g[0].comm, "db"),
+	CHECK(ng == 4, "by pid: 4 groups (one folded)");
+	CHECK(g[0].key->pid == 20 && g[0].rate == 150 && g[0].nrows == 2 && !strcmp(g[0].comm, "db"),
 	      "by pid: the fastest first, named by its main thread");
-	check(g[1].exited && g[1].processes == 2 && g[1].rate == 12 && !strcmp(g[1].comm, "dd"),
+	CHECK(g[1].exited && g[1].processes == 2 && g[1].rate == 12 && !strcmp(g[1].comm, "dd"),
 	      "by pid: two dd gone for two refreshes, one exited group");
-	check(!g[2].exited && g[2].key->pid == 30 && g[3].key->pid == 12,
+	CHECK(!g[2].exited && g[2].key->pid == 30 && g[3].key->pid == 12,
 	      "by pid: one gone for one refresh on its own");
 
 	o.by = BY_COMM;
 	ng = group_dirty(&o, rows, n, index, g);
-	check(ng == 4 && !strcmp(g[0].comm, "db") && !strcmp(g[1].comm, "db-wal") &&
+	CHECK(ng == 4 && !strcmp(g[0].comm, "db") && !strcmp(g[1].comm, "db-wal") &&
 	      !strcmp(g[2].comm, "dd") && g[2].processes == 3, "by comm: dd's 3 processes in one");
 
 	o.by = BY_FILE;
 	ng = group_dirty(&o, rows, n, index, g);
-	check(ng == 4 && g[0].key->ino == 3 && g[1].key->ino == 1 && g[1].nrows == 3 &&
+	CHECK(ng == 4 && g[0].key->ino == 3 && g[1].key->ino == 1 && g[1].nrows == 3 &&
 	      g[1].processes == 3, "by file: /d/a.log of 3 processes");
 
 	o.comm_glob = "d[bd]";
 	o.by = BY_PID;
 	ng = group_dirty(&o, rows, n, index, g);
-	check(ng == 3 && g[0].nrows == 1, "--comm 'd[bd]': db-wal and sh left out");
+	CHECK(ng == 3 && g[0].nrows == 1, "--comm 'd[bd]': db-wal and sh left out");
 	o.comm_glob = NULL;
 	o.path_glob = "/d/*";
 	ng = group_dirty(&o, rows, n, index, g);
-	check(ng == 3 && g[0].key->tid == 21, "--path '/d/*': /var and the unnamed left out");
+	CHECK(ng == 3 && g[0].key->tid == 21, "--path '/d/*': /var and the unnamed left out");
 	o.path_glob = NULL;
 
 	o.limit = 1;
 	ng = group_dirty(&o, rows, n, index, g);
-	check(ng == 4 && g[0].shown_rows == 1 && g[0].nrows == 2,
+	CHECK(ng == 4 && g[0].shown_rows == 1 && g[0].nrows == 2,
 	      "--limit 1: all groups counted, one row shown of two");
 
 	rows[3].idle = IDLE_REFRESHES;
 	rows[4].shown = false;
 	o.limit = 0;
 	ng = group_dirty(&o, rows, n, index, g);
-	check(ng == 3 && g[0].exited, "idle rows and rows -p leaves out are not grouped");
+	CHECK(ng == 3 && g[0].exited, "idle rows and rows -p leaves out are not grouped");
 
-	printf("%d checks, %d failed\n", checks, failures);
-	return failures != 0;
+	tu_note("%d checks", tu_checks);
+	return tu_finish();
 }
