@@ -36,7 +36,7 @@ static const char *const pseudo_types[] = {
 struct marked_fs {
 	dev_t dev, disk;
 	fsid_t fsid;
-	int mount_fd; /* for open_by_handle_at() */
+	bool mounted; /* seen in mountinfo at the last look */
 	bool tmpfs;
 	char *mnt;
 };
@@ -113,8 +113,7 @@ static void mark_fs(struct names *n, dev_t dev, const char *mnt, const char *typ
 		add_unmarked(n, dev, mnt, type, "more file systems than top marks");
 		return;
 	}
-	/* not O_PATH: open_by_handle_at() takes no such descriptor (EBADF) */
-	fd = open(mnt, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = open(mnt, O_PATH | O_CLOEXEC);
 	if (fd < 0 || fstatfs(fd, &sfs) < 0 ||
 	    fanotify_mark(n->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENT_MASK, AT_FDCWD,
 			  mnt) < 0) {
@@ -123,16 +122,27 @@ static void mark_fs(struct names *n, dev_t dev, const char *mnt, const char *typ
 			close(fd);
 		return;
 	}
+	close(fd); /* held, it would keep the file system from being unmounted */
 	*f = (struct marked_fs){ .dev = dev, .disk = paths_disk_of(dev), .fsid = sfs.f_fsid,
-				 .mount_fd = fd, .tmpfs = !strcmp(type, "tmpfs"), .mnt = strdup(mnt) };
-	if (!f->mnt) {
-		close(fd);
-		return;
-	}
-	n->nfs++;
+				 .mounted = true, .tmpfs = !strcmp(type, "tmpfs"),
+				 .mnt = strdup(mnt) };
+	if (f->mnt)
+		n->nfs++;
 }
 
-/* Every file system mounted that is not yet marked (nor known not to be markable). */
+/* A marked file system seen in mountinfo again; false when it is not one. */
+static bool still_mounted(struct names *n, dev_t dev)
+{
+	for (int i = 0; i < n->nfs; i++)
+		if (n->fs[i].dev == dev)
+			return n->fs[i].mounted = true;
+	return false;
+}
+
+/*
+ * Every file system mounted that is not yet marked (nor known not to be markable); the ones
+ * unmounted since are forgotten (their marks went with them).
+ */
 static void mark_mounts(struct names *n)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -141,6 +151,8 @@ static void mark_mounts(struct names *n)
 
 	if (!f)
 		return;
+	for (int i = 0; i < n->nfs; i++)
+		n->fs[i].mounted = false;
 	while (getline(&line, &cap, f) > 0) {
 		unsigned maj, min;
 		char mnt[4096], type[64];
@@ -148,7 +160,8 @@ static void mark_mounts(struct names *n)
 		bool pseudo = false;
 
 		if (!dash || sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) != 3 ||
-		    sscanf(dash, " - %63s", type) != 1 || known_dev(n, makedev(maj, min)))
+		    sscanf(dash, " - %63s", type) != 1 || still_mounted(n, makedev(maj, min)) ||
+		    known_dev(n, makedev(maj, min)))
 			continue;
 		for (int i = 0; pseudo_types[i]; i++)
 			pseudo |= !strcmp(type, pseudo_types[i]);
@@ -159,6 +172,29 @@ static void mark_mounts(struct names *n)
 	}
 	free(line);
 	fclose(f);
+	for (int i = 0; i < n->nfs; i++) /* the ones marked now are mounted */
+		if (!n->fs[i].mounted) {
+			free(n->fs[i].mnt);
+			n->fs[i--] = n->fs[--n->nfs];
+		}
+}
+
+/*
+ * open_by_handle_at() on the file system's mount point, opened for the call: a descriptor
+ * kept open would keep it from being unmounted. Not O_PATH: open_by_handle_at() takes no such
+ * descriptor (EBADF). -1 also when another file system is mounted there now.
+ */
+static int open_handle(struct marked_fs *f, struct file_handle *h, int flags)
+{
+	int mfd = open(f->mnt, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fd = -1;
+	struct statfs sfs;
+
+	if (mfd >= 0 && fstatfs(mfd, &sfs) == 0 &&
+	    !memcmp(&sfs.f_fsid, &f->fsid, sizeof(sfs.f_fsid)))
+		fd = open_by_handle_at(mfd, h, flags);
+	if (mfd >= 0)
+		close(mfd);
+	return fd;
 }
 
 struct names *names_open(char *why, size_t len)
@@ -218,7 +254,7 @@ static unsigned long long handle_ino(struct marked_fs *f, struct file_handle *h)
 		memcpy(w, h->f_handle, 12);
 		return w[1] | (unsigned long long)w[2] << 32;
 	}
-	fd = open_by_handle_at(f->mount_fd, h, O_PATH | O_CLOEXEC);
+	fd = open_handle(f, h, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	int ok = fstat(fd, &st) == 0;
@@ -238,7 +274,7 @@ static const char *dir_path(struct names *n, struct marked_fs *f, struct file_ha
 
 	if (c->path && c->key == key && c->round == n->round)
 		return c->path;
-	fd = open_by_handle_at(f->mount_fd, h, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open_handle(f, h, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -397,10 +433,8 @@ void names_close(struct names *n)
 {
 	if (!n)
 		return;
-	for (int i = 0; i < n->nfs; i++) {
-		close(n->fs[i].mount_fd);
+	for (int i = 0; i < n->nfs; i++)
 		free(n->fs[i].mnt);
-	}
 	for (int i = 0; i < n->nunmarked; i++)
 		free(n->unmarked[i].text);
 	for (int i = 0; i < DIR_CACHE; i++)
