@@ -31,6 +31,8 @@ struct proc_stats {
 	bool present;
 	bool ended; /* gone at this refresh: its last counters shown once more */
 	bool started; /* found between refreshes (events_poll()), not yet seen at one */
+	bool gone_since_poll; /* started, and no longer answered a poll */
+	bool from_zero; /* its rates this refresh are from zero over the span */
 };
 
 struct events_view {
@@ -217,6 +219,17 @@ void events_poll(struct events_view *v)
 		else
 			v->procs[i].conn.timeout_ms = TOP_CTL_TIMEOUT_MS; /* the refresh's */
 	}
+	/*
+	 * The ones started in this span, asked again: what a short program did up to its end
+	 * (its events may not even be registered at its first sample). One that no longer
+	 * answers keeps its last counters for the refresh.
+	 */
+	for (int i = 0; i < known; i++) {
+		struct proc_stats *p = &v->procs[i];
+
+		if (p->started && !p->gone_since_poll && sample(p) < 0)
+			p->gone_since_poll = true;
+	}
 }
 
 int events_refresh(struct events_view *v, struct events_row **out)
@@ -226,10 +239,12 @@ int events_refresh(struct events_view *v, struct events_row **out)
 
 	v->error[0] = 0;
 	for (int i = 0; i < v->nprocs; i++) {
-		if (v->procs[i].ended)
+		if (v->procs[i].ended) {
 			drop(v, i--); /* shown once after it ended */
-		else
+		} else {
 			v->procs[i].present = false;
+			v->procs[i].from_zero = false;
+		}
 	}
 	if (v->npids)
 		for (int i = 0; i < v->npids; i++)
@@ -238,7 +253,7 @@ int events_refresh(struct events_view *v, struct events_row **out)
 		ctl_each_process(connect_to, v);
 	for (int i = 0; i < v->nprocs; i++) {
 		struct proc_stats *p = &v->procs[i];
-		bool gone = !p->present || sample(p) < 0;
+		bool gone = !p->present || p->gone_since_poll || sample(p) < 0;
 
 		if (gone && p->started && p->rows) {
 			/*
@@ -254,10 +269,17 @@ int events_refresh(struct events_view *v, struct events_row **out)
 			total += p->nrows;
 			continue;
 		}
-		p->started = false;
 		if (gone) {
 			drop(v, i--); /* it ended */
 			continue;
+		}
+		if (p->started) { /* started in the span: from zero over it, as above */
+			free(p->prev);
+			p->prev = NULL;
+			p->nprev = 0;
+			p->prev_taken = v->last_refresh;
+			p->started = false;
+			p->from_zero = true;
 		}
 		total += p->nrows;
 	}
@@ -281,7 +303,8 @@ int events_refresh(struct events_view *v, struct events_row **out)
 
 			*r = (struct events_row){ .pid = p->pid, .comm = p->comm,
 						  .now = &p->rows[e], .ended = p->ended,
-						  .has_rate = p->prev != NULL || p->ended };
+						  .has_rate = p->prev != NULL || p->ended ||
+							      p->from_zero };
 			for (int k = 0; k < STAT_NCOUNTERS && r->has_rate && secs > 0; k++)
 				r->rate[k] = (double)(p->rows[e].v[k] - (before ? before->v[k] : 0)) /
 					     secs;
