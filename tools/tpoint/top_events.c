@@ -238,6 +238,13 @@ int events_refresh(struct events_view *v, struct events_row **out)
 	double now = now_secs();
 
 	v->error[0] = 0;
+	/*
+	 * The first time, before the processes are looked for: learns the pids there, so that
+	 * the polls connect to the ones started since, even while this looks (it reads every
+	 * process's environment, which takes a while on a busy machine).
+	 */
+	if (!v->last_refresh)
+		events_poll(v);
 	for (int i = 0; i < v->nprocs; i++) {
 		if (v->procs[i].ended) {
 			drop(v, i--); /* shown once after it ended */
@@ -283,8 +290,6 @@ int events_refresh(struct events_view *v, struct events_row **out)
 		}
 		total += p->nrows;
 	}
-	if (!v->last_refresh)
-		events_poll(v); /* learns the pids there now: the ones it connects to are newer */
 	v->last_refresh = now;
 	struct events_row *rows = realloc(v->rows, (size_t)(total ? total : 1) * sizeof(*rows));
 
