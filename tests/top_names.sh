@@ -8,15 +8,8 @@
 # test file has the writer's pid and comm, every row of a writer on a test file names it (at
 # least 95 % of their events are named), and the renamed and unlinked files show their last
 # name marked so.
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "$*"; exit 77; }
-. "$(dirname "$0")/lib/wait.sh"
-. "$(dirname "$0")/lib/dirty_view.sh"
-need_dirty_json
+. "$(dirname "$0")/lib/top_json.sh"
 command -v dd >/dev/null || skip "skip: dd is missing"
-B=$(dirname "$TPOINT")
-T=${TPOINT_TEST_TMP:-$(pwd)}
 pids=""
 MNT=""
 # The writers hold the runner's output pipe open: they must all go, whatever ended the test.

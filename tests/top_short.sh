@@ -4,15 +4,8 @@
 # A short run of tpoint top shows a program that ended within it (issue 33): `top -n 1 -d 2`
 # while the writeback example runs for a fraction of a second shows its files, by name, and
 # its events, marked ended, with rates above zero.
-set -u
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "$*"; exit 77; }
-. "$(dirname "$0")/lib/wait.sh"
-. "$(dirname "$0")/lib/dirty_view.sh"
-need_dirty_json
-B=$(dirname "$TPOINT")
+. "$(dirname "$0")/lib/top_json.sh"
 [ -x "$B/examples/writeback" ] || skip "skip: $B/examples/writeback is not built"
-T=${TPOINT_TEST_TMP:-$(pwd)}
 D=$T/wb
 mkdir -p "$D"
 tp=""
