@@ -139,13 +139,17 @@ TEST_BIN += $(O)/tests/c11_jump_test $(O)/tests/cxx_jump_test
 TEST_LIBS := $(O)/tests/libtp_plugin.so $(O)/tests/libtp_jumplib.so
 # Programs the shell tests run: traced from outside, so not tests themselves.
 TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)/tests/fmttarget \
-		$(O)/tests/toptarget \
+		$(O)/tests/toptarget $(O)/tests/owcwriter \
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
 		$(O)/tests/convtarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Opens, appends to and closes a file in a loop, for tests/top_names.sh.
+$(O)/tests/owcwriter: tests/owcwriter.c | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $<
 
 # Dirties files and hits an event at known rates, for tests/top.sh.
 $(O)/tests/toptarget: tests/toptarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
@@ -197,6 +201,14 @@ $(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SR
 # The output placement's test links it alone, with the directory walk it stands on.
 $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/outplace_test.c lib/outplace.c lib/ownfile.c
+
+# The name table of tpoint top, alone.
+$(O)/tests/top_name_table_test: tests/top_name_table_test.c tests/testutil.h tools/tpoint/top_name_table.c tools/tpoint/top_name_table.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_name_table_test.c tools/tpoint/top_name_table.c
+
+# The grouping of tpoint top's dirty rows, alone.
+$(O)/tests/top_group_test: tests/top_group_test.c tests/testutil.h tools/tpoint/top_group.c tools/tpoint/top_group.h tools/tpoint/top_dirty.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_group_test.c tools/tpoint/top_group.c
 
 # The glob test links the glob matcher alone.
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests

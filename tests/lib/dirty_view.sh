@@ -12,3 +12,8 @@ need_dirty_view() {
 		[ -d "$TR/events/writeback/writeback_dirty_inode" ] ||
 		skip "skip: the kernel has no writeback:writeback_mark_inode_dirty event"
 }
+# need_dirty_json: the same, and python3, which the tests that read top --json check it with.
+need_dirty_json() {
+	need_dirty_view
+	command -v python3 >/dev/null || skip "skip: python3 is missing (it checks the JSON)"
+}

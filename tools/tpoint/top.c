@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,14 +24,13 @@
 #include "stat_rows.h"
 #include "top_dirty.h"
 #include "top_events.h"
+#include "top_group.h"
 #include "options.h"
 #include "tool.h"
 
 #define MAX_PIDS 64
 #define DRAIN_MS 100 /* the kernel's buffers are read this often, whatever -d is */
-#define IDLE_REFRESHES 10 /* a file not dirtied for this many refreshes leaves the view */
-
-enum sort_key { SORT_RATE, SORT_TOTAL, SORT_PID, SORT_NAME };
+#define POLL_SECS 0.1 /* processes started since are looked for this often (events view) */
 
 struct top {
 	double delay;
@@ -48,6 +48,12 @@ struct top {
 	struct events_row *erows;
 	int nerows;
 	double secs; /* the last refresh's span */
+
+	struct group_opts group; /* --by, --limit, --comm, --path */
+	int *index;              /* the dirty rows shown, group by group (top_group.h) */
+	struct dirty_group *groups;
+	int ngroups, shown_groups;
+	bool *row_shown;         /* by row: within the groups and rows shown */
 
 	int line; /* the next screen line (curses) */
 };
@@ -90,52 +96,10 @@ static void out(struct top *t, const char *fmt, ...)
 /* ---- sorting ---- */
 
 static enum sort_key sort_by;
-static const struct dirty_row *sort_rows;
 
 static int cmp_num(double a, double b)
 {
 	return a > b ? -1 : a < b;
-}
-
-/* Processes (their summed rows) and then rows, both by the key; ties by pid. */
-struct proc_sum {
-	pid_t pid;
-	const char *comm;
-	double rate;
-	unsigned long long events;
-	int files, first;
-};
-
-static int cmp_proc(const void *a, const void *b)
-{
-	const struct proc_sum *x = a, *y = b;
-	int c = 0;
-
-	if (sort_by == SORT_RATE)
-		c = cmp_num(x->rate, y->rate);
-	else if (sort_by == SORT_TOTAL)
-		c = cmp_num((double)x->events, (double)y->events);
-	else if (sort_by == SORT_NAME)
-		c = strcmp(x->comm, y->comm);
-	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-static int cmp_drow(const void *a, const void *b)
-{
-	const struct dirty_row *x = &sort_rows[*(const int *)a], *y = &sort_rows[*(const int *)b];
-	int c = 0;
-
-	if (x->pid != y->pid)
-		return (x->pid > y->pid) - (x->pid < y->pid);
-	if (sort_by == SORT_RATE)
-		c = cmp_num(x->rate, y->rate);
-	else if (sort_by == SORT_TOTAL)
-		c = cmp_num((double)x->events, (double)y->events);
-	else if (sort_by == SORT_NAME)
-		c = strcmp(x->path ? x->path : "~", y->path ? y->path : "~");
-	if (!c)
-		c = (x->tid > y->tid) - (x->tid < y->tid);
-	return c ? c : (x->ino > y->ino) - (x->ino < y->ino);
 }
 
 static int cmp_erow(const void *a, const void *b)
@@ -154,34 +118,27 @@ static int cmp_erow(const void *a, const void *b)
 	return c ? c : strcmp(x->now->event, y->now->event);
 }
 
-/*
- * The dirty rows to show, in order: index[] into t->drows, grouped by process (procs[],
- * sorted by the key, each naming its first row in index[]). Returns the number of processes.
- */
-static int order_dirty(struct top *t, int *index, int *nindex, struct proc_sum *procs)
+/* The dirty rows to show, grouped and in order (top_group.c), and which of them are shown. */
+static void order_dirty(struct top *t)
 {
-	int n = 0, np = 0;
+	size_t n = (size_t)t->ndrows + 1;
 
-	for (int i = 0; i < t->ndrows; i++)
-		if (t->drows[i].shown && t->drows[i].idle < IDLE_REFRESHES)
-			index[n++] = i;
-	sort_by = t->sort;
-	sort_rows = t->drows;
-	qsort(index, (size_t)n, sizeof(*index), cmp_drow);
-	for (int i = 0; i < n; i++) {
-		const struct dirty_row *r = &t->drows[index[i]];
-
-		if (!np || procs[np - 1].pid != r->pid)
-			procs[np++] = (struct proc_sum){ .pid = r->pid, .comm = r->comm, .first = i };
-		procs[np - 1].rate += r->rate;
-		procs[np - 1].events += r->events;
-		procs[np - 1].files++;
-		if (r->pid == r->tid)
-			procs[np - 1].comm = r->comm; /* the main thread names the process */
-	}
-	qsort(procs, (size_t)np, sizeof(*procs), cmp_proc);
-	*nindex = n;
-	return np;
+	free(t->index);
+	free(t->groups);
+	free(t->row_shown);
+	t->index = malloc(n * sizeof(*t->index));
+	t->groups = malloc(n * sizeof(*t->groups));
+	t->row_shown = calloc(n, sizeof(*t->row_shown));
+	t->ngroups = t->shown_groups = 0;
+	if (!t->index || !t->groups || !t->row_shown)
+		return;
+	t->group.sort = t->sort;
+	t->ngroups = group_dirty(&t->group, t->drows, t->ndrows, t->index, t->groups);
+	t->shown_groups = t->group.limit && t->ngroups > t->group.limit ? t->group.limit :
+									  t->ngroups;
+	for (int g = 0; g < t->shown_groups; g++)
+		for (int i = 0; i < t->groups[g].shown_rows; i++)
+			t->row_shown[t->index[t->groups[g].first + i]] = true;
 }
 
 /* ---- the text view (and the screen's) ---- */
@@ -197,42 +154,84 @@ static void file_name(const struct dirty_row *r, char *buf, size_t len)
 			 r->ino);
 }
 
+static void show_group(struct top *t, const struct dirty_group *g)
+{
+	char comm[80], file[1100], flags[512], what[64];
+	const struct dirty_row *k = g->key;
+
+	snprintf(what, sizeof(what), "%d file%s", g->nrows, g->nrows == 1 ? "" : "s");
+	if (t->group.by == BY_PID && !g->exited) {
+		out(t, "%7d %7s %-16s %9.1f %10llu  %s", (int)k->pid, "",
+		    text_escaped(g->comm, comm, sizeof(comm)), g->rate, g->events, what);
+	} else if (t->group.by != BY_FILE) {
+		out(t, "%7s %7s %-16s %9.1f %10llu  %s, %d %sprocess%s", g->exited ? "exited" : "",
+		    "", text_escaped(g->comm, comm, sizeof(comm)), g->rate, g->events, what,
+		    g->processes, g->exited ? "exited " : "", g->processes == 1 ? "" : "es");
+	} else {
+		unsigned long all = 0;
+
+		for (int i = g->first; i < g->first + g->nrows; i++)
+			all |= t->drows[t->index[i]].flags;
+		file_name(k, file, sizeof(file));
+		dirty_flag_names(t->dirty, all, flags, sizeof(flags));
+		snprintf(what, sizeof(what), "%d process%s", g->processes,
+			 g->processes == 1 ? "" : "es");
+		out(t, "%7s %7s %-16s %9.1f %10llu  %s [%s]", "", "", what, g->rate, g->events,
+		    file, flags);
+	}
+	for (int i = g->first; i < g->first + g->shown_rows; i++) {
+		const struct dirty_row *r = &t->drows[t->index[i]];
+		char pid[16] = "";
+
+		if (t->group.by != BY_PID || g->exited)
+			snprintf(pid, sizeof(pid), "%d", (int)r->pid);
+		if (t->group.by == BY_FILE) {
+			out(t, "%7s %7d %-16s %9.1f %10llu", pid, (int)r->tid,
+			    text_escaped(r->comm, comm, sizeof(comm)), r->rate, r->events);
+			continue;
+		}
+		file_name(r, file, sizeof(file));
+		dirty_flag_names(t->dirty, r->flags, flags, sizeof(flags));
+		out(t, "%7s %7d %-16s %9.1f %10llu  %s [%s]", pid, (int)r->tid,
+		    text_escaped(r->comm, comm, sizeof(comm)), r->rate, r->events, file, flags);
+	}
+	if (g->shown_rows < g->nrows)
+		out(t, "%17s %-16s %9s %10s  (%d more, --limit %d)", "", "", "", "",
+		    g->nrows - g->shown_rows, t->group.limit);
+}
+
 static void show_dirty(struct top *t)
 {
-	int *index = malloc(((size_t)t->ndrows + 1) * sizeof(*index)), nindex = 0;
-	struct proc_sum *procs = malloc(((size_t)t->ndrows + 1) * sizeof(*procs));
-	char comm[80], file[1100], flags[512];
+	char names[1024], esc[4 * sizeof(names)];
 
 	if (!t->dirty) {
 		out(t, "Dirty files: not shown: %s", t->dirty_why);
-		goto done;
+		return;
 	}
-	if (!index || !procs)
-		goto done;
-	int np = order_dirty(t, index, &nindex, procs);
-
 	out(t, "Dirty files (writeback:%s, %s)%s%.0llu", dirty_event_name(t->dirty),
 	    dirty_filter(t->dirty), dirty_lost(t->dirty) ? ", lost by the kernel: " : "",
 	    dirty_lost(t->dirty));
+	dirty_names(t->dirty, names, sizeof(names));
+	out(t, "%s", text_escaped(names, esc, sizeof(esc)));
 	out(t, "%7s %7s %-16s %9s %10s  %s", "PID", "TID", "COMM", "DIRTY/s", "TOTAL",
-	    "FILE [FLAGS]");
-	for (int p = 0; p < np; p++) {
-		out(t, "%7d %7s %-16s %9.1f %10llu  %d file%s", (int)procs[p].pid, "",
-		    text_escaped(procs[p].comm, comm, sizeof(comm)), procs[p].rate, procs[p].events,
-		    procs[p].files, procs[p].files == 1 ? "" : "s");
-		for (int i = procs[p].first; i < procs[p].first + procs[p].files; i++) {
-			const struct dirty_row *r = &t->drows[index[i]];
+	    t->group.by == BY_FILE ? "FILE [FLAGS], then its processes" : "FILE [FLAGS]");
+	for (int g = 0; g < t->shown_groups; g++)
+		show_group(t, &t->groups[g]);
+	if (t->shown_groups < t->ngroups)
+		out(t, "(%d more %s, --limit %d)", t->ngroups - t->shown_groups,
+		    t->group.by == BY_FILE ? "files" : t->group.by == BY_COMM ? "commands" :
+		    "processes", t->group.limit);
+}
 
-			file_name(r, file, sizeof(file));
-			dirty_flag_names(t->dirty, r->flags, flags, sizeof(flags));
-			out(t, "%7s %7d %-16s %9.1f %10llu  %s [%s]", "", (int)r->tid,
-			    text_escaped(r->comm, comm, sizeof(comm)), r->rate, r->events, file,
-			    flags);
-		}
-	}
-done:
-	free(index);
-	free(procs);
+/* An events row --comm keeps and --limit leaves room for (shown counts those shown). */
+static bool event_shown(struct top *t, const struct events_row *r, int *shown)
+{
+	if (t->group.comm_glob && fnmatch(t->group.comm_glob, r->comm, 0))
+		return false;
+	if (t->group.limit && *shown >= t->group.limit)
+		return false;
+	++*shown;
+	return true;
 }
 
 static void show_events(struct top *t)
@@ -245,9 +244,11 @@ static void show_events(struct top *t)
 	out(t, "Program events (control sockets)%s%s", err ? ": " : "", err ? err : "");
 	out(t, "%7s %-16s %-32s %10s %11s %10s %10s %8s", "PID", "COMM", "EVENT", "HITS/s",
 	    "COND-SKIP/s", "FILTERED/s", "RECORDED/s", "LOST/s");
-	for (int i = 0; i < t->nerows; i++) {
+	for (int i = 0, shown = 0; i < t->nerows; i++) {
 		const struct events_row *r = &t->erows[i];
 
+		if (!event_shown(t, r, &shown))
+			continue;
 		out(t, "%7d %-16s %-32s %10.1f %11.1f %10.1f %10.1f %8.1f", (int)r->pid,
 		    text_escaped(r->comm, comm, sizeof(comm)),
 		    text_escaped(r->now->event, event, sizeof(event)), r->rate[STAT_HITS],
@@ -289,6 +290,35 @@ static void show_text(struct top *t)
 
 /* ---- JSON ---- */
 
+/* "by", "groups" (as the text view's group lines), "more_groups": beyond --limit. */
+static void json_groups(struct top *t)
+{
+	printf(", \"by\": \"%s\", \"groups\": [", group_by_names[t->group.by]);
+	for (int i = 0; i < t->shown_groups; i++) {
+		const struct dirty_group *g = &t->groups[i];
+
+		printf("%s{\"pid\": ", i ? ", " : "");
+		if (t->group.by == BY_PID && !g->exited)
+			printf("%d", (int)g->key->pid);
+		else
+			printf("null");
+		printf(", \"comm\": ");
+		if (t->group.by != BY_FILE)
+			json_print_str(g->comm);
+		else
+			printf("null");
+		printf(", \"path\": ");
+		if (t->group.by == BY_FILE && g->key->path)
+			json_print_str(g->key->path);
+		else
+			printf("null");
+		printf(", \"exited\": %s, \"processes\": %d, \"rows\": %d, \"events\": %llu, "
+		       "\"rate\": %.1f}", g->exited ? "true" : "false", g->processes, g->nrows,
+		       g->events, g->rate);
+	}
+	printf("], \"more_groups\": %d", t->ngroups - t->shown_groups);
+}
+
 static void show_json(struct top *t)
 {
 	char flags[512];
@@ -296,11 +326,11 @@ static void show_json(struct top *t)
 
 	printf("{\"time\": %.6f, \"interval\": %.6f, \"dirty\": [", now_secs(CLOCK_REALTIME),
 	       t->secs);
-	for (int i = 0; t->dirty && t->want_dirty && i < t->ndrows; i++) {
+	for (int i = 0; t->dirty && t->want_dirty && t->row_shown && i < t->ndrows; i++) {
 		const struct dirty_row *r = &t->drows[i];
 		size_t plen = r->path ? strlen(r->path) : 0;
 
-		if (!r->shown || r->idle >= IDLE_REFRESHES)
+		if (!t->row_shown[i])
 			continue;
 		printf("%s{\"pid\": %d, \"tid\": %d, \"comm\": ", first ? "" : ", ", (int)r->pid,
 		       (int)r->tid);
@@ -318,20 +348,32 @@ static void show_json(struct top *t)
 		printf(", \"ino\": %llu, \"events\": %llu, \"rate\": %.1f, \"flags\": ", r->ino,
 		       r->events, r->rate);
 		json_print_str(flags);
-		printf("}");
+		printf(", \"renamed\": %s, \"exited\": %s}",
+		       plen > 10 && !strcmp(r->path + plen - 10, " (renamed)") ? "true" : "false",
+		       r->gone ? "true" : "false");
 	}
 	printf("]");
+	if (t->dirty && t->want_dirty)
+		json_groups(t);
 	if (t->want_dirty && !t->dirty) {
 		printf(", \"dirty_error\": ");
 		json_print_str(t->dirty_why);
 	} else if (t->dirty) {
 		printf(", \"dirty_lost\": %llu", dirty_lost(t->dirty));
+		printf(", ");
+		dirty_names_json(t->dirty);
 	}
 	printf(", \"events\": [");
-	for (int i = 0; t->want_events && i < t->nerows; i++) {
+	if (t->group.limit) { /* the first N by the sort key, as the text view shows */
+		sort_by = t->sort;
+		qsort(t->erows, (size_t)t->nerows, sizeof(*t->erows), cmp_erow);
+	}
+	for (int i = 0, shown = 0; t->want_events && i < t->nerows; i++) {
 		const struct events_row *r = &t->erows[i];
 
-		printf("%s{\"pid\": %d, \"comm\": ", i ? ", " : "", (int)r->pid);
+		if (!event_shown(t, r, &shown))
+			continue;
+		printf("%s{\"pid\": %d, \"comm\": ", shown > 1 ? ", " : "", (int)r->pid);
 		json_print_str(r->comm);
 		printf(", \"event\": ");
 		json_print_str(r->now->event);
@@ -339,7 +381,8 @@ static void show_json(struct top *t)
 		json_print_str(r->now->condition);
 		for (int k = 0; k < STAT_NCOUNTERS; k++)
 			printf(", \"%s\": %.1f", stat_keys[k], r->rate[k]);
-		printf(", \"total_hits\": %llu}", r->now->v[STAT_HITS]);
+		printf(", \"total_hits\": %llu, \"ended\": %s}", r->now->v[STAT_HITS],
+		       r->ended ? "true" : "false");
 	}
 	printf("]");
 	if (t->want_events && events_error(t->events)) {
@@ -352,6 +395,8 @@ static void show_json(struct top *t)
 
 static void show(struct top *t)
 {
+	if (t->dirty)
+		order_dirty(t);
 	if (t->json)
 		show_json(t);
 	else
@@ -384,12 +429,18 @@ static bool key(struct top *t, int ch)
 /* Until `until` (monotonic seconds): drain the kernel's buffers, take keys. */
 static void wait_until(struct top *t, double until)
 {
+	double next_poll = 0;
+
 	for (double now; !stop && (now = now_secs(CLOCK_MONOTONIC)) < until;) {
 		double left = until - now;
 		int ms = left * 1000 < DRAIN_MS ? (int)(left * 1000) + 1 : DRAIN_MS;
 
 		if (t->dirty)
 			dirty_drain(t->dirty);
+		if (t->want_events && now >= next_poll) {
+			events_poll(t->events);
+			next_poll = now + POLL_SECS;
+		}
 		if (t->curses) {
 			timeout(ms);
 			int ch = getch();
@@ -407,7 +458,8 @@ static void wait_until(struct top *t, double until)
 static const struct opts_spec top_opts = {
 	.verb = "top",
 	.usage = (const char *const[]){
-		"tpoint top [-d SECONDS] [-n COUNT] [--json] [-p PID]... [--dirty | --events]", NULL },
+		"tpoint top [-d SECONDS] [-n COUNT] [--json] [-p PID[,PID]...]... [--dirty | --events]",
+		"          [--by pid|comm|file] [--limit N] [--comm GLOB] [--path GLOB]", NULL },
 	.about = "The PowerTOP view, live. Who dirties which file (root: the kernel's writeback\n"
 		 "event, filtered to I_DIRTY_SYNC, I_DIRTY_DATASYNC, I_DIRTY_PAGES), and the rates of\n"
 		 "the events of every instrumented process (over their control sockets).\n",
@@ -415,14 +467,45 @@ static const struct opts_spec top_opts = {
 		{ 'd', 'd', "delay", OPT_VALUE, "SECONDS", "refresh every SECONDS (default 2)", 0 },
 		{ 'n', 'n', "count", OPT_VALUE, "COUNT", "stop after COUNT refreshes", 0 },
 		OPT_JSON("one JSON object per refresh, with arrays dirty and events"),
-		OPT_PID("only this process (repeatable)"),
+		OPT_PID("only these processes (repeatable, or comma-separated)"),
+		{ 'B', 0, "by", OPT_VALUE, "pid|comm|file", "group the dirty files by process (with\n"
+		  "its files, the default), by command, or by file\n(with its processes)", 0 },
+		{ 'L', 0, "limit", OPT_VALUE, "N", "at most N groups, N rows in each, N events", 0 },
+		{ 'C', 0, "comm", OPT_VALUE, "GLOB", "only processes whose name matches GLOB", 0 },
+		{ 'P', 0, "path", OPT_VALUE, "GLOB", "only files whose path matches GLOB ('*' matches\n"
+		  "'/' too)", 0 },
 		{ 'D', 0, "dirty", OPT_NO_VALUE, NULL, "only the dirty files", 0 },
 		{ 'E', 0, "events", OPT_NO_VALUE, NULL, "only the program events", 0 },
 		OPT_END,
 	},
 	.after = "On a terminal: r, t, p, n sort by rate, total, pid, name; d and e show or hide\n"
-		 "a view; q quits.\n",
+		 "a view; q quits. A process gone for a refresh is folded into one \"exited\" row\n"
+		 "per command (--by pid).\n",
 };
+/* -p PID[,PID...]: each as ctl_parse_pid() takes it. */
+static int parse_pids(struct top *t, const char *list)
+{
+	char one[32];
+
+	for (const char *p = list;; p += strcspn(p, ",") + 1) {
+		size_t len = strcspn(p, ",");
+
+		if (t->npids == MAX_PIDS) {
+			tool_error("top", "-p: at most %d processes", MAX_PIDS);
+			return -1;
+		}
+		if (len >= sizeof(one))
+			len = sizeof(one) - 1;
+		memcpy(one, p, len);
+		one[len] = 0;
+		t->pids[t->npids] = ctl_parse_pid("top", one);
+		if (t->pids[t->npids++] < 0)
+			return -1;
+		if (!p[len])
+			return 0;
+	}
+}
+
 static int parse_args(struct top *t, int argc, char **argv)
 {
 	struct opts o;
@@ -456,13 +539,35 @@ static int parse_args(struct top *t, int argc, char **argv)
 			t->json = true;
 			break;
 		case 'p':
-			if (t->npids == MAX_PIDS) {
-				tool_error("top", "-p: at most %d processes", MAX_PIDS);
+			if (parse_pids(t, optarg) < 0)
+				return -1;
+			break;
+		case 'B':
+			if (!group_by_parse(optarg, &t->group.by)) {
+				tool_error("top", "--by '%s': expected pid, comm or file", optarg);
 				return -1;
 			}
-			t->pids[t->npids] = ctl_parse_pid("top", optarg);
-			if (t->pids[t->npids++] < 0)
+			break;
+		case 'L': {
+			errno = 0;
+			long limit = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || errno || limit <= 0 || limit > 1000000) {
+				tool_error("top", "--limit '%s': expected a number of rows, from 1 to "
+					   "1000000", optarg);
 				return -1;
+			}
+			t->group.limit = (int)limit;
+			break;
+		}
+		case 'C':
+		case 'P':
+			if (!*optarg) {
+				tool_error("top", "--%s '': expected a glob like 'dd*'",
+					   c == 'C' ? "comm" : "path");
+				return -1;
+			}
+			*(c == 'C' ? &t->group.comm_glob : &t->group.path_glob) = optarg;
 			break;
 		case 'D':
 			only_dirty = true;
@@ -556,6 +661,9 @@ int cmd_top(int argc, char **argv)
 	}
 	if (t.curses)
 		endwin();
+	free(t.index);
+	free(t.groups);
+	free(t.row_shown);
 	dirty_close(t.dirty);
 	events_close(t.events);
 	return EXIT_OK;

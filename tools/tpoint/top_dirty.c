@@ -2,10 +2,13 @@
 /*
  * Who dirties which file: the kernel's own tracepoint, filtered in the kernel, read raw from
  * the per-CPU buffers of a private instance, counted per (thread, device, inode) in a hash
- * table. Paths are looked up once per new row (top_paths.c), never per event.
+ * table. Names come from fanotify as files are written (top_names.c), else from the
+ * processes' open descriptors (top_paths.c), looked up once a refresh, never per event.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +19,13 @@
 #include "kinstance.h"
 #include "top_btf.h"
 #include "top_dirty.h"
+#include "top_names.h"
 #include "top_paths.h"
 
 /* The instance is tpoint-top-PID-RANDOM (tpoint(1) says so), made and read by kinstance.c. */
 #define INSTANCE_PREFIX "tpoint-top"
 #define MAX_ROWS (1 << 20) /* beyond: counted in `overflow`, not shown */
+#define EXITS_KEPT 4096 /* the names of the threads that ended last */
 
 /* The seed's condition: the three bits PowerTOP asked about. */
 static const char *const seed_flags[] = { "I_DIRTY_SYNC", "I_DIRTY_DATASYNC", "I_DIRTY_PAGES" };
@@ -54,6 +59,13 @@ struct dirty_view {
 	int *slots; /* hash of (tid, dev, ino) to rows[] index + 1; 0 empty */
 	unsigned nslots;
 	unsigned long long lost, overflow;
+	int exit_id; /* sched:sched_process_exit, for the names of processes gone; -1: none */
+	struct field f_exit_comm, f_exit_pid;
+	struct exited { pid_t tid; char comm[16]; } exits[EXITS_KEPT];
+	unsigned nexits;
+	unsigned drains; /* readings of the buffers so far: the clock of rows and names */
+	struct names *files; /* the names of files written; NULL: descriptors only, for names_why */
+	char names_why[256];
 };
 
 /* ---- the event's format ---- */
@@ -214,6 +226,25 @@ static int set_up_event(struct dirty_view *d, char *why, size_t len)
 	return kinst_enable(d->ki, event, kfilter, why, len);
 }
 
+/*
+ * Who ended, with its name: a writer that opens, writes, closes and exits (a dd, an echo in
+ * a subshell) is gone before top reads /proc, and the kernel's saved_cmdlines is too small
+ * on a busy machine. Without the event, such writers show as "?".
+ */
+static void set_up_exit(struct dirty_view *d)
+{
+	char *fmt = kinst_format(d->ki, "sched:sched_process_exit"), why[256];
+	const char *id = fmt ? strstr(fmt, "\nID: ") : NULL;
+
+	d->exit_id = -1;
+	if (id && !find_field(fmt, "comm", &d->f_exit_comm) &&
+	    !find_field(fmt, "pid", &d->f_exit_pid) && d->f_exit_pid.size == 4 &&
+	    d->f_exit_comm.size <= 16 &&
+	    !kinst_enable(d->ki, "sched:sched_process_exit", NULL, why, sizeof(why)))
+		d->exit_id = atoi(id + 5);
+	free(fmt);
+}
+
 struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t len)
 {
 	struct dirty_view *d = calloc(1, sizeof(*d));
@@ -232,6 +263,7 @@ struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t le
 	d->ki = kinst_create(INSTANCE_PREFIX, why, len);
 	if (!d->ki || set_up_event(d, why, len) < 0)
 		goto fail;
+	set_up_exit(d);
 	d->ncpus = kinst_cpus();
 	page_size = kinst_open_cpus(d->ki, why, len);
 	if (page_size <= 0)
@@ -242,6 +274,8 @@ struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t le
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
+	/* Before the tracing starts: a file written from its first event on is named. */
+	d->files = names_open(d->names_why, sizeof(d->names_why));
 	if (kinst_trace(d->ki, true, why, len) < 0)
 		goto fail;
 	return d;
@@ -319,6 +353,29 @@ static void thread_identity(struct dirty_row *r)
 	fclose(f);
 }
 
+/* "MAJ:MIN" of a bdi named so; false for bdi names that are not a device (btrfs-1, ...). */
+static bool bdi_dev(const char *name, dev_t *dev)
+{
+	unsigned maj, min;
+	char tail;
+
+	if (sscanf(name, "%u:%u%c", &maj, &min, &tail) != 2)
+		return false;
+	*dev = makedev(maj, min);
+	return true;
+}
+
+/* The row's file among its process's (or thread's) descriptors and maps, if there. */
+static void walk_name(struct dirty_row *r)
+{
+	dev_t dev = 0;
+	bool have = bdi_dev(r->dev, &dev);
+
+	r->path = paths_lookup(r->pid, have, dev, r->ino);
+	if (!r->path && r->tid != r->pid)
+		r->path = paths_lookup(r->tid, have, dev, r->ino);
+}
+
 static void count_event(struct dirty_view *d, const char *data, int size)
 {
 	unsigned short type;
@@ -326,10 +383,24 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 	pid_t tid;
 	unsigned long long ino;
 
+	if (size < (int)sizeof(type))
+		return;
+	memcpy(&type, data, sizeof(type));
+	if (type == d->exit_id && d->exit_id >= 0) {
+		struct exited *e = &d->exits[d->nexits % EXITS_KEPT];
+
+		if (size < d->f_exit_pid.offset + 4 || size < d->f_exit_comm.offset +
+		    d->f_exit_comm.size)
+			return;
+		e->tid = (pid_t)read_uint(data, d->f_exit_pid);
+		snprintf(e->comm, sizeof(e->comm), "%.*s", d->f_exit_comm.size,
+			 data + d->f_exit_comm.offset);
+		d->nexits++;
+		return;
+	}
 	if (size < d->f_flags.offset + d->f_flags.size || size < d->f_ino.offset + d->f_ino.size ||
 	    size < d->f_name.offset + d->f_name.size)
 		return;
-	memcpy(&type, data, sizeof(type));
 	if (type != d->id)
 		return;
 	tid = (pid_t)read_uint(data, d->f_pid);
@@ -363,13 +434,16 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 			d->cap = cap;
 		}
 		r = &d->rows[d->nrows];
-		*r = (struct dirty_row){ .tid = tid, .ino = ino };
+		*r = (struct dirty_row){ .tid = tid, .ino = ino, .first_drain = d->drains };
 		snprintf(r->dev, sizeof(r->dev), "%s", dev);
 		thread_identity(r);
 		r->shown = !d->npids;
 		for (int i = 0; i < d->npids; i++)
 			r->shown |= d->pids[i] == r->pid;
 		d->slots[h] = ++d->nrows;
+		/* now, while the process likely lives: one that ends before the refresh is named */
+		if (r->shown)
+			walk_name(r);
 	}
 	r->events++;
 	r->flags |= (unsigned long)read_uint(data, d->f_flags);
@@ -408,6 +482,9 @@ static void count_page(struct dirty_view *d)
 
 void dirty_drain(struct dirty_view *d)
 {
+	d->drains++;
+	if (d->files)
+		names_drain(d->files, d->drains); /* first: a name heard now serves the events read next */
 	for (int c = 0; c < d->ncpus; c++) {
 		/* Bounded: a CPU that fills pages as fast as they are read cannot hold top here. */
 		for (int pages = 0; pages < 4096; pages++) {
@@ -419,16 +496,19 @@ void dirty_drain(struct dirty_view *d)
 	}
 }
 
-/* "MAJ:MIN" of a bdi named so; false for bdi names that are not a device (btrfs-1, ...). */
-static bool bdi_dev(const char *name, dev_t *dev)
+/* The name of a thread that ended before top saw it in /proc, from its exit event. */
+static void exited_comm(struct dirty_view *d, struct dirty_row *r)
 {
-	unsigned maj, min;
-	char tail;
+	unsigned n = d->nexits < EXITS_KEPT ? d->nexits : EXITS_KEPT;
 
-	if (sscanf(name, "%u:%u%c", &maj, &min, &tail) != 2)
-		return false;
-	*dev = makedev(maj, min);
-	return true;
+	for (unsigned i = 1; i <= n; i++) { /* the latest first: a tid may have been reused */
+		const struct exited *e = &d->exits[(d->nexits - i) % EXITS_KEPT];
+
+		if (e->tid == r->tid) {
+			snprintf(r->comm, sizeof(r->comm), "%s", e->comm);
+			return;
+		}
+	}
 }
 
 /*
@@ -452,27 +532,82 @@ static void saved_comm(char **cmdlines, struct dirty_row *r)
 		}
 }
 
+/*
+ * The row's name as fanotify last heard it (" (deleted)", " (renamed)" when it went since);
+ * false when it has none.
+ */
+static bool name_row(struct dirty_view *d, struct dirty_row *r, bool have, dev_t dev)
+{
+	/* Heard by the row's first event: see name_table_find(). (A file a process holds
+	 * open, even unlinked, is found among its descriptors.) */
+	const struct name_entry *e = names_find(d->files, have, dev, r->ino, r->pid,
+						r->first_drain);
+	static const char *const suffix[] = { "", " (deleted)", " (renamed)" };
+	char *path;
+
+	if (!e)
+		return false;
+	if (r->path && r->named && !strncmp(r->path, e->path, strlen(e->path)) &&
+	    !strcmp(r->path + strlen(e->path), suffix[e->state]))
+		return true;
+	if (asprintf(&path, "%s%s", e->path, suffix[e->state]) < 0)
+		return r->path != NULL;
+	free(r->path);
+	r->path = path;
+	return true;
+}
+
+/*
+ * The disk's own block device: its inode number is the kernel's dev_t (MAJOR << 20 | MINOR),
+ * and its pages are the file system's metadata (buffer heads, the journal) that any writer
+ * dirties. Named "/dev/NAME (file system metadata)".
+ */
+static char *bdev_name(bool have, dev_t dev, unsigned long long ino)
+{
+	char file[96], line[128], *name = NULL;
+	FILE *f;
+
+	if (!have || ino != ((unsigned long long)major(dev) << 20 | minor(dev)))
+		return NULL;
+	snprintf(file, sizeof(file), "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev));
+	f = fopen(file, "re");
+	while (f && !name && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = 0;
+			if (asprintf(&name, "/dev/%s (file system metadata)", line + 8) < 0)
+				name = NULL;
+		}
+	if (f)
+		fclose(f);
+	return name;
+}
+
 int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 {
 	char *cmdlines = NULL;
+
+	if (d->files)
+		names_refresh(d->files);
 
 	paths_next_round();
 	for (int i = 0; i < d->nrows; i++) {
 		struct dirty_row *r = &d->rows[i];
 		dev_t dev = 0;
+		bool have = bdi_dev(r->dev, &dev);
 
+		if (r->comm[0] == '?' && !r->comm[1])
+			exited_comm(d, r);
 		if (r->comm[0] == '?' && !r->comm[1] && r->idle == 0)
 			saved_comm(&cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
+		r->gone = kill(r->pid, 0) < 0 && errno == ESRCH ? r->gone + 1 : 0;
+		if (r->shown && name_row(d, r, have, dev))
+			r->named = true;
 		/* Looked for while the file is being dirtied: then the process likely has it. */
-		if (r->shown && !r->path && r->events != r->events_before) {
-			bool have = bdi_dev(r->dev, &dev);
-
-			r->path = paths_lookup(r->pid, have, dev, r->ino);
-			if (!r->path && r->tid != r->pid)
-				r->path = paths_lookup(r->tid, have, dev, r->ino);
-		}
+		else if (r->shown && !r->path && r->events != r->events_before &&
+			 !(r->path = bdev_name(have, dev, r->ino)))
+			walk_name(r);
 		r->events_before = r->events;
 	}
 	free(cmdlines);
@@ -512,10 +647,21 @@ void dirty_flag_names(struct dirty_view *d, unsigned long flags, char *out, size
 			 at ? "|" : "", flags);
 }
 
+void dirty_names(struct dirty_view *d, char *out, size_t len)
+{
+	names_describe(d->files, d->names_why, out, len);
+}
+
+void dirty_names_json(struct dirty_view *d)
+{
+	names_json(d->files, d->names_why);
+}
+
 void dirty_close(struct dirty_view *d)
 {
 	if (!d)
 		return;
+	names_close(d->files);
 	kinst_remove(d->ki);
 	for (int i = 0; i < d->nrows; i++)
 		free(d->rows[i].path);

@@ -19,11 +19,14 @@ struct dirty_row {
 	char comm[16];
 	char dev[32];            /* "MAJ:MIN" of the file's backing device, or its bdi name */
 	unsigned long long ino;
-	char *path;              /* NULL until resolved; may end in " (deleted)" */
+	char *path;              /* NULL until resolved; may end in " (deleted)", " (renamed)" */
+	bool named;              /* path is the name fanotify heard, not an open descriptor's */
 	unsigned long long events, events_before; /* in all; at the refresh before */
 	unsigned long flags;     /* every flag seen */
 	double rate;             /* events per second over the last refresh */
 	unsigned idle;           /* refreshes since its last event */
+	unsigned gone;           /* refreshes its process has been gone at (0: it is there) */
+	unsigned first_drain;    /* the reading of the kernel's buffers that saw its first event */
 	bool shown;              /* a process -p selects (all without -p) */
 };
 
@@ -42,6 +45,9 @@ const char *dirty_filter(struct dirty_view *d);
 unsigned long long dirty_lost(struct dirty_view *d);
 /* flags as "I_DIRTY_SYNC|I_DIRTY_PAGES", the kernel's names. */
 void dirty_flag_names(struct dirty_view *d, unsigned long flags, char *out, size_t len);
+/* Where the names come from, and why some may be missing: a line, or JSON members. */
+void dirty_names(struct dirty_view *d, char *out, size_t len);
+void dirty_names_json(struct dirty_view *d);
 /* Stop the event and remove the instance. */
 void dirty_close(struct dirty_view *d);
 

@@ -151,7 +151,7 @@ static struct proc_files *proc_files(pid_t pid)
 }
 
 /* The whole disk of a partition (/sys/dev/block/M:m/partition exists), else dev itself. */
-static dev_t disk_of(dev_t dev)
+dev_t paths_disk_of(dev_t dev)
 {
 	char file[96];
 	unsigned maj, min;
@@ -177,7 +177,7 @@ char *paths_lookup(pid_t pid, bool have_dev, dev_t dev, unsigned long long ino)
 	for (int i = 0; p && i < p->n; i++) {
 		struct known_file *k = &p->files[i];
 
-		if (k->ino == ino && (!have_dev || k->dev == dev || disk_of(k->dev) == dev))
+		if (k->ino == ino && (!have_dev || k->dev == dev || paths_disk_of(k->dev) == dev))
 			return strdup(k->path);
 	}
 	return NULL;

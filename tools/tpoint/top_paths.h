@@ -21,6 +21,9 @@ void paths_next_round(void);
  */
 char *paths_lookup(pid_t pid, bool have_dev, dev_t dev, unsigned long long ino);
 
+/* The whole disk of a partition (the writeback event names a disk's bdi), else dev itself. */
+dev_t paths_disk_of(dev_t dev);
+
 /* Forget every process read (at exit). */
 void paths_free(void);
 
