@@ -12,6 +12,7 @@
 
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <glob.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <pthread.h>
@@ -183,6 +184,30 @@ static inline off_t bench_file_size(const char *path)
 }
 
 /*
+ * The size of a recording's spool, FILE.spool: the library keeps it in a private directory
+ * beside the file, FILE.spool.XXXXXX/NAME.spool (NAME the file's base name). -1 if there is
+ * none (yet).
+ */
+static inline off_t bench_spool_size(const char *spool)
+{
+	const char *base = strrchr(spool, '/');
+	char pattern[8704];
+	glob_t g;
+	off_t size = -1;
+
+	base = base ? base + 1 : spool;
+	if (strlen(spool) + strlen(base) + 4 > sizeof(pattern))
+		return -1;
+	snprintf(pattern, sizeof(pattern), "%s.*/%s", spool, base);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		if (g.gl_pathc == 1)
+			size = bench_file_size(g.gl_pathv[0]);
+		globfree(&g);
+	}
+	return size;
+}
+
+/*
  * A fresh directory for a run's files, dir-name.XXXXXX in $TMPDIR (make bench and run.sh
  * point it at tmpfs), else in /tmp. -1, said on stderr, if it cannot be made.
  */
@@ -217,7 +242,7 @@ static inline int bench_record_start(const char *prog, const char *path, size_t 
 
 /*
  * Let the drain thread catch up, so that the next batch starts with a free pool as this one
- * did: wait until the spool has grown to at least `until` bytes (what the batch's records
+ * did: wait until the spool (FILE.spool: bench_spool_size()) has grown to at least `until` bytes (what the batch's records
  * need at the least), then until it has not grown for 20 ms; 20 s at most. The first part
  * matters on a busy machine, where a drain thread kept off the CPU for 20 ms is not done.
  */
@@ -228,7 +253,7 @@ static inline void bench_wait_drained(const char *spool, off_t until)
 	int stable = 0;
 
 	for (int i = 0; i < 4000 && stable < 4; i++) {
-		off_t now = bench_file_size(spool);
+		off_t now = bench_spool_size(spool);
 
 		stable = now == last && now >= until ? stable + 1 : 0;
 		last = now;

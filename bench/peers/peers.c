@@ -244,7 +244,7 @@ static double record_batch(const struct bench_case *c, uint64_t n, int threads,
 		return -1;
 	if (c->in_memory)
 		tpoint_set_mode(TPOINT_MODE_OVERWRITE);
-	off_t spooled = bench_file_size(spool);
+	off_t spooled = bench_spool_size(spool);
 
 	ns = start ? time_batch_at(c->loop, n, threads, start) : time_batch(c->loop, n, threads);
 	if (c->in_memory)
