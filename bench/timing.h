@@ -196,9 +196,10 @@ static inline off_t bench_spool_size(const char *spool)
 	off_t size = -1;
 
 	base = base ? base + 1 : spool;
-	if (strlen(spool) + strlen(base) + 4 > sizeof(pattern))
+	int n = snprintf(pattern, sizeof(pattern), "%s.*/%s", spool, base);
+
+	if (n < 0 || (size_t)n >= sizeof(pattern))
 		return -1;
-	snprintf(pattern, sizeof(pattern), "%s.*/%s", spool, base);
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		if (g.gl_pathc == 1)
 			size = bench_file_size(g.gl_pathv[0]);
