@@ -240,7 +240,8 @@ static void show_events(struct top *t)
 	const char *err = events_error(t->events);
 
 	sort_by = t->sort;
-	qsort(t->erows, (size_t)t->nerows, sizeof(*t->erows), cmp_erow);
+	if (t->nerows > 1) /* qsort() wants a base even for nothing to sort */
+		qsort(t->erows, (size_t)t->nerows, sizeof(*t->erows), cmp_erow);
 	out(t, "Program events (control sockets)%s%s", err ? ": " : "", err ? err : "");
 	out(t, "%7s %-16s %-32s %10s %11s %10s %10s %8s", "PID", "COMM", "EVENT", "HITS/s",
 	    "COND-SKIP/s", "FILTERED/s", "RECORDED/s", "LOST/s");
@@ -364,7 +365,7 @@ static void show_json(struct top *t)
 		dirty_names_json(t->dirty);
 	}
 	printf(", \"events\": [");
-	if (t->group.limit) { /* the first N by the sort key, as the text view shows */
+	if (t->group.limit && t->nerows > 1) { /* the first N by the sort key, as the text view shows */
 		sort_by = t->sort;
 		qsort(t->erows, (size_t)t->nerows, sizeof(*t->erows), cmp_erow);
 	}

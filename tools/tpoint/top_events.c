@@ -189,7 +189,8 @@ void events_poll(struct events_view *v)
 	}
 	if (d)
 		closedir(d);
-	qsort(v->seen_next, (size_t)n, sizeof(pid_t), cmp_pid);
+	if (n > 1)
+		qsort(v->seen_next, (size_t)n, sizeof(pid_t), cmp_pid);
 	/* the first poll only learns what is there: the refresh before it connected to those */
 	for (int i = 0; i < v->nretry; i++) {
 		int before = v->nprocs;

@@ -124,7 +124,8 @@ int group_dirty(const struct group_opts *o, const struct dirty_row *rows, int n,
 			index[nindex++] = i;
 	sorting = o;
 	sort_rows = rows;
-	qsort(index, (size_t)nindex, sizeof(*index), cmp_row);
+	if (nindex > 1)
+		qsort(index, (size_t)nindex, sizeof(*index), cmp_row);
 	for (int i = 0; i < nindex; i++) {
 		const struct dirty_row *r = &rows[index[i]];
 		struct dirty_group *g = ng ? &groups[ng - 1] : NULL;
@@ -148,6 +149,7 @@ int group_dirty(const struct group_opts *o, const struct dirty_row *rows, int n,
 	for (int i = 0; i < ng; i++)
 		groups[i].shown_rows = o->limit && groups[i].nrows > o->limit ? o->limit :
 										   groups[i].nrows;
-	qsort(groups, (size_t)ng, sizeof(*groups), cmp_group);
+	if (ng > 1)
+		qsort(groups, (size_t)ng, sizeof(*groups), cmp_group);
 	return ng;
 }

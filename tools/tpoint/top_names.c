@@ -63,6 +63,9 @@ struct names {
 	unsigned round;
 	unsigned long long overflows, unresolved;
 	char buf[64 * 1024] __attribute__((aligned(8)));
+	/* One event, copied out of buf: events are 4-byte aligned there (a name's padding),
+	 * and their metadata, with its 64-bit mask, wants 8. */
+	char ev[4096] __attribute__((aligned(8)));
 };
 
 static bool known_dev(struct names *n, dev_t dev)
@@ -360,15 +363,27 @@ void names_drain(struct names *n, unsigned now)
 	/* Bounded, as dirty_drain() is: a flood of events cannot hold top here. */
 	for (int reads = 0; reads < 64 && (len = read(n->fan, n->buf, sizeof(n->buf))) > 0;
 	     reads++) {
-		const struct fanotify_event_metadata *m = (const void *)n->buf;
+		const struct fanotify_event_metadata *m = (const void *)n->ev;
 
-		for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
-			if (m->vers != FANOTIFY_METADATA_VERSION)
+		for (const char *at = n->buf; len >= (ssize_t)sizeof(*m);) {
+			struct fanotify_event_metadata head;
+
+			memcpy(&head, at, sizeof(head));
+			if (head.vers != FANOTIFY_METADATA_VERSION)
 				return;
-			if (m->mask & FAN_Q_OVERFLOW)
-				n->overflows++;
-			else
-				take_event(n, m);
+			if (head.event_len < sizeof(head) || head.event_len > (size_t)len)
+				break;
+			if (head.event_len > sizeof(n->ev)) {
+				n->unresolved++; /* no handle and name are that long */
+			} else {
+				memcpy(n->ev, at, head.event_len);
+				if (m->mask & FAN_Q_OVERFLOW)
+					n->overflows++;
+				else
+					take_event(n, m);
+			}
+			at += head.event_len;
+			len -= (ssize_t)head.event_len;
 		}
 	}
 }
