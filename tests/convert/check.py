@@ -116,7 +116,7 @@ if rc != 0:
     fail("babeltrace2 %s exited %d: %s" % (ctf, rc, err[-500:]))
 discarded = 0
 for l in err.splitlines():
-    m = re.match(r"WARNING: Tracer discarded (\d+) events between ", l)
+    m = re.match(r"WARNING: Tracer discarded (\d+) events? between ", l)
     if m:
         discarded += int(m.group(1))
     elif l.strip() and not l.startswith(" "):
