@@ -31,17 +31,20 @@ struct wanted_filter {
 static struct wanted_filter *wanted;
 static size_t nwanted;
 
-static int slot_compile_filter(struct event_slot *s, const char *expr, struct filter **out,
-			       char *err, size_t errlen)
+/*
+ * The event's fields as filters and histograms read them (struct filter_field): the common
+ * ones, then the record's numbers and strings, offsets from common_type. *fields is
+ * malloc'ed; the names point into the slot's records. 0, -ENOMEM, or -EINVAL with err set.
+ */
+int tp_registry_slot_fields(const struct event_slot *s, struct filter_field **fields,
+			    size_t *nfields, char *err, size_t errlen)
 {
 	const struct tpoint_meta_class *c = s->class_meta;
 	const struct tpoint_meta_field *mf = tpoint_meta_class_fields(c);
 	const char *names = tpoint_meta_class_field_strings(c);
 	struct filter_field *f = calloc(c->nfields + 4, sizeof(*f));
 	uint16_t *off = calloc(c->nfields + 1, sizeof(*off));
-	char name[2 * TPOINT_NAME_MAX + 2];
 	size_t n = 0;
-	int ret;
 
 	if (!f || !off) {
 		free(f);
@@ -80,10 +83,25 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
 			continue; /* structs and other arrays cannot be compared */
 		n++;
 	}
+	free(off);
+	*fields = f;
+	*nfields = n;
+	return 0;
+}
+
+static int slot_compile_filter(struct event_slot *s, const char *expr, struct filter **out,
+			       char *err, size_t errlen)
+{
+	char name[2 * TPOINT_NAME_MAX + 2];
+	struct filter_field *f;
+	size_t n;
+	int ret = tp_registry_slot_fields(s, &f, &n, err, errlen);
+
+	if (ret < 0)
+		return ret;
 	snprintf(name, sizeof(name), "%s:%s", s->system, s->name);
 	ret = tp_filter_compile(expr, name, f, n, out, err, errlen);
 	free(f);
-	free(off);
 	return ret;
 }
 
@@ -108,7 +126,8 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
  */
 struct retired_filter {
 	struct retired_filter *next;
-	struct filter *f;
+	void *p;
+	void (*free_fn)(void *);
 	uint64_t fence; /* the first fence after its replacement */
 };
 static struct retired_filter *retired;
@@ -226,7 +245,7 @@ static void free_retired(uint64_t upto)
 			continue;
 		}
 		*p = r->next;
-		tp_filter_free(r->f);
+		r->free_fn(r->p);
 		free(r);
 	}
 }
@@ -249,19 +268,29 @@ static void reclaim_filters(void)
 		free_retired(quiet);
 }
 
-/* A filter no longer published: freed when no hit can be evaluating it. */
-static void retire_filter(struct filter *f)
+void tp_registry_retire(void *p, void (*free_fn)(void *))
 {
 	struct retired_filter *r;
 
-	if (f) {
+	if (p) {
 		r = malloc(sizeof(*r));
 		if (!r)
 			return; /* kept for ever: a hit may be using it */
-		*r = (struct retired_filter){ retired, f, fences + 1 };
+		*r = (struct retired_filter){ retired, p, free_fn, fences + 1 };
 		retired = r;
 	}
 	reclaim_filters();
+}
+
+static void free_filter(void *f)
+{
+	tp_filter_free(f);
+}
+
+/* A filter no longer published: freed when no hit can be evaluating it. */
+static void retire_filter(struct filter *f)
+{
+	tp_registry_retire(f, free_filter);
 }
 
 /* Publish a slot's wanted filter (or none) to its event. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hist_table.c - a histogram's entries (see hist.h), in memory allocated once.
+ * hist_table.c - a histogram's entries (see hist.h), in memory mapped once.
  *
  * Like the kernel's tracing_map: 1 << map_bits entries and twice as many hash slots (so the
  * open addressing never runs more than half full and a probe always ends), a key made of the
@@ -19,8 +19,8 @@
  * Clearing is the writer's own business (the reader must not read a table being cleared).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "hist.h"
 
 /* A counter that only its thread writes and other threads may read (see the top). */
@@ -36,6 +36,7 @@ static inline uint64_t peek(const uint64_t *c)
 
 struct hist_table {
 	const struct hist_spec *spec;
+	size_t bytes;       /* of its mapping */
 	uint32_t max_elts;  /* entries */
 	uint32_t nslots;    /* hash slots: 2 * max_elts */
 	uint32_t n;         /* entries used */
@@ -59,40 +60,63 @@ static bool has_execname(const struct hist_spec *s)
 	return false;
 }
 
-struct hist_table *tp_hist_table_new(const struct hist_spec *spec)
+/* Rounded up to 64 bytes: each array of the table starts on a cache line of its own. */
+static size_t line_up(size_t n)
 {
-	struct hist_table *t = calloc(1, sizeof(*t));
-	size_t max;
+	return (n + 63) & ~(size_t)63;
+}
 
-	if (!t)
-		return NULL;
-	max = (size_t)1 << spec->map_bits;
-	t->spec = spec;
-	t->max_elts = (uint32_t)max;
-	t->nslots = (uint32_t)(2 * max);
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	t->keys = calloc(max, spec->key_size);
-	t->sums = calloc(max * spec->nvals, sizeof(*t->sums));
-	if (has_execname(spec))
-		t->comms = calloc(max, HIST_COMM_LEN);
-	if (!t->slots || !t->keys || !t->sums ||
-	    (has_execname(spec) && !t->comms)) {
-		tp_hist_table_free(t);
+static size_t table_bytes(const struct hist_spec *spec, size_t max)
+{
+	return line_up(sizeof(struct hist_table)) + line_up(2 * max * sizeof(uint64_t)) +
+	       line_up(max * spec->key_size) + line_up(max * spec->nvals * sizeof(uint64_t)) +
+	       (has_execname(spec) ? line_up(max * HIST_COMM_LEN) : 0);
+}
+
+/*
+ * One anonymous mapping for all of it: zeroed by the kernel, touched page by page as entries
+ * are used (a program's per-thread tables cost what their keys fill, not 1 << map_bits
+ * entries each), and async-signal-safe, as a thread's first hit may be in a handler.
+ */
+struct hist_table *tp_hist_table_new_with(const struct hist_spec *spec, size_t extra,
+					  void **extra_out)
+{
+	size_t max = (size_t)1 << spec->map_bits, bytes = table_bytes(spec, max);
+	char *mem = mmap(NULL, bytes + extra, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct hist_table *t;
+	size_t at = line_up(sizeof(*t));
+
+	if (mem == MAP_FAILED) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	t = (struct hist_table *)(void *)mem;
+	t->spec = spec;
+	t->bytes = bytes + extra;
+	t->max_elts = (uint32_t)max;
+	t->nslots = (uint32_t)(2 * max);
+	t->slots = (uint64_t *)(void *)(mem + at);
+	at += line_up(2 * max * sizeof(uint64_t));
+	t->keys = (unsigned char *)(mem + at);
+	at += line_up(max * spec->key_size);
+	t->sums = (uint64_t *)(void *)(mem + at);
+	at += line_up(max * spec->nvals * sizeof(uint64_t));
+	t->comms = has_execname(spec) ? mem + at : NULL;
+	if (extra_out)
+		*extra_out = mem + bytes;
 	return t;
+}
+
+struct hist_table *tp_hist_table_new(const struct hist_spec *spec)
+{
+	return tp_hist_table_new_with(spec, 0, NULL);
 }
 
 void tp_hist_table_free(struct hist_table *t)
 {
-	if (!t)
-		return;
-	free(t->slots);
-	free(t->keys);
-	free(t->sums);
-	free(t->comms);
-	free(t);
+	if (t)
+		munmap(t, t->bytes);
 }
 
 /* A record's integer field, as the kernel's hist_field_{s,u}{8,16,32,64} read it. */
