@@ -21,6 +21,7 @@
 #include "log.h"
 #include "meta_read.h"
 #include "registry.h"
+#include "trigger.h"
 #include "writer.h"
 
 /* Filters by event name, kept so that an event loaded later (dlopen) gets its filter. */
@@ -299,7 +300,7 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 	char full[2 * TPOINT_NAME_MAX + 2], err[512];
 	struct filter *f = NULL;
 
-	if (!s->ev || (!nwanted && !__atomic_load_n(&s->ev->filter, __ATOMIC_RELAXED)))
+	if (!s->ev || (!nwanted && !s->filter))
 		return; /* nothing to publish, nor to take back: the usual registration */
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
@@ -318,21 +319,49 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 		tp_err("filter of %s not set: %s", full, err);
 		f = NULL;
 	}
-	/*
-	 * Release: the compiled filter is complete before a hit can load it. The one it
-	 * replaces waits: a thread may be evaluating it right now.
-	 */
-	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter, f,
-						 __ATOMIC_ACQ_REL);
+	struct filter *old = s->filter;
 
-	tp_registry_slot_apply(s); /* TPOINT_ENABLED_FILTER follows the filter */
-	retire_filter(old);
+	s->filter = f;
+	tp_registry_publish_judge(s);
+	retire_filter(old); /* a thread may be evaluating it right now */
+}
+
+void tp_registry_publish_judge(struct event_slot *s)
+{
+	struct trigger_set *ts = tp_trigger_set_of(s->ev->index);
+	struct trigger_gate *gate = NULL;
+
+	if (ts) {
+		gate = calloc(1, sizeof(*gate));
+		if (gate) {
+			gate->f.fast_size = UINT64_MAX; /* never judged inline: judge_checked() */
+			gate->filter = s->filter;
+			gate->ts = ts;
+		} else {
+			tp_err("%s:%s: out of memory: its triggers do not run", s->system, s->name);
+		}
+	}
+	/*
+	 * Release: the filter or gate is complete before a hit can load it. The gate it
+	 * replaces waits, as a filter does.
+	 */
+	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter,
+						 gate ? &gate->f : s->filter, __ATOMIC_ACQ_REL);
+
+	tp_registry_slot_apply(s); /* TPOINT_ENABLED_FILTER follows */
+	if (tp_trigger_gate(old))
+		tp_registry_retire(old, free);
 }
 
 void tp_registry_slot_drop_filter(struct event_slot *s)
 {
-	retire_filter(__atomic_exchange_n((struct filter **)&s->ev->filter, NULL,
-					  __ATOMIC_ACQ_REL));
+	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter, NULL,
+						 __ATOMIC_ACQ_REL);
+
+	if (tp_trigger_gate(old))
+		tp_registry_retire(old, free);
+	retire_filter(s->filter);
+	s->filter = NULL;
 }
 
 /*
@@ -465,9 +494,5 @@ TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr)
 
 const char *tp_registry_slot_filter_text(const struct event_slot *s)
 {
-	const struct filter *f = s->ev ? __atomic_load_n((struct filter **)&s->ev->filter,
-							 __ATOMIC_ACQUIRE)
-				       : NULL;
-
-	return f ? tp_filter_text(f) : "";
+	return s->filter ? tp_filter_text(s->filter) : "";
 }

@@ -20,6 +20,11 @@ HIDDEN int tp_registry_try_filter(const char *event, const char *expr, char *err
 
 /* The filter wanted for the slot's event by name, if any, compiled and attached. */
 HIDDEN void tp_registry_slot_apply_filter(struct event_slot *s);
+/*
+ * Publish what the slot's hits load: its filter, or a gate holding it and its triggers
+ * (lib/trigger.h). Under the registry lock; the slot's enable bits follow.
+ */
+HIDDEN void tp_registry_publish_judge(struct event_slot *s);
 /* The event's object goes (dlclose): its compiled filter is freed after a grace period. */
 HIDDEN void tp_registry_slot_drop_filter(struct event_slot *s);
 struct filter_field;

@@ -37,6 +37,7 @@ static inline uint64_t peek(const uint64_t *c)
 struct hist_table {
 	const struct hist_spec *spec;
 	size_t bytes;       /* of its mapping */
+	bool one_num_key;   /* one numeric key, no filter, no .execname: tp_hist_hit()'s fast way */
 	uint32_t max_elts;  /* entries */
 	uint32_t nslots;    /* hash slots: 2 * max_elts */
 	uint32_t n;         /* entries used */
@@ -103,6 +104,9 @@ struct hist_table *tp_hist_table_new_with(const struct hist_spec *spec, size_t e
 	t->sums = (uint64_t *)(void *)(mem + at);
 	at += line_up(max * spec->nvals * sizeof(uint64_t));
 	t->comms = has_execname(spec) ? mem + at : NULL;
+	t->one_num_key = spec->nkeys == 1 && spec->key_size == 8 && !spec->filter &&
+			 !has_execname(spec) && spec->keys[0].src != HIST_SRC_STR_ARRAY &&
+			 spec->keys[0].src != HIST_SRC_STR_DYN;
 	if (extra_out)
 		*extra_out = mem + bytes;
 	return t;
@@ -120,7 +124,7 @@ void tp_hist_table_free(struct hist_table *t)
 }
 
 /* A record's integer field, as the kernel's hist_field_{s,u}{8,16,32,64} read it. */
-static uint64_t read_num(const struct hist_field *f, const struct hist_hit *h)
+static inline __attribute__((always_inline)) uint64_t read_num(const struct hist_field *f, const struct hist_hit *h)
 {
 	const unsigned char *p = (const unsigned char *)h->rec + f->offset;
 
@@ -162,7 +166,8 @@ static uint64_t log2_up(uint64_t v)
 }
 
 /* A field's number for a hit: the kernel's hist_fn_call() for the kinds we have. */
-static uint64_t field_value(const struct hist_spec *s, const struct hist_field *f,
+/* Inline, as are the key's making and finding: a hit makes no call. */
+static inline __attribute__((always_inline)) uint64_t field_value(const struct hist_spec *s, const struct hist_field *f,
 			    const struct hist_hit *h)
 {
 	uint64_t v;
@@ -204,7 +209,7 @@ static void copy_string(unsigned char *dst, size_t room, const unsigned char *re
 		dst[i] = rec[off + i];
 }
 
-static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
+static inline __attribute__((always_inline)) void build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
 {
 	for (unsigned i = 0; i < s->nkeys; i++) {
 		const struct hist_field *k = &s->keys[i];
@@ -268,7 +273,7 @@ static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t si
  * The entry of `key`, made if new and there is room: its index, or -1 when the table is full.
  * Linear probing over twice as many slots as entries always finds the key or a free slot.
  */
-static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint64_t hash,
+static inline __attribute__((always_inline)) int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint64_t hash,
 			   const char *comm)
 {
 	size_t ks = t->spec->key_size;
@@ -301,19 +306,13 @@ static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint6
 	return e;
 }
 
-int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+/* The sums of entry e: its hitcount, and each value's. */
+static inline __attribute__((always_inline)) int count_hit(struct hist_table *t, int64_t e,
+							   const struct hist_hit *h)
 {
 	const struct hist_spec *s = t->spec;
-	unsigned char key[HIST_KEY_SIZE_MAX];
 	uint64_t *sums;
-	int64_t e;
 
-	if (s->filter && !filter_match(s->filter, h->rec, h->size))
-		return 0;
-	if (t->paused)
-		return 0;
-	build_key(s, h, key);
-	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
 	if (e < 0) {
 		bump(&t->drops, 1);
 		return -1;
@@ -324,6 +323,48 @@ int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
 	for (unsigned i = 1; i < s->nvals; i++)
 		bump(&sums[i], field_value(s, &s->vals[i], h));
 	return 1;
+}
+
+/*
+ * The common case, one number as the key (a pid, a size's log2): the key is a word in a
+ * register, its hash and probe made for one word, with what find_or_add() does for any key
+ * (the same hash, slots and entries, so that merging and printing see no difference).
+ */
+static int hit_one_num_key(struct hist_table *t, const struct hist_hit *h)
+{
+	uint64_t key = field_value(t->spec, &t->spec->keys[0], h);
+	uint64_t hash = hash_key((const unsigned char *)&key, 8);
+	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask, e;
+	uint64_t tag = hash & 0xffffffff00000000ull;
+
+	for (;; i = (i + 1) & mask) {
+		uint64_t slot = t->slots[i], k;
+
+		e = (uint32_t)slot;
+		if (!e)
+			break;
+		memcpy(&k, t->keys + (size_t)(e - 1) * 8, 8);
+		if ((slot & 0xffffffff00000000ull) == tag && k == key)
+			return count_hit(t, e - 1, h);
+	}
+	return count_hit(t, find_or_add(t, (const unsigned char *)&key, hash, NULL), h);
+}
+
+int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_spec *s = t->spec;
+	unsigned char key[HIST_KEY_SIZE_MAX];
+	int64_t e;
+
+	if (t->paused)
+		return 0;
+	if (t->one_num_key)
+		return hit_one_num_key(t, h);
+	if (s->filter && !filter_match(s->filter, h->rec, h->size))
+		return 0;
+	build_key(s, h, key);
+	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
+	return count_hit(t, e, h);
 }
 
 void tp_hist_table_pause(struct hist_table *t, bool paused)

@@ -203,7 +203,7 @@ static void publish_set(struct event_slot *s, struct trigger_set *ts)
 	struct trigger_set *old = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], ts,
 						      __ATOMIC_ACQ_REL);
 
-	tp_registry_slot_apply(s); /* the enable bits follow, and the new set's soft flag */
+	tp_registry_publish_judge(s); /* the gate, the enable bits, the new set's soft flag */
 	tp_registry_retire(old, free);
 }
 
@@ -405,6 +405,7 @@ void tp_trigger_slot_drop(struct event_slot *s)
 
 	if (!s->ev || s->ev->index >= TPOINT_MAX_EVENTS)
 		return;
+	/* The gate went with the filter (tp_registry_slot_drop_filter()), before this. */
 	ts = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], NULL, __ATOMIC_ACQ_REL);
 	for (unsigned i = 0; ts && i < ts->n; i++)
 		tp_registry_retire(ts->t[i], trigger_free);

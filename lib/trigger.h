@@ -13,10 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "filter.h"
 #include "hidden.h"
 #include "registry.h"
 
 struct trigger_set;
+
+/*
+ * What the hits of an event with triggers load from ev->filter: a filter that is never
+ * judged inline (fast_size UINT64_MAX sends it to the library's checked path) and has no
+ * program (ops NULL, which no compiled filter has), holding the event's own filter and its
+ * triggers. So an event without triggers pays nothing for them, filtered or not.
+ */
+struct trigger_gate {
+	struct filter f;
+	const struct filter *filter; /* the event's own, or NULL */
+	struct trigger_set *ts;
+};
+
+static inline const struct trigger_gate *tp_trigger_gate(const struct filter *f)
+{
+	return f && !f->ops ? (const struct trigger_gate *)(const void *)f : NULL;
+}
 
 /*
  * Per event index: its triggers, or NULL; replaced as a whole, and freed after the filters'

@@ -636,6 +636,7 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 	uint32_t level;
 	struct thread_rec *rec;
 	struct pool *pool;
+	const struct trigger_gate *gate;
 	const struct trigger_set *ts;
 	bool soft;
 
@@ -655,7 +656,8 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 		goto drop;
 	if (s->page == TP_SCRATCH_PAGE)
 		stream_forget_page(s); /* left by a hit that a handler interrupted */
-	ts = tp_trigger_set_of(ev->index);
+	gate = tp_trigger_gate(__atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE));
+	ts = gate ? gate->ts : NULL;
 	soft = ts && tp_trigger_soft(ts);
 	if (!pool) {
 		if (!ts)
@@ -792,21 +794,9 @@ static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
 	tpoint_count_one(&tpoint_counters_of(ev)->filtered);
 }
 
-/* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */
-static __attribute__((noinline)) void judge_checked(struct tpoint_event *ev,
-						    struct tpoint_stream *s,
-						    const struct filter *f, const void *rec,
-						    uint32_t size)
-{
-	if (tp_filter_match_checked(f, rec, size))
-		publish(ev, s, size);
-	else
-		drop_filtered(ev, s);
-}
-
 /*
- * A hit of an event with triggers (or built in the scratch page, whose triggers went
- * meanwhile): the triggers see the record first, as the kernel's event_triggers_call() runs
+ * A hit of an event with triggers (its gate sent it here, from judge_checked()): the
+ * triggers see the record first, as the kernel's event_triggers_call() runs
  * before its discard test; then it is dropped if it was built in the scratch page (counted
  * already if it was lost for want of a page) or its event is on for its triggers alone
  * (counted as filtered: no record kept), or judged and published as any filtered record.
@@ -836,6 +826,24 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 		drop_filtered(ev, s);
 }
 
+/* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */
+static __attribute__((noinline)) void judge_checked(struct tpoint_event *ev,
+						    struct tpoint_stream *s,
+						    const struct filter *f, const void *rec,
+						    uint32_t size)
+{
+	const struct trigger_gate *gate = tp_trigger_gate(f);
+
+	if (__builtin_expect(gate != NULL, 0)) { /* the event has triggers */
+		trigger_commit(ev, s, gate->filter, gate->ts, (char *)rec, size);
+		return;
+	}
+	if (tp_filter_match_checked(f, rec, size))
+		publish(ev, s, size);
+	else
+		drop_filtered(ev, s);
+}
+
 /*
  * Every filtered hit comes here. The numeric loop runs inline and everything else is a tail
  * call, so that the common case saves no register and makes no call that returns.
@@ -846,15 +854,8 @@ TPOINT_EXPORT void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoin
 	char *entry = s->wp + TPOINT_RECORD_HEADER;
 	/* Acquire: pairs with the release that published the compiled filter. */
 	const struct filter *f = __atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE);
-	/* An event that records has an index below the bound (see tpoint_count_recorded()). */
-	const struct trigger_set *ts = __atomic_load_n(&tp_trigger_sets[ev->index],
-						       __ATOMIC_ACQUIRE);
 
 	tpoint_common_header(ev, entry); /* a filter may test common_pid */
-	if (__builtin_expect(ts || s->page == TP_SCRATCH_PAGE, 0)) {
-		trigger_commit(ev, s, f, ts, entry, size);
-		return;
-	}
 	/*
 	 * The fast loop reads whole 8-byte words, and a record owns its payload rounded up to
 	 * 8 bytes (tpoint_record_total()): the aligned word around its last field is its own.
