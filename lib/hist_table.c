@@ -38,6 +38,7 @@ struct hist_table {
 	const struct hist_spec *spec;
 	size_t bytes;       /* of its mapping */
 	bool one_num_key;   /* one numeric key, no filter, no .execname: tp_hist_hit()'s fast way */
+	bool one_str_key;   /* one string key, no filter, no .execname: another */
 	uint32_t max_elts;  /* entries */
 	uint32_t nslots;    /* hash slots: 2 * max_elts */
 	uint32_t n;         /* entries used */
@@ -107,6 +108,9 @@ struct hist_table *tp_hist_table_new_with(const struct hist_spec *spec, size_t e
 	t->one_num_key = spec->nkeys == 1 && spec->key_size == 8 && !spec->filter &&
 			 !has_execname(spec) && spec->keys[0].src != HIST_SRC_STR_ARRAY &&
 			 spec->keys[0].src != HIST_SRC_STR_DYN;
+	t->one_str_key = spec->nkeys == 1 && !spec->filter && !has_execname(spec) &&
+			 (spec->keys[0].src == HIST_SRC_STR_ARRAY ||
+			  spec->keys[0].src == HIST_SRC_STR_DYN);
 	if (extra_out)
 		*extra_out = mem + bytes;
 	return t;
@@ -238,14 +242,20 @@ static inline __attribute__((always_inline)) void build_key(const struct hist_sp
 	}
 }
 
-static uint64_t hash_key(const unsigned char *key, size_t size)
+/*
+ * The key's hash, over its words up to the last that is not zero: a string key's padding is
+ * not hashed, so that the hit of a short string hashes only its own words (hit_one_str_key()),
+ * and any key hashes the same whichever way it was made.
+ */
+static inline __attribute__((always_inline)) uint64_t hash_words(const unsigned char *key,
+								 size_t nwords)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
-	for (size_t i = 0; i < size; i += 8) {
+	for (size_t i = 0; i < nwords; i++) {
 		uint64_t w;
 
-		memcpy(&w, key + i, 8);
+		memcpy(&w, key + 8 * i, 8);
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
@@ -253,6 +263,18 @@ static uint64_t hash_key(const unsigned char *key, size_t size)
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 32;
 	return h;
+}
+
+static uint64_t hash_key(const unsigned char *key, size_t size)
+{
+	size_t n = size / 8;
+
+	for (uint64_t w; n; n--) {
+		memcpy(&w, key + 8 * (n - 1), 8);
+		if (w)
+			break;
+	}
+	return hash_words(key, n);
 }
 
 /* Keys are whole 8-byte words: compared inline, without a call to memcmp. */
@@ -333,7 +355,7 @@ static inline __attribute__((always_inline)) int count_hit(struct hist_table *t,
 static int hit_one_num_key(struct hist_table *t, const struct hist_hit *h)
 {
 	uint64_t key = field_value(t->spec, &t->spec->keys[0], h);
-	uint64_t hash = hash_key((const unsigned char *)&key, 8);
+	uint64_t hash = hash_words((const unsigned char *)&key, key != 0);
 	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask, e;
 	uint64_t tag = hash & 0xffffffff00000000ull;
 
@@ -350,6 +372,58 @@ static int hit_one_num_key(struct hist_table *t, const struct hist_hit *h)
 	return count_hit(t, find_or_add(t, (const unsigned char *)&key, hash, NULL), h);
 }
 
+/*
+ * One string as the key (a path, a name): its words alone are copied, hashed and compared,
+ * not the room's 256 bytes; a new entry gets the key padded whole, as find_or_add() keeps it.
+ */
+static int hit_one_str_key(struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_field *k = &t->spec->keys[0];
+	const unsigned char *rec = h->rec;
+	uint64_t words[HIST_KEY_SIZE_MAX / 8];
+	uint32_t off = k->offset, len = k->size, item, nwords, mask, i, e;
+	size_t room = k->key_size, n;
+	const unsigned char *nul;
+	uint64_t hash, tag;
+
+	if (k->src == HIST_SRC_STR_DYN) {
+		if ((uint32_t)k->offset + 4 > h->size) {
+			off = h->size; /* an empty key */
+		} else {
+			memcpy(&item, rec + k->offset, 4);
+			off = item & 0xffff;
+			len = item >> 16;
+		}
+	}
+	if (off >= h->size)
+		len = 0;
+	else if (len > h->size - off)
+		len = h->size - off;
+	if (len > room - 1)
+		len = (uint32_t)(room - 1);
+	nul = len ? memchr(rec + off, 0, len) : NULL;
+	n = nul ? (size_t)(nul - (rec + off)) : len;
+	nwords = (uint32_t)(n / 8 + 1); /* the string and its NUL */
+	words[nwords - 1] = 0;
+	memcpy(words, rec + off, n);
+	hash = hash_key((const unsigned char *)words, (size_t)nwords * 8);
+	mask = t->nslots - 1;
+	tag = hash & 0xffffffff00000000ull;
+	for (i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+		uint64_t slot = t->slots[i];
+
+		e = (uint32_t)slot;
+		if (!e)
+			break;
+		if ((slot & 0xffffffff00000000ull) == tag &&
+		    keys_equal(t->keys + (size_t)(e - 1) * room, (const unsigned char *)words,
+			       (size_t)nwords * 8))
+			return count_hit(t, e - 1, h);
+	}
+	memset(words + nwords, 0, room - (size_t)nwords * 8);
+	return count_hit(t, find_or_add(t, (const unsigned char *)words, hash, NULL), h);
+}
+
 int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
 {
 	const struct hist_spec *s = t->spec;
@@ -360,6 +434,8 @@ int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
 		return 0;
 	if (t->one_num_key)
 		return hit_one_num_key(t, h);
+	if (t->one_str_key)
+		return hit_one_str_key(t, h);
 	if (s->filter && !filter_match(s->filter, h->rec, h->size))
 		return 0;
 	build_key(s, h, key);
