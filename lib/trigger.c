@@ -1,17 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel's event triggers on a program's events (see trigger.h): `hist:` histograms,
- * aggregated on the thread that hits the event.
- *
- * A histogram is a set of tables, one per thread record (struct thread_rec, reused by the
- * threads that come after one exits), each updated by its thread alone with no lock
- * (lib/hist_table.c), and merged when read. A thread finds its table through a small cache
- * in its record, keyed by the trigger's id (never reused, so a cache entry of a removed
- * trigger can never match a new one); on a miss it walks the trigger's list of tables for
- * the one its record owned before, or maps a new one (one anonymous mapping, as a handler
- * may hit first) and pushes it on the list with a compare-and-swap. `:clear` bumps the
- * trigger's generation: each thread clears its own table at its next hit, and readers skip
- * tables not cleared yet.
+ * The kernel's event triggers on a program's events (see trigger.h): setting them (the C
+ * API, TPOINT_TRIGGER, the control socket) and reading their histograms; trigger_run.c runs
+ * them on the thread that hits the event.
  *
  * Triggers are set and read under the registry lock; an event's set of triggers is
  * published as a whole (tp_trigger_sets[]), and what a hit may hold is freed after the
@@ -19,11 +10,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sys/prctl.h>
 #include <tpoint/tpoint.h>
 #include "event_filter.h"
 #include "filter.h"
@@ -34,124 +22,7 @@
 #include "trigger.h"
 #include "writer.h"
 
-struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
-
-/* One thread record's table of one histogram. */
-struct hist_node {
-	struct hist_node *next;
-	const struct thread_rec *owner;
-	uint64_t gen; /* the trigger's clear generation this table was last cleared at */
-	struct hist_table *table;
-	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
-};
-
-struct trigger {
-	uint64_t id;              /* unique for ever: the threads' caches compare it */
-	struct hist_spec *spec;   /* its own, filter included */
-	char *info;               /* the trigger info text, without [active]: its identity */
-	bool paused;              /* atomic: :pause / :cont */
-	uint64_t gen;             /* atomic: :clear bumps it */
-	uint64_t no_table;        /* atomic: hits dropped because no table could be mapped */
-	struct hist_node *nodes;  /* atomic push; never popped until the trigger is freed */
-};
-
-struct trigger_set {
-	bool soft; /* atomic: the event is on for its triggers alone */
-	unsigned n;
-	struct trigger *t[];
-};
-
 static uint64_t next_id = 1;
-
-/* ---- the hit ---- */
-
-static struct hist_node *node_new(struct trigger *tr, const struct thread_rec *rec)
-{
-	struct hist_node *n;
-	void *extra;
-	struct hist_table *t = tp_hist_table_new_with(tr->spec, sizeof(*n), &extra);
-
-	if (!t)
-		return NULL;
-	n = extra;
-	n->owner = rec;
-	n->table = t;
-	n->gen = __atomic_load_n(&tr->gen, __ATOMIC_RELAXED);
-	if (prctl(PR_GET_NAME, n->comm) < 0)
-		strcpy(n->comm, "<...>");
-	n->comm[HIST_COMM_LEN - 1] = 0;
-	n->next = __atomic_load_n(&tr->nodes, __ATOMIC_RELAXED);
-	/* Release: the node is whole before a reader can find it. */
-	while (!__atomic_compare_exchange_n(&tr->nodes, &n->next, n, true, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED))
-		;
-	return n;
-}
-
-static struct hist_node *node_of(struct trigger *tr, struct thread_rec *rec)
-{
-	struct trig_cache *c = &rec->trig_cache[tr->id % TRIG_CACHE_WAYS];
-	struct hist_node *n;
-
-	if (__builtin_expect(c->id == tr->id, 1))
-		return c->node;
-	for (n = __atomic_load_n(&tr->nodes, __ATOMIC_ACQUIRE); n; n = n->next)
-		if (n->owner == rec)
-			break;
-	if (!n)
-		n = node_new(tr, rec);
-	if (n) {
-		c->id = tr->id;
-		c->node = n;
-	}
-	return n;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void tp_trigger_run(const struct trigger_set *ts, const void *entry, uint32_t size)
-{
-	struct thread_rec *rec = TPOINT_TLS.thread;
-
-	if (!rec)
-		return;
-	for (unsigned i = 0; i < ts->n; i++) {
-		struct trigger *tr = ts->t[i];
-		struct hist_node *n;
-		uint64_t gen;
-
-		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))
-			continue;
-		n = node_of(tr, rec);
-		if (!n) {
-			__atomic_fetch_add(&tr->no_table, 1, __ATOMIC_RELAXED);
-			continue;
-		}
-		gen = __atomic_load_n(&tr->gen, __ATOMIC_ACQUIRE);
-		if (n->gen != gen) { /* a :clear since this thread's last hit */
-			tp_hist_table_clear(n->table);
-			__atomic_store_n(&n->gen, gen, __ATOMIC_RELEASE);
-		}
-		struct hist_hit h = { .rec = entry, .size = size, .comm = n->comm };
-
-		if (tr->spec->cpu)
-			h.cpu = (uint32_t)sched_getcpu();
-		if (tr->spec->timestamps)
-			h.ts_ns = mono_ns();
-		tp_hist_hit(n->table, &h);
-	}
-}
-
-bool tp_trigger_soft(const struct trigger_set *ts)
-{
-	return __atomic_load_n(&ts->soft, __ATOMIC_RELAXED);
-}
 
 /* ---- setting ---- */
 
@@ -168,16 +39,6 @@ static void trigger_free(void *p)
 	tp_hist_spec_free(tr->spec);
 	free(tr->info);
 	free(tr);
-}
-
-bool tp_trigger_slot_update(const struct event_slot *s, bool records)
-{
-	struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
-
-	if (!ts)
-		return false;
-	__atomic_store_n(&ts->soft, !records, __ATOMIC_RELAXED);
-	return true;
 }
 
 /* The identity of a trigger: its info text, however it is paused. */

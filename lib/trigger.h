@@ -15,9 +15,38 @@
 #include <stdio.h>
 #include "filter.h"
 #include "hidden.h"
+#include "hist.h"
 #include "registry.h"
 
-struct trigger_set;
+struct thread_rec;
+
+/* One thread record's table of one histogram. */
+struct hist_node {
+	struct hist_node *next;
+	const struct thread_rec *owner;
+	uint64_t gen; /* the trigger's clear generation this table was last cleared at */
+	struct hist_table *table;
+	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
+};
+
+struct trigger {
+	uint64_t id;              /* unique for ever: the threads' caches compare it */
+	struct hist_spec *spec;   /* its own, filter included */
+	char *info;               /* the trigger info text, without [active]: its identity */
+	bool paused;              /* atomic: :pause / :cont */
+	uint64_t gen;             /* atomic: :clear bumps it */
+	uint64_t no_table;        /* atomic: hits dropped because no table could be mapped */
+	struct hist_node *nodes;  /* atomic push; never popped until the trigger is freed */
+};
+
+/* An event's triggers, published as a whole. */
+struct trigger_set {
+	bool soft; /* atomic: the event is on for its triggers alone */
+	unsigned n;
+	struct trigger *t[];
+};
+
+
 
 /*
  * What the hits of an event with triggers load from ev->filter: a filter that is never
@@ -52,12 +81,18 @@ static inline struct trigger_set *tp_trigger_set_of(uint32_t index)
 
 /*
  * A hit: run the triggers on the record (`size` payload bytes from common_type, the common
- * header written) on the hitting thread, whose level is claimed. No lock, no allocation but
+ * header written) on the hitting thread (its record `rec`), whose level is claimed
+ * (lib/trigger_run.c). No lock, no allocation but
  * a thread's first hit of a histogram, which maps its table.
  */
-HIDDEN void tp_trigger_run(const struct trigger_set *ts, const void *entry, uint32_t size);
+HIDDEN void tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
+			   uint32_t size);
+
 /* The event is on for its triggers alone (not recorded): its records are not kept. */
-HIDDEN bool tp_trigger_soft(const struct trigger_set *ts);
+static inline bool tp_trigger_soft(const struct trigger_set *ts)
+{
+	return __atomic_load_n(&ts->soft, __ATOMIC_RELAXED);
+}
 
 /*
  * Under the registry lock, as the slot is applied: does its event have triggers? `records`

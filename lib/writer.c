@@ -809,8 +809,8 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 {
 	bool soft = !ts || tp_trigger_soft(ts);
 
-	if (ts)
-		tp_trigger_run(ts, entry, size);
+	if (ts && TPOINT_TLS.thread)
+		tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
 	if (s->page == TP_SCRATCH_PAGE) {
 		stream_forget_page(s); /* for this record only */
 		release_level(s);
