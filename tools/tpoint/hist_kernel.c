@@ -43,6 +43,8 @@
 #define INSTANCE_PREFIX "tpoint-hist"
 /* How often the pages are read, at most. */
 #define POLL_NS 50000000L
+/* The most pages a CPU gives in one pass (16 MiB of 4 KiB pages). */
+#define DRAIN_PAGES_MAX 4096
 /* A .execname cache of COMM_SLOTS pids, forgotten at each read of the pages. */
 #define COMM_SLOTS 1024
 
@@ -183,15 +185,23 @@ static void count_page(struct kview *v, int cpu)
 	}
 }
 
-/* Every page the kernel has for us now, the one being written included. */
-static void drain(struct kview *v)
+/* Every page the kernel has for us now, the one being written included: how many. */
+static unsigned drain(struct kview *v)
 {
+	unsigned read = 0;
+
 	for (int c = 0; c < v->ncpus; c++)
-		while (kinst_read_page(v->ki, c, v->page, KINST_LATEST) > 0)
+		/* Bounded: a CPU that fills pages as fast as they are read cannot hold us here. */
+		for (int pages = 0; pages < DRAIN_PAGES_MAX; pages++) {
+			if (kinst_read_page(v->ki, c, v->page, KINST_LATEST) <= 0)
+				break;
 			count_page(v, c);
+			read++;
+		}
 	memset(v->comms, 0, COMM_SLOTS * sizeof(*v->comms)); /* names may change */
 	free(v->cmdlines);
 	v->cmdlines = NULL;
+	return read;
 }
 
 /* ---- setting up ---- */
@@ -244,14 +254,22 @@ static int check_events(const struct hist_cmd_opts *o)
 		struct kevent_list l = { 0 };
 		char err[1024];
 		const char *ev = o->k[i].event;
-		bool one = strchr(ev, ':') && !strpbrk(ev, "*?[,") &&
-			   kinst_match(ev, &l, err, sizeof(err)) == 0 && l.n == 1 &&
-			   !strcmp(l.name[0], ev);
+		int found;
 
+		if (!strchr(ev, ':') || strpbrk(ev, "*?[,")) {
+			tool_error(HIST_VERB, "-k '%s': expected one kernel event, SYSTEM:EVENT "
+				   "(like sched:sched_switch): a histogram is an event's own", ev);
+			return -1;
+		}
+		found = kinst_match(ev, &l, err, sizeof(err));
 		kevent_list_free(&l);
-		if (!one) {
-			tool_error(HIST_VERB, "-k '%s': expected one kernel event, SYSTEM:EVENT, "
-				   "as available_events lists it (like sched:sched_switch)", ev);
+		if (found < 0 && strstr(err, "matches no kernel event")) {
+			tool_error(HIST_VERB, "-k '%s': no such kernel event here (tracefs's "
+				   "available_events lists them, as SYSTEM:EVENT)", ev);
+			return -1;
+		}
+		if (found < 0) {
+			tool_error(HIST_VERB, "-k: %s", err);
 			return -1;
 		}
 	}
@@ -274,11 +292,12 @@ static int setup(struct kview *v, const struct hist_cmd_opts *o)
 	char err[1024];
 	pid_t self = getpid();
 
-	if (kinst_check(err, sizeof(err)) < 0 || check_events(o) < 0) {
-		if (kinst_check(err, sizeof(err)) < 0)
-			tool_error(HIST_VERB, "-k: %s", err);
+	if (kinst_check(err, sizeof(err)) < 0) {
+		tool_error(HIST_VERB, "-k: %s", err);
 		return -1;
 	}
+	if (check_events(o) < 0)
+		return -1;
 	v->n = o->nk;
 	v->h = calloc(o->nk, sizeof(*v->h));
 	v->comms = calloc(COMM_SLOTS, sizeof(*v->comms));
@@ -364,6 +383,7 @@ static int print_kernel(struct kview *v)
 	return 0;
 }
 
+/* 0; -1 said; -2 the reader went away. */
 static int print_all(struct kview *v, bool json)
 {
 	struct hist_names names = { hist_kernel_sym, NULL, v->syms };
@@ -379,6 +399,8 @@ static int print_all(struct kview *v, bool json)
 				break;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return -2; /* a reader that went away (| head): a stop like Ctrl-C */
 		tool_error(HIST_VERB, "writing the histograms: %s", strerror(errno ? errno : EIO));
 		return -1;
 	}
@@ -389,32 +411,21 @@ static int print_all(struct kview *v, bool json)
 static void load_symbols(struct kview *v)
 {
 	bool want = false;
-	char *text;
+	char *text = NULL, buf[65536];
+	size_t len = 0, r;
+	FILE *f, *m;
 
 	for (size_t i = 0; i < v->n && !v->in_kernel; i++)
 		for (unsigned k = 0; k < v->h[i].spec->nkeys; k++)
 			want |= (v->h[i].spec->keys[k].mods & (HIST_MOD_SYM | HIST_MOD_SYM_OFFSET)) != 0;
-	if (!want)
+	if (!want || !(f = fopen("/proc/kallsyms", "re")))
 		return;
-	text = NULL;
-	{
-		FILE *f = fopen("/proc/kallsyms", "re");
-		size_t len = 0;
-
-		if (f) {
-			FILE *m = open_memstream(&text, &len);
-			char buf[65536];
-			size_t r;
-
-			while (m && (r = fread(buf, 1, sizeof(buf), f)) > 0)
-				fwrite(buf, 1, r, m);
-			if (m)
-				fclose(m);
-			fclose(f);
-			if (text)
-				v->syms = hist_kallsyms(text, len);
-		}
-	}
+	m = open_memstream(&text, &len);
+	while (m && (r = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, r, m);
+	if (m && fclose(m) == 0 && text)
+		v->syms = hist_kallsyms(text, len);
+	fclose(f);
 	free(text);
 }
 
@@ -478,8 +489,10 @@ static int run(struct kview *v, const struct hist_cmd_opts *o)
 		if (o->duration && now - start >= o->duration)
 			break;
 		if (o->watch && now >= next_print) {
-			if (print_all(v, o->json))
-				return EXIT_FAIL;
+			int printed = print_all(v, o->json);
+
+			if (printed)
+				return printed == -2 ? EXIT_OK : EXIT_FAIL;
 			next_print += o->watch;
 			if (next_print <= now) /* we were late: not a burst of prints */
 				next_print = now + o->watch;
@@ -494,10 +507,13 @@ static int run(struct kview *v, const struct hist_cmd_opts *o)
 	}
 	if (!v->in_kernel) {
 		kinst_trace(v->ki, false, err, sizeof(err));
-		drain(v); /* what the kernel wrote before tracing stopped */
+		while (drain(v)) /* what the kernel wrote before tracing stopped */
+			;
 	}
-	if (print_all(v, o->json))
-		return EXIT_FAIL;
+	switch (print_all(v, o->json)) {
+	case -1: return EXIT_FAIL;
+	case -2: return EXIT_OK;
+	}
 	if (!v->in_kernel)
 		say_losses(v);
 	return EXIT_OK;
