@@ -36,7 +36,12 @@ wait_for() {
 		i=$((i + 1)); [ $i -lt 600 ] || return 1; sleep 0.1
 	done
 }
-instance_of() { ls $T/instances 2>/dev/null | grep "^tpoint-hist-$1-"; }
+instance_of() {
+	for d in "$T/instances/tpoint-hist-$1-"*; do
+		[ -d "$d" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
 # The tool's instance traces: its events are enabled before tracing_on (or, with the kernel's
 # own triggers, set before the tool waits).
 ready() {
@@ -49,24 +54,24 @@ gone() { ! instance_of "$1" >/dev/null; }
 fork=hkf-$$
 mark=hkm-$$
 cp /bin/true "./$mark" 2>/dev/null || cp /usr/bin/true "./$mark" || fail "cannot copy true"
-# N forks, each an exec of ./$mark; then it says so (done) and waits on the fifo, alive, so
+# N forks, each an exec of ./$mark; then it says so (forked) and waits on the fifo, alive, so
 # that its name is its /proc/PID/comm when .execname asks. Builtins only besides ./$mark.
 cat >"$fork" <<EOF
 #!/bin/sh
 i=0
 while [ \$i -lt $N ]; do ./$mark; i=\$((i + 1)); done
-: >done
+: >forked
 read x <fifo
 EOF
 chmod +x "$fork"
 
 # Starts the forker; $! is its pid once it has forked N times and waits.
 forker() {
-	rm -f done fifo
+	rm -f forked fifo
 	mkfifo fifo || fail "mkfifo"
 	"./$fork" &
 	fpid=$!
-	wait_for '[ -e done ]' || fail "$fork did not fork $N times"
+	wait_for '[ -e forked ]' || fail "$fork did not fork $N times"
 }
 release() { echo >fifo; wait "$fpid"; }
 

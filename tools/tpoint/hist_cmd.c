@@ -150,7 +150,10 @@ static int check(const struct hist_cmd_opts *o)
 	return 0;
 }
 
-/* The options into *o: 0, or an exit status (help printed, or a usage error said). */
+/*
+ * The options into *o: -1 to go on, or the exit status now (the help printed: EXIT_OK, or
+ * a usage error said).
+ */
 static int parse(int argc, char **argv, struct hist_cmd_opts *o)
 {
 	struct opts op;
@@ -161,7 +164,7 @@ static int parse(int argc, char **argv, struct hist_cmd_opts *o)
 		switch ((c = opts_next(&op))) {
 		case OPTS_END:
 			if (op.ind >= argc)
-				return check(o);
+				return check(o) ? EXIT_USAGE : -1;
 			/* An operand: the trigger of the -k just before it, and on with the rest. */
 			if (op.ind != trigger_at) {
 				tool_error(HIST_VERB, "'%s': unexpected here; a trigger follows its -k "
@@ -205,7 +208,7 @@ int cmd_hist(int argc, char **argv)
 	static struct hist_cmd_opts o; /* static: reachable to the end, whichever way we return */
 	int ret = parse(argc, argv, &o);
 
-	if (!ret)
-		ret = o.nk ? hist_kernel(&o) : hist_process(&o);
-	return ret;
+	if (ret >= 0)
+		return ret;
+	return o.nk ? hist_kernel(&o) : hist_process(&o);
 }
