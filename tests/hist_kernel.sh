@@ -42,12 +42,12 @@ instance_of() {
 	done
 	return 1
 }
-# The tool's instance traces: its events are enabled before tracing_on (or, with the kernel's
-# own triggers, set before the tool waits).
+# The tool's instance traces: its events are enabled before tracing_on; or, with the kernel's
+# own triggers, the last -k's (sched_process_exec's) is set, the others before it.
 ready() {
 	ki=$(instance_of "$1") || return 1
 	[ "$(cat "$T/instances/$ki/tracing_on" 2>/dev/null)" = 1 ] && return 0
-	grep -q '^hist:' "$T/instances/$ki/events/sched/sched_process_fork/trigger" 2>/dev/null
+	grep -q '^hist:' "$T/instances/$ki/events/sched/sched_process_exec/trigger" 2>/dev/null
 }
 gone() { ! instance_of "$1" >/dev/null; }
 

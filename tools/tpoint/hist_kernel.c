@@ -41,8 +41,10 @@
 
 /* The instances are named INSTANCE_PREFIX-PID-RANDOM (tpoint(1) says so). */
 #define INSTANCE_PREFIX "tpoint-hist"
-/* How often the pages are read, at most. */
+/* How often the pages are read when they come slowly... */
 #define POLL_NS 50000000L
+/* ... and when a pass found more than a page a CPU: the buffers fill, read them sooner. */
+#define POLL_BUSY_NS 2000000L
 /* The most pages a CPU gives in one pass (16 MiB of 4 KiB pages). */
 #define DRAIN_PAGES_MAX 4096
 /* A .execname cache of COMM_SLOTS pids, forgotten at each read of the pages. */
@@ -482,9 +484,8 @@ static int run(struct kview *v, const struct hist_cmd_opts *o)
 
 	while (!stop_requested) {
 		double now, wait;
+		bool busy = !v->in_kernel && drain(v) > (unsigned)v->ncpus;
 
-		if (!v->in_kernel)
-			drain(v);
 		now = now_s();
 		if (o->duration && now - start >= o->duration)
 			break;
@@ -497,7 +498,7 @@ static int run(struct kview *v, const struct hist_cmd_opts *o)
 			if (next_print <= now) /* we were late: not a burst of prints */
 				next_print = now + o->watch;
 		}
-		wait = (double)POLL_NS / 1e9;
+		wait = (double)(busy ? POLL_BUSY_NS : POLL_NS) / 1e9;
 		if (o->watch && next_print - now < wait)
 			wait = next_print - now;
 		if (o->duration && start + o->duration - now < wait)
