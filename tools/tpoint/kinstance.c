@@ -471,6 +471,9 @@ bool kinst_has_hist(struct kinstance *k, const char *event)
 	return has;
 }
 
+/* What error_log puts before the command it quotes. */
+#define ERR_LOG_CMD "  Command: "
+
 int kinst_set_trigger(struct kinstance *k, const char *event, const char *trigger, char *err,
 		      size_t errlen)
 {
@@ -483,12 +486,21 @@ int kinst_set_trigger(struct kinstance *k, const char *event, const char *trigge
 	tracefs_error_clear(k->inst);
 	if (tracefs_event_file_append(k->inst, buf, name, "trigger", trigger) >= 0)
 		return 0;
-	/* The kernel's words, with the caret under the column, are in error_log. */
+	/*
+	 * The kernel's words are in error_log (tracing_err_log_seq_show()): "[TIME] LOC: error:
+	 * TEXT", "  Command: CMD", then a caret under the token, its column.
+	 */
 	why = tracefs_error_last(k->inst);
 	if (why && *why) {
+		const char *cmd = strstr(why, "\n" ERR_LOG_CMD), *caret;
+		int column = 0;
+
+		if (cmd && (caret = strchr(cmd + 1, '\n')) && strchr(caret, '^'))
+			column = (int)(strchr(caret, '^') - caret - 1) - (int)strlen(ERR_LOG_CMD) + 1;
 		why[strcspn(why, "\n")] = 0;
-		snprintf(err, errlen, "trigger '%s' on kernel event %s: the kernel says: %s",
-			 trigger, event, strstr(why, "] ") ? strstr(why, "] ") + 2 : why);
+		snprintf(err, errlen, "trigger '%s' on kernel event %s: the kernel says: %s%s%.0d",
+			 trigger, event, strstr(why, "] ") ? strstr(why, "] ") + 2 : why,
+			 column > 0 ? " at column " : "", column > 0 ? column : 0);
 	} else {
 		char what[512];
 
