@@ -136,6 +136,26 @@ EOF
 cmp -s j.out j.expected || { diff j.expected j.out; fail "--json: not the expected objects"; }
 echo "ok: --json, $N forks and execs, read at SIGTERM, instance removed"
 
+# ---- name=: two events' triggers share one histogram, each print shows it whole ----
+# keyed by common_pid: the forker's N forks, and each child's exec (N pids, one hit each)
+"$TPOINT" hist -k sched:sched_process_fork "hist:name=hk$$:keys=common_pid if parent_comm == \"$fork\"" \
+	-k sched:sched_process_exec "hist:name=hk$$:keys=common_pid if filename == \"./$mark\"" \
+	>n.out 2>n.err &
+hp=$!
+wait_for "ready $hp" || { cat n.err; fail "hist -k name=: its instance did not start tracing"; }
+forker
+kill -TERM $hp
+wait $hp
+st=$?
+release
+[ $st = 0 ] || { cat n.err; fail "hist -k name= stopped by SIGTERM exited $st"; }
+line=$(printf '{ common_pid: %10s } hitcount: %10s' "$fpid" $N)
+[ "$(grep -cxF "$line" n.out)" = 2 ] || { cat n.out; fail "name=: not the forker's $N forks in both"; }
+[ "$(grep -c "^    Hits: $((2 * N))$" n.out)" = 2 ] && [ "$(grep -c "^    Entries: $((N + 1))$" n.out)" = 2 ] ||
+	{ cat n.out; fail "name=: not $((2 * N)) hits in $((N + 1)) entries in both"; }
+wait_for "gone $hp" || fail "name=: the instance is left"
+echo "ok: name= shared by two events: $((2 * N)) hits, $((N + 1)) entries in each print"
+
 # ---- --duration ends it (exit 0), in the one-word form of -k ----
 "$TPOINT" hist -k "sched:sched_process_fork:$TF" --duration 0.3 >d.out 2>d.err &
 hp=$!
@@ -163,6 +183,8 @@ bad() {
 bad 1 "-k 'nosuch:event': no such kernel event" "$TPOINT" hist -k nosuch:event 'hist:keys=x'
 bad 1 "expected one kernel event, SYSTEM:EVENT" "$TPOINT" hist -k 'sched:*' 'hist:keys=x'
 bad 1 "Couldn't find field at column 11: 'nofield'" "$TPOINT" hist -k sched:sched_process_fork 'hist:keys=nofield'
+bad 1 "Named hist trigger doesn't match existing named trigger" "$TPOINT" hist \
+	-k sched:sched_process_fork 'hist:name=x:keys=common_pid' -k sched:sched_process_exec 'hist:name=x:keys=pid'
 bad 1 "Invalid field modifier at column 22: 'bogus'" "$TPOINT" hist -k sched:sched_process_fork \
 	'hist:keys=parent_pid.bogus'
 if command -v setpriv >/dev/null; then

@@ -57,6 +57,7 @@ struct khist {
 	struct hist_fields fields;
 	struct hist_spec *spec;
 	struct hist_table *table;
+	struct hist_table *named; /* name= shared with another -k: the tables merged, to print */
 	bool execname;            /* a key asks for the hitting task's name */
 };
 
@@ -249,6 +250,62 @@ out:
 	return ret;
 }
 
+/*
+ * Can two name= triggers share their histogram (the kernel's hist_trigger_match())? The same
+ * keys (names, modifiers, room in the key) and values; the events' layouts may differ.
+ */
+static bool same_histogram(const struct hist_spec *a, const struct hist_spec *b)
+{
+	if (a->nkeys != b->nkeys || a->nvals != b->nvals || a->key_size != b->key_size)
+		return false;
+	for (unsigned i = 0; i < a->nkeys; i++) {
+		const struct hist_field *x = &a->keys[i], *y = &b->keys[i];
+
+		if (strcmp(x->name, y->name) || x->src != y->src || x->mods != y->mods ||
+		    x->buckets != y->buckets || x->key_offset != y->key_offset ||
+		    x->key_size != y->key_size)
+			return false;
+	}
+	for (unsigned i = 0; i < a->nvals; i++)
+		if (strcmp(a->vals[i].name, b->vals[i].name) || a->vals[i].mods != b->vals[i].mods)
+			return false;
+	return true;
+}
+
+/*
+ * The -k that share a name= share one histogram, as the kernel's named triggers do: each
+ * keeps its own table (its event's offsets), and each print merges them (named). 0, or -1
+ * said.
+ */
+static int share_names(struct kview *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct khist *h = &v->h[i];
+
+		for (size_t j = 0; h->spec->name && j < v->n; j++) {
+			const struct khist *o = &v->h[j];
+
+			if (j == i || !o->spec->name || strcmp(o->spec->name, h->spec->name))
+				continue;
+			/* The later one is refused, as the kernel refuses it at registration. */
+			if (!same_histogram(h->spec, o->spec) && j > i)
+				continue;
+			if (!same_histogram(h->spec, o->spec)) {
+				tool_error(HIST_VERB, "-k %s '%s': %s (name=%s of -k %s '%s')", h->event,
+					   h->trigger, tp_hist_err_text(HIST_ERR_NAMED_MISMATCH),
+					   h->spec->name, o->event, o->trigger);
+				return -1;
+			}
+			if (!h->named && !(h->named = tp_hist_table_new(h->spec))) {
+				tool_error(HIST_VERB, "out of memory");
+				return -1;
+			}
+			tp_hist_table_pause(h->named, h->spec->pause); /* its own state, shown */
+		}
+	}
+	return 0;
+}
+
 /* Each -k names one event of this kernel: 0, or -1 said (before an instance is made). */
 static int check_events(const struct hist_cmd_opts *o)
 {
@@ -331,6 +388,8 @@ static int setup(struct kview *v, const struct hist_cmd_opts *o)
 	}
 	if (v->in_kernel)
 		return 0;
+	if (share_names(v) < 0)
+		return -1;
 	for (size_t i = 0; i < v->n; i++) {
 		bool again = false;
 
@@ -385,6 +444,18 @@ static int print_kernel(struct kview *v)
 	return 0;
 }
 
+/* What to print for h: its table, or every table of its name= merged. */
+static const struct hist_table *named_table(struct kview *v, struct khist *h)
+{
+	if (!h->named)
+		return h->table;
+	tp_hist_table_clear(h->named);
+	for (size_t j = 0; j < v->n; j++)
+		if (v->h[j].spec && v->h[j].spec->name && !strcmp(v->h[j].spec->name, h->spec->name))
+			tp_hist_table_merge(h->named, v->h[j].table);
+	return h->named;
+}
+
 /* 0; -1 said; -2 the reader went away. */
 static int print_all(struct kview *v, bool json)
 {
@@ -394,11 +465,13 @@ static int print_all(struct kview *v, bool json)
 		if (print_kernel(v))
 			return -1;
 	} else {
-		for (size_t i = 0; i < v->n; i++)
-			if (json ? tp_hist_print_json(stdout, v->h[i].table, v->syms ? &names : NULL)
-				 : tp_hist_print(stdout, v->h[i].table, (unsigned)i,
-						 v->syms ? &names : NULL))
+		for (size_t i = 0; i < v->n; i++) {
+			const struct hist_table *t = named_table(v, &v->h[i]);
+
+			if (json ? tp_hist_print_json(stdout, t, v->syms ? &names : NULL)
+				 : tp_hist_print(stdout, t, (unsigned)i, v->syms ? &names : NULL))
 				break;
+		}
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno == EPIPE)
@@ -466,6 +539,7 @@ static void teardown(struct kview *v)
 	kinst_remove(v->ki);
 	for (size_t i = 0; v->h && i < v->n; i++) {
 		tp_hist_table_free(v->h[i].table);
+		tp_hist_table_free(v->h[i].named);
 		tp_hist_spec_free(v->h[i].spec);
 		hist_fields_free(&v->h[i].fields);
 	}
