@@ -75,6 +75,23 @@ forker() {
 }
 release() { echo >fifo; wait "$fpid"; }
 
+# hist -k with the rest of the arguments into $2.out and $2.err, stopped by signal $1 once the
+# forker has forked; exit 0 and the instance gone are checked.
+stopped_by() {
+	sig=$1 out=$2
+	shift 2
+	"$TPOINT" hist "$@" >"$out.out" 2>"$out.err" &
+	hp=$!
+	wait_for "ready $hp" || { cat "$out.err"; fail "hist $*: its instance did not start tracing"; }
+	forker
+	kill -"$sig" $hp
+	wait $hp
+	st=$?
+	release
+	[ $st = 0 ] || { cat "$out.err"; fail "hist $* stopped by SIG$sig exited $st"; }
+	wait_for "gone $hp" || fail "SIG$sig: the instance $(instance_of $hp) is left"
+}
+
 TF="hist:keys=parent_comm,parent_pid:vals=hitcount,parent_pid if parent_comm == \"$fork\""
 TX="hist:keys=common_pid.execname if parent_comm == \"$fork\""
 TE="hist:keys=filename:vals=hitcount:sort=hitcount.descending if filename == \"./$mark\""
@@ -117,18 +134,8 @@ prints=$(grep -c '^# event histogram$' w.out)
 echo "ok: text, 3 histograms of 2 events, $N forks and execs, $((prints / 3)) prints, instance removed"
 
 # ---- JSON, stopped by SIGTERM right after the forks: the last pages are read at the end ----
-"$TPOINT" hist -k sched:sched_process_fork "$TF" -k sched:sched_process_exec "$TE" --json \
-	>j.out 2>j.err &
-hp=$!
-wait_for "ready $hp" || { cat j.err; fail "hist -k --json: its instance did not start tracing"; }
-forker
-kill -TERM $hp
-wait $hp
-st=$?
-release
-[ $st = 0 ] || { cat j.err; fail "hist -k --json stopped by SIGTERM exited $st"; }
+stopped_by TERM j -k sched:sched_process_fork "$TF" -k sched:sched_process_exec "$TE" --json
 [ -s j.err ] && { cat j.err; fail "hist -k --json said something on stderr"; }
-wait_for "gone $hp" || fail "SIGTERM: the instance $(instance_of $hp) is left"
 cat >j.expected <<EOF
 {"event": "sched:sched_process_fork", "trigger": "hist:keys=parent_comm,parent_pid:vals=hitcount,parent_pid:sort=hitcount:size=2048 if parent_comm == \\"$fork\\" [active]", "name": null, "paused": false, "size": 2048, "keys": [{"field": "parent_comm", "modifier": null}, {"field": "parent_pid", "modifier": null}], "values": ["hitcount", "parent_pid"], "entries": [{"key": {"parent_comm": "$fork", "parent_pid": $fpid}, "values": {"hitcount": $N, "parent_pid": $((N * fpid))}}], "totals": {"hits": $N, "entries": 1, "dropped": 0}}
 {"event": "sched:sched_process_exec", "trigger": "hist:keys=filename:vals=hitcount:sort=hitcount.descending:size=2048 if filename == \\"./$mark\\" [active]", "name": null, "paused": false, "size": 2048, "keys": [{"field": "filename", "modifier": null}], "values": ["hitcount"], "entries": [{"key": {"filename": "./$mark"}, "values": {"hitcount": $N}}], "totals": {"hits": $N, "entries": 1, "dropped": 0}}
@@ -138,22 +145,12 @@ echo "ok: --json, $N forks and execs, read at SIGTERM, instance removed"
 
 # ---- name=: two events' triggers share one histogram, each print shows it whole ----
 # keyed by common_pid: the forker's N forks, and each child's exec (N pids, one hit each)
-"$TPOINT" hist -k sched:sched_process_fork "hist:name=hk$$:keys=common_pid if parent_comm == \"$fork\"" \
-	-k sched:sched_process_exec "hist:name=hk$$:keys=common_pid if filename == \"./$mark\"" \
-	>n.out 2>n.err &
-hp=$!
-wait_for "ready $hp" || { cat n.err; fail "hist -k name=: its instance did not start tracing"; }
-forker
-kill -TERM $hp
-wait $hp
-st=$?
-release
-[ $st = 0 ] || { cat n.err; fail "hist -k name= stopped by SIGTERM exited $st"; }
+stopped_by TERM n -k sched:sched_process_fork "hist:name=hk$$:keys=common_pid if parent_comm == \"$fork\"" \
+	-k sched:sched_process_exec "hist:name=hk$$:keys=common_pid if filename == \"./$mark\""
 line=$(printf '{ common_pid: %10s } hitcount: %10s' "$fpid" $N)
 [ "$(grep -cxF "$line" n.out)" = 2 ] || { cat n.out; fail "name=: not the forker's $N forks in both"; }
 [ "$(grep -c "^    Hits: $((2 * N))$" n.out)" = 2 ] && [ "$(grep -c "^    Entries: $((N + 1))$" n.out)" = 2 ] ||
 	{ cat n.out; fail "name=: not $((2 * N)) hits in $((N + 1)) entries in both"; }
-wait_for "gone $hp" || fail "name=: the instance is left"
 echo "ok: name= shared by two events: $((2 * N)) hits, $((N + 1)) entries in each print"
 
 # ---- --duration ends it (exit 0), in the one-word form of -k ----
