@@ -8,9 +8,9 @@
  * below). Elsewhere the instance records the events, and their records are counted here into
  * the tool's own tables (lib/hist.h), typed from the event's format (hist_fields.h): the
  * pages of every CPU read as they fill, the page being written included (read(), as top's
- * dirty view reads them), every 50 ms, so that a --watch print is at most that late. The
- * trigger's `if FILTER` is applied here, on the records, with the parser's filter; the
- * instance keeps every record of the event. Our own process's events are not recorded
+ * dirty view reads them), every 50 ms (2 ms while they fill fast), so that a --watch print
+ * is at most that late. The trigger's `if FILTER` is applied here, on the records, with the
+ * parser's filter; the instance keeps every record of the event. Our own process's events are not recorded
  * (set_event_notrace_pid): reading the pages must not count itself.
  *
  * .execname names a record's common_pid as the kernel names the task that made the entry:
