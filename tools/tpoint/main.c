@@ -23,6 +23,7 @@ static const struct verb {
 	{ "trigger", cmd_trigger, "set or remove an event trigger (hist:) in a running process" },
 	{ "stream", cmd_stream, "print the events of a running process as they happen" },
 	{ "snapshot", cmd_snapshot, "write what a running process's buffers hold now" },
+	{ "hist", cmd_hist, "the kernel's histogram triggers (hist:keys=...), live" },
 	{ "top", cmd_top, "who dirties which file, and the rates of every process's events" },
 };
 

@@ -23,65 +23,24 @@
 
 #include <event-parse.h>
 
-#include "fmt/tracefs_format.h"
 #include "hist.h"
+#include "hist_fields.h"
 #include "report_hist.h"
 #include "report_select.h"
 #include "td_merge.h"
 #include "tool.h"
 #include "tracedat_read.h"
 
-_Static_assert(FILTER_NUM == 0 && FILTER_STR_ARRAY == 1 && FILTER_STR_DYN == 2,
-	       "tp_tracefs_field_kind() answers in enum filter_field_kind's values");
-
 /* One histogram's view of one file: the file, its event's id and fields, its table. */
 struct hist_input {
 	const char *path;
 	const struct tracedat *td;
 	int id;                     /* the event's common_type in this file, -1 if absent */
-	char *text;                 /* a copy of the format, cut where the field names end */
-	struct filter_field *fields;
-	size_t nfields;
+	struct hist_fields fields;  /* its fields, from this file's format */
 	struct hist_spec *spec;
 	struct hist_table *table;
 	struct td_cmdline *comms;   /* the saved cmdlines, by pid */
 };
-
-/* The fields of a format text, as the filter types them (as select.c does for -f). */
-static int format_fields(const struct td_text *t, struct hist_input *in)
-{
-	const char *body;
-	struct tracefs_field tf;
-	size_t max = 1, len, pos = 0;
-	char *end;
-
-	in->text = malloc(t->len + 1);
-	if (!in->text)
-		return -1;
-	memcpy(in->text, t->data, t->len);
-	in->text[t->len] = 0;
-	body = strstr(in->text, "format:");
-	body = body ? body : in->text;
-	end = strstr(body, "print fmt:");
-	len = end ? (size_t)(end - body) : strlen(body);
-	for (const char *p = body; (p = strstr(p, "field:")); p++)
-		max++;
-	in->fields = calloc(max, sizeof(*in->fields));
-	if (!in->fields)
-		return -1;
-	while (tp_tracefs_next_field(body, len, &pos, &tf)) {
-		struct filter_field *x = &in->fields[in->nfields];
-		int kind = tp_tracefs_field_kind(&tf);
-
-		if (kind < 0 || tf.offset > UINT16_MAX || tf.size > UINT16_MAX)
-			continue; /* structs and other arrays are no keys */
-		((char *)tf.name)[tf.name_len] = 0; /* its line is read: cut there, in the copy */
-		*x = (struct filter_field){ tf.name, (uint16_t)tf.offset, (uint16_t)tf.size,
-					    tf.is_signed, (uint8_t)kind };
-		in->nfields++;
-	}
-	return 0;
-}
 
 static int by_pid(const void *a, const void *b)
 {
@@ -113,7 +72,7 @@ static int input_setup(const char *verb, struct hist_input *in, const char *sys,
 
 		if (!strcmp(f->system, sys) && !strcmp(f->name, event)) {
 			in->id = f->id;
-			if (format_fields(&f->text, in))
+			if (hist_fields_parse(f->text.data, f->text.len, &in->fields))
 				goto nomem;
 			break;
 		}
@@ -121,7 +80,7 @@ static int input_setup(const char *verb, struct hist_input *in, const char *sys,
 	if (in->id < 0)
 		return 0; /* counted as nothing; said if no file has it */
 	snprintf(name, sizeof(name), "%s:%s", sys, event);
-	if (tp_hist_parse(trigger, name, in->fields, in->nfields, &in->spec, &err)) {
+	if (tp_hist_parse(trigger, name, in->fields.fields, in->fields.n, &in->spec, &err)) {
 		tool_error(verb, "%s: %s: %s", in->path, trigger, err.msg);
 		return -1;
 	}
@@ -158,49 +117,15 @@ static void input_free(struct hist_input *in)
 	tp_hist_table_free(in->table);
 	tp_hist_spec_free(in->spec);
 	free(in->comms);
-	free(in->fields);
-	free(in->text);
-}
-
-/* .sym / .sym-offset from a file's kallsyms: "name", or "name+0xoff/0xsize" (%ps, %pS). */
-static int kernel_sym(void *ctx, uint64_t addr, bool with_offset, char *buf, size_t len)
-{
-	const char *name;
-	unsigned long long start;
-	unsigned long size;
-
-	if (tep_find_function_info(ctx, addr, &name, &start, &size) != 1 || !name)
-		return 0;
-	if (with_offset)
-		snprintf(buf, len, "%s+0x%llx/0x%lx", name, (unsigned long long)addr - start, size);
-	else
-		snprintf(buf, len, "%s", name);
-	return 1;
+	hist_fields_free(&in->fields);
 }
 
 /* A libtraceevent handle that knows the first file's kernel symbols, or NULL. */
 static struct tep_handle *kernel_symbols(const struct tracedat *tds, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct td_text *k = &tds[i].kallsyms;
-		struct tep_handle *tep;
-		char *text;
-
-		if (!k->len)
-			continue;
-		tep = tep_alloc();
-		text = malloc(k->len + 1);
-		if (!tep || !text) {
-			tep_free(tep);
-			free(text);
-			return NULL;
-		}
-		memcpy(text, k->data, k->len);
-		text[k->len] = 0;
-		tep_parse_kallsyms(tep, text);
-		free(text);
-		return tep;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (tds[i].kallsyms.len)
+			return hist_kallsyms(tds[i].kallsyms.data, tds[i].kallsyms.len);
 	return NULL;
 }
 
@@ -384,7 +309,7 @@ int report_hist(const char *verb, const char *hist, const char *const *files, si
 	struct hist_job *jobs = calloc(strlen(hist) / 2 + 1, sizeof(*jobs));
 	char *list = strdup(hist), err[512];
 	struct tep_handle *syms = NULL;
-	struct hist_names names = { kernel_sym, NULL, NULL };
+	struct hist_names names = { hist_kernel_sym, NULL, NULL };
 	size_t opened = 0, nr_jobs = 0;
 	int ret = EXIT_FAIL;
 

@@ -30,6 +30,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
 #endif
