@@ -216,6 +216,8 @@ int main(void)
 	CHECK(tpoint_set_trigger("trig_req", "!hist:keys=bytes") == -ENOENT, "remove none");
 	CHECK(tpoint_set_trigger("trig_req", "traceonx") == -EINVAL, "unknown command");
 	CHECK(tpoint_set_trigger("no_such_event", "hist:keys=id") == -ENOENT, "unknown event");
+	CHECK(tpoint_set_trigger("trig_req", "hist:name=shared:keys=id") == -EOPNOTSUPP,
+	      "name=: not supported yet, said");
 
 	/* 5. Removal: the event goes off with its last trigger. */
 	CHECK(tpoint_set_trigger("trig_req", "!hist:keys=id if id < 3") == 0, "remove");
