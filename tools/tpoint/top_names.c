@@ -24,7 +24,20 @@
 
 #define MAX_FS 64
 #define DIR_CACHE 1024 /* directories resolved, a refresh long */
-#define EVENT_MASK (FAN_CLOSE_WRITE | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
+/* Headers older than Linux 5.17's */
+#ifndef FAN_RENAME
+#define FAN_RENAME 0x10000000
+#define FAN_REPORT_TARGET_FID 0x00001000
+#define FAN_EVENT_INFO_TYPE_OLD_DFID_NAME 10
+#define FAN_EVENT_INFO_TYPE_NEW_DFID_NAME 12
+#endif
+/*
+ * Renames as one event with both names, and unlinks with the file's own handle (Linux 5.17):
+ * a renamed file is shown under its new name. Before, under its old one, marked renamed.
+ */
+#define EVENT_MASK (FAN_CLOSE_WRITE | FAN_CREATE | FAN_DELETE | FAN_RENAME)
+#define EVENT_MASK_BEFORE_5_17 (FAN_CLOSE_WRITE | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
+				FAN_MOVED_TO)
 
 /* File systems with no files of their own: marking them would only cost. */
 static const char *const pseudo_types[] = {
@@ -54,6 +67,7 @@ struct dir_cached {
 
 struct names {
 	int fan;
+	bool targets; /* FAN_REPORT_TARGET_FID and FAN_RENAME: Linux 5.17 */
 	struct name_table *table;
 	struct marked_fs fs[MAX_FS];
 	int nfs;
@@ -118,8 +132,8 @@ static void mark_fs(struct names *n, dev_t dev, const char *mnt, const char *typ
 	}
 	fd = open(mnt, O_PATH | O_CLOEXEC);
 	if (fd < 0 || fstatfs(fd, &sfs) < 0 ||
-	    fanotify_mark(n->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENT_MASK, AT_FDCWD,
-			  mnt) < 0) {
+	    fanotify_mark(n->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			  n->targets ? EVENT_MASK : EVENT_MASK_BEFORE_5_17, AT_FDCWD, mnt) < 0) {
 		add_unmarked(n, dev, mnt, type, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -208,8 +222,15 @@ struct names *names_open(char *why, size_t len)
 		snprintf(why, len, "out of memory");
 		return NULL;
 	}
+	n->targets = true;
 	n->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID |
-			       FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE);
+			       FAN_REPORT_TARGET_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+			       O_RDONLY | O_LARGEFILE);
+	if (n->fan < 0 && errno == EINVAL) {
+		n->targets = false;
+		n->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID |
+				       FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE);
+	}
 	if (n->fan < 0) {
 		int err = errno;
 
@@ -293,11 +314,105 @@ static const char *dir_path(struct names *n, struct marked_fs *f, struct file_ha
 	return c->path;
 }
 
-/* One event: its directory-and-name record, and with close-write the file's own handle. */
+/* A directory-and-name record of an event: the file system, the directory's handle, the name. */
+struct dir_name {
+	const struct fanotify_event_info_fid *info;
+	struct file_handle *dh;
+	const char *name;
+	struct marked_fs *f;
+	uint64_t key, where; /* hashes of (file system, directory) and (..., name) */
+};
+
+static bool take_dir_name(struct names *n, const struct fanotify_event_info_fid *info,
+			  struct dir_name *d)
+{
+	d->info = info;
+	d->dh = (struct file_handle *)info->handle;
+	d->name = (const char *)d->dh->f_handle + d->dh->handle_bytes;
+	d->f = fs_of(n, (const fsid_t *)&info->fsid);
+	d->key = name_hash(NAME_HASH_START, &info->fsid, sizeof(info->fsid));
+	d->key = name_hash(d->key, d->dh, sizeof(*d->dh) + d->dh->handle_bytes);
+	d->where = name_hash(d->key, d->name, strlen(d->name) + 1);
+	return d->f != NULL;
+}
+
+/* "DIR/NAME" of a record in path, or false when its directory cannot be found. */
+static bool full_path(struct names *n, const struct dir_name *d, char *path, size_t len)
+{
+	const char *dpath = dir_path(n, d->f, d->dh, d->key);
+
+	if (!dpath)
+		return false;
+	snprintf(path, len, "%s/%s", strcmp(dpath, "/") ? dpath : "", d->name);
+	return true;
+}
+
+/* The directory is dirtied by the entries made and removed in it: name it. */
+static void name_dir(struct names *n, const struct dir_name *d, pid_t pid)
+{
+	const char *dpath = dir_path(n, d->f, d->dh, d->key);
+	unsigned long long ino = dpath ? handle_ino(d->f, d->dh) : 0;
+
+	if (ino)
+		name_table_set(n->table, d->f->dev, d->f->disk, ino, d->key, dpath, pid);
+	else
+		n->unresolved++;
+}
+
+/*
+ * A name top holds was unlinked. When the file lives on under another name (git links its
+ * objects into place, then unlinks the temporary name), that name, marked renamed.
+ */
+static void unlinked(struct names *n, const struct dir_name *d, struct file_handle *child,
+		     pid_t pid)
+{
+	char link[64], path[4096];
+	struct stat st;
+	ssize_t len = -1;
+	int fd;
+
+	if (child && name_table_live_at(n->table, d->where) &&
+	    (fd = open_handle(d->f, child, O_PATH | O_CLOEXEC)) >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
+			len = readlink(link, path, sizeof(path) - 1);
+		close(fd);
+	}
+	if (len > 0) {
+		path[len] = 0;
+		if (name_table_move(n->table, d->where, (unsigned long long)st.st_ino,
+				    name_hash(NAME_HASH_START, path, (size_t)len), path, pid) == 0)
+			return;
+	}
+	name_table_gone(n->table, d->where, NAME_DELETED, pid);
+}
+
+/* FAN_RENAME: the old and the new directory and name in one event (Linux 5.17). */
+static void renamed(struct names *n, const struct dir_name *from, const struct dir_name *to,
+		    struct file_handle *child, pid_t pid)
+{
+	char path[8192];
+
+	name_dir(n, from, pid);
+	if (to->dh->handle_bytes != from->dh->handle_bytes ||
+	    memcmp(to->dh, from->dh, sizeof(*to->dh) + to->dh->handle_bytes))
+		name_dir(n, to, pid);
+	if (!full_path(n, to, path, sizeof(path))) {
+		name_table_gone(n->table, from->where, NAME_RENAMED, pid);
+		return;
+	}
+	if (name_table_move(n->table, from->where, child ? handle_ino(to->f, child) : 0,
+			    to->where, path, pid) < 0)
+		name_table_gone(n->table, from->where, NAME_RENAMED, pid);
+}
+
+/*
+ * One event: its directory-and-name records, and the file's own handle (with close-write;
+ * with the dirent events too where the kernel reports their target, Linux 5.17).
+ */
 static void take_event(struct names *n, const struct fanotify_event_metadata *m)
 {
-	const struct fanotify_event_info_fid *dir = NULL, *file = NULL;
-	const char *name = NULL;
+	const struct fanotify_event_info_fid *dir = NULL, *old = NULL, *new = NULL, *file = NULL;
 
 	for (unsigned at = m->metadata_len; at + sizeof(struct fanotify_event_info_header) <=
 	     m->event_len;) {
@@ -305,54 +420,45 @@ static void take_event(struct names *n, const struct fanotify_event_metadata *m)
 
 		if (!info->hdr.len)
 			break;
-		if (info->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
-			const struct file_handle *h = (const void *)info->handle;
-
+		if (info->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME)
 			dir = info;
-			name = (const char *)h->f_handle + h->handle_bytes;
-		} else if (info->hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+		else if (info->hdr.info_type == FAN_EVENT_INFO_TYPE_OLD_DFID_NAME)
+			old = info;
+		else if (info->hdr.info_type == FAN_EVENT_INFO_TYPE_NEW_DFID_NAME)
+			new = info;
+		else if (info->hdr.info_type == FAN_EVENT_INFO_TYPE_FID)
 			file = info;
-		}
 		at += info->hdr.len;
 	}
-	if (!dir)
-		return;
-	struct marked_fs *f = fs_of(n, (const fsid_t *)&dir->fsid);
-	struct file_handle *dh = (struct file_handle *)dir->handle;
-
-	if (!f)
-		return;
-	uint64_t key = name_hash(NAME_HASH_START, &dir->fsid, sizeof(dir->fsid));
-
-	key = name_hash(key, dh, sizeof(*dh) + dh->handle_bytes);
-	uint64_t where = name_hash(key, name, strlen(name) + 1);
-
-	if (m->mask & FAN_DELETE)
-		name_table_gone(n->table, where, NAME_DELETED);
-	if (m->mask & FAN_MOVED_FROM)
-		name_table_gone(n->table, where, NAME_RENAMED);
-
-	const char *dpath = dir_path(n, f, dh, key);
+	struct file_handle *child = file ? (struct file_handle *)file->handle : NULL;
+	struct dir_name d, from, to;
 	char path[8192];
 
-	if (!dpath) {
-		n->unresolved++;
+	if ((m->mask & FAN_RENAME) && old && new && take_dir_name(n, old, &from) &&
+	    take_dir_name(n, new, &to))
+		renamed(n, &from, &to, child, m->pid);
+	if (!dir || !take_dir_name(n, dir, &d))
 		return;
-	}
-	if (m->mask & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)) {
-		/* the directory itself is dirtied by the entries made and removed in it */
-		unsigned long long ino = handle_ino(f, dh);
+	/*
+	 * Without the target's handle (before 5.17), events of one name may merge whatever
+	 * their order: the unlink is taken first, as before. With it, only events of one file
+	 * merge, and a file is written before it is unlinked.
+	 */
+	if (!n->targets && (m->mask & FAN_DELETE))
+		name_table_gone(n->table, d.where, NAME_DELETED, m->pid);
+	if (m->mask & FAN_MOVED_FROM)
+		name_table_gone(n->table, d.where, NAME_RENAMED, m->pid);
+	if ((m->mask & FAN_CLOSE_WRITE) && file && strcmp(d.name, ".")) {
+		unsigned long long ino = handle_ino(d.f, child);
 
-		if (ino)
-			name_table_set(n->table, f->dev, f->disk, ino, key, dpath, m->pid);
-	}
-	if ((m->mask & FAN_CLOSE_WRITE) && file && strcmp(name, ".")) {
-		unsigned long long ino = handle_ino(f, (struct file_handle *)file->handle);
-
-		snprintf(path, sizeof(path), "%s/%s", strcmp(dpath, "/") ? dpath : "", name);
-		if (!ino || name_table_set(n->table, f->dev, f->disk, ino, where, path, m->pid) < 0)
+		if (!full_path(n, &d, path, sizeof(path)) || !ino ||
+		    name_table_set(n->table, d.f->dev, d.f->disk, ino, d.where, path, m->pid) < 0)
 			n->unresolved++;
 	}
+	if (n->targets && (m->mask & FAN_DELETE))
+		unlinked(n, &d, child, m->pid);
+	if (m->mask & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO))
+		name_dir(n, &d, m->pid);
 }
 
 void names_drain(struct names *n, unsigned now)
@@ -415,6 +521,9 @@ void names_describe(struct names *n, const char *why_none, char *out, size_t len
 			      NAME_TABLE_MAX_ENTRIES);
 	if (n->overflows && at < len)
 		at += (size_t)snprintf(out + at, len - at, ", %llu queue overflows", n->overflows);
+	if (!n->targets && at < len)
+		at += (size_t)snprintf(out + at, len - at, ", renamed files under their old name "
+				       "(no FAN_RENAME: Linux 5.17)");
 	for (int i = 0; i < n->nunmarked && at < len; i++)
 		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? ", " :
 				       "; of open files only on ", n->unmarked[i].text);
@@ -439,9 +548,9 @@ void names_json(struct names *n, const char *why_none)
 		printf("%s", i ? ", " : "");
 		json_print_str(n->unmarked[i].text);
 	}
-	printf("], \"held\": %d, \"dropped\": %llu, \"bound\": %d, \"overflows\": %llu}",
-	       name_table_count(n->table), name_table_dropped(n->table), NAME_TABLE_MAX_ENTRIES,
-	       n->overflows);
+	printf("], \"renames\": %s, \"held\": %d, \"dropped\": %llu, \"bound\": %d, \"overflows\": %llu}",
+	       n->targets ? "true" : "false", name_table_count(n->table),
+	       name_table_dropped(n->table), NAME_TABLE_MAX_ENTRIES, n->overflows);
 }
 
 void names_close(struct names *n)
