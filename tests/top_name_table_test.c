@@ -111,6 +111,11 @@ int main(void)
 	e = name_table_find(t, 1, disk, 30, 20, ~0u);
 	CHECK(e && e->state == NAME_DELETED && name_table_find(t, 1, disk, 30, 23, ~0u)->state ==
 	      NAME_LIVE, "a deleted name written again: a new file, the old one's writer keeps it");
+	CHECK(name_table_heard_again(t, where("d", "s.txt"), part, 30, 24) &&
+	      name_table_find(t, 1, disk, 30, 24, ~0u)->state == NAME_LIVE &&
+	      !name_table_heard_again(t, where("d", "s.txt"), part, 77, 24) &&
+	      !name_table_heard_again(t, where("d", "other"), part, 30, 24),
+	      "heard again: the same file under the same name only");
 	CHECK(name_table_move(t, where("d", "nothing"), 0, where("d", "y"), "/d/y", 1) == 1,
 	      "moving a name not held: 1");
 	name_table_free(t);

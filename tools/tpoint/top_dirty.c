@@ -442,7 +442,13 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 		return;
 	tid = (pid_t)read_uint(data, d->f_pid);
 	ino = read_uint(data, d->f_ino);
-	snprintf(dev, sizeof(dev), "%.*s", d->f_name.size, data + d->f_name.offset);
+	/* not snprintf: this runs for every event */
+	size_t devlen = strnlen(data + d->f_name.offset, (size_t)d->f_name.size);
+
+	if (devlen >= sizeof(dev))
+		devlen = sizeof(dev) - 1;
+	memcpy(dev, data + d->f_name.offset, devlen);
+	dev[devlen] = 0;
 	if (tid == 0)
 		return; /* the idle task: no process to blame */
 	if ((unsigned)d->nrows * 2 >= d->nslots && grow_slots(d) < 0)
@@ -668,6 +674,8 @@ static char *bdev_name(bool have, dev_t dev, unsigned long long ino)
 int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 {
 	char *cmdlines = NULL;
+	pid_t last_pid = 0;
+	bool last_gone = false;
 
 	if (d->files)
 		names_refresh(d->files);
@@ -690,7 +698,10 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 			saved_comm(&cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
-		r->gone = kill(r->pid, 0) < 0 && errno == ESRCH ? r->gone + 1 : 0;
+		/* one look a process: its rows are mostly made one after another */
+		if (r->pid != last_pid)
+			last_gone = kill(last_pid = r->pid, 0) < 0 && errno == ESRCH;
+		r->gone = last_gone ? r->gone + 1 : 0;
 		if (r->shown && name_row(d, r, have, dev))
 			r->named = true;
 		/* Looked for while the file is being dirtied: then the process likely has it. */

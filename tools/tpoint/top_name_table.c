@@ -202,6 +202,24 @@ void name_table_gone(struct name_table *t, uint64_t where, enum name_state state
 		}
 }
 
+bool name_table_heard_again(struct name_table *t, uint64_t where, dev_t dev,
+			    unsigned long long ino, pid_t writer)
+{
+	for (int i = t->by_where[where_bucket(t, where)]; i >= 0; i = t->e[i].next_where) {
+		struct name_entry *e = &t->e[i];
+
+		if (e->where == where && e->ino == ino && e->dev == dev && e->path &&
+		    e->state != NAME_DELETED) {
+			e->state = NAME_LIVE;
+			e->writer = writer;
+			unage(t, i);
+			age_newest(t, i);
+			return true;
+		}
+	}
+	return false;
+}
+
 bool name_table_live_at(const struct name_table *t, uint64_t where)
 {
 	for (int i = t->by_where[where_bucket(t, where)]; i >= 0; i = t->e[i].next_where)

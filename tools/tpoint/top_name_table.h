@@ -46,6 +46,13 @@ int name_table_set(struct name_table *t, dev_t dev, dev_t disk, unsigned long lo
 /* The name at where was unlinked or renamed away, by process by: its file keeps that name,
  * marked so. */
 void name_table_gone(struct name_table *t, uint64_t where, enum name_state state, pid_t by);
+/*
+ * The file (dev, ino) written again under the name held at where, by writer: true when that
+ * name is held (then it is the newest, live, writer's), false when the caller must set it.
+ * Cheap: no path is built (a file rewritten often is heard of once a drain).
+ */
+bool name_table_heard_again(struct name_table *t, uint64_t where, dev_t dev,
+			    unsigned long long ino, pid_t writer);
 /* Whether a live name is held at where (a name top heard written, not since gone). */
 bool name_table_live_at(const struct name_table *t, uint64_t where);
 /*

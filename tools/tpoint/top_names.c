@@ -451,8 +451,12 @@ static void take_event(struct names *n, const struct fanotify_event_metadata *m)
 	if ((m->mask & FAN_CLOSE_WRITE) && file && strcmp(d.name, ".")) {
 		unsigned long long ino = handle_ino(d.f, child);
 
-		if (!full_path(n, &d, path, sizeof(path)) || !ino ||
-		    name_table_set(n->table, d.f->dev, d.f->disk, ino, d.where, path, m->pid) < 0)
+		/* known already: no directory to resolve, no path to build */
+		bool known = ino && name_table_heard_again(n->table, d.where, d.f->dev, ino, m->pid);
+
+		if (!known && (!full_path(n, &d, path, sizeof(path)) || !ino ||
+			       name_table_set(n->table, d.f->dev, d.f->disk, ino, d.where, path,
+					      m->pid) < 0))
 			n->unresolved++;
 	}
 	if (n->targets && (m->mask & FAN_DELETE))
