@@ -91,8 +91,8 @@ int main(void)
 	name_table_clock(t, 1);
 	name_table_set(t, part, disk, 30, where("d", "s.txt"), "/d/s.txt", 20);
 	name_table_set(t, part, disk, 31, where("d", "tmp1"), "/d/tmp1", 21);
-	CHECK(name_table_live_at(t, where("d", "tmp1")) && !name_table_live_at(t, where("d", "x")),
-	      "a live name at its place, none elsewhere");
+	CHECK(name_table_of(t, part, 31) && !strcmp(name_table_of(t, part, 31)->path, "/d/tmp1") &&
+	      !name_table_of(t, part, 32), "the name of a file held, none of another");
 	name_table_clock(t, 2);
 	CHECK(name_table_move(t, where("d", "tmp1"), 31, where("d", "s.txt"), "/d/s.txt", 22) == 0,
 	      "moved");

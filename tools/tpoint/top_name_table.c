@@ -141,6 +141,12 @@ static struct name_entry *find_exact(const struct name_table *t, dev_t dev,
 	return NULL;
 }
 
+const struct name_entry *name_table_of(const struct name_table *t, dev_t dev,
+				       unsigned long long ino)
+{
+	return find_exact(t, dev, ino);
+}
+
 int name_table_set(struct name_table *t, dev_t dev, dev_t disk, unsigned long long ino,
 		   uint64_t where, const char *path, pid_t writer)
 {
@@ -217,14 +223,6 @@ bool name_table_heard_again(struct name_table *t, uint64_t where, dev_t dev,
 			return true;
 		}
 	}
-	return false;
-}
-
-bool name_table_live_at(const struct name_table *t, uint64_t where)
-{
-	for (int i = t->by_where[where_bucket(t, where)]; i >= 0; i = t->e[i].next_where)
-		if (t->e[i].where == where && t->e[i].path && t->e[i].state == NAME_LIVE)
-			return true;
 	return false;
 }
 

@@ -53,8 +53,9 @@ void name_table_gone(struct name_table *t, uint64_t where, enum name_state state
  */
 bool name_table_heard_again(struct name_table *t, uint64_t where, dev_t dev,
 			    unsigned long long ino, pid_t writer);
-/* Whether a live name is held at where (a name top heard written, not since gone). */
-bool name_table_live_at(const struct name_table *t, uint64_t where);
+/* The newest name held of the file (dev, ino), or NULL. */
+const struct name_entry *name_table_of(const struct name_table *t, dev_t dev,
+				       unsigned long long ino);
 /*
  * The name at `from`, of inode ino (0: whichever), is now path, at `to`: the file was renamed
  * (or linked there and unlinked here). It keeps its writer and is marked NAME_RENAMED; a

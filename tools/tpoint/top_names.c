@@ -24,6 +24,7 @@
 
 #define MAX_FS 64
 #define DIR_CACHE 1024 /* directories resolved, a refresh long */
+#define LINKS_KEPT 64 /* the last names made for files top already named (hard links) */
 /* Headers older than Linux 5.17's */
 #ifndef FAN_RENAME
 #define FAN_RENAME 0x10000000
@@ -59,6 +60,14 @@ struct unmarked_fs {
 	char *text; /* "MOUNT (TYPE: why)" */
 };
 
+/* A file top holds a name of, linked under another name: where it may live on. */
+struct link_made {
+	dev_t dev;
+	unsigned long long ino;
+	uint64_t where;
+	char *path;
+};
+
 struct dir_cached {
 	uint64_t key;
 	unsigned round;
@@ -74,6 +83,8 @@ struct names {
 	struct unmarked_fs unmarked[MAX_FS];
 	int nunmarked;
 	struct dir_cached dirs[DIR_CACHE];
+	struct link_made links[LINKS_KEPT];
+	unsigned nlinks;
 	unsigned round;
 	unsigned long long overflows, unresolved;
 	char buf[64 * 1024] __attribute__((aligned(8)));
@@ -264,11 +275,10 @@ static struct marked_fs *fs_of(struct names *n, const fsid_t *fsid)
  * bytes is {ino, generation} by definition, tmpfs's 12-byte one {generation, ino low, high}.
  * Else open the handle (which fails once the file is gone). 0 when unknown.
  */
-static unsigned long long handle_ino(struct marked_fs *f, struct file_handle *h)
+static unsigned long long handle_ino_read(const struct marked_fs *f,
+					  const struct file_handle *h)
 {
 	uint32_t w[3];
-	struct stat st;
-	int fd;
 
 	if (h->handle_type == 1 && h->handle_bytes == 8) {
 		memcpy(w, h->f_handle, 8);
@@ -278,6 +288,17 @@ static unsigned long long handle_ino(struct marked_fs *f, struct file_handle *h)
 		memcpy(w, h->f_handle, 12);
 		return w[1] | (unsigned long long)w[2] << 32;
 	}
+	return 0;
+}
+
+static unsigned long long handle_ino(struct marked_fs *f, struct file_handle *h)
+{
+	unsigned long long ino = handle_ino_read(f, h);
+	struct stat st;
+	int fd;
+
+	if (ino)
+		return ino;
 	fd = open_handle(f, h, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -360,28 +381,41 @@ static void name_dir(struct names *n, const struct dir_name *d, pid_t pid)
 }
 
 /*
- * A name top holds was unlinked. When the file lives on under another name (git links its
- * objects into place, then unlinks the temporary name), that name, marked renamed.
+ * A name made in a directory for a file top already names under another (a hard link): kept,
+ * for when the name top holds is unlinked. Only where the inode number is in the handle: no
+ * file is opened for every file made.
  */
-static void unlinked(struct names *n, const struct dir_name *d, struct file_handle *child,
+static void created(struct names *n, const struct dir_name *d, const struct file_handle *child)
+{
+	unsigned long long ino = handle_ino_read(d->f, child);
+	const struct name_entry *e = ino ? name_table_of(n->table, d->f->dev, ino) : NULL;
+	struct link_made *l = &n->links[n->nlinks % LINKS_KEPT];
+	char path[8192];
+
+	if (!e || e->state == NAME_DELETED || e->where == d->where ||
+	    !full_path(n, d, path, sizeof(path)))
+		return;
+	free(l->path);
+	*l = (struct link_made){ .dev = d->f->dev, .ino = ino, .where = d->where,
+				 .path = strdup(path) };
+	n->nlinks++;
+}
+
+/*
+ * A name top holds was unlinked. When the file was linked under another name first (git
+ * puts its objects in place so, then unlinks the temporary name), that name, marked renamed.
+ */
+static void unlinked(struct names *n, const struct dir_name *d, const struct file_handle *child,
 		     pid_t pid)
 {
-	char link[64], path[4096];
-	struct stat st;
-	ssize_t len = -1;
-	int fd;
+	unsigned long long ino = child ? handle_ino_read(d->f, child) : 0;
+	unsigned held = n->nlinks < LINKS_KEPT ? n->nlinks : LINKS_KEPT;
 
-	if (child && name_table_live_at(n->table, d->where) &&
-	    (fd = open_handle(d->f, child, O_PATH | O_CLOEXEC)) >= 0) {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
-			len = readlink(link, path, sizeof(path) - 1);
-		close(fd);
-	}
-	if (len > 0) {
-		path[len] = 0;
-		if (name_table_move(n->table, d->where, (unsigned long long)st.st_ino,
-				    name_hash(NAME_HASH_START, path, (size_t)len), path, pid) == 0)
+	for (unsigned i = 1; ino && i <= held; i++) { /* the latest first */
+		const struct link_made *l = &n->links[(n->nlinks - i) % LINKS_KEPT];
+
+		if (l->ino == ino && l->dev == d->f->dev && l->path && l->where != d->where &&
+		    name_table_move(n->table, d->where, ino, l->where, l->path, pid) == 0)
 			return;
 	}
 	name_table_gone(n->table, d->where, NAME_DELETED, pid);
@@ -459,6 +493,8 @@ static void take_event(struct names *n, const struct fanotify_event_metadata *m)
 					      m->pid) < 0))
 			n->unresolved++;
 	}
+	if (n->targets && (m->mask & FAN_CREATE) && child)
+		created(n, &d, child);
 	if (n->targets && (m->mask & FAN_DELETE))
 		unlinked(n, &d, child, m->pid);
 	if (m->mask & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO))
@@ -567,6 +603,8 @@ void names_close(struct names *n)
 		free(n->unmarked[i].text);
 	for (int i = 0; i < DIR_CACHE; i++)
 		free(n->dirs[i].path);
+	for (int i = 0; i < LINKS_KEPT; i++)
+		free(n->links[i].path);
 	if (n->fan >= 0)
 		close(n->fan);
 	name_table_free(n->table);
