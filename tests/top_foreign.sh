@@ -91,7 +91,6 @@ tp=$!
 wait_until 120 sh -c '[ "$(wc -l <foreign.json)" -ge 3 ]' || fail "no third refresh: $(cat foreign.err)"
 stop_writers
 wait $tp || fail "top exited $?: $(cat foreign.err)"
-find "$DISK" "$MNT" -printf '%i %p\n' >inodes.txt
 python3 - foreign.json "$T/pids.txt" "$DISK" "$MNT" <<'PY' || fail "see above"
 import json, os, sys
 last = [json.loads(l) for l in open(sys.argv[1])][-1]
