@@ -25,6 +25,7 @@
 #define MAX_FS 64
 #define DIR_CACHE 1024 /* directories resolved, a refresh long */
 #define LINKS_KEPT 64 /* the last names made for files top already named (hard links) */
+#define WRITERS_KEPT 65536 /* who closed which file after writing, lately (a cache) */
 /* Headers older than Linux 5.17's */
 #ifndef FAN_RENAME
 #define FAN_RENAME 0x10000000
@@ -68,6 +69,18 @@ struct link_made {
 	char *path;
 };
 
+/*
+ * A process that closed a file after writing, on which file system. The name table keeps one
+ * writer a file (the last); a process that wrote before it, or before its name was heard,
+ * finds its file system here: tmpfs inode numbers are alike on every tmpfs, and the
+ * writeback event does not say which.
+ */
+struct writer_seen {
+	pid_t pid;
+	dev_t dev;
+	unsigned long long ino;
+};
+
 struct dir_cached {
 	uint64_t key;
 	unsigned round;
@@ -85,6 +98,7 @@ struct names {
 	struct dir_cached dirs[DIR_CACHE];
 	struct link_made links[LINKS_KEPT];
 	unsigned nlinks;
+	struct writer_seen writers[WRITERS_KEPT];
 	unsigned round;
 	unsigned long long overflows, unresolved;
 	char buf[64 * 1024] __attribute__((aligned(8)));
@@ -440,6 +454,13 @@ static void renamed(struct names *n, const struct dir_name *from, const struct d
 		name_table_gone(n->table, from->where, NAME_RENAMED, pid);
 }
 
+static struct writer_seen *writer_slot(struct names *n, pid_t pid, unsigned long long ino)
+{
+	unsigned long long h = ((unsigned long long)pid * 0x9e3779b97f4a7c15ull) ^ ino;
+
+	return &n->writers[(h ^ h >> 31) % WRITERS_KEPT];
+}
+
 /*
  * One event: its directory-and-name records, and the file's own handle (with close-write;
  * with the dirent events too where the kernel reports their target, Linux 5.17).
@@ -492,6 +513,8 @@ static void take_event(struct names *n, const struct fanotify_event_metadata *m)
 			       name_table_set(n->table, d.f->dev, d.f->disk, ino, d.where, path,
 					      m->pid) < 0))
 			n->unresolved++;
+		if (ino)
+			*writer_slot(n, m->pid, ino) = (struct writer_seen){ m->pid, d.f->dev, ino };
 	}
 	if (n->targets && (m->mask & FAN_CREATE) && child)
 		created(n, &d, child);
@@ -543,7 +566,18 @@ void names_refresh(struct names *n)
 const struct name_entry *names_find(struct names *n, bool have_bdi, dev_t bdi,
 				    unsigned long long ino, pid_t pid, unsigned since)
 {
-	return n ? name_table_find(n->table, have_bdi, bdi, ino, pid, since) : NULL;
+	const struct writer_seen *w;
+	const struct name_entry *e;
+
+	if (!n)
+		return NULL;
+	/* the file system pid closed inode ino on, if heard: its name there, whenever heard */
+	w = writer_slot(n, pid, ino);
+	if (w->pid == pid && w->ino == ino && (have_bdi || !major(w->dev)) &&
+	    (e = name_table_find(n->table, true, w->dev, ino, pid, ~0u)) &&
+	    (!have_bdi || e->dev == bdi || e->disk == bdi))
+		return e;
+	return name_table_find(n->table, have_bdi, bdi, ino, pid, since);
 }
 
 void names_describe(struct names *n, const char *why_none, char *out, size_t len)
