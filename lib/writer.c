@@ -662,6 +662,8 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 	if (!pool) {
 		if (!ts)
 			goto drop;
+		if (!soft) /* a recording event with no recording: lost, as below */
+			tpoint_count_one(&t->counters[ev->index].lost);
 		stream_forget_page(s); /* of a recording that ended: not ours now */
 		return scratch_room(s, rec);
 	}
