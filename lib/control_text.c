@@ -7,6 +7,7 @@
 #include <tpoint/tpoint.h>
 #include "control_text.h"
 #include "event_filter.h"
+#include "trigger.h"
 #include "fmt/control_msg.h"
 #include "registry.h"
 
@@ -28,6 +29,30 @@ int tp_registry_enabled_count(void)
 	return n;
 }
 
+/* The slot's triggers as the kernel's trigger file lists them, one "; "-separated line. */
+static char *triggers_text(const struct event_slot *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	tp_trigger_slot_describe(s, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	for (char *nl; (nl = strchr(buf, '\n'));) { /* "a\nb" -> "a; b" */
+		memmove(nl + 2, nl + 1, strlen(nl + 1) + 1);
+		nl[0] = ';';
+		nl[1] = ' ';
+	}
+	return buf;
+}
+
 void tp_registry_describe(char **buf, size_t *len)
 {
 	struct ctl_text t = { 0 };
@@ -35,6 +60,7 @@ void tp_registry_describe(char **buf, size_t *len)
 	tp_registry_lock();
 	for (uint32_t i = 0; i < tp_nslots; i++) {
 		const struct event_slot *s = &tp_slots[i];
+		char *triggers = triggers_text(s);
 
 		tp_registry_slot_prepare(&tp_slots[i]);
 		tp_ctl_event_row_put(&t, &(struct ctl_event_row){
@@ -42,7 +68,9 @@ void tp_registry_describe(char **buf, size_t *len)
 			.condition = s->condition, .filter = tp_registry_slot_filter_text(s),
 			.refusal = s->broken ? CTL_REFUSAL_FORMAT
 					     : s->fn_failed ? CTL_REFUSAL_REG : CTL_REFUSAL_NONE,
-			.reg_error = s->fn_error, .why = s->refused });
+			.reg_error = s->fn_error, .why = s->refused,
+			.triggers = triggers ? triggers : "" });
+		free(triggers);
 	}
 	tp_registry_unlock();
 	text_out(&t, buf, len);

@@ -57,11 +57,16 @@ static void list(void)
 		  .refusal = CTL_REFUSAL_FORMAT, .why = "unknown function 'f'" },
 		{ .id = 28676, .event = "tpt:d", .condition = "", .filter = "",
 		  .refusal = CTL_REFUSAL_FORMAT },
+		{ .id = 28677, .event = "tpt:e", .condition = "", .filter = "",
+		  .triggers = "hist:keys=id:vals=hitcount:sort=hitcount:size=2048 [active]" },
 	};
-	const char *want = "28673\ttpt:a\t1\tx > 1\tn == 2\t\n"
-			   "28674\ttpt:b\t0\t\t\treg function returned -5\n"
-			   "28675\ttpt:c\t0\t\t\tunknown function 'f'\n"
-			   "28676\ttpt:d\t0\t\t\trefused\n";
+	/* Minor version 2 added the triggers, last: version 1's reader stops before them. */
+	const char *want = "28673\ttpt:a\t1\tx > 1\tn == 2\t\t\n"
+			   "28674\ttpt:b\t0\t\t\treg function returned -5\t\n"
+			   "28675\ttpt:c\t0\t\t\tunknown function 'f'\t\n"
+			   "28676\ttpt:d\t0\t\t\trefused\t\n"
+			   "28677\ttpt:e\t0\t\t\t\thist:keys=id:vals=hitcount:sort=hitcount:"
+			   "size=2048 [active]\n";
 	struct ctl_event_row r;
 	char *cur;
 	int n = 0;
@@ -77,10 +82,11 @@ static void list(void)
 			 w->system ? ":" : "", w->event);
 		CHECK(r.id == w->id && same(r.event, event) && r.enabled == w->enabled &&
 		      same(r.condition, w->condition) && same(r.filter, w->filter) &&
-		      r.refusal == w->refusal && r.reg_error == w->reg_error && !r.system,
+		      r.refusal == w->refusal && r.reg_error == w->reg_error && !r.system &&
+		      same(r.triggers, w->triggers ? w->triggers : ""),
 		      "list row %d round trip", n);
 	}
-	CHECK(n == 4, "list: 4 rows, got %d", n);
+	CHECK(n == 5, "list: 5 rows, got %d", n);
 	CHECK(same(rows[2].why, "unknown function 'f'"), "list: why kept");
 	tp_ctl_text_free(&t);
 
@@ -89,7 +95,8 @@ static void list(void)
 
 	cur = old;
 	CHECK(tp_ctl_event_row_next(&cur, &r) == 1 && r.id == 5 && r.enabled &&
-	      same(r.condition, "c") && same(r.filter, "") && r.refusal == CTL_REFUSAL_NONE,
+	      same(r.condition, "c") && same(r.filter, "") && r.refusal == CTL_REFUSAL_NONE &&
+	      same(r.triggers, ""),
 	      "list: an older process's row");
 	CHECK(tp_ctl_event_row_next(&cur, &r) == 1 && r.id == 7 && same(r.event, "sys:f") &&
 	      !r.enabled, "list: a row of two fields");

@@ -39,7 +39,9 @@ for id in 0 1 2 3 4 5 6; do
 done
 grep -A3 '^Totals:' h1.txt | tr -d ' \n' | grep -qx "Totals:Hits:$((3 * ROUNDS))Entries:7Dropped:0" ||
 	{ cat h1.txt; fail "hist -p: totals"; }
-echo "ok: TPOINT_TRIGGER's histogram, exact over 3 threads"
+"$TPOINT" list -p "$P" | grep -qx '  triggers: hist:keys=id:vals=hitcount,bytes:sort=hitcount:size=2048 \[active\]' ||
+	{ "$TPOINT" list -p "$P"; fail "list -p: the event's trigger"; }
+echo "ok: TPOINT_TRIGGER's histogram, exact over 3 threads; list -p shows it"
 
 # A second trigger from outside, on a string key; the kernel's refusals.
 "$TPOINT" trigger -p "$P" -e tpt_trig:trig_req 'hist:keys=path:vals=bytes:sort=path' >t.out ||

@@ -169,11 +169,11 @@ void tp_ctl_event_row_put(struct ctl_text *t, const struct ctl_event_row *r)
 	put_event(t, r->system, r->event);
 	tp_ctl_text_add(t, "\t%d\t%s\t%s\t", r->enabled, r->condition, r->filter);
 	if (r->refusal == CTL_REFUSAL_REG)
-		tp_ctl_text_add(t, REG_WORDS "%d\n", r->reg_error);
+		tp_ctl_text_add(t, REG_WORDS "%d", r->reg_error);
 	else if (r->refusal == CTL_REFUSAL_FORMAT)
-		tp_ctl_text_add(t, "%s\n", r->why ? r->why : "refused");
-	else
-		tp_ctl_text_add(t, "\n");
+		tp_ctl_text_add(t, "%s", r->why ? r->why : "refused");
+	/* Last: a reader of minor version 1 stops at the field before. */
+	tp_ctl_text_add(t, "\t%s\n", r->triggers ? r->triggers : "");
 }
 
 enum ctl_refusal tp_ctl_refusal_of(const char *refused, int *reg_error)
@@ -205,6 +205,7 @@ int tp_ctl_event_row_next(char **cur, struct ctl_event_row *r)
 		r->condition = (r->condition = field(&p)) ? r->condition : "";
 		r->filter = (r->filter = field(&p)) ? r->filter : "";
 		r->refused = (r->refused = field(&p)) ? r->refused : "";
+		r->triggers = (r->triggers = field(&p)) ? r->triggers : "";
 		r->refusal = tp_ctl_refusal_of(r->refused, &r->reg_error);
 		r->why = r->refusal == CTL_REFUSAL_FORMAT ? r->refused : NULL;
 		return 1;

@@ -146,6 +146,8 @@ struct ctl_event_row {
 	int reg_error;     /* CTL_REFUSAL_REG: what reg() returned */
 	const char *why;   /* CTL_REFUSAL_FORMAT: libtraceevent's reason (NULL: "refused") */
 	const char *refused; /* parsed: the field as sent, for people; "" if none */
+	const char *triggers; /* its triggers' info lines, "; "-separated; "" if none (or an
+			       * older process) */
 };
 
 void tp_ctl_event_row_put(struct ctl_text *t, const struct ctl_event_row *r);

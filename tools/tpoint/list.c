@@ -729,6 +729,11 @@ static int list_process(pid_t pid, bool format)
 			text_put(stdout, row.filter);
 			putchar('\n');
 		}
+		if (*row.triggers) {
+			fputs("  triggers: ", stdout);
+			text_put(stdout, row.triggers);
+			putchar('\n');
+		}
 	}
 	free(text);
 	return EXIT_OK;
