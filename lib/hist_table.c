@@ -137,13 +137,67 @@ static uint64_t log2_up(uint64_t v)
 	return (uint64_t)(64 - __builtin_clzll(v - 1));
 }
 
+/*
+ * hist_field_div() and, for a constant divisor, hist_field_get_div_fn()'s choice: a shift for
+ * a power of two, else for a divisor up to 2^20 and a dividend below 2^20 a multiplication
+ * and a shift that rounds up (the kernel's div_by_mult_and_shift(): its numbers, exactly).
+ */
+static uint64_t divide(const struct hist_field *divisor, uint64_t a, uint64_t b)
+{
+	const uint64_t shift = 20;
+
+	if (!b)
+		return (uint64_t)-1;
+	if (!(b & (b - 1)))
+		return a >> __builtin_ctzll(b);
+	if (divisor->src == HIST_SRC_CONST && b <= (1ull << shift) && a < (1ull << shift)) {
+		uint64_t mult = (1ull << shift) / b;
+
+		return (a * mult + ((1ull << shift) - 1)) >> shift;
+	}
+	return a / b;
+}
+
+uint64_t tp_hist_operate(char op, const struct hist_field *divisor, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case '+':
+		return a + b;
+	case '-':
+		return a - b;
+	case '*':
+		return a * b;
+	default:
+		return divide(divisor, a, b);
+	}
+}
+
+/* An expression's number: hist_field_plus() and the others. */
+static uint64_t expr_value(const struct hist_spec *s, const struct hist_field *f,
+			   const struct hist_hit *h)
+{
+	const struct hist_field *x = &s->nodes[f->operands[0]], *y;
+	uint64_t a = tp_hist_field_value(s, x, h);
+
+	if (f->op == 'u')
+		return (uint64_t) - (int64_t)a;
+	y = &s->nodes[f->operands[1]];
+	return tp_hist_operate((char)f->op, y, a, tp_hist_field_value(s, y, h));
+}
+
 /* A field's number for a hit: the kernel's hist_fn_call() for the kinds we have. */
-static uint64_t field_value(const struct hist_spec *s, const struct hist_field *f,
-			    const struct hist_hit *h)
+uint64_t tp_hist_field_value(const struct hist_spec *s, const struct hist_field *f,
+			     const struct hist_hit *h)
 {
 	uint64_t v;
 
 	switch (f->src) {
+	case HIST_SRC_CONST:
+		return f->constant;
+	case HIST_SRC_REF:
+		return h->refs ? h->refs[f->ref] : 0;
+	case HIST_SRC_EXPR:
+		return expr_value(s, f, h);
 	case HIST_SRC_NUM:
 		v = read_num(f, h);
 		break;
@@ -180,7 +234,7 @@ static void copy_string(unsigned char *dst, size_t room, const unsigned char *re
 		dst[i] = rec[off + i];
 }
 
-static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
+void tp_hist_build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
 {
 	for (unsigned i = 0; i < s->nkeys; i++) {
 		const struct hist_field *k = &s->keys[i];
@@ -202,14 +256,14 @@ static void build_key(const struct hist_spec *s, const struct hist_hit *h, unsig
 			copy_string(dst, k->key_size, rec, h->size, item & 0xffff, item >> 16);
 			break;
 		default:
-			v = field_value(s, k, h);
+			v = tp_hist_field_value(s, k, h);
 			memcpy(dst, &v, 8);
 			break;
 		}
 	}
 }
 
-static uint64_t hash_key(const unsigned char *key, size_t size)
+uint64_t tp_hist_key_hash(const unsigned char *key, size_t size)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
@@ -224,20 +278,6 @@ static uint64_t hash_key(const unsigned char *key, size_t size)
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 32;
 	return h;
-}
-
-/* Keys are whole 8-byte words: compared inline, without a call to memcmp. */
-static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t size)
-{
-	for (size_t i = 0; i < size; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return false;
-	}
-	return true;
 }
 
 /*
@@ -259,7 +299,7 @@ static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint6
 		if (!e)
 			break;
 		if ((slot & 0xffffffff00000000ull) == tag &&
-		    keys_equal(t->keys + (size_t)(e - 1) * ks, key, ks))
+		    tp_hist_keys_equal(t->keys + (size_t)(e - 1) * ks, key, ks))
 			return e - 1;
 	}
 	e = t->n;
@@ -277,19 +317,30 @@ static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint6
 	return e;
 }
 
-int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+bool tp_hist_passes(const struct hist_table *t, const struct hist_hit *h)
 {
 	const struct hist_spec *s = t->spec;
+
+	return (!s->filter || filter_match(s->filter, h->rec, h->size)) && !t->paused;
+}
+
+int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+{
 	unsigned char key[HIST_KEY_SIZE_MAX];
+
+	if (!tp_hist_passes(t, h))
+		return 0;
+	tp_hist_build_key(t->spec, h, key);
+	return tp_hist_add(t, h, key);
+}
+
+int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned char *key)
+{
+	const struct hist_spec *s = t->spec;
 	uint64_t *sums;
 	int64_t e;
 
-	if (s->filter && !filter_match(s->filter, h->rec, h->size))
-		return 0;
-	if (t->paused)
-		return 0;
-	build_key(s, h, key);
-	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
+	e = find_or_add(t, key, tp_hist_key_hash(key, s->key_size), h->comm);
 	if (e < 0) {
 		bump(&t->drops, 1);
 		return -1;
@@ -298,7 +349,7 @@ int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
 	sums = t->sums + (size_t)e * s->nvals;
 	bump(&sums[0], 1);
 	for (unsigned i = 1; i < s->nvals; i++)
-		bump(&sums[i], field_value(s, &s->vals[i], h));
+		bump(&sums[i], tp_hist_field_value(s, &s->vals[i], h));
 	return 1;
 }
 
@@ -342,7 +393,7 @@ void tp_hist_table_merge(struct hist_table *dst, const struct hist_table *src)
 
 		for (unsigned v = 0; v < nvals; v++)
 			sums[v] = peek(&from[v]);
-		e = find_or_add(dst, key, hash_key(key, ks), comm);
+		e = find_or_add(dst, key, tp_hist_key_hash(key, ks), comm);
 		if (e < 0) {
 			lost += sums[0];
 			continue;

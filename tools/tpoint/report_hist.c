@@ -263,7 +263,7 @@ static int count(const char *verb, const struct tracedat *tds, size_t nr_files,
 
 			if (in->table && type == in->id)
 				tp_hist_hit(in->table, &(struct hist_hit){ r.data, r.size, r.cpu,
-									    r.ts, comm_of(in, pid) });
+									    r.ts, comm_of(in, pid), NULL });
 		}
 	}
 	td_merge_free(m);
