@@ -74,7 +74,7 @@ FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
 # The filter: its parser, its compiler and its evaluator.
 FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
 # The histograms (hist: triggers): parser, table, printers; they compile filters.
-HIST_SRC := lib/hist_parse.c lib/hist_parse_vars.c lib/hist_table.c lib/hist_print.c lib/hist_json.c lib/hist_synth.c lib/hist_vars.c lib/hist_set.c lib/hist_latency.c
+HIST_SRC := lib/hist_parse.c lib/hist_parse_field.c lib/hist_parse_vars.c lib/hist_table.c lib/hist_print.c lib/hist_json.c lib/hist_synth.c lib/hist_vars.c lib/hist_set.c lib/hist_latency.c
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_SRC := $(wildcard lib/fmt/*.c)
@@ -142,7 +142,7 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/toptarget $(O)/tests/owcwriter \
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
-		$(O)/tests/convtarget
+		$(O)/tests/convtarget $(O)/tests/lattarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -162,6 +162,10 @@ $(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 # Every kind of field, for tests/convert.sh.
 $(O)/tests/convtarget: tests/convtarget.c tests/trace/events/tpt_conv.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Requests with known delays, for tests/report_latency.sh.
+$(O)/tests/lattarget: tests/lattarget.c tests/trace/events/tpt_lat.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # An event libtraceevent cannot print safely, for tests/render.sh.

@@ -22,7 +22,7 @@ static const struct filter_field *field(const struct filter_field *f, size_t n, 
 static int synth_type(const struct filter_field *f, char *buf, size_t len)
 {
 	if (f->kind == FILTER_STR_ARRAY && f->size <= HIST_STR_VAR_MAX)
-		snprintf(buf, len, "char[%u]", f->size);
+		snprintf(buf, len, "char"); /* the size goes after the name: "char cmd[16]" */
 	else if (f->kind == FILTER_NUM && (f->size == 1 || f->size == 2 || f->size == 4 ||
 					   f->size == 8))
 		snprintf(buf, len, "%c%u", f->is_signed ? 's' : 'u', f->size * 8u);
@@ -69,8 +69,12 @@ int tp_hist_latency_expand(const char *pair, const char *key, const char *by,
 			return say(err, err_len, "--by '%s': a number or a char[N] string is needed "
 				   "(a synthetic event holds no dynamic string here)", by);
 	}
-	n = b ? snprintf(synth, synth_len, "latency u64 lat; %s %s", type, by)
-	      : snprintf(synth, synth_len, "latency u64 lat");
+	if (b && b->kind == FILTER_STR_ARRAY)
+		n = snprintf(synth, synth_len, "latency u64 lat; char %s[%u]", by, b->size);
+	else if (b)
+		n = snprintf(synth, synth_len, "latency u64 lat; %s %s", type, by);
+	else
+		n = snprintf(synth, synth_len, "latency u64 lat");
 	if (n < 0 || (size_t)n >= synth_len)
 		return say(err, err_len, "%s", "--latency: the names are too long");
 	colon = strchr(start, ':');

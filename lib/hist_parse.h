@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hist_parse.h - what hist_parse.c (attributes, keys, values, sort) and hist_parse_vars.c
- * (variables, expressions, actions) share while they read one trigger. Not an API.
+ * hist_parse.h - what hist_parse_field.c (one field, the refusals), hist_parse_vars.c
+ * (variables, expressions, actions) and hist_parse.c (attributes, keys, values, sort) share
+ * while they read one trigger. Not an API.
  */
 #ifndef TPOINT_HIST_PARSE_H
 #define TPOINT_HIST_PARSE_H
@@ -30,7 +31,9 @@ int tp_hist_fail(struct hp *p, enum hist_err code, const char *at, const char *f
 const struct filter_field *tp_hist_find_field(const struct hp *p, const char *name);
 bool tp_hist_is_string(const struct hist_field *f);
 bool tp_hist_has_operator(const char *s);
-/* FIELD[.MODIFIER] into *f (a value with '$' or an operator goes to tp_hist_parse_expr()). */
+/* kstrtoul(s, 0, &v): decimal, 0x hex or 0 octal, the whole string, no sign. 0 or -1. */
+int tp_hist_parse_ulong(const char *s, uint64_t *v);
+/* FIELD[.MODIFIER] into *f (hist_parse_field.c). */
 int tp_hist_parse_field(struct hp *p, char *str, enum hist_as as, struct hist_field *f);
 
 /* hist_parse_vars.c, in the order parse() calls them. */
