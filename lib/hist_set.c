@@ -559,7 +559,7 @@ struct hist_table *tp_hist_set_table(const struct hist_set *set, unsigned trigge
  * (self true), by this hit's key. False as soon as one is not set.
  */
 static bool resolve(struct hist_set *set, const struct set_trigger *t, struct frame *f,
-		    bool self)
+		    bool self, void *own)
 {
 	for (unsigned i = 0; i < t->spec->nrefs; i++) {
 		const struct set_ref *r = &t->refs[i];
@@ -568,7 +568,8 @@ static bool resolve(struct hist_set *set, const struct set_trigger *t, struct fr
 
 		if (r->self != self)
 			continue;
-		entry = tp_hist_vars_entry(vt->vars, f->key, false);
+		/* This trigger's entry of the key is known: set_vars() just found it. */
+		entry = self ? own : tp_hist_vars_entry(vt->vars, f->key, false);
 		if (!entry || !tp_hist_vars_get(vt->vars, entry, r->var, r->once && !self,
 						&f->refs[i], f->strs[i]))
 			return false;
@@ -576,15 +577,15 @@ static bool resolve(struct hist_set *set, const struct set_trigger *t, struct fr
 	return true;
 }
 
-/* hist_trigger_elt_update()'s variables, into the shared store. */
-static void set_vars(struct set_trigger *t, const struct hist_hit *h, const unsigned char *key)
+/* hist_trigger_elt_update()'s variables, into the shared store: the key's entry, or NULL. */
+static void *set_vars(struct set_trigger *t, const struct hist_hit *h, const unsigned char *key)
 {
 	const struct hist_spec *s = t->spec;
 	void *entry = tp_hist_vars_entry(t->vars, key, true);
 
 	if (!entry) {
 		__atomic_fetch_add(&t->var_drops, 1, __ATOMIC_RELAXED);
-		return;
+		return NULL;
 	}
 	for (unsigned i = 0; i < s->nvars; i++) {
 		const struct hist_field *f = &s->vars[i].f;
@@ -610,6 +611,7 @@ static void set_vars(struct set_trigger *t, const struct hist_hit *h, const unsi
 			tp_hist_vars_set(t->vars, entry, i, tp_hist_field_value(s, f, h));
 		}
 	}
+	return entry;
 }
 
 static void hit_event(struct hist_set *set, struct hist_ctx *ctx, int event,
@@ -653,17 +655,18 @@ static void hit_trigger(struct hist_set *set, struct hist_ctx *ctx, unsigned ti,
 	struct hist_table *table = ctx->tables[ti];
 	struct frame *f = &ctx->frames[depth];
 	struct hist_hit h = { hit->rec, hit->size, hit->cpu, hit->ts_ns, hit->comm, f->refs };
+	void *own = NULL;
 
 	if (__atomic_load_n(&t->paused, __ATOMIC_RELAXED) || !tp_hist_passes(table, &h))
 		return;
 	tp_hist_build_key(t->spec, &h, f->key);
-	if (t->spec->nrefs && !resolve(set, t, f, false))
+	if (t->spec->nrefs && !resolve(set, t, f, false, NULL))
 		return;
 	if (tp_hist_add(table, &h, f->key) < 0)
 		return;
 	if (t->vars)
-		set_vars(t, &h, f->key);
-	if (!t->spec->nactions || !resolve(set, t, f, true) || depth + 1 >= SET_DEPTH)
+		own = set_vars(t, &h, f->key);
+	if (!t->spec->nactions || !resolve(set, t, f, true, own) || depth + 1 >= SET_DEPTH)
 		return;
 	for (unsigned i = 0; i < t->spec->nactions; i++)
 		trace_synth(set, ctx, t, i, f, hit, depth);
