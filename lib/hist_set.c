@@ -530,6 +530,33 @@ uint64_t tp_hist_set_var_drops(const struct hist_set *set, unsigned trigger)
 		       : 0;
 }
 
+/* Whether a trigger of the event, or of a synthetic event it makes, needs the time or CPU. */
+static bool event_needs(const struct hist_set *set, int event, bool time, unsigned depth)
+{
+	const struct set_event *ev = &set->events[event];
+
+	for (unsigned i = 0; depth < SET_DEPTH && i < ev->ntrig; i++) {
+		const struct set_trigger *t = &set->trig[ev->trig[i]];
+
+		if (time ? t->spec->timestamps : t->spec->cpu)
+			return true;
+		for (unsigned a = 0; a < t->spec->nactions; a++)
+			if (event_needs(set, t->synth_event[a], time, depth + 1))
+				return true;
+	}
+	return false;
+}
+
+bool tp_hist_set_needs_time(const struct hist_set *set, int event)
+{
+	return event >= 0 && (unsigned)event < set->nevents && event_needs(set, event, true, 0);
+}
+
+bool tp_hist_set_needs_cpu(const struct hist_set *set, int event)
+{
+	return event >= 0 && (unsigned)event < set->nevents && event_needs(set, event, false, 0);
+}
+
 struct hist_ctx *tp_hist_set_context(struct hist_set *set)
 {
 	unsigned c = __atomic_fetch_add(&set->claimed, 1, __ATOMIC_RELAXED);

@@ -101,6 +101,14 @@ void tp_hist_set_pause(struct hist_set *set, unsigned trigger, bool paused);
 /* Hits whose variables found no room in the trigger's store (its size= entries are taken). */
 uint64_t tp_hist_set_var_drops(const struct hist_set *set, unsigned trigger);
 
+/*
+ * Whether a hit of the event must bring its time (some trigger reads common_timestamp, or
+ * makes synthetic hits whose triggers may), and its CPU: the hot path reads the clock and
+ * the CPU only when asked to.
+ */
+bool tp_hist_set_needs_time(const struct hist_set *set, int event);
+bool tp_hist_set_needs_cpu(const struct hist_set *set, int event);
+
 /* A context for the calling thread (claimed for good), or NULL when all are taken. */
 struct hist_ctx *tp_hist_set_context(struct hist_set *set);
 

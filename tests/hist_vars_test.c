@@ -159,6 +159,9 @@ static void test_latency(void)
 	add(set, syn, "hist:keys=comm,lat.log2:sort=comm,lat");
 	add(set, syn, "hist:keys=lat.buckets=500:sort=lat");
 	CHECK(!tp_hist_set_context(set), "one context, claimed");
+	CHECK(tp_hist_set_needs_time(set, start) && tp_hist_set_needs_time(set, end) &&
+		      !tp_hist_set_needs_time(set, syn) && !tp_hist_set_needs_cpu(set, end),
+	      "which events read the clock, the CPU");
 
 	uint64_t t0 = 1000000000;
 	for (unsigned i = 0; i < N(delays); i++) {
