@@ -10,6 +10,8 @@
 # rounded to the nearest us (ns2usecs()), .log2 is ilog2(roundup_pow_of_two(lat)), .buckets=N
 # is lat / N * N. The text is the kernel's (trace_events_hist.c): "{ cmd: %-50s, lat: ~ 2^%-2llu }
 # hitcount: %10llu", "{ lat: ~ %llu-%llu } hitcount: %10llu", the Totals block.
+# The triggers' $ are the kernel's variable references, not the shell's.
+# shellcheck disable=SC2016
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 B=$(dirname "$TPOINT")
@@ -95,25 +97,25 @@ cmp -s got_short.txt want_log2.txt || { diff want_log2.txt got_short.txt; fail "
 echo "report --latency: the same histogram, its expansion said on stderr"
 
 # Refusals: the kernel's words with the column, exit 1; a usage error, exit 2.
-"$TPOINT" report --hist 'tpt_lat:lat_end:hist:keys=id:lat=common_timestamp.usecs-$nosuch' lat.dat \
-	>bad.out 2>&1
-rc=$?
-[ $rc = 1 ] && grep -q "Couldn't find variable at column 42: 'nosuch'" bad.out ||
-	{ cat bad.out; fail "an unknown variable: exit $rc"; }
-"$TPOINT" report --synthetic 'latency u65 lat' --hist 'synthetic:latency:hist:keys=lat' lat.dat \
-	>bad2.out 2>&1
-rc=$?
-[ $rc = 1 ] && grep -q "Invalid type at column 9: 'u65'" bad2.out ||
-	{ cat bad2.out; fail "a bad synthetic type: exit $rc"; }
-"$TPOINT" report --synthetic 'lat_ev u64 lat' --hist 'tpt_lat:lat_start:hist:keys=id:ts0=common_timestamp.usecs;tpt_lat:lat_end:hist:keys=id:lat=common_timestamp.usecs-$ts0:onmatch(tpt_lat.lat_start).trace(lat_ev,$lat,cmd)' \
-	lat.dat >bad3.out 2>&1
-rc=$?
-[ $rc = 1 ] && grep -q "Param type doesn't match synthetic event field type at column" bad3.out ||
-	{ cat bad3.out; fail "a param with no field: exit $rc"; }
-"$TPOINT" report --latency tpt_lat:lat_start,tpt_lat:lat_end lat.dat >bad4.out 2>&1
-rc=$?
-[ $rc = 2 ] && grep -q -- "--latency needs --key FIELD" bad4.out || { cat bad4.out; fail "--latency without --key: exit $rc"; }
-"$TPOINT" report --hist 'synthetic:nosuch:hist:keys=lat' lat.dat >bad5.out 2>&1
-rc=$?
-[ $rc = 1 ] && grep -q "no synthetic event 'nosuch'" bad5.out || { cat bad5.out; fail "an undefined synthetic event: exit $rc"; }
-echo "refusals: unknown variable, bad type, param count, no --key, undefined synthetic event"
+# refused STATUS TEXT ARGS...: report ARGS lat.dat exits STATUS and says TEXT.
+refused() {
+	want_rc=$1 text=$2
+	shift 2
+	"$TPOINT" report "$@" lat.dat >bad.out 2>&1
+	rc=$?
+	if [ "$rc" != "$want_rc" ] || ! grep -qF -- "$text" bad.out; then
+		cat bad.out
+		fail "report $*: exit $rc (expected $want_rc and \"$text\")"
+	fi
+}
+refused 1 "Couldn't find variable at column 42: 'nosuch'" \
+	--hist 'tpt_lat:lat_end:hist:keys=id:lat=common_timestamp.usecs-$nosuch'
+refused 1 "Invalid type at column 9: 'u65'" \
+	--synthetic 'latency u65 lat' --hist 'synthetic:latency:hist:keys=lat'
+refused 1 "Param type doesn't match synthetic event field type at column" \
+	--synthetic 'lat_ev u64 lat' --hist 'tpt_lat:lat_start:hist:keys=id:ts0=common_timestamp.usecs;tpt_lat:lat_end:hist:keys=id:lat=common_timestamp.usecs-$ts0:onmatch(tpt_lat.lat_start).trace(lat_ev,$lat,cmd)'
+refused 2 "--latency needs --key FIELD" --latency tpt_lat:lat_start,tpt_lat:lat_end
+refused 1 "no synthetic event 'nosuch'" --hist 'synthetic:nosuch:hist:keys=lat'
+refused 2 "--by 'nosuch': not a field of either event" \
+	--latency tpt_lat:lat_start,tpt_lat:lat_end --key id --by nosuch
+echo "refusals: unknown variable, bad type, param count, no --key, undefined synthetic event, --by"
