@@ -280,6 +280,9 @@ static int setup_file(const char *verb, struct hist_file *f, const struct report
 
 			snprintf(name, sizeof(name), "%s:%s", job->sys, job->event);
 			e = tp_hist_set_find_event(f->set, name);
+			/* Or the kernel's own synthetic event, recorded in the file (record -k). */
+			if (e < 0)
+				e = file_event(f, job->sys, job->event);
 			if (e < 0) {
 				tool_error(verb, "--hist: no synthetic event '%s' (define it with "
 					   "--synthetic '%s TYPE FIELD[; ...]')", job->event,
