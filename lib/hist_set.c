@@ -55,12 +55,13 @@ struct frame {
 };
 
 struct hist_ctx {
+	int in_use;                        /* a thread holds it (tp_hist_set_context()) */
 	struct hist_table *tables[HIST_SET_TRIGGERS_MAX];
 	struct frame frames[SET_DEPTH];
 };
 
 struct hist_set {
-	unsigned ncontexts, claimed;
+	unsigned ncontexts;
 	struct hist_ctx *ctx;
 	unsigned nevents, ntriggers;
 	struct set_event events[HIST_SET_EVENTS_MAX];
@@ -559,9 +560,21 @@ bool tp_hist_set_needs_cpu(const struct hist_set *set, int event)
 
 struct hist_ctx *tp_hist_set_context(struct hist_set *set)
 {
-	unsigned c = __atomic_fetch_add(&set->claimed, 1, __ATOMIC_RELAXED);
+	for (unsigned c = 0; c < set->ncontexts; c++) {
+		int free_ctx = 0;
 
-	return c < set->ncontexts ? &set->ctx[c] : NULL;
+		/* Acquire: what the context's last thread wrote is this one's to go on from. */
+		if (__atomic_compare_exchange_n(&set->ctx[c].in_use, &free_ctx, 1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &set->ctx[c];
+	}
+	return NULL;
+}
+
+void tp_hist_set_context_release(struct hist_ctx *ctx)
+{
+	if (ctx)
+		__atomic_store_n(&ctx->in_use, 0, __ATOMIC_RELEASE);
 }
 
 struct hist_table *tp_hist_set_table(const struct hist_set *set, unsigned trigger)

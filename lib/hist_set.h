@@ -13,7 +13,7 @@
  *
  * Threads: build the set on one thread (tp_hist_set_new(), then _event, _synthetic,
  * _trigger, in that order of dependence), then hit it from any number of threads, each with
- * a context of its own (tp_hist_set_context()): the histograms are one table per context
+ * a context of its own (tp_hist_set_context(), given back when it ends): the histograms are one table per context
  * (hist_table.c, a single writer each, merged by tp_hist_set_table()), and the variables are
  * one store per trigger shared by every thread (hist_vars.c: a table of fixed size, keys
  * inserted by compare-and-swap, values by atomic stores and exchanges), so that a start seen
@@ -109,8 +109,13 @@ uint64_t tp_hist_set_var_drops(const struct hist_set *set, unsigned trigger);
 bool tp_hist_set_needs_time(const struct hist_set *set, int event);
 bool tp_hist_set_needs_cpu(const struct hist_set *set, int event);
 
-/* A context for the calling thread (claimed for good), or NULL when all are taken. */
+/*
+ * A context for the calling thread, or NULL when all are taken; given back when the thread
+ * ends, so that another thread goes on with its tables (one writer at a time: a context's
+ * counts are kept, the histograms lose nothing).
+ */
 struct hist_ctx *tp_hist_set_context(struct hist_set *set);
+void tp_hist_set_context_release(struct hist_ctx *ctx);
 
 /* What a hit brings: the record (from common_type), its time, CPU and thread's name. */
 struct hist_set_hit {

@@ -159,6 +159,8 @@ static void test_latency(void)
 	add(set, syn, "hist:keys=comm,lat.log2:sort=comm,lat");
 	add(set, syn, "hist:keys=lat.buckets=500:sort=lat");
 	CHECK(!tp_hist_set_context(set), "one context, claimed");
+	tp_hist_set_context_release(c);
+	CHECK(tp_hist_set_context(set) == c, "a context given back is taken again");
 	CHECK(tp_hist_set_needs_time(set, start) && tp_hist_set_needs_time(set, end) &&
 		      !tp_hist_set_needs_time(set, syn) && !tp_hist_set_needs_cpu(set, end),
 	      "which events read the clock, the CPU");
