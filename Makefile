@@ -142,9 +142,12 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/toptarget $(O)/tests/owcwriter \
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
-		$(O)/tests/convtarget $(O)/tests/lattarget
+		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+$(O)/tests/trigtarget: tests/trigtarget.c tests/trace/events/tpt_trig.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # Opens, appends to and closes a file in a loop, for tests/top_names.sh.
@@ -340,7 +343,7 @@ check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
 # TSan refuses by default after a fork of a threaded process.
 TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
 		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test \
-		filter_reclaim_test hist_test hist_vars_test)
+		filter_reclaim_test hist_test hist_vars_test trigger_test)
 check-tsan:
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
 
@@ -378,7 +381,7 @@ export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v
 		tools/tpoint/td_merge.c tools/tpoint/options.c lib/globs.c $(FMT_SRC) \
 		tools/tpoint/report_select.c tools/tpoint/select.c tools/tpoint/control_client.c \
 		tools/tpoint/glob.c $(FILTER_SRC) \
-		tools/tpoint/report_hist.c $(HIST_SRC)
+		tools/tpoint/report_hist.c tools/tpoint/hist_fields.c $(HIST_SRC)
 fuzz: all
 	@mkdir -p $(O)/fuzz
 	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \

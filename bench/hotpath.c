@@ -92,6 +92,8 @@ static __attribute__((noinline)) void loop_cond(uint64_t n, int tid)
  */
 #define FILTER_REJECTS "b == 1"
 #define FILTER_ACCEPTS "a >= 0 && b != 7"
+/* One key (about 30 buckets over a run), one value: the histogram issue's case. */
+#define HIST_TRIGGER "hist:keys=a.log2:vals=b"
 
 /* The same arguments as loop_u64x3, into the event whose filter rejects them all. */
 static __attribute__((noinline)) void loop_filt_rej(uint64_t n, int tid)
@@ -123,6 +125,16 @@ static __attribute__((noinline)) void loop_filt_acc(uint64_t n, int tid)
 	}
 }
 
+/* And into the one a histogram trigger aggregates (not recorded). */
+static __attribute__((noinline)) void loop_hist(uint64_t n, int tid)
+{
+	(void)tid;
+	for (uint64_t i = 0; i < n; i++) {
+		trace_bench_hist(i, ARG_B(i), ARG_C(i));
+		sink(i);
+	}
+}
+
 /* tpoint_printf() with a number and a string: formatted and recorded only while it is on. */
 static __attribute__((noinline)) void loop_printf(uint64_t n, int tid)
 {
@@ -138,8 +150,10 @@ static int set_filters(void)
 	int err;
 
 	if ((err = tpoint_set_filter("bench:bench_filt_rej", FILTER_REJECTS)) < 0 ||
-	    (err = tpoint_set_filter("bench:bench_filt_acc", FILTER_ACCEPTS)) < 0) {
-		fprintf(stderr, "hotpath: cannot set the filters: %s\n", strerror(-err));
+	    (err = tpoint_set_filter("bench:bench_filt_acc", FILTER_ACCEPTS)) < 0 ||
+	    (err = tpoint_set_trigger("bench:bench_hist", HIST_TRIGGER)) < 0) {
+		fprintf(stderr, "hotpath: cannot set the filters and trigger: %s\n",
+			strerror(-err));
 		return err;
 	}
 	return 0;
@@ -157,6 +171,7 @@ enum {
 	C_EN_STR,
 	C_FILT_REJ,
 	C_FILT_ACC,
+	C_HIST,
 	C_EN_2T,
 	C_PRINTF_OFF,
 	C_PRINTF_ON,
@@ -189,6 +204,8 @@ static struct bench_case cases[NCASES] = {
 			 "bench_filt_rej", 1, 1 },
 	[C_FILT_ACC] = { "enabled, 2-predicate filter accepts", loop_filt_acc,
 			 "bench:bench_filt_acc", "bench_filt_acc", 1, 1 },
+	[C_HIST] = { "hist: keys=a.log2:vals=b, not recorded", loop_hist, NULL, "bench_hist", 1,
+		     1 },
 	[C_EN_2T] = { "enabled, 3 x u64, 2 threads (per thread)", loop_u64x3,
 		      "bench:bench_u64x3", "bench_u64x3", 2, 1 },
 	[C_PRINTF_OFF] = { "tpoint_printf(), off", loop_printf, NULL, NULL, 1, CHEAP_FACTOR },
@@ -255,6 +272,7 @@ static void print_targets(const struct bench_case *cases)
 	target("condition-false", cases[C_COND_FALSE].s.med / fl->s.med, 0.3);
 	target("filter rejects", cases[C_FILT_REJ].s.med / fl->s.med, 1.5);
 	target("2-predicate filter that accepts", cases[C_FILT_ACC].s.med / fl->s.med, 2);
+	target("hist: trigger hit", cases[C_HIST].s.med / fl->s.med, 2);
 
 	/*
 	 * "Within noise": the disabled median differs from the empty loop's by no more than the
@@ -362,6 +380,7 @@ static int callgrind(const char *out_dir)
 		{ "enabled, filter rejects", loop_filt_rej, "bench:bench_filt_rej", NULL },
 		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc",
 		  NULL },
+		{ "hist: keys=a.log2:vals=b, not recorded", loop_hist, NULL, NULL },
 		{ "tpoint_printf(), off", loop_printf, NULL, NULL },
 		{ "tpoint_printf(\"%llu %s\"), on", loop_printf, "tpoint:print", NULL },
 	};

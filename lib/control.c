@@ -38,12 +38,14 @@
 #include "event_filter.h"
 #include "env.h"
 #include "fmt/control_msg.h"
+#include "globs.h"
 #include "jump.h"
 #include "log.h"
 #include "patterns.h"
 #include "registry.h"
 #include "session.h"
 #include "threads.h"
+#include "trigger.h"
 
 #define MAX_CLIENTS 16
 #define REQUEST_MS 2000 /* a request, from its first byte to its last */
@@ -402,6 +404,43 @@ static int handle(int fd, int slot, const struct ctl_hdr *h, char *payload)
 		ret = tp_registry_set_filter(req.event, req.expr, err, sizeof(err));
 		if (ret < 0)
 			return send_error(fd, ret, "%s", err[0] ? err : strerror(-ret));
+		break;
+	}
+	case CTL_TRIGGER: {
+		struct ctl_filter_req req;
+		char err[512] = "";
+
+		if (tp_ctl_filter_req_parse(payload, &req) < 0)
+			return send_error(fd, -EINVAL, "malformed trigger request");
+		ret = tp_trigger_set_text(req.event, req.expr, err, sizeof(err));
+		if (ret < 0)
+			return send_error(fd, ret, "%s", err[0] ? err : strerror(-ret));
+		break;
+	}
+	case CTL_HIST: {
+		struct ctl_hist_req req;
+		FILE *out;
+
+		if (tp_ctl_hist_req_parse(payload, &req) < 0)
+			return send_error(fd, -EINVAL, "malformed hist request");
+		if (req.globs[0] && !tp_globs_valid(req.globs))
+			return send_error(fd, -EINVAL, "'%s': expected comma-separated globs like "
+					  "'sys:*,sys:event'", req.globs);
+		out = open_memstream(&r.buf, &r.len);
+		if (!out)
+			return send_error(fd, -ENOMEM, "out of memory");
+		result = tp_trigger_hist_print(out, req.globs[0] ? req.globs : NULL, req.json);
+		if (fclose(out))
+			r.oom = true;
+		if (result < 0) {
+			free(r.buf);
+			return send_error(fd, result, "histograms: %s", strerror(-result));
+		}
+		if (r.len >= CTL_MAX_REPLY) {
+			free(r.buf);
+			return send_error(fd, -E2BIG, "the histograms' text is over %u bytes: "
+					  "choose events with -e", CTL_MAX_REPLY);
+		}
 		break;
 	}
 	default:

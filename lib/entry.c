@@ -15,6 +15,7 @@
 #include "patterns.h"
 #include "registry.h"
 #include "session.h"
+#include "trigger.h"
 
 /*
  * Pulls init.o, and its constructor, into programs linked with libtpoint.a: they call
@@ -26,9 +27,17 @@ __attribute__((used)) static const char *const pull_in_init = &tp_init_linked;
 static void slot_added(struct event_slot *s)
 {
 	tp_registry_slot_apply_filter(s);
+	tp_trigger_slot_added(s);
 	tp_registry_slot_apply_patterns(s);
 	s->client = tp_registry_slot_client_matches(s);
 	tp_registry_slot_apply(s);
+}
+
+/* A slot whose object goes (under the registry lock). */
+static void slot_removed(struct event_slot *s)
+{
+	tp_registry_slot_drop_filter(s);
+	tp_trigger_slot_drop(s);
 }
 
 TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
@@ -43,8 +52,9 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 
 TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 {
-	/* The compiled filter of each event of the object is freed after a grace period. */
-	if (tp_registry_remove_module(mod, tp_registry_slot_drop_filter))
+	/* The compiled filter and the triggers of each event of the object are freed after a
+	 * grace period. */
+	if (tp_registry_remove_module(mod, slot_removed))
 		tp_registry_run_fn_calls();
 }
 

@@ -43,6 +43,11 @@ const char *tp_env_filter(void)
 	return tp_getenv(TP_ENV_FILTER);
 }
 
+const char *tp_env_trigger(void)
+{
+	return tp_getenv(TP_ENV_TRIGGER);
+}
+
 void tp_env_buffer_size(size_t *bytes)
 {
 	const char *v = tp_getenv(TP_ENV_BUFFER_SIZE);

@@ -17,6 +17,7 @@
 #define TP_ENV_DEBUG "TPOINT_DEBUG"
 #define TP_ENV_EVENTS "TPOINT_EVENTS"
 #define TP_ENV_FILTER "TPOINT_FILTER"
+#define TP_ENV_TRIGGER "TPOINT_TRIGGER"
 #define TP_ENV_RECORD "TPOINT_RECORD"
 #define TP_ENV_BUFFER_SIZE "TPOINT_BUFFER_SIZE"
 #define TP_ENV_MODE "TPOINT_MODE"
@@ -46,6 +47,7 @@ HIDDEN const char *tp_env_record_owner(void);
 HIDDEN void tp_env_set_record_owner(const char *pid);
 HIDDEN const char *tp_env_events(void);
 HIDDEN const char *tp_env_filter(void);
+HIDDEN const char *tp_env_trigger(void);
 /* TPOINT_BUFFER_SIZE into *bytes when set and valid; a bad value is said, *bytes kept. */
 HIDDEN void tp_env_buffer_size(size_t *bytes);
 /* TPOINT_MODE into *mode when set and valid; a bad value is said, *mode kept. */

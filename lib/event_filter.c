@@ -21,6 +21,7 @@
 #include "log.h"
 #include "meta_read.h"
 #include "registry.h"
+#include "trigger.h"
 #include "writer.h"
 
 /* Filters by event name, kept so that an event loaded later (dlopen) gets its filter. */
@@ -31,17 +32,20 @@ struct wanted_filter {
 static struct wanted_filter *wanted;
 static size_t nwanted;
 
-static int slot_compile_filter(struct event_slot *s, const char *expr, struct filter **out,
-			       char *err, size_t errlen)
+/*
+ * The event's fields as filters and histograms read them (struct filter_field): the common
+ * ones, then the record's numbers and strings, offsets from common_type. *fields is
+ * malloc'ed; the names point into the slot's records. 0, -ENOMEM, or -EINVAL with err set.
+ */
+int tp_registry_slot_fields(const struct event_slot *s, struct filter_field **fields,
+			    size_t *nfields, char *err, size_t errlen)
 {
 	const struct tpoint_meta_class *c = s->class_meta;
 	const struct tpoint_meta_field *mf = tpoint_meta_class_fields(c);
 	const char *names = tpoint_meta_class_field_strings(c);
 	struct filter_field *f = calloc(c->nfields + 4, sizeof(*f));
 	uint16_t *off = calloc(c->nfields + 1, sizeof(*off));
-	char name[2 * TPOINT_NAME_MAX + 2];
 	size_t n = 0;
-	int ret;
 
 	if (!f || !off) {
 		free(f);
@@ -80,10 +84,25 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
 			continue; /* structs and other arrays cannot be compared */
 		n++;
 	}
+	free(off);
+	*fields = f;
+	*nfields = n;
+	return 0;
+}
+
+static int slot_compile_filter(struct event_slot *s, const char *expr, struct filter **out,
+			       char *err, size_t errlen)
+{
+	char name[2 * TPOINT_NAME_MAX + 2];
+	struct filter_field *f;
+	size_t n;
+	int ret = tp_registry_slot_fields(s, &f, &n, err, errlen);
+
+	if (ret < 0)
+		return ret;
 	snprintf(name, sizeof(name), "%s:%s", s->system, s->name);
 	ret = tp_filter_compile(expr, name, f, n, out, err, errlen);
 	free(f);
-	free(off);
 	return ret;
 }
 
@@ -108,7 +127,8 @@ static int slot_compile_filter(struct event_slot *s, const char *expr, struct fi
  */
 struct retired_filter {
 	struct retired_filter *next;
-	struct filter *f;
+	void *p;
+	void (*free_fn)(void *);
 	uint64_t fence; /* the first fence after its replacement */
 };
 static struct retired_filter *retired;
@@ -226,7 +246,7 @@ static void free_retired(uint64_t upto)
 			continue;
 		}
 		*p = r->next;
-		tp_filter_free(r->f);
+		r->free_fn(r->p);
 		free(r);
 	}
 }
@@ -249,19 +269,29 @@ static void reclaim_filters(void)
 		free_retired(quiet);
 }
 
-/* A filter no longer published: freed when no hit can be evaluating it. */
-static void retire_filter(struct filter *f)
+void tp_registry_retire(void *p, void (*free_fn)(void *))
 {
 	struct retired_filter *r;
 
-	if (f) {
+	if (p) {
 		r = malloc(sizeof(*r));
 		if (!r)
 			return; /* kept for ever: a hit may be using it */
-		*r = (struct retired_filter){ retired, f, fences + 1 };
+		*r = (struct retired_filter){ retired, p, free_fn, fences + 1 };
 		retired = r;
 	}
 	reclaim_filters();
+}
+
+static void free_filter(void *f)
+{
+	tp_filter_free(f);
+}
+
+/* A filter no longer published: freed when no hit can be evaluating it. */
+static void retire_filter(struct filter *f)
+{
+	tp_registry_retire(f, free_filter);
 }
 
 /* Publish a slot's wanted filter (or none) to its event. */
@@ -270,7 +300,7 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 	char full[2 * TPOINT_NAME_MAX + 2], err[512];
 	struct filter *f = NULL;
 
-	if (!s->ev || (!nwanted && !__atomic_load_n(&s->ev->filter, __ATOMIC_RELAXED)))
+	if (!s->ev || (!nwanted && !s->filter))
 		return; /* nothing to publish, nor to take back: the usual registration */
 	snprintf(full, sizeof(full), "%s:%s", s->system, s->name);
 	/* Its own name with the system first; a bare name (TPOINT_FILTER='name:EXPR') else. */
@@ -289,21 +319,49 @@ void tp_registry_slot_apply_filter(struct event_slot *s)
 		tp_err("filter of %s not set: %s", full, err);
 		f = NULL;
 	}
-	/*
-	 * Release: the compiled filter is complete before a hit can load it. The one it
-	 * replaces waits: a thread may be evaluating it right now.
-	 */
-	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter, f,
-						 __ATOMIC_ACQ_REL);
+	struct filter *old = s->filter;
 
-	tp_registry_slot_apply(s); /* TPOINT_ENABLED_FILTER follows the filter */
-	retire_filter(old);
+	s->filter = f;
+	tp_registry_publish_judge(s);
+	retire_filter(old); /* a thread may be evaluating it right now */
+}
+
+void tp_registry_publish_judge(struct event_slot *s)
+{
+	struct trigger_set *ts = tp_trigger_set_of(s->ev->index);
+	struct trigger_gate *gate = NULL;
+
+	if (ts) {
+		gate = calloc(1, sizeof(*gate));
+		if (gate) {
+			gate->f.fast_size = UINT64_MAX; /* never judged inline: judge_checked() */
+			gate->filter = s->filter;
+			gate->ts = ts;
+		} else {
+			tp_err("%s:%s: out of memory: its triggers do not run", s->system, s->name);
+		}
+	}
+	/*
+	 * Release: the filter or gate is complete before a hit can load it. The gate it
+	 * replaces waits, as a filter does.
+	 */
+	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter,
+						 gate ? &gate->f : s->filter, __ATOMIC_ACQ_REL);
+
+	tp_registry_slot_apply(s); /* TPOINT_ENABLED_FILTER follows */
+	if (tp_trigger_gate(old))
+		tp_registry_retire(old, free);
 }
 
 void tp_registry_slot_drop_filter(struct event_slot *s)
 {
-	retire_filter(__atomic_exchange_n((struct filter **)&s->ev->filter, NULL,
-					  __ATOMIC_ACQ_REL));
+	struct filter *old = __atomic_exchange_n((struct filter **)&s->ev->filter, NULL,
+						 __ATOMIC_ACQ_REL);
+
+	if (tp_trigger_gate(old))
+		tp_registry_retire(old, free);
+	retire_filter(s->filter);
+	s->filter = NULL;
 }
 
 /*
@@ -436,9 +494,5 @@ TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr)
 
 const char *tp_registry_slot_filter_text(const struct event_slot *s)
 {
-	const struct filter *f = s->ev ? __atomic_load_n((struct filter **)&s->ev->filter,
-							 __ATOMIC_ACQUIRE)
-				       : NULL;
-
-	return f ? tp_filter_text(f) : "";
+	return s->filter ? tp_filter_text(s->filter) : "";
 }

@@ -20,8 +20,26 @@ HIDDEN int tp_registry_try_filter(const char *event, const char *expr, char *err
 
 /* The filter wanted for the slot's event by name, if any, compiled and attached. */
 HIDDEN void tp_registry_slot_apply_filter(struct event_slot *s);
+/*
+ * Publish what the slot's hits load: its filter, or a gate holding it and its triggers
+ * (lib/trigger.h). Under the registry lock; the slot's enable bits follow.
+ */
+HIDDEN void tp_registry_publish_judge(struct event_slot *s);
 /* The event's object goes (dlclose): its compiled filter is freed after a grace period. */
 HIDDEN void tp_registry_slot_drop_filter(struct event_slot *s);
+struct filter_field;
+/*
+ * The slot's fields as filters and histograms read them, the common ones first: *fields
+ * malloc'ed, its names the slot's. 0, -ENOMEM, or -EINVAL with err set.
+ */
+HIDDEN int tp_registry_slot_fields(const struct event_slot *s, struct filter_field **fields,
+				   size_t *nfields, char *err, size_t errlen);
+/*
+ * Free p with free_fn once no hit can hold it: the grace period of replaced filters, for
+ * whatever a hit loads after claiming its nesting level and drops before releasing it.
+ * Under the registry lock.
+ */
+HIDDEN void tp_registry_retire(void *p, void (*free_fn)(void *));
 /* The source text of the slot's filter, or "". */
 HIDDEN const char *tp_registry_slot_filter_text(const struct event_slot *s);
 

@@ -262,6 +262,10 @@ struct hist_hit {
 
 /* A table of 1 << spec->map_bits entries, all allocated here. NULL with errno ENOMEM. */
 struct hist_table *tp_hist_table_new(const struct hist_spec *spec);
+/* The same, with `extra` bytes (8-byte aligned, zeroed) of the caller's in the same memory,
+ * at *extra_out, freed with the table. One mmap(): async-signal-safe. */
+struct hist_table *tp_hist_table_new_with(const struct hist_spec *spec, size_t extra,
+					  void **extra_out);
 void tp_hist_table_free(struct hist_table *t);
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hist_table.c - a histogram's entries (see hist.h), in memory allocated once.
+ * hist_table.c - a histogram's entries (see hist.h), in memory mapped once.
  *
  * Like the kernel's tracing_map: 1 << map_bits entries and twice as many hash slots (so the
  * open addressing never runs more than half full and a probe always ends), a key made of the
@@ -19,8 +19,8 @@
  * Clearing is the writer's own business (the reader must not read a table being cleared).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "hist.h"
 
 /* A counter that only its thread writes and other threads may read (see the top). */
@@ -36,6 +36,9 @@ static inline uint64_t peek(const uint64_t *c)
 
 struct hist_table {
 	const struct hist_spec *spec;
+	size_t bytes;       /* of its mapping */
+	bool one_num_key;   /* one numeric key, no filter, no .execname: tp_hist_hit()'s fast way */
+	bool one_str_key;   /* one string key, no filter, no .execname: another */
 	uint32_t max_elts;  /* entries */
 	uint32_t nslots;    /* hash slots: 2 * max_elts */
 	uint32_t n;         /* entries used */
@@ -59,44 +62,73 @@ static bool has_execname(const struct hist_spec *s)
 	return false;
 }
 
-struct hist_table *tp_hist_table_new(const struct hist_spec *spec)
+/* Rounded up to 64 bytes: each array of the table starts on a cache line of its own. */
+static size_t line_up(size_t n)
 {
-	struct hist_table *t = calloc(1, sizeof(*t));
-	size_t max;
+	return (n + 63) & ~(size_t)63;
+}
 
-	if (!t)
-		return NULL;
-	max = (size_t)1 << spec->map_bits;
-	t->spec = spec;
-	t->max_elts = (uint32_t)max;
-	t->nslots = (uint32_t)(2 * max);
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	t->keys = calloc(max, spec->key_size);
-	t->sums = calloc(max * spec->nvals, sizeof(*t->sums));
-	if (has_execname(spec))
-		t->comms = calloc(max, HIST_COMM_LEN);
-	if (!t->slots || !t->keys || !t->sums ||
-	    (has_execname(spec) && !t->comms)) {
-		tp_hist_table_free(t);
+static size_t table_bytes(const struct hist_spec *spec, size_t max)
+{
+	return line_up(sizeof(struct hist_table)) + line_up(2 * max * sizeof(uint64_t)) +
+	       line_up(max * spec->key_size) + line_up(max * spec->nvals * sizeof(uint64_t)) +
+	       (has_execname(spec) ? line_up(max * HIST_COMM_LEN) : 0);
+}
+
+/*
+ * One anonymous mapping for all of it: zeroed by the kernel, touched page by page as entries
+ * are used (a program's per-thread tables cost what their keys fill, not 1 << map_bits
+ * entries each), and async-signal-safe, as a thread's first hit may be in a handler.
+ */
+struct hist_table *tp_hist_table_new_with(const struct hist_spec *spec, size_t extra,
+					  void **extra_out)
+{
+	size_t max = (size_t)1 << spec->map_bits, bytes = table_bytes(spec, max);
+	char *mem = mmap(NULL, bytes + extra, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct hist_table *t;
+	size_t at = line_up(sizeof(*t));
+
+	if (mem == MAP_FAILED) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	t = (struct hist_table *)(void *)mem;
+	t->spec = spec;
+	t->bytes = bytes + extra;
+	t->max_elts = (uint32_t)max;
+	t->nslots = (uint32_t)(2 * max);
+	t->slots = (uint64_t *)(void *)(mem + at);
+	at += line_up(2 * max * sizeof(uint64_t));
+	t->keys = (unsigned char *)(mem + at);
+	at += line_up(max * spec->key_size);
+	t->sums = (uint64_t *)(void *)(mem + at);
+	at += line_up(max * spec->nvals * sizeof(uint64_t));
+	t->comms = has_execname(spec) ? mem + at : NULL;
+	t->one_num_key = spec->nkeys == 1 && spec->key_size == 8 && !spec->filter &&
+			 !has_execname(spec) && spec->keys[0].src != HIST_SRC_STR_ARRAY &&
+			 spec->keys[0].src != HIST_SRC_STR_DYN;
+	t->one_str_key = spec->nkeys == 1 && !spec->filter && !has_execname(spec) &&
+			 (spec->keys[0].src == HIST_SRC_STR_ARRAY ||
+			  spec->keys[0].src == HIST_SRC_STR_DYN);
+	if (extra_out)
+		*extra_out = mem + bytes;
 	return t;
+}
+
+struct hist_table *tp_hist_table_new(const struct hist_spec *spec)
+{
+	return tp_hist_table_new_with(spec, 0, NULL);
 }
 
 void tp_hist_table_free(struct hist_table *t)
 {
-	if (!t)
-		return;
-	free(t->slots);
-	free(t->keys);
-	free(t->sums);
-	free(t->comms);
-	free(t);
+	if (t)
+		munmap(t, t->bytes);
 }
 
 /* A record's integer field, as the kernel's hist_field_{s,u}{8,16,32,64} read it. */
-static uint64_t read_num(const struct hist_field *f, const struct hist_hit *h)
+static inline __attribute__((always_inline)) uint64_t read_num(const struct hist_field *f, const struct hist_hit *h)
 {
 	const unsigned char *p = (const unsigned char *)h->rec + f->offset;
 
@@ -186,8 +218,9 @@ static uint64_t expr_value(const struct hist_spec *s, const struct hist_field *f
 }
 
 /* A field's number for a hit: the kernel's hist_fn_call() for the kinds we have. */
-uint64_t tp_hist_field_value(const struct hist_spec *s, const struct hist_field *f,
-			     const struct hist_hit *h)
+/* Inline, as are the key's making and finding: a hit makes no call. */
+static inline __attribute__((always_inline)) uint64_t field_value(const struct hist_spec *s, const struct hist_field *f,
+			    const struct hist_hit *h)
 {
 	uint64_t v;
 
@@ -220,6 +253,12 @@ uint64_t tp_hist_field_value(const struct hist_spec *s, const struct hist_field 
 	return v;
 }
 
+uint64_t tp_hist_field_value(const struct hist_spec *s, const struct hist_field *f,
+			     const struct hist_hit *h)
+{
+	return field_value(s, f, h);
+}
+
 /* A string key into its room: at most room - 1 bytes, stopping at a NUL or the record's end. */
 static void copy_string(unsigned char *dst, size_t room, const unsigned char *rec, uint32_t size,
 			uint32_t off, uint32_t len)
@@ -234,7 +273,7 @@ static void copy_string(unsigned char *dst, size_t room, const unsigned char *re
 		dst[i] = rec[off + i];
 }
 
-void tp_hist_build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
+static inline __attribute__((always_inline)) void build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
 {
 	for (unsigned i = 0; i < s->nkeys; i++) {
 		const struct hist_field *k = &s->keys[i];
@@ -256,21 +295,27 @@ void tp_hist_build_key(const struct hist_spec *s, const struct hist_hit *h, unsi
 			copy_string(dst, k->key_size, rec, h->size, item & 0xffff, item >> 16);
 			break;
 		default:
-			v = tp_hist_field_value(s, k, h);
+			v = field_value(s, k, h);
 			memcpy(dst, &v, 8);
 			break;
 		}
 	}
 }
 
-uint64_t tp_hist_key_hash(const unsigned char *key, size_t size)
+/*
+ * The key's hash, over its words up to the last that is not zero: a string key's padding is
+ * not hashed, so that the hit of a short string hashes only its own words (hit_one_str_key()),
+ * and any key hashes the same whichever way it was made.
+ */
+static inline __attribute__((always_inline)) uint64_t hash_words(const unsigned char *key,
+								 size_t nwords)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
-	for (size_t i = 0; i < size; i += 8) {
+	for (size_t i = 0; i < nwords; i++) {
 		uint64_t w;
 
-		memcpy(&w, key + i, 8);
+		memcpy(&w, key + 8 * i, 8);
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
@@ -280,11 +325,23 @@ uint64_t tp_hist_key_hash(const unsigned char *key, size_t size)
 	return h;
 }
 
+static uint64_t hash_key(const unsigned char *key, size_t size)
+{
+	size_t n = size / 8;
+
+	for (uint64_t w; n; n--) {
+		memcpy(&w, key + 8 * (n - 1), 8);
+		if (w)
+			break;
+	}
+	return hash_words(key, n);
+}
+
 /*
  * The entry of `key`, made if new and there is room: its index, or -1 when the table is full.
  * Linear probing over twice as many slots as entries always finds the key or a free slot.
  */
-static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint64_t hash,
+static inline __attribute__((always_inline)) int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint64_t hash,
 			   const char *comm)
 {
 	size_t ks = t->spec->key_size;
@@ -317,30 +374,13 @@ static int64_t find_or_add(struct hist_table *t, const unsigned char *key, uint6
 	return e;
 }
 
-bool tp_hist_passes(const struct hist_table *t, const struct hist_hit *h)
-{
-	const struct hist_spec *s = t->spec;
-
-	return (!s->filter || filter_match(s->filter, h->rec, h->size)) && !t->paused;
-}
-
-int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
-{
-	unsigned char key[HIST_KEY_SIZE_MAX];
-
-	if (!tp_hist_passes(t, h))
-		return 0;
-	tp_hist_build_key(t->spec, h, key);
-	return tp_hist_add(t, h, key);
-}
-
-int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned char *key)
+/* The sums of entry e: its hitcount, and each value's. */
+static inline __attribute__((always_inline)) int count_hit(struct hist_table *t, int64_t e,
+							   const struct hist_hit *h)
 {
 	const struct hist_spec *s = t->spec;
 	uint64_t *sums;
-	int64_t e;
 
-	e = find_or_add(t, key, tp_hist_key_hash(key, s->key_size), h->comm);
 	if (e < 0) {
 		bump(&t->drops, 1);
 		return -1;
@@ -349,8 +389,126 @@ int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned c
 	sums = t->sums + (size_t)e * s->nvals;
 	bump(&sums[0], 1);
 	for (unsigned i = 1; i < s->nvals; i++)
-		bump(&sums[i], tp_hist_field_value(s, &s->vals[i], h));
+		bump(&sums[i], field_value(s, &s->vals[i], h));
 	return 1;
+}
+
+/*
+ * The common case, one number as the key (a pid, a size's log2): the key is a word in a
+ * register, its hash and probe made for one word, with what find_or_add() does for any key
+ * (the same hash, slots and entries, so that merging and printing see no difference).
+ */
+static int hit_one_num_key(struct hist_table *t, const struct hist_hit *h)
+{
+	uint64_t key = field_value(t->spec, &t->spec->keys[0], h);
+	uint64_t hash = hash_words((const unsigned char *)&key, key != 0);
+	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask, e;
+	uint64_t tag = hash & 0xffffffff00000000ull;
+
+	for (;; i = (i + 1) & mask) {
+		uint64_t slot = t->slots[i], k;
+
+		e = (uint32_t)slot;
+		if (!e)
+			break;
+		memcpy(&k, t->keys + (size_t)(e - 1) * 8, 8);
+		if ((slot & 0xffffffff00000000ull) == tag && k == key)
+			return count_hit(t, e - 1, h);
+	}
+	return count_hit(t, find_or_add(t, (const unsigned char *)&key, hash, NULL), h);
+}
+
+/*
+ * One string as the key (a path, a name): its words alone are copied, hashed and compared,
+ * not the room's 256 bytes; a new entry gets the key padded whole, as find_or_add() keeps it.
+ */
+static int hit_one_str_key(struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_field *k = &t->spec->keys[0];
+	const unsigned char *rec = h->rec;
+	uint64_t words[HIST_KEY_SIZE_MAX / 8];
+	uint32_t off = k->offset, len = k->size, item, nwords, mask, i, e;
+	size_t room = k->key_size, n;
+	const unsigned char *nul;
+	uint64_t hash, tag;
+
+	if (k->src == HIST_SRC_STR_DYN) {
+		if ((uint32_t)k->offset + 4 > h->size) {
+			off = h->size; /* an empty key */
+		} else {
+			memcpy(&item, rec + k->offset, 4);
+			off = item & 0xffff;
+			len = item >> 16;
+		}
+	}
+	if (off >= h->size)
+		len = 0;
+	else if (len > h->size - off)
+		len = h->size - off;
+	if (len > room - 1)
+		len = (uint32_t)(room - 1);
+	nul = len ? memchr(rec + off, 0, len) : NULL;
+	n = nul ? (size_t)(nul - (rec + off)) : len;
+	nwords = (uint32_t)(n / 8 + 1); /* the string and its NUL */
+	words[nwords - 1] = 0;
+	memcpy(words, rec + off, n);
+	hash = hash_key((const unsigned char *)words, (size_t)nwords * 8);
+	mask = t->nslots - 1;
+	tag = hash & 0xffffffff00000000ull;
+	for (i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+		uint64_t slot = t->slots[i];
+
+		e = (uint32_t)slot;
+		if (!e)
+			break;
+		if ((slot & 0xffffffff00000000ull) == tag &&
+		    tp_hist_keys_equal(t->keys + (size_t)(e - 1) * room, (const unsigned char *)words,
+			       (size_t)nwords * 8))
+			return count_hit(t, e - 1, h);
+	}
+	memset(words + nwords, 0, room - (size_t)nwords * 8);
+	return count_hit(t, find_or_add(t, (const unsigned char *)words, hash, NULL), h);
+}
+
+void tp_hist_build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
+{
+	build_key(s, h, key);
+}
+
+uint64_t tp_hist_key_hash(const unsigned char *key, size_t size)
+{
+	return hash_key(key, size);
+}
+
+bool tp_hist_passes(const struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_spec *s = t->spec;
+
+	return !t->paused && (!s->filter || filter_match(s->filter, h->rec, h->size));
+}
+
+int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned char *key)
+{
+	return count_hit(t, find_or_add(t, key, hash_key(key, t->spec->key_size), h->comm), h);
+}
+
+int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_spec *s = t->spec;
+	unsigned char key[HIST_KEY_SIZE_MAX];
+	int64_t e;
+
+	if (t->paused)
+		return 0;
+	if (t->one_num_key)
+		return hit_one_num_key(t, h);
+	if (t->one_str_key)
+		return hit_one_str_key(t, h);
+	if (s->filter && !filter_match(s->filter, h->rec, h->size))
+		return 0;
+	build_key(s, h, key);
+	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
+	return count_hit(t, e, h);
 }
 
 void tp_hist_table_pause(struct hist_table *t, bool paused)
@@ -393,7 +551,7 @@ void tp_hist_table_merge(struct hist_table *dst, const struct hist_table *src)
 
 		for (unsigned v = 0; v < nvals; v++)
 			sums[v] = peek(&from[v]);
-		e = find_or_add(dst, key, tp_hist_key_hash(key, ks), comm);
+		e = find_or_add(dst, key, hash_key(key, ks), comm);
 		if (e < 0) {
 			lost += sums[0];
 			continue;

@@ -24,6 +24,7 @@
 #include "meta_read.h"
 #include "print_fmt_check.h"
 #include "registry.h"
+#include "trigger.h"
 
 /*
  * The registry lock (tp_registry_lock()) guards the slot table and everything derived from
@@ -163,13 +164,18 @@ void tp_registry_slot_apply(struct event_slot *s)
 		tp_notice("event %s:%s is selected but stays off: %s", s->system, s->name,
 			  s->refused ? s->refused : "refused");
 	}
-	if ((s->record || s->client) && recording && !s->broken) {
+	bool records = (s->record || s->client) && recording && !s->broken;
+
+	if (records) {
 		want |= TPOINT_ENABLED_RECORD;
 		/* Only a recording event asks its filter: the bit alone would send hits of an
 		 * event that is off to its condition. */
 		if (__atomic_load_n(&s->ev->filter, __ATOMIC_RELAXED))
 			want |= TPOINT_ENABLED_FILTER;
 	}
+	/* An event with triggers is built and shown to them, recorded or not (lib/trigger.c). */
+	if (!s->broken && tp_trigger_slot_update(s, records))
+		want |= TPOINT_ENABLED_RECORD | TPOINT_ENABLED_FILTER;
 	if (__atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED))
 		want |= TPOINT_ENABLED_PROBES;
 	tp_registry_set_enable_word(s->ev, want);

@@ -32,6 +32,9 @@ struct event_slot {
 	char *condition;         /* source text, "" if none */
 	char *format;            /* tracefs format text */
 	char *refused;           /* why, when broken (tpoint list -p, stat -p, the spool) */
+	/* Its compiled filter (event_filter.c); what hits load, ev->filter, is this or the
+	 * gate of its triggers (trigger.h), which holds it. */
+	struct filter *filter;
 	/* TRACE_EVENT_FN: copies of the descriptor's reg/unreg, and where they stand (fn_*). */
 	int (*reg)(void);
 	void (*unreg)(void);

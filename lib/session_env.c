@@ -28,6 +28,7 @@
 #include "salvage.h"
 #include "session.h"
 #include "session_env.h"
+#include "trigger.h"
 #include "session_state.h"
 #include "spool_out.h"
 #include "tracedat.h"
@@ -47,6 +48,9 @@ void tp_session_configure_from_env(void)
 	v = tp_env_filter();
 	if (v)
 		tp_env_filters_parse(v);
+	v = tp_env_trigger();
+	if (v)
+		tp_trigger_env_parse(v);
 }
 
 /*
@@ -355,6 +359,7 @@ void tp_session_env_at_exit(void)
 		collect_children();
 	tp_env_filters_report();
 	pthread_mutex_unlock(&session_mutex);
+	tp_trigger_env_report();
 	tp_registry_report_unmatched();
 	if (said)
 		tp_registry_say_nothing_enabled(said);

@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "registry.h"
 #include "ringbuf.h"
+#include "trigger.h"
 #include "writer.h"
 
 /* Where every thread's reservations start (struct tpoint_tls): never written. */
@@ -57,9 +58,16 @@ static void streams_clear(struct tpoint_tls *t)
 	}
 }
 
+static size_t counters_end(void)
+{
+	return ((sizeof(struct thread_rec) + 63) & ~63ul) +
+	       TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters);
+}
+
+/* The record, its counters, then its scratch page (struct thread_rec). */
 static size_t rec_bytes(void)
 {
-	return sizeof(struct thread_rec) + 64 + TPOINT_MAX_EVENTS * sizeof(struct tpoint_counters);
+	return counters_end() + TPOINT_PAGE_SIZE;
 }
 
 static struct thread_rec *thread_rec_new(void)
@@ -74,6 +82,7 @@ static struct thread_rec *thread_rec_new(void)
 		return NULL;
 	rec = (struct thread_rec *)(void *)mem;
 	rec->counters = (struct tpoint_counters *)(void *)(mem + ((sizeof(*rec) + 63) & ~63ul));
+	rec->scratch = mem + counters_end();
 	rec->state = THREAD_LIVE;
 	/* Release: the record is complete before others can find it. */
 	rec->next = __atomic_load_n(&thread_head, __ATOMIC_RELAXED);
@@ -166,7 +175,7 @@ static void stream_forget_page(struct tpoint_stream *s)
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
 	/* A page that cannot be queued is never drained: its records count as lost. */
-	if (s->wp && !tp_pool_put_full(pool, s->page))
+	if (s->wp && s->page != TP_SCRATCH_PAGE && !tp_pool_put_full(pool, s->page))
 		count_overwritten(pool, s->page);
 	stream_forget_page(s);
 }
@@ -197,6 +206,10 @@ static void retire_or_hold(struct pool *pool, struct page_reserve *r, struct tpo
 {
 	const uint32_t max = sizeof(r->full) / sizeof(r->full[0]);
 
+	if (s->page == TP_SCRATCH_PAGE) {
+		stream_forget_page(s);
+		return;
+	}
 	if (s->wp && r->epoch == pool->epoch && r->count > 1 && r->nfull < max &&
 	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE) {
 		r->full[r->nfull++] = s->page;
@@ -584,6 +597,32 @@ static bool take_page(struct pool *pool, struct thread_rec *rec, struct tpoint_s
 	return true;
 }
 
+/* Let the claimed level `s` go, as tpoint_publish() does. */
+static void release_level(struct tpoint_stream *s)
+{
+	tpoint_barrier();
+	TPOINT_TLS.top = s;
+}
+
+/*
+ * The thread's scratch page as the stream's room, for one record of an event with triggers
+ * that has no page to go to: the record is built there, its triggers see it, and
+ * trigger_commit() drops it and forgets the page. (A handler that interrupts the hit
+ * between this and its reservation and records an event of its own into the same level
+ * would count that record as recorded: a window of a few instructions, on a path that is
+ * already losing records.)
+ */
+static struct tpoint_stream *scratch_room(struct tpoint_stream *s, struct thread_rec *rec)
+{
+	s->wp = rec->scratch + TPOINT_PAGE_HEADER;
+	s->limit = rec->scratch + TPOINT_PAGE_HEADER + TPOINT_PAGE_DATA_END;
+	s->commit = (uint64_t *)(void *)(rec->scratch + 8);
+	s->cpu_key = tpoint_arch_cpu_key();
+	s->page = TP_SCRATCH_PAGE;
+	s->last = tpoint_arch_clock();
+	return s;
+}
+
 /*
  * The slow path's work: claim the thread's current level (its streams linked on its
  * first record) and make room there for a record of `total` bytes: a page of this CPU.
@@ -597,6 +636,9 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 	uint32_t level;
 	struct thread_rec *rec;
 	struct pool *pool;
+	const struct trigger_gate *gate;
+	const struct trigger_set *ts;
+	bool soft;
 
 	if (s == &unlinked_stream) {
 		/* The thread's first record: link its streams, start at level 0. A handler that
@@ -610,18 +652,37 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 	tpoint_barrier();
 	rec = thread_get(t);
 	pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
-	if (!rec || level >= TPOINT_MAX_NESTING || !pool)
+	if (!rec || level >= TPOINT_MAX_NESTING)
 		goto drop;
+	if (s->page == TP_SCRATCH_PAGE)
+		stream_forget_page(s); /* left by a hit that a handler interrupted */
+	gate = tp_trigger_gate(__atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE));
+	ts = gate ? gate->ts : NULL;
+	soft = ts && tp_trigger_soft(ts);
+	if (!pool) {
+		if (!ts)
+			goto drop;
+		stream_forget_page(s); /* of a recording that ended: not ours now */
+		return scratch_room(s, rec);
+	}
 	if (rec->stream_epoch[level] != pool->epoch)
 		/* The page is from a recording that ended: forget it, it is not ours now. */
 		stream_forget_page(s);
+	if (soft && !s->wp)
+		return scratch_room(s, rec); /* not recorded: takes no page for it */
 	if (s->wp && tpoint_arch_cpu_key() != s->cpu_key)
 		/* migrated: a page holds one CPU's events */
 		retire_or_hold(pool, &rec->reserve[level], s);
 	if (s->wp && (uintptr_t)s->wp + total > (uintptr_t)s->limit)
 		retire_or_hold(pool, &rec->reserve[level], s);
-	if (!s->wp && !take_page(pool, rec, s, level, tpoint_arch_clock())) {
+	if (!s->wp && (soft || !take_page(pool, rec, s, level, tpoint_arch_clock()))) {
+		if (soft)
+			return scratch_room(s, rec);
 		rec->lost_pending[level]++;
+		if (ts) { /* lost, and counted so; its triggers still see it */
+			tpoint_count_one(&t->counters[ev->index].lost);
+			return scratch_room(s, rec);
+		}
 		goto drop;
 	}
 	return s;
@@ -643,13 +704,6 @@ TPOINT_EXPORT int tpoint_make_room_v1(struct tpoint_event *ev, uint32_t total)
 	tpoint_barrier();
 	TPOINT_TLS.top = s;
 	return 1;
-}
-
-/* Let the claimed level `s` go, as tpoint_publish() does. */
-static void release_level(struct tpoint_stream *s)
-{
-	tpoint_barrier();
-	TPOINT_TLS.top = s;
 }
 
 /*
@@ -740,12 +794,50 @@ static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
 	tpoint_count_one(&tpoint_counters_of(ev)->filtered);
 }
 
+/*
+ * A hit of an event with triggers (its gate sent it here, from judge_checked()): the
+ * triggers see the record first, as the kernel's event_triggers_call() runs
+ * before its discard test; then it is dropped if it was built in the scratch page (counted
+ * already if it was lost for want of a page) or its event is on for its triggers alone
+ * (counted as filtered: no record kept), or judged and published as any filtered record.
+ */
+static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
+						     struct tpoint_stream *s,
+						     const struct filter *f,
+						     const struct trigger_set *ts, char *entry,
+						     uint32_t size)
+{
+	bool soft = !ts || tp_trigger_soft(ts);
+
+	if (ts && TPOINT_TLS.thread)
+		tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
+	if (s->page == TP_SCRATCH_PAGE) {
+		stream_forget_page(s); /* for this record only */
+		release_level(s);
+		if (soft)
+			tpoint_count_one(&tpoint_counters_of(ev)->filtered);
+		return;
+	}
+	if (soft)
+		drop_filtered(ev, s);
+	else if (!f || tp_filter_match_checked(f, entry, size))
+		publish(ev, s, size);
+	else
+		drop_filtered(ev, s);
+}
+
 /* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */
 static __attribute__((noinline)) void judge_checked(struct tpoint_event *ev,
 						    struct tpoint_stream *s,
 						    const struct filter *f, const void *rec,
 						    uint32_t size)
 {
+	const struct trigger_gate *gate = tp_trigger_gate(f);
+
+	if (__builtin_expect(gate != NULL, 0)) { /* the event has triggers */
+		trigger_commit(ev, s, gate->filter, gate->ts, (char *)rec, size);
+		return;
+	}
 	if (tp_filter_match_checked(f, rec, size))
 		publish(ev, s, size);
 	else

@@ -12,6 +12,16 @@
 
 /* The longest run of pages a stream takes from the free queue at once (reserve_take()). */
 #define RESERVE_RUN_MAX 64u
+/* A thread record's last few histogram tables, by trigger id (lib/trigger.c). */
+#define TRIG_CACHE_WAYS 8
+struct trig_cache {
+	uint64_t id;
+	void *node;
+};
+
+/* The page index of a scratch stream: the thread's own page, never published. */
+#define TP_SCRATCH_PAGE UINT32_MAX
+
 struct thread_rec {
 	struct thread_rec *next; /* all records ever made; never unlinked */
 	uint32_t state;          /* THREAD_FREE, THREAD_LIVE, ... */
@@ -30,6 +40,13 @@ struct thread_rec {
 		uint32_t nfull;  /* full pages held back, to be handed in at once (retire_or_hold()) */
 		uint32_t full[RESERVE_RUN_MAX];
 	} reserve[TPOINT_MAX_NESTING];
+	struct trig_cache trig_cache[TRIG_CACHE_WAYS];
+	/*
+	 * Where an event with triggers is built when it has no page to go to (no recording,
+	 * or the event is on for its triggers alone, or no free page): the triggers still see
+	 * it, as the kernel's soft-disabled events are built in a per-CPU buffer.
+	 */
+	char *scratch;
 };
 /*
  * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (tp_writer_detach_all).

@@ -3,7 +3,7 @@
 # otherwise names the one command to run. The runtime library itself needs only libc.
 set -e
 PKGS="pkg-config libtraceevent-dev libtracefs-dev libncurses-dev trace-cmd g++ binutils python3 util-linux
-	clang libclang-rt-14-dev bpftrace gdb systemtap-sdt-dev babeltrace2 tmux"
+	clang libclang-rt-14-dev bpftrace gdb systemtap-sdt-dev babeltrace2 tmux sqlite3 git"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -6,7 +6,7 @@ set -u
 B=$(dirname "$TPOINT")
 fail() { echo "FAIL: $*"; exit 1; }
 
-for v in list record report convert ps stat enable disable filter stream snapshot top; do
+for v in list record report convert ps stat enable disable filter stream snapshot top hist; do
 	"$TPOINT" $v --help >help.out 2>help.err || fail "$v --help exited $?"
 	grep -q "^usage: tpoint $v" help.out || fail "$v --help: no usage line"
 	grep -q -- "^  -h, --help  *this text$" help.out || fail "$v --help: no -h, --help"
@@ -46,7 +46,7 @@ echo "ok: the old spellings"
 
 # tpoint(1) lists every option of every verb as --help shows it (its section OPTIONS).
 man=$(dirname "$0")/../docs/man/tpoint.1
-for v in list record report convert ps stat enable disable filter stream snapshot top; do
+for v in list record report convert ps stat enable disable filter stream snapshot top hist; do
 	sed -n "/^\.SS tpoint $v\$/,/^\.S[SH] /p" "$man" >man.sec
 	[ -s man.sec ] || fail "tpoint(1) has no options section for $v"
 	"$TPOINT" $v --help | grep -E '^  (-[a-zA-Z]|    --)' | sed 's/^ *\([^ ].*[^ ]\)  .*/\1/' |

@@ -75,6 +75,26 @@ static void env_filter(const char *value, const char *want)
 	check(!strcmp(got, want), what, got);
 }
 
+/* A TPOINT_TRIGGER value, its items as "event=trigger" or "!item", joined with " | ". */
+static void env_trigger(const char *value, const char *want)
+{
+	char *copy = strdup(value), *cursor = copy, *event, *trig, got[512] = "", what[512];
+	size_t at = 0;
+	int item;
+
+	while ((item = tp_trigger_env_next(&cursor, &event, &trig)) != 0) {
+		if (item < 0)
+			at += (size_t)snprintf(got + at, sizeof(got) - at, "%s!%s", at ? " | " : "",
+					       event);
+		else
+			at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%s=%s",
+					       at ? " | " : "", event, trig);
+	}
+	free(copy);
+	snprintf(what, sizeof(what), "TPOINT_TRIGGER='%s' is '%s'", value, want);
+	check(!strcmp(got, want), what, got);
+}
+
 /* The tool's stand-in for the filter compiler: an expression naming "nn" never compiles. */
 static bool compiles(void *ctx, const char *expr)
 {
@@ -131,6 +151,12 @@ int main(void)
 
 	/* TPOINT_FILTER: tpoint(3), tests/messages.sh, tests/control.sh, embedded_refusals.sh */
 	env_filter("msg_tick:n != 1", "msg_tick=n != 1");
+	env_trigger("sys:ev:hist:keys=id:vals=b if path == \"a;b:hist\"; ev:!hist:keys=x",
+		    "sys:ev=hist:keys=id:vals=b if path == \"a;b:hist\" | ev=!hist:keys=x");
+	env_trigger("ev:traceon:3; sys:ev:stacktrace if x > 1",
+		    "ev=traceon:3 | sys:ev=stacktrace if x > 1");
+	env_trigger("sys:ev:keys=id;:hist:x; ;sys::hist:x",
+		    "!sys:ev:keys=id | !:hist:x | !sys::hist:x");
 	env_filter("tpt_ctl:ctl_tick:name == \"beta\" || name == \"gamma\"",
 		   "tpt_ctl:ctl_tick=name == \"beta\" || name == \"gamma\"");
 	env_filter("msg_tick:n != 1; tpt_msg:msg_text:text == \"x;y\" || text == \"a:b\"",

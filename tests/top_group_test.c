@@ -75,6 +75,14 @@ int main(void)
 	ng = group_dirty(&o, rows, n, index, g);
 	CHECK(ng == 3 && g[0].exited, "idle rows and rows -p leaves out are not grouped");
 
+	/* the screen's keys */
+	CHECK(group_limit_step(0, 1) == 0 && group_limit_step(0, -1) == 100 &&
+	      group_limit_step(100, 1) == 0 && group_limit_step(10, 1) == 20 &&
+	      group_limit_step(7, 1) == 10 && group_limit_step(7, -1) == 5 &&
+	      group_limit_step(1, -1) == 1 && group_limit_step(500, -1) == 100 &&
+	      group_limit_step(500, 1) == 0, "--limit steps: 1 5 10 20 50 100 all");
+	CHECK(group_by_next(BY_PID) == BY_COMM && group_by_next(BY_COMM) == BY_FILE &&
+	      group_by_next(BY_FILE) == BY_PID, "--by in turn");
 	tu_note("%d checks", tu_checks);
 	return tu_finish();
 }

@@ -43,14 +43,14 @@ int main(void)
 	CHECK(!strcmp(name_table_find(t, 0, 0, 12, 1, ~0u)->path, "/dev/shm/a"), "the writer's tmpfs");
 	CHECK(!strcmp(name_table_find(t, 0, 0, 12, 7, ~0u)->path, "/tmp/t/a"), "the other's tmpfs");
 	CHECK(!strcmp(name_table_find(t, 0, 0, 12, 9, ~0u)->path, "/tmp/t/a"), "no writer's: the newest");
-	name_table_gone(t, where("d", "a"), NAME_DELETED);
+	name_table_gone(t, where("d", "a"), NAME_DELETED, 3);
 	CHECK(name_table_find(t, 1, disk, 12, 1, ~0u)->state == NAME_DELETED, "unlinked: marked deleted");
 	name_table_set(t, part, disk, 12, where("d", "b"), "/d/b", 1);
 	CHECK(!strcmp(found(t, 1, disk, 12), "/d/b") && name_table_find(t, 1, disk, 12, 0, ~0u)->state ==
 	      NAME_LIVE, "named again: the new name, live");
-	name_table_gone(t, where("d", "a"), NAME_RENAMED);
+	name_table_gone(t, where("d", "a"), NAME_RENAMED, 3);
 	CHECK(name_table_find(t, 1, disk, 12, 0, ~0u)->state == NAME_LIVE, "the old name's going: no effect");
-	name_table_gone(t, where("d", "b"), NAME_RENAMED);
+	name_table_gone(t, where("d", "b"), NAME_RENAMED, 3);
 	CHECK(name_table_find(t, 1, disk, 12, 1, ~0u)->state == NAME_RENAMED, "renamed away: marked");
 	CHECK(name_table_count(t) == 4 && name_table_dropped(t) == 0,
 	      "4 held (the unlinked name too), none dropped");
@@ -84,6 +84,40 @@ int main(void)
 	name_table_set(t, part, disk, 200, where("d", "late"), "/d/late", 3);
 	CHECK(!name_table_find(t, 1, disk, 200, 4, 4) && name_table_find(t, 1, disk, 200, 4, 5) &&
 	      name_table_find(t, 1, disk, 200, 3, 0), "heard since: the writer's only");
+	name_table_free(t);
+
+	/* renames (FAN_RENAME) and a rename over a file; names over time */
+	t = name_table_new(16, 0);
+	name_table_clock(t, 1);
+	name_table_set(t, part, disk, 30, where("d", "s.txt"), "/d/s.txt", 20);
+	name_table_set(t, part, disk, 31, where("d", "tmp1"), "/d/tmp1", 21);
+	CHECK(name_table_of(t, part, 31) && !strcmp(name_table_of(t, part, 31)->path, "/d/tmp1") &&
+	      !name_table_of(t, part, 32), "the name of a file held, none of another");
+	name_table_clock(t, 2);
+	CHECK(name_table_move(t, where("d", "tmp1"), 31, where("d", "s.txt"), "/d/s.txt", 22) == 0,
+	      "moved");
+	const struct name_entry *e = name_table_find(t, 1, disk, 31, 21, 2);
+
+	CHECK(e && !strcmp(e->path, "/d/s.txt") && e->state == NAME_RENAMED,
+	      "renamed: the new name, marked, for its writer");
+	e = name_table_find(t, 1, disk, 31, 99, 1);
+	CHECK(e && e->state == NAME_RENAMED, "renamed: the new name for another process too");
+	e = name_table_find(t, 1, disk, 30, 20, ~0u);
+	CHECK(e && !strcmp(e->path, "/d/s.txt") && e->state == NAME_DELETED,
+	      "the file renamed over: deleted");
+	CHECK(name_table_find(t, 1, disk, 30, 22, 0) && !name_table_find(t, 1, disk, 30, 99, 2),
+	      "a deleted name: the unlinker's too (it dirtied it), no other process's");
+	name_table_set(t, part, disk, 30, where("d", "s.txt"), "/d/s.txt", 23);
+	e = name_table_find(t, 1, disk, 30, 20, ~0u);
+	CHECK(e && e->state == NAME_DELETED && name_table_find(t, 1, disk, 30, 23, ~0u)->state ==
+	      NAME_LIVE, "a deleted name written again: a new file, the old one's writer keeps it");
+	CHECK(name_table_heard_again(t, where("d", "s.txt"), part, 30, 24) &&
+	      name_table_find(t, 1, disk, 30, 24, ~0u)->state == NAME_LIVE &&
+	      !name_table_heard_again(t, where("d", "s.txt"), part, 77, 24) &&
+	      !name_table_heard_again(t, where("d", "other"), part, 30, 24),
+	      "heard again: the same file under the same name only");
+	CHECK(name_table_move(t, where("d", "nothing"), 0, where("d", "y"), "/d/y", 1) == 1,
+	      "moving a name not held: 1");
 	name_table_free(t);
 
 	/* the byte bound: names of 100 bytes in 350 bytes */

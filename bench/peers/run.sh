@@ -5,7 +5,8 @@
 #   2. the table: ns per call, 1 and 2 threads, median of REPS rounds (peers.c), then
 #      instructions per call under callgrind (peers --callgrind), then the USDT rows
 #      (usdt.c): tpoint's site disabled with and without USDT notes, and tpoint's probe and
-#      a <sys/sdt.h> probe with bpftrace attached
+#      a <sys/sdt.h> probe with bpftrace attached; a histogram keyed by a 32-byte string,
+#      tpoint's in-process hist: trigger next to bpftrace's map through the same probe
 #   3. throughput: one thread emits TPUT_EVENTS events into `tpoint record` (default mode,
 #      --block, and paced at LTTng-UST's rate) and into an LTTng-UST session, all to tmpfs:
 #      events/s and the fraction lost
@@ -208,7 +209,11 @@ echo "== USDT: ns per call, 1 thread (median of $USDT_REPS batches) =="
 usdt_row() {
 	bt=
 	if [ -n "${5:-}" ]; then
-		bpftrace -e "$5 { @n = count(); }" >"$tmp/bt.out" 2>&1 &
+		case $5 in
+		*bench_str) prog="$5 { @[str(arg0)] = count(); }" ;;
+		*) prog="$5 { @n = count(); }" ;;
+		esac
+		bpftrace -e "$prog" >"$tmp/bt.out" 2>&1 &
 		bt=$!
 	fi
 	r=$("$2" "$3" "$4" "$USDT_REPS" 2>"$tmp/usdt.err" | sed -n 's/^ns //p')
@@ -235,6 +240,13 @@ usdt_row "tpoint USDT probe, bpftrace attached (count)" "$B/usdt" tpoint "$USDT_
 [ $HAVE_SDT = 1 ] && usdt_row "USDT (sys/sdt.h) probe, bpftrace attached (count)" "$B/usdt" sdt \
 	"$USDT_CALLS" "usdt:$B/usdt:peers_usdt:u64x3"
 echo "(tpoint's own enabled cost: 'tpoint enabled, 3 x u64' in the table above)"
+echo
+echo "== a histogram keyed by a 32-byte string: ns per call, 1 thread (median of $USDT_REPS batches) =="
+printf '%-58s %8s %19s\n' "case" "ns/call" "min - max"
+usdt_row "tpoint hist:keys=s trigger, in the process" "$B/usdt" tpoint-hist "$CALLS"
+usdt_row "bpftrace @[str(arg0)] = count() on its USDT probe" "$B/usdt" str "$USDT_CALLS" \
+	"usdt:$B/usdt:bench:bench_str"
+echo "(the record floor: 'record floor' in the table above)"
 }
 in_part usdt_rows
 

@@ -8,6 +8,11 @@
  *	usdt tpoint CALLS REPS		tpoint's site while a USDT consumer (bpftrace, started
  *					by run.sh) is attached to the event's probe
  *	usdt sdt CALLS REPS		a <sys/sdt.h> probe with a semaphore, the same consumer
+ *	usdt tpoint-hist CALLS REPS	bench:bench_str (a 32-byte string) aggregated by an
+ *					in-process hist: trigger keyed by the string, nothing
+ *					recorded, no consumer: the histogram issue's case
+ *	usdt str CALLS REPS		bench:bench_str's site while bpftrace aggregates the
+ *					same key through its probe (@[str(arg0)] = count())
  *
  * A consumer case first waits (60 s at most) until the kernel has raised the probe's
  * semaphore, so that every timed call goes through the consumer. ns per call, the median of
@@ -45,6 +50,11 @@ static unsigned tpoint_semaphore(void)
 	return __atomic_load_n(&TPOINT_EVENT_SYM(bench_u64x3).enabled, __ATOMIC_RELAXED) >> 16;
 }
 
+static unsigned str_semaphore(void)
+{
+	return __atomic_load_n(&TPOINT_EVENT_SYM(bench_str).enabled, __ATOMIC_RELAXED) >> 16;
+}
+
 static unsigned sdt_semaphore(void)
 {
 #ifdef HAVE_SDT
@@ -63,10 +73,9 @@ int main(int argc, char **argv)
 	int reps;
 
 	(void)loop_empty; /* loops.h's other loops are not timed here */
-	(void)loop_str;
 	if (argc != 4 || (n = strtoull(argv[2], NULL, 0)) < 1000 || (reps = atoi(argv[3])) < 1 ||
 	    reps > MAX_REPS) {
-		fprintf(stderr, "usage: usdt tpoint-off|tpoint|sdt CALLS REPS\n");
+		fprintf(stderr, "usage: usdt tpoint-off|tpoint|sdt|tpoint-hist|str CALLS REPS\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "tpoint")) {
@@ -79,8 +88,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usdt: built without <sys/sdt.h>\n");
 		return 1;
 #endif
+	} else if (!strcmp(argv[1], "tpoint-hist")) {
+		int err = tpoint_set_trigger("bench:bench_str", "hist:keys=s");
+
+		if (err < 0) {
+			fprintf(stderr, "usdt: the hist trigger: %s\n", strerror(-err));
+			return 1;
+		}
+		loop = loop_str;
+	} else if (!strcmp(argv[1], "str")) {
+		semaphore = str_semaphore;
+		loop = loop_str;
 	} else if (strcmp(argv[1], "tpoint-off")) {
-		fprintf(stderr, "usdt: '%s': expected tpoint-off, tpoint or sdt\n", argv[1]);
+		fprintf(stderr, "usdt: '%s': expected tpoint-off, tpoint, sdt, tpoint-hist or str\n",
+			argv[1]);
 		return 2;
 	}
 	printf("ready %d\n", (int)getpid());
@@ -92,7 +113,7 @@ int main(int argc, char **argv)
 		}
 		usleep(10000);
 	}
-	if (!semaphore && (tpoint_semaphore() || sdt_semaphore())) {
+	if (!semaphore && (tpoint_semaphore() || sdt_semaphore() || str_semaphore())) {
 		fprintf(stderr, "usdt: a consumer is attached: this is not the disabled cost\n");
 		return 1;
 	}

@@ -17,6 +17,8 @@
  *					overwrite the oldest pages (flight recorder), or wait
  *					for the drain to write pages out (nothing lost)
  *	TPOINT_FILTER='sys:ev:EXPR;...'	filters, as tpoint_set_filter()
+ *	TPOINT_TRIGGER='sys:ev:hist:...;...'
+ *					triggers, as tpoint_set_trigger()
  *	TPOINT_CONTROL=0		no control socket (tpoint ps/stat/enable -p cannot reach it)
  *	TPOINT_JUMP_LABEL=0		never patch jump-label sites: they keep their checked path
  *	TPOINT_DEBUG=1			log to stderr why anything did not work
@@ -27,6 +29,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <tpoint/event.h>
 
 #ifdef __cplusplus
@@ -50,6 +53,25 @@ TPOINT_EXPORT int tpoint_disable(const char *patterns);
  * goes to the log).
  */
 TPOINT_EXPORT int tpoint_set_filter(const char *event, const char *expr);
+
+/*
+ * The kernel's event triggers on one event ("system:name" or "name"), in the kernel's
+ * syntax: "hist:keys=common_pid:vals=bytes:sort=bytes.descending if bytes > 512" adds a
+ * histogram, aggregated in this process on the thread that hits the event (no lock shared
+ * between threads; a thread's first hit maps its table); "!hist:..." removes it, and
+ * ":pause", ":cont" and ":clear" change it. The event goes on for its triggers, recorded or
+ * not (a hit that is not recorded counts as filtered). Read with tpoint_print_hist() or
+ * `tpoint hist -p PID`. 0; -ENOENT for an unknown event, -EEXIST for a trigger set already,
+ * -EINVAL for one that does not parse (the kernel's message goes to the log).
+ */
+TPOINT_EXPORT int tpoint_set_trigger(const char *event, const char *trigger);
+
+/*
+ * Print the histograms of the events that `globs` selects (as TPOINT_EVENTS; NULL: all) as
+ * the kernel's hist file shows them, or one JSON object a line (json != 0). The number of
+ * histograms printed, or -errno.
+ */
+TPOINT_EXPORT int tpoint_print_hist(FILE *out, const char *globs, int json);
 
 enum tpoint_mode {
 	TPOINT_MODE_DISCARD = 0,   /* a full pool drops new events and counts them */

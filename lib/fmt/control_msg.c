@@ -317,6 +317,25 @@ int tp_ctl_filter_req_parse(char *payload, struct ctl_filter_req *r)
 	return 0;
 }
 
+/* ---- CTL_HIST ---- */
+
+void tp_ctl_hist_req_put(struct ctl_text *t, const struct ctl_hist_req *r)
+{
+	tp_ctl_text_add(t, "%s\t%d", r->globs, r->json ? 1 : 0);
+}
+
+int tp_ctl_hist_req_parse(char *payload, struct ctl_hist_req *r)
+{
+	char *tab = strchr(payload, '\t');
+
+	if (!tab || (strcmp(tab + 1, "0") && strcmp(tab + 1, "1")))
+		return CTL_ROW_MALFORMED;
+	*tab = 0;
+	r->globs = payload;
+	r->json = tab[1] == '1';
+	return 0;
+}
+
 /* ---- CTL_ATTACH ---- */
 
 void tp_ctl_attach_req_put(struct ctl_text *t, const struct ctl_attach_req *r)

@@ -25,7 +25,7 @@
 
 #define CTL_MAGIC 0x54435054u /* "TPCT" */
 #define CTL_MAJOR 1
-#define CTL_MINOR 1 /* 1: CTL_JUMP */
+#define CTL_MINOR 2 /* 1: CTL_JUMP; 2: CTL_TRIGGER, CTL_HIST */
 #define CTL_MAX_REQUEST (64u << 10)
 #define CTL_MAX_REPLY (16u << 20)
 
@@ -64,6 +64,11 @@ enum ctl_type {
 	CTL_SNAPSHOT = 10,
 	/* -> "" ; <- struct ctl_jump */
 	CTL_JUMP = 11,
+	/* -> struct ctl_filter_req, the trigger's text in expr ; <- OK, or ERROR with the
+	 * kernel's words */
+	CTL_TRIGGER = 12,
+	/* -> struct ctl_hist_req ; <- OK with the number of histograms, and their text */
+	CTL_HIST = 13,
 
 	CTL_OK = 0x100,
 	CTL_ERROR = 0x101,
@@ -209,6 +214,17 @@ struct ctl_filter_req {
 void tp_ctl_filter_req_put(struct ctl_text *t, const struct ctl_filter_req *r);
 /* 0, or CTL_ROW_MALFORMED (no tab). */
 int tp_ctl_filter_req_parse(char *payload, struct ctl_filter_req *r);
+
+/* ---- CTL_HIST: "globs\tjson" (globs "" for all, json 0 or 1) ---- */
+
+struct ctl_hist_req {
+	const char *globs; /* "": every event's histograms */
+	bool json;
+};
+
+void tp_ctl_hist_req_put(struct ctl_text *t, const struct ctl_hist_req *r);
+/* 0, or CTL_ROW_MALFORMED. */
+int tp_ctl_hist_req_parse(char *payload, struct ctl_hist_req *r);
 
 /* ---- CTL_ATTACH: "spool\tglobs\tmode\tlive\tpool_bytes" -> "npages\tpage_size\tmeta_offset" */
 

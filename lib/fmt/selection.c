@@ -45,22 +45,34 @@ static char *find_unquoted(char *s, char c)
 	return NULL;
 }
 
-int tp_filter_env_next(char **cursor, char **event, char **expr)
+/* The next non-blank ';'-separated item of a list, cut in place; NULL at the end. */
+static char *next_item(char **cursor)
 {
 	char *item = *cursor;
 
 	while (item && *item) {
-		char *end = find_unquoted(item, ';'), *first, *second;
+		char *end = find_unquoted(item, ';');
 
 		if (end)
 			*end = 0;
 		*cursor = end ? end + 1 : NULL;
 		while (*item == ' ')
 			item++;
-		if (!*item) {
-			item = *cursor;
-			continue;
-		}
+		if (*item)
+			return item;
+		item = *cursor;
+	}
+	*cursor = NULL;
+	return NULL;
+}
+
+int tp_filter_env_next(char **cursor, char **event, char **expr)
+{
+	char *item = next_item(cursor);
+
+	if (item) {
+		char *first, *second;
+
 		first = find_unquoted(item, ':');
 		second = first ? find_unquoted(first + 1, ':') : NULL;
 		*event = item;
@@ -72,8 +84,43 @@ int tp_filter_env_next(char **cursor, char **event, char **expr)
 		*expr = first + 1;
 		return 1;
 	}
-	*cursor = NULL;
 	return 0;
+}
+
+/* Does a trigger command start at p ("hist:...", "!hist", "traceon", ...)? */
+static bool trigger_command_at(const char *p)
+{
+	static const char *const words[] = { "hist", "traceon", "traceoff", "snapshot",
+					     "stacktrace", "enable_event", "disable_event",
+					     "enable_hist", "disable_hist" };
+
+	if (*p == '!')
+		p++;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i]);
+
+		if (!strncmp(p, words[i], n) && (!p[n] || p[n] == ':' || p[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
+int tp_trigger_env_next(char **cursor, char **event, char **trigger)
+{
+	char *item = next_item(cursor), *colon;
+
+	if (!item)
+		return 0;
+	*event = item;
+	/* The event ends at the first colon that a command follows. */
+	for (colon = strchr(item, ':'); colon && !trigger_command_at(colon + 1);
+	     colon = strchr(colon + 1, ':'))
+		;
+	if (!colon || colon == item || colon[-1] == ':')
+		return -1;
+	*colon = 0;
+	*trigger = colon + 1;
+	return 1;
 }
 
 int tp_sel_add_events(struct selection *s, const char *globs)

@@ -41,6 +41,15 @@ bool tp_event_split(const char *event, char *system, size_t len, const char **na
  */
 int tp_filter_env_next(char **cursor, char **event, char **expr);
 
+/*
+ * TPOINT_TRIGGER='sys:event:hist:keys=x;event:!hist:keys=x', as the kernel's trigger files
+ * take a command (hist, traceon, traceoff, snapshot, stacktrace, enable_event, ...), after
+ * the event named as for filters. Cut in place; a ';' in a quoted string does not cut.
+ * Returns 1 with *event and *trigger set; -1 for an item with no command after an event
+ * (*event the whole item); 0 at the end.
+ */
+int tp_trigger_env_next(char **cursor, char **event, char **trigger);
+
 /* One -e: comma-separated globs, with the -f after it (or NULL). */
 struct sel_group {
 	const char *globs;

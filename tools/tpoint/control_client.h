@@ -81,4 +81,12 @@ void ctl_refusal_text(const struct ctl_event_row *row, char *buf, size_t len);
  */
 int ctl_say_refused(const char *verb, struct ctl_conn *c, const char *globs);
 
+/*
+ * Send `type` (CTL_FILTER, CTL_TRIGGER) with `text` to each event of the process that the
+ * globs `events` select (tools/tpoint/filter.c); done() says each that took it. EXIT_OK if
+ * one did, else EXIT_FAIL, the reasons said.
+ */
+int ctl_each_event(const char *verb, struct ctl_conn *conn, pid_t pid, const char *events,
+		   uint32_t type, const char *text, void (*done)(const char *event, pid_t pid));
+
 #endif

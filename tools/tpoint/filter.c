@@ -15,11 +15,13 @@
 #include "tool.h"
 
 /*
- * Set (expr) or clear ("") the filter of every event of the process that `events` selects.
- * Each is answered alone: an event without the expression's fields is named and skipped,
- * the others get it. An event that matches nothing lists the process's events.
+ * Send `type` (CTL_FILTER or CTL_TRIGGER) with `text` for every event of the process that
+ * `events` selects. Each is answered alone: an event without the text's fields is named
+ * and skipped, the others get it, and done() says so. An event that matches nothing lists
+ * the process's events.
  */
-static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, const char *expr)
+int ctl_each_event(const char *verb, struct ctl_conn *conn, pid_t pid, const char *events,
+		   uint32_t type, const char *expr, void (*done)(const char *event, pid_t pid))
 {
 	char err[1024], *text = NULL, *cur, *known = NULL;
 	struct ctl_event_row row;
@@ -29,7 +31,7 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 	bool one = !strpbrk(events, "*?[,");
 
 	if (ctl_request(conn, CTL_LIST, NULL, &text, err, sizeof(err)) < 0) {
-		tool_error("filter", "process %d: %s", (int)pid, err);
+		tool_error(verb, "process %d: %s", (int)pid, err);
 		return EXIT_FAIL;
 	}
 	for (cur = text; tp_ctl_event_row_next(&cur, &row);) {
@@ -50,15 +52,14 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 			tp_ctl_text_free(&req);
 			continue;
 		}
-		if (ctl_request(conn, CTL_FILTER, req.buf, &reply, err, sizeof(err)) < 0) {
+		if (ctl_request(conn, type, req.buf, &reply, err, sizeof(err)) < 0) {
 			if (one)
-				tool_error("filter", "%s", err);
+				tool_error(verb, "%s", err);
 			else
-				tool_error("filter", "%s skipped: %s", name, err);
+				tool_error(verb, "%s skipped: %s", name, err);
 			failed++;
 		} else {
-			printf("%s %s of process %d\n", *expr ? "filtering" : "cleared the filter of",
-			       name, (int)pid);
+			done(name, pid);
 			set++;
 		}
 		free(reply);
@@ -66,13 +67,23 @@ static int filter_events(struct ctl_conn *conn, pid_t pid, const char *events, c
 	}
 	free(text);
 	if (!set && !failed)
-		tool_error("filter", "no event '%s' in process %d; its events: %s", events,
+		tool_error(verb, "no event '%s' in process %d; its events: %s", events,
 			   (int)pid, known ? known : "none");
 	else if (set && failed)
-		tool_error("filter", "%d event%s filtered, %d skipped (named above)", set,
+		tool_error(verb, "%d event%s done, %d skipped (named above)", set,
 			   set == 1 ? "" : "s", failed);
 	free(known);
 	return set ? EXIT_OK : EXIT_FAIL;
+}
+
+static void filtering(const char *event, pid_t pid)
+{
+	printf("filtering %s of process %d\n", event, (int)pid);
+}
+
+static void unfiltered(const char *event, pid_t pid)
+{
+	printf("cleared the filter of %s of process %d\n", event, (int)pid);
 }
 
 static const struct opts_spec filter_opts = {
@@ -135,7 +146,8 @@ int cmd_filter(int argc, char **argv)
 		tool_error("filter", "%s", err);
 		return EXIT_FAIL;
 	}
-	ret = filter_events(&conn, pid, argv[optind], clear ? "" : argv[optind + 1]);
+	ret = ctl_each_event("filter", &conn, pid, argv[optind], CTL_FILTER,
+			     clear ? "" : argv[optind + 1], clear ? unfiltered : filtering);
 	ctl_close(&conn);
 	return ret;
 }

@@ -443,6 +443,74 @@ char *kinst_format(struct kinstance *k, const char *event)
 	return tracefs_event_file_read(k->inst, buf, name, "format", NULL);
 }
 
+char *kinst_event_file(struct kinstance *k, const char *event, const char *file)
+{
+	char buf[256], *name;
+
+	if (split_event(event, buf, sizeof(buf), &name) < 0)
+		return NULL;
+	return tracefs_event_file_read(k->inst, buf, name, file, NULL);
+}
+
+bool kinst_has_hist(struct kinstance *k, const char *event)
+{
+	char *text = kinst_event_file(k, event, "trigger");
+	const char *avail = text ? strstr(text, "# Available triggers:") : NULL;
+	bool has = false;
+
+	/* "# Available triggers:\n# traceon traceoff ... hist": the second line's words */
+	if (avail && (avail = strchr(avail, '\n'))) {
+		size_t len = strcspn(avail + 1, "\n");
+		char *line = strndup(avail + 1, len);
+
+		for (char *w = line ? strtok(line, "# ") : NULL; w; w = strtok(NULL, "# "))
+			has |= !strcmp(w, "hist");
+		free(line);
+	}
+	free(text);
+	return has;
+}
+
+/* What error_log puts before the command it quotes. */
+#define ERR_LOG_CMD "  Command: "
+
+int kinst_set_trigger(struct kinstance *k, const char *event, const char *trigger, char *err,
+		      size_t errlen)
+{
+	char buf[256], *name, *why;
+
+	if (split_event(event, buf, sizeof(buf), &name) < 0) {
+		snprintf(err, errlen, "'%s': expected system:name", event);
+		return -1;
+	}
+	tracefs_error_clear(k->inst);
+	if (tracefs_event_file_append(k->inst, buf, name, "trigger", trigger) >= 0)
+		return 0;
+	/*
+	 * The kernel's words are in error_log (tracing_err_log_seq_show()): "[TIME] LOC: error:
+	 * TEXT", "  Command: CMD", then a caret under the token, its column.
+	 */
+	why = tracefs_error_last(k->inst);
+	if (why && *why) {
+		const char *cmd = strstr(why, "\n" ERR_LOG_CMD), *caret;
+		int column = 0;
+
+		if (cmd && (caret = strchr(cmd + 1, '\n')) && strchr(caret, '^'))
+			column = (int)(strchr(caret, '^') - caret - 1) - (int)strlen(ERR_LOG_CMD) + 1;
+		why[strcspn(why, "\n")] = 0;
+		snprintf(err, errlen, "trigger '%s' on kernel event %s: the kernel says: %s%s%.0d",
+			 trigger, event, strstr(why, "] ") ? strstr(why, "] ") + 2 : why,
+			 column > 0 ? " at column " : "", column > 0 ? column : 0);
+	} else {
+		char what[512];
+
+		snprintf(what, sizeof(what), "trigger '%s' on kernel event %s", trigger, event);
+		access_error(err, errlen, what, errno ? errno : EINVAL);
+	}
+	free(why);
+	return -1;
+}
+
 char *kinst_saved_cmdlines(void)
 {
 	return tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);

@@ -68,6 +68,13 @@ int kinst_set_notrace(struct kinstance *k, const pid_t *tids, size_t n, char *er
 		      size_t errlen);
 /* The event's format file, as the kernel shows it (malloc'ed), or NULL. */
 char *kinst_format(struct kinstance *k, const char *event);
+/* One of the event's files in the instance ("hist", "trigger"; malloc'ed), or NULL. */
+char *kinst_event_file(struct kinstance *k, const char *event, const char *file);
+/* Does the kernel take hist: triggers on the event (its trigger file lists "hist")? */
+bool kinst_has_hist(struct kinstance *k, const char *event);
+/* Add a trigger to the event's trigger file ("!..." removes it); -1 with the kernel's words. */
+int kinst_set_trigger(struct kinstance *k, const char *event, const char *trigger, char *err,
+		      size_t errlen);
 /*
  * The kernel's names of recent tasks, saved_cmdlines ("PID COMM" lines, malloc'ed), or NULL:
  * a task's name after it ended. The top level's file, which every instance fills.

@@ -20,8 +20,10 @@ static const struct verb {
 	{ "enable", cmd_enable, "enable events of a running process" },
 	{ "disable", cmd_disable, "disable events of a running process" },
 	{ "filter", cmd_filter, "set or clear an event filter in a running process" },
+	{ "trigger", cmd_trigger, "set or remove an event trigger (hist:) in a running process" },
 	{ "stream", cmd_stream, "print the events of a running process as they happen" },
 	{ "snapshot", cmd_snapshot, "write what a running process's buffers hold now" },
+	{ "hist", cmd_hist, "the kernel's histogram triggers (hist:keys=...), live" },
 	{ "top", cmd_top, "who dirties which file, and the rates of every process's events" },
 };
 

@@ -28,60 +28,14 @@
 
 #include <event-parse.h>
 
-#include "fmt/tracefs_format.h"
 #include "hist.h"
+#include "hist_fields.h"
 #include "hist_set.h"
 #include "report_hist.h"
 #include "report_select.h"
 #include "td_merge.h"
 #include "tool.h"
 #include "tracedat_read.h"
-
-_Static_assert(FILTER_NUM == 0 && FILTER_STR_ARRAY == 1 && FILTER_STR_DYN == 2,
-	       "tp_tracefs_field_kind() answers in enum filter_field_kind's values");
-
-/* An event's fields, from a format text: a copy of the text, cut where the names end. */
-struct event_fields {
-	char *text;
-	struct filter_field *fields;
-	size_t n;
-};
-
-/* The fields of a format text, as the filter types them (as select.c does for -f). */
-static int format_fields(const struct td_text *t, struct event_fields *ef)
-{
-	const char *body;
-	struct tracefs_field tf;
-	size_t max = 1, len, pos = 0;
-	char *end;
-
-	ef->text = malloc(t->len + 1);
-	if (!ef->text)
-		return -1;
-	memcpy(ef->text, t->data, t->len);
-	ef->text[t->len] = 0;
-	body = strstr(ef->text, "format:");
-	body = body ? body : ef->text;
-	end = strstr(body, "print fmt:");
-	len = end ? (size_t)(end - body) : strlen(body);
-	for (const char *p = body; (p = strstr(p, "field:")); p++)
-		max++;
-	ef->fields = calloc(max, sizeof(*ef->fields));
-	if (!ef->fields)
-		return -1;
-	while (tp_tracefs_next_field(body, len, &pos, &tf)) {
-		struct filter_field *x = &ef->fields[ef->n];
-		int kind = tp_tracefs_field_kind(&tf);
-
-		if (kind < 0 || tf.offset > UINT16_MAX || tf.size > UINT16_MAX)
-			continue; /* structs and other arrays are no keys */
-		((char *)tf.name)[tf.name_len] = 0; /* its line is read: cut there, in the copy */
-		*x = (struct filter_field){ tf.name, (uint16_t)tf.offset, (uint16_t)tf.size,
-					    tf.is_signed, (uint8_t)kind };
-		ef->n++;
-	}
-	return 0;
-}
 
 /* The format of system:event in a file, or NULL. */
 static const struct td_format *find_format(const struct tracedat *td, const char *sys,
@@ -100,7 +54,7 @@ struct hist_file {
 	struct hist_set *set;
 	struct hist_ctx *ctx;
 	int by_id[65536];               /* common_type -> the set's event, or -1 */
-	struct event_fields ef[HIST_SET_EVENTS_MAX];
+	struct hist_fields ef[HIST_SET_EVENTS_MAX];
 	size_t nef;
 	struct td_cmdline *comms;       /* the saved cmdlines, by pid */
 	int *trig;                      /* each histogram's trigger in the set, or -1 */
@@ -133,7 +87,8 @@ static int file_event(struct hist_file *f, const char *sys, const char *event)
 	snprintf(name, sizeof(name), "%s:%s", sys, event);
 	if ((e = tp_hist_set_find_event(f->set, name)) >= 0 || !fmt)
 		return e;
-	if (f->nef == HIST_SET_EVENTS_MAX || format_fields(&fmt->text, &f->ef[f->nef]))
+	if (f->nef == HIST_SET_EVENTS_MAX ||
+	    hist_fields_parse(fmt->text.data, fmt->text.len, &f->ef[f->nef]))
 		return -1;
 	e = tp_hist_set_event(f->set, name, f->ef[f->nef].fields, f->ef[f->nef].n);
 	f->nef++;
@@ -156,53 +111,18 @@ static void match_events(struct hist_file *f, const char *trigger)
 static void file_free(struct hist_file *f)
 {
 	tp_hist_set_free(f->set);
-	for (size_t i = 0; i < f->nef; i++) {
-		free(f->ef[i].fields);
-		free(f->ef[i].text);
-	}
+	for (size_t i = 0; i < f->nef; i++)
+		hist_fields_free(&f->ef[i]);
 	free(f->comms);
 	free(f->trig);
-}
-
-/* .sym / .sym-offset from a file's kallsyms: "name", or "name+0xoff/0xsize" (%ps, %pS). */
-static int kernel_sym(void *ctx, uint64_t addr, bool with_offset, char *buf, size_t len)
-{
-	const char *name;
-	unsigned long long start;
-	unsigned long size;
-
-	if (tep_find_function_info(ctx, addr, &name, &start, &size) != 1 || !name)
-		return 0;
-	if (with_offset)
-		snprintf(buf, len, "%s+0x%llx/0x%lx", name, (unsigned long long)addr - start, size);
-	else
-		snprintf(buf, len, "%s", name);
-	return 1;
 }
 
 /* A libtraceevent handle that knows the first file's kernel symbols, or NULL. */
 static struct tep_handle *kernel_symbols(const struct tracedat *tds, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct td_text *k = &tds[i].kallsyms;
-		struct tep_handle *tep;
-		char *text;
-
-		if (!k->len)
-			continue;
-		tep = tep_alloc();
-		text = malloc(k->len + 1);
-		if (!tep || !text) {
-			tep_free(tep);
-			free(text);
-			return NULL;
-		}
-		memcpy(text, k->data, k->len);
-		text[k->len] = 0;
-		tep_parse_kallsyms(tep, text);
-		free(text);
-		return tep;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (tds[i].kallsyms.len)
+			return hist_kallsyms(tds[i].kallsyms.data, tds[i].kallsyms.len);
 	return NULL;
 }
 
@@ -455,7 +375,7 @@ static int expand_latency(const char *verb, const struct report_hist_args *a,
 			  char *triggers, size_t tlen)
 {
 	char pair[512], *comma, *colon_a, *colon_b, err[512];
-	struct event_fields s = { 0 }, e = { 0 };
+	struct hist_fields s = { 0 }, e = { 0 };
 	const struct td_format *fs = NULL, *fe = NULL;
 	int ret = EXIT_FAIL;
 
@@ -482,7 +402,8 @@ static int expand_latency(const char *verb, const struct report_hist_args *a,
 			   comma + 1, colon_b + 1);
 		return EXIT_FAIL;
 	}
-	if (format_fields(&fs->text, &s) || format_fields(&fe->text, &e)) {
+	if (hist_fields_parse(fs->text.data, fs->text.len, &s) ||
+	    hist_fields_parse(fe->text.data, fe->text.len, &e)) {
 		tool_error(verb, "out of memory");
 		goto out;
 	}
@@ -496,10 +417,8 @@ static int expand_latency(const char *verb, const struct report_hist_args *a,
 		synth, triggers);
 	ret = 0;
 out:
-	free(s.fields);
-	free(s.text);
-	free(e.fields);
-	free(e.text);
+	hist_fields_free(&s);
+	hist_fields_free(&e);
 	return ret;
 }
 
@@ -513,7 +432,7 @@ int report_hist(const char *verb, const struct report_hist_args *args, const cha
 	char synth[512], triggers[2048], err[512], *list = NULL;
 	struct hist_job *jobs = NULL;
 	struct tep_handle *syms = NULL;
-	struct hist_names names = { kernel_sym, NULL, NULL };
+	struct hist_names names = { hist_kernel_sym, NULL, NULL };
 	size_t opened = 0, nr_jobs = 0, len;
 	int ret = EXIT_FAIL;
 

@@ -25,10 +25,12 @@ int cmd_ps(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
 #endif

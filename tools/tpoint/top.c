@@ -420,6 +420,9 @@ static bool key(struct top *t, int ch)
 	case 'e':
 		t->want_events = !t->want_events || !t->want_dirty;
 		break;
+	case 'b': t->group.by = group_by_next(t->group.by); break;
+	case '+': t->group.limit = group_limit_step(t->group.limit, 1); break;
+	case '-': t->group.limit = group_limit_step(t->group.limit, -1); break;
 	default:
 		return false;
 	}
@@ -480,8 +483,9 @@ static const struct opts_spec top_opts = {
 		OPT_END,
 	},
 	.after = "On a terminal: r, t, p, n sort by rate, total, pid, name; d and e show or hide\n"
-		 "a view; q quits. A process gone for a refresh is folded into one \"exited\" row\n"
-		 "per command (--by pid).\n",
+		 "a view; b groups by pid, comm, file in turn; + and - step --limit through 1, 5,\n"
+		 "10, 20, 50, 100 and all; q quits. A process gone for a refresh is folded into\n"
+		 "one \"exited\" row per command (--by pid).\n",
 };
 /* -p PID[,PID...]: each as ctl_parse_pid() takes it. */
 static int parse_pids(struct top *t, const char *list)

@@ -26,6 +26,8 @@
 #define INSTANCE_PREFIX "tpoint-top"
 #define MAX_ROWS (1 << 20) /* beyond: counted in `overflow`, not shown */
 #define EXITS_KEPT 4096 /* the names of the threads that ended last */
+#define THREADS_KEPT 16384 /* the threads made last, with the thread that made each */
+#define CLONE_THREAD_FLAG 0x10000 /* CLONE_THREAD: a thread, not a process */
 
 /* The seed's condition: the three bits PowerTOP asked about. */
 static const char *const seed_flags[] = { "I_DIRTY_SYNC", "I_DIRTY_DATASYNC", "I_DIRTY_PAGES" };
@@ -63,6 +65,10 @@ struct dirty_view {
 	struct field f_exit_comm, f_exit_pid;
 	struct exited { pid_t tid; char comm[16]; } exits[EXITS_KEPT];
 	unsigned nexits;
+	int newtask_id; /* task:task_newtask of threads, for their process once gone; -1: none */
+	struct field f_new_pid;
+	struct thread_made { pid_t tid, maker; } threads[THREADS_KEPT];
+	unsigned nthreads;
 	unsigned drains; /* readings of the buffers so far: the clock of rows and names */
 	struct names *files; /* the names of files written; NULL: descriptors only, for names_why */
 	char names_why[256];
@@ -245,6 +251,25 @@ static void set_up_exit(struct dirty_view *d)
 	free(fmt);
 }
 
+/*
+ * Who made each thread: a thread that dirtied a file and ended, with its process, before top
+ * read /proc would show as a process of its own. The thread that made it belongs to its
+ * process; the first of a chain of makers that was not made as a thread is the process.
+ * Filtered in the kernel to threads (CLONE_THREAD): processes made cost nothing here.
+ */
+static void set_up_newtask(struct dirty_view *d)
+{
+	char *fmt = kinst_format(d->ki, "task:task_newtask"), why[256], filter[64];
+	const char *id = fmt ? strstr(fmt, "\nID: ") : NULL;
+
+	d->newtask_id = -1;
+	snprintf(filter, sizeof(filter), "clone_flags & %d", CLONE_THREAD_FLAG);
+	if (id && !find_field(fmt, "pid", &d->f_new_pid) && d->f_new_pid.size == 4 &&
+	    !kinst_enable(d->ki, "task:task_newtask", filter, why, sizeof(why)))
+		d->newtask_id = atoi(id + 5);
+	free(fmt);
+}
+
 struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t len)
 {
 	struct dirty_view *d = calloc(1, sizeof(*d));
@@ -264,6 +289,7 @@ struct dirty_view *dirty_open(const pid_t *pids, int npids, char *why, size_t le
 	if (!d->ki || set_up_event(d, why, len) < 0)
 		goto fail;
 	set_up_exit(d);
+	set_up_newtask(d);
 	d->ncpus = kinst_cpus();
 	page_size = kinst_open_cpus(d->ki, why, len);
 	if (page_size <= 0)
@@ -339,6 +365,7 @@ static void thread_identity(struct dirty_row *r)
 	snprintf(r->comm, sizeof(r->comm), "?");
 	snprintf(file, sizeof(file), "/proc/%d/status", (int)r->tid);
 	f = fopen(file, "re");
+	r->pid_unknown = !f;
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -386,6 +413,16 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 	if (size < (int)sizeof(type))
 		return;
 	memcpy(&type, data, sizeof(type));
+	if (type == d->newtask_id && d->newtask_id >= 0) {
+		struct thread_made *t = &d->threads[d->nthreads % THREADS_KEPT];
+
+		if (size < d->f_new_pid.offset + 4 || size < d->f_pid.offset + 4)
+			return;
+		t->tid = (pid_t)read_uint(data, d->f_new_pid);
+		t->maker = (pid_t)read_uint(data, d->f_pid);
+		d->nthreads++;
+		return;
+	}
 	if (type == d->exit_id && d->exit_id >= 0) {
 		struct exited *e = &d->exits[d->nexits % EXITS_KEPT];
 
@@ -405,7 +442,13 @@ static void count_event(struct dirty_view *d, const char *data, int size)
 		return;
 	tid = (pid_t)read_uint(data, d->f_pid);
 	ino = read_uint(data, d->f_ino);
-	snprintf(dev, sizeof(dev), "%.*s", d->f_name.size, data + d->f_name.offset);
+	/* not snprintf: this runs for every event */
+	size_t devlen = strnlen(data + d->f_name.offset, (size_t)d->f_name.size);
+
+	if (devlen >= sizeof(dev))
+		devlen = sizeof(dev) - 1;
+	memcpy(dev, data + d->f_name.offset, devlen);
+	dev[devlen] = 0;
 	if (tid == 0)
 		return; /* the idle task: no process to blame */
 	if ((unsigned)d->nrows * 2 >= d->nslots && grow_slots(d) < 0)
@@ -494,6 +537,52 @@ void dirty_drain(struct dirty_view *d)
 			count_page(d);
 		}
 	}
+}
+
+/* The process (thread group) of a thread seen in /proc, or 0. */
+static pid_t proc_tgid(pid_t tid)
+{
+	char file[64], line[256];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/status", (int)tid);
+	f = fopen(file, "re");
+	while (f && !tgid && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:\t", 6))
+			tgid = atoi(line + 6);
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
+/*
+ * The process of a thread gone before /proc was read: up the chain of the threads that made
+ * it (task_newtask) to one not made as a thread, the process's first; that one's process
+ * from /proc when it is still there (it may be a thread made before top began).
+ */
+static pid_t thread_group(struct dirty_view *d, pid_t tid)
+{
+	unsigned n = d->nthreads < THREADS_KEPT ? d->nthreads : THREADS_KEPT;
+	pid_t at = tid, tgid;
+
+	for (int hops = 0; hops < 64; hops++) {
+		pid_t maker = 0;
+
+		for (unsigned i = 1; i <= n && !maker; i++) { /* the latest first: tids are reused */
+			const struct thread_made *t = &d->threads[(d->nthreads - i) % THREADS_KEPT];
+
+			if (t->tid == at)
+				maker = t->maker;
+		}
+		if (!maker || maker == at)
+			break;
+		at = maker;
+	}
+	if (at == tid)
+		return tid;
+	tgid = proc_tgid(at);
+	return tgid > 0 ? tgid : at;
 }
 
 /* The name of a thread that ended before top saw it in /proc, from its exit event. */
@@ -585,6 +674,8 @@ static char *bdev_name(bool have, dev_t dev, unsigned long long ino)
 int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 {
 	char *cmdlines = NULL;
+	pid_t last_pid = 0;
+	bool last_gone = false;
 
 	if (d->files)
 		names_refresh(d->files);
@@ -595,13 +686,22 @@ int dirty_refresh(struct dirty_view *d, double secs, struct dirty_row **rows)
 		dev_t dev = 0;
 		bool have = bdi_dev(r->dev, &dev);
 
+		if (r->pid_unknown) { /* every event drained now: the thread's making too */
+			r->pid_unknown = false;
+			r->pid = thread_group(d, r->tid);
+			for (int p = 0; p < d->npids && !r->shown; p++)
+				r->shown = d->pids[p] == r->pid;
+		}
 		if (r->comm[0] == '?' && !r->comm[1])
 			exited_comm(d, r);
 		if (r->comm[0] == '?' && !r->comm[1] && r->idle == 0)
 			saved_comm(&cmdlines, r);
 		r->rate = secs > 0 ? (double)(r->events - r->events_before) / secs : 0;
 		r->idle = r->events == r->events_before ? r->idle + 1 : 0;
-		r->gone = kill(r->pid, 0) < 0 && errno == ESRCH ? r->gone + 1 : 0;
+		/* one look a process: its rows are mostly made one after another */
+		if (r->pid != last_pid)
+			last_gone = kill(last_pid = r->pid, 0) < 0 && errno == ESRCH;
+		r->gone = last_gone ? r->gone + 1 : 0;
 		if (r->shown && name_row(d, r, have, dev))
 			r->named = true;
 		/* Looked for while the file is being dirtied: then the process likely has it. */

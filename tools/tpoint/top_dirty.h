@@ -28,6 +28,7 @@ struct dirty_row {
 	unsigned gone;           /* refreshes its process has been gone at (0: it is there) */
 	unsigned first_drain;    /* the reading of the kernel's buffers that saw its first event */
 	bool shown;              /* a process -p selects (all without -p) */
+	bool pid_unknown;        /* the thread was gone before /proc was read: pid is its tid */
 };
 
 /*

@@ -25,6 +25,29 @@ bool group_by_parse(const char *word, enum group_by *by)
 	return false;
 }
 
+/* The --limit values the screen's keys step through; 0 (all) is beyond the last. */
+static const int limit_steps[] = { 1, 5, 10, 20, 50, 100 };
+#define NSTEPS ((int)(sizeof(limit_steps) / sizeof(limit_steps[0])))
+
+int group_limit_step(int limit, int dir)
+{
+	if (dir > 0) {
+		for (int i = 0; i < NSTEPS && limit; i++)
+			if (limit_steps[i] > limit)
+				return limit_steps[i];
+		return 0;
+	}
+	for (int i = NSTEPS - 1; i >= 0; i--)
+		if (!limit || limit_steps[i] < limit)
+			return limit_steps[i];
+	return limit_steps[0];
+}
+
+enum group_by group_by_next(enum group_by by)
+{
+	return by == BY_PID ? BY_COMM : by == BY_COMM ? BY_FILE : BY_PID;
+}
+
 bool group_keeps(const struct group_opts *o, const struct dirty_row *r)
 {
 	if (!r->shown || r->idle >= IDLE_REFRESHES)

@@ -47,6 +47,12 @@ bool group_keeps(const struct group_opts *o, const struct dirty_row *r);
  */
 int group_dirty(const struct group_opts *o, const struct dirty_row *rows, int n, int *index,
 		struct dirty_group *groups);
+/*
+ * The screen's keys: --limit one step up (dir > 0) or down through 1, 5, 10, 20, 50, 100 and
+ * all (0), from whatever it was; --by pid, comm, file in turn.
+ */
+int group_limit_step(int limit, int dir);
+enum group_by group_by_next(enum group_by by);
 /* The --by word's value; false when it is none of pid, comm, file. */
 bool group_by_parse(const char *word, enum group_by *by);
 extern const char *const group_by_names[];

@@ -141,6 +141,12 @@ static struct name_entry *find_exact(const struct name_table *t, dev_t dev,
 	return NULL;
 }
 
+const struct name_entry *name_table_of(const struct name_table *t, dev_t dev,
+				       unsigned long long ino)
+{
+	return find_exact(t, dev, ino);
+}
+
 int name_table_set(struct name_table *t, dev_t dev, dev_t disk, unsigned long long ino,
 		   uint64_t where, const char *path, pid_t writer)
 {
@@ -148,7 +154,8 @@ int name_table_set(struct name_table *t, dev_t dev, dev_t disk, unsigned long lo
 	size_t len = strlen(path) + 1;
 	char *copy;
 
-	if (e && e->where == where && !strcmp(e->path, path)) {
+	/* a deleted name written again is a new file (its inode number reused): kept apart */
+	if (e && e->state != NAME_DELETED && e->where == where && !strcmp(e->path, path)) {
 		e->state = NAME_LIVE;
 		e->writer = writer;
 		unage(t, (int)(e - t->e));
@@ -192,11 +199,70 @@ int name_table_set(struct name_table *t, dev_t dev, dev_t disk, unsigned long lo
 	return 0;
 }
 
-void name_table_gone(struct name_table *t, uint64_t where, enum name_state state)
+void name_table_gone(struct name_table *t, uint64_t where, enum name_state state, pid_t by)
 {
 	for (int i = t->by_where[where_bucket(t, where)]; i >= 0; i = t->e[i].next_where)
-		if (t->e[i].where == where && t->e[i].path && t->e[i].state == NAME_LIVE)
+		if (t->e[i].where == where && t->e[i].path && t->e[i].state == NAME_LIVE) {
 			t->e[i].state = state;
+			t->e[i].gone_by = by;
+		}
+}
+
+bool name_table_heard_again(struct name_table *t, uint64_t where, dev_t dev,
+			    unsigned long long ino, pid_t writer)
+{
+	for (int i = t->by_where[where_bucket(t, where)]; i >= 0; i = t->e[i].next_where) {
+		struct name_entry *e = &t->e[i];
+
+		if (e->where == where && e->ino == ino && e->dev == dev && e->path &&
+		    e->state != NAME_DELETED) {
+			e->state = NAME_LIVE;
+			e->writer = writer;
+			unage(t, i);
+			age_newest(t, i);
+			return true;
+		}
+	}
+	return false;
+}
+
+int name_table_move(struct name_table *t, uint64_t from, unsigned long long ino,
+		    uint64_t to, const char *path, pid_t by)
+{
+	struct name_entry *e = NULL;
+	size_t len = strlen(path) + 1;
+	char *copy;
+
+	/* the file renamed over, if any, is unlinked by it */
+	for (int i = t->by_where[where_bucket(t, to)]; i >= 0; i = t->e[i].next_where)
+		if (t->e[i].where == to && t->e[i].path && t->e[i].ino != ino &&
+		    t->e[i].state != NAME_DELETED) {
+			t->e[i].state = NAME_DELETED;
+			t->e[i].gone_by = by;
+		}
+	for (int i = t->by_where[where_bucket(t, from)]; i >= 0 && !e; i = t->e[i].next_where)
+		if (t->e[i].where == from && t->e[i].path && (!ino || t->e[i].ino == ino))
+			e = &t->e[i];
+	if (!e)
+		return 1;
+	copy = malloc(len);
+	if (!copy)
+		return -1;
+	memcpy(copy, path, len);
+	int i = (int)(e - t->e);
+
+	unchain(t, &t->by_where[where_bucket(t, e->where)], i,
+		offsetof(struct name_entry, next_where));
+	t->bytes += len - (strlen(e->path) + 1);
+	free(e->path);
+	e->path = copy;
+	e->where = to;
+	e->state = NAME_RENAMED;
+	e->next_where = t->by_where[where_bucket(t, to)];
+	t->by_where[where_bucket(t, to)] = i;
+	unage(t, i);
+	age_newest(t, i);
+	return 0;
 }
 
 const struct name_entry *name_table_find(const struct name_table *t, bool have_bdi, dev_t bdi,
@@ -210,9 +276,9 @@ const struct name_entry *name_table_find(const struct name_table *t, bool have_b
 
 		if (e->ino != ino || (have_bdi ? e->dev != bdi && e->disk != bdi : major(e->dev)))
 			continue;
-		if (e->writer == pid)
+		if (e->writer == pid || (e->state == NAME_DELETED && pid && e->gone_by == pid))
 			return e;
-		if (!other && e->state == NAME_LIVE && e->heard <= since)
+		if (!other && e->state != NAME_DELETED && e->heard <= since)
 			other = e;
 	}
 	return other;

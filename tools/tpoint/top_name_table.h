@@ -24,6 +24,7 @@ struct name_entry {
 	uint64_t where;       /* a hash of (file system, directory, name): how unlink names it */
 	pid_t writer;         /* the process that last wrote it under this name */
 	unsigned heard;       /* the table's clock when this name was first heard for it */
+	pid_t gone_by;        /* the process that unlinked it (NAME_DELETED), dirtying it so */
 	enum name_state state;
 	char *path;
 	int older, newer;     /* the age list, indexes; -1 at its ends */
@@ -42,15 +43,36 @@ void name_table_free(struct name_table *t);
  */
 int name_table_set(struct name_table *t, dev_t dev, dev_t disk, unsigned long long ino,
 		   uint64_t where, const char *path, pid_t writer);
-/* The name at where was unlinked or renamed away: its file keeps that name, marked so. */
-void name_table_gone(struct name_table *t, uint64_t where, enum name_state state);
+/* The name at where was unlinked or renamed away, by process by: its file keeps that name,
+ * marked so. */
+void name_table_gone(struct name_table *t, uint64_t where, enum name_state state, pid_t by);
+/*
+ * The file (dev, ino) written again under the name held at where, by writer: true when that
+ * name is held (then it is the newest, live, writer's), false when the caller must set it.
+ * Cheap: no path is built (a file rewritten often is heard of once a drain).
+ */
+bool name_table_heard_again(struct name_table *t, uint64_t where, dev_t dev,
+			    unsigned long long ino, pid_t writer);
+/* The newest name held of the file (dev, ino), or NULL. */
+const struct name_entry *name_table_of(const struct name_table *t, dev_t dev,
+				       unsigned long long ino);
+/*
+ * The name at `from`, of inode ino (0: whichever), is now path, at `to`: the file was renamed
+ * (or linked there and unlinked here). It keeps its writer and is marked NAME_RENAMED; a
+ * file held at `to` before is marked NAME_DELETED, unlinked by `by` (a rename over a file
+ * unlinks it). Returns 0, 1 when no name is held at `from`, -1 when out of memory (the name
+ * stays as it was).
+ */
+int name_table_move(struct name_table *t, uint64_t from, unsigned long long ino,
+		    uint64_t to, const char *path, pid_t by);
 /*
  * The file a writeback event of process pid names: inode ino of the file system on disk bdi
  * (its dev, or a partition's disk); with !have_bdi (tmpfs and other file systems without a
  * device), of a file system with no device (major 0): the event does not say which. The
- * name pid last wrote under; else the newest name that is still the file's and was heard
- * by the clock `since` (the row's first event): an inode number is reused as soon as its
- * file is gone, and a name heard later may be a new file's. NULL when none.
+ * name pid last wrote under, or unlinked (unlinking dirties the file: a rename over it
+ * too); else the newest name that is still the file's and was heard by the clock `since`
+ * (the row's first event): an inode number is reused as soon as its file is gone, and a
+ * name heard later may be a new file's. NULL when none.
  */
 const struct name_entry *name_table_find(const struct name_table *t, bool have_bdi, dev_t bdi,
 					 unsigned long long ino, pid_t pid, unsigned since);

@@ -3,7 +3,9 @@
  * The names of the files written, heard when they are written: fanotify marks on every file
  * system that holds files (FAN_MARK_FILESYSTEM), reporting the directory and the name of
  * each file closed after writing (FAN_REPORT_DFID_NAME, Linux 5.9), and each unlink and
- * rename; directories are named by the entries made and removed in them. Kept in a bounded
+ * rename (with both names and the file's handle where the kernel has FAN_RENAME and
+ * FAN_REPORT_TARGET_FID, 5.17: a renamed file takes its new name); directories are named by
+ * the entries made and removed in them. Kept in a bounded
  * table by (device, inode) (top_name_table.h), where the writeback event's inode is looked
  * up. Root only; where it cannot be had, or a file system cannot be marked, top falls back to
  * the processes' open descriptors (top_paths.h), and names_describe() says so.

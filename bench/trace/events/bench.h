@@ -96,6 +96,12 @@ DEFINE_EVENT(bench_u64x3_filtered, bench_filt_acc,
 	TP_ARGS(a, b, c)
 );
 
+/* A DEFINE_EVENT that a hist: trigger aggregates, recorded or not. */
+DEFINE_EVENT(bench_u64x3_filtered, bench_hist,
+	TP_PROTO(u64 a, u64 b, u64 c),
+	TP_ARGS(a, b, c)
+);
+
 /* A DEFINE_EVENT with no filter: the enabled path of an event that shares its class. */
 DEFINE_EVENT(bench_u64x3_filtered, bench_u64x3_de,
 	TP_PROTO(u64 a, u64 b, u64 c),

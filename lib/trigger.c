@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's event triggers on a program's events (see trigger.h): setting them (the C
+ * API, TPOINT_TRIGGER, the control socket) and reading their histograms; trigger_run.c runs
+ * them on the thread that hits the event.
+ *
+ * Triggers are set and read under the registry lock; an event's set of triggers is
+ * published as a whole (tp_trigger_sets[]), and what a hit may hold is freed after the
+ * filters' grace period (tp_registry_retire()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tpoint/tpoint.h>
+#include "event_filter.h"
+#include "filter.h"
+#include "fmt/selection.h"
+#include "globs.h"
+#include "hist.h"
+#include "log.h"
+#include "trigger.h"
+#include "writer.h"
+
+static uint64_t next_id = 1;
+
+/* ---- setting ---- */
+
+static void trigger_free(void *p)
+{
+	struct trigger *tr = p;
+
+	if (!tr)
+		return;
+	for (struct hist_node *n = tr->nodes, *next; n; n = next) {
+		next = n->next;
+		tp_hist_table_free(n->table); /* the node lives in the table's mapping */
+	}
+	tp_hist_spec_free(tr->spec);
+	free(tr->info);
+	free(tr);
+}
+
+/* The identity of a trigger: its info text, however it is paused. */
+static char *info_of(const struct hist_spec *spec)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	tp_hist_spec_print(f, spec, false);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Publish the slot's new set (NULL: none) and apply the slot; the old set goes after grace. */
+static void publish_set(struct event_slot *s, struct trigger_set *ts)
+{
+	struct trigger_set *old = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], ts,
+						      __ATOMIC_ACQ_REL);
+
+	tp_registry_publish_judge(s); /* the gate, the enable bits, the new set's soft flag */
+	tp_registry_retire(old, free);
+}
+
+static struct trigger_set *set_copy(const struct trigger_set *old, unsigned extra)
+{
+	unsigned n = old ? old->n : 0;
+	struct trigger_set *ts = calloc(1, sizeof(*ts) + (n + extra) * sizeof(ts->t[0]));
+
+	if (ts && old) {
+		memcpy(ts->t, old->t, n * sizeof(ts->t[0]));
+		ts->n = n;
+		ts->soft = old->soft;
+	}
+	return ts;
+}
+
+static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
+{
+	snprintf(err, errlen, "%s", tp_hist_err_text(code));
+	return ret;
+}
+
+/* Under the lock: a hist trigger for the slot's event. */
+static int slot_set_hist(struct event_slot *s, const char *text, char *err, size_t errlen)
+{
+	char label[2 * TPOINT_NAME_MAX + 2];
+	struct filter_field *fields;
+	struct hist_spec *spec;
+	struct hist_error herr;
+	size_t nfields;
+	int ret = tp_registry_slot_fields(s, &fields, &nfields, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	snprintf(label, sizeof(label), "%s:%s", s->system, s->name);
+	ret = tp_hist_parse(text, label, fields, nfields, &spec, &herr);
+	free(fields);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", herr.msg);
+		return ret;
+	}
+	/* Variables, references and onmatch() need a hist set (hist_set.h), not wired here yet. */
+	if (spec->nvars || spec->nrefs || spec->nactions) {
+		tp_hist_spec_free(spec);
+		snprintf(err, errlen, "%s: variables, references and onmatch() in the process "
+			 "(tpoint report --hist computes them over a file)",
+			 tp_hist_err_text(HIST_ERR_UNSUPPORTED));
+		return -EINVAL;
+	}
+	char *info = info_of(spec);
+	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts;
+	struct trigger *found = NULL;
+	unsigned at = 0;
+
+	if (!info) {
+		tp_hist_spec_free(spec);
+		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
+	}
+	for (; cur && at < cur->n; at++)
+		if (!strcmp(cur->t[at]->info, info)) {
+			found = cur->t[at];
+			break;
+		}
+	if (spec->remove) {
+		ret = found ? 0 : hist_error(err, errlen, HIST_ERR_TRIGGER_ENOENT_CLEAR, -ENOENT);
+		if (found) {
+			ts = cur->n > 1 ? set_copy(NULL, cur->n - 1) : NULL;
+			if (cur->n > 1 && !ts) {
+				ret = hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
+			} else {
+				for (unsigned i = 0; ts && i < cur->n; i++)
+					if (i != at)
+						ts->t[ts->n++] = cur->t[i];
+				if (ts)
+					ts->soft = cur->soft;
+				publish_set(s, ts);
+				tp_registry_retire(found, trigger_free);
+			}
+		}
+	} else if (spec->pause || spec->cont || spec->clear) {
+		/* The kernel applies them to the trigger they name, or makes a paused one. */
+		if (found) {
+			if (spec->pause || spec->cont)
+				__atomic_store_n(&found->paused, spec->pause, __ATOMIC_RELAXED);
+			if (spec->clear)
+				__atomic_fetch_add(&found->gen, 1, __ATOMIC_RELEASE);
+			ret = 0;
+		} else if (!spec->pause) {
+			ret = hist_error(err, errlen, HIST_ERR_TRIGGER_ENOENT_CLEAR, -ENOENT);
+		} else {
+			found = NULL; /* a new trigger, paused from the start: below */
+			ret = 1;
+		}
+	} else if (found) {
+		ret = hist_error(err, errlen, HIST_ERR_TRIGGER_EEXIST, -EEXIST);
+	} else if (spec->name) {
+		/* Shared tables across triggers are not done yet: said, not silently private. */
+		snprintf(err, errlen, "name=%s: named (shared) histograms are not supported yet",
+			 spec->name);
+		ret = -EOPNOTSUPP;
+	} else {
+		ret = 1;
+	}
+	if (ret != 1) {
+		free(info);
+		tp_hist_spec_free(spec);
+		return ret;
+	}
+	/* A new trigger. */
+	struct trigger *tr = calloc(1, sizeof(*tr));
+
+	ts = set_copy(cur, 1);
+	if (!tr || !ts) {
+		free(tr);
+		free(ts);
+		free(info);
+		tp_hist_spec_free(spec);
+		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
+	}
+	tr->id = next_id++;
+	tr->spec = spec;
+	tr->info = info;
+	tr->paused = spec->pause;
+	ts->t[ts->n++] = tr;
+	publish_set(s, ts);
+	return 0;
+}
+
+/* The slot that `event` names best ("sys:name" over a bare "name"), or NULL. */
+static struct event_slot *slot_named(const char *event)
+{
+	struct event_slot *best = NULL;
+	enum event_naming how = EVENT_NOT_NAMED;
+
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		enum event_naming h;
+
+		if (!tp_slots[i].ev)
+			continue;
+		h = tp_event_named(event, tp_slots[i].system, tp_slots[i].name);
+		if (h > how) {
+			how = h;
+			best = &tp_slots[i];
+		}
+	}
+	return best;
+}
+
+static bool is_hist(const char *text)
+{
+	if (*text == '!')
+		text++;
+	return !strncmp(text, "hist", 4) && (!text[4] || text[4] == ':' || text[4] == ' ');
+}
+
+/* Under the lock. */
+static int set_locked(struct event_slot *s, const char *text, char *err, size_t errlen)
+{
+	if (!is_hist(text)) {
+		const char *end = strpbrk(text, ": ");
+
+		snprintf(err, errlen, "'%.*s': unknown trigger command (this version has hist)",
+			 end ? (int)(end - text) : (int)strlen(text), text);
+		return -EINVAL;
+	}
+	if (s->ev->index >= TPOINT_MAX_EVENTS) {
+		snprintf(err, errlen, "%s:%s has no counters' slot", s->system, s->name);
+		return -ENOSPC;
+	}
+	return slot_set_hist(s, text, err, errlen);
+}
+
+int tp_trigger_set_text(const char *event, const char *text, char *err, size_t errlen)
+{
+	struct event_slot *s;
+	int ret;
+
+	tp_registry_lock();
+	s = slot_named(event);
+	if (!s) {
+		snprintf(err, errlen, "no event '%s' in this process", event);
+		ret = -ENOENT;
+	} else {
+		ret = set_locked(s, text, err, errlen);
+	}
+	tp_registry_unlock();
+	tp_registry_run_fn_calls();
+	return ret;
+}
+
+TPOINT_EXPORT int tpoint_set_trigger(const char *event, const char *trigger)
+{
+	char err[512];
+	int ret;
+
+	if (!event || !trigger)
+		return -EINVAL;
+	ret = tp_trigger_set_text(event, trigger, err, sizeof(err));
+	if (ret < 0)
+		tp_err("trigger '%s' of %s: %s", trigger, event, err);
+	return ret;
+}
+
+void tp_trigger_slot_drop(struct event_slot *s)
+{
+	struct trigger_set *ts;
+
+	if (!s->ev || s->ev->index >= TPOINT_MAX_EVENTS)
+		return;
+	/* The gate went with the filter (tp_registry_slot_drop_filter()), before this. */
+	ts = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], NULL, __ATOMIC_ACQ_REL);
+	for (unsigned i = 0; ts && i < ts->n; i++)
+		tp_registry_retire(ts->t[i], trigger_free);
+	tp_registry_retire(ts, free);
+}
+
+/* ---- TPOINT_TRIGGER ---- */
+
+/* Its items, until each has met its event: one that never applies is said. */
+struct env_trigger {
+	char *event, *text;
+	bool met;
+};
+static struct env_trigger *env_triggers;
+static size_t nenv_triggers;
+
+void tp_trigger_env_parse(const char *value)
+{
+	char *copy = strdup(value), *cursor = copy, *event, *text;
+	int item;
+
+	tp_registry_lock();
+	while (copy && (item = tp_trigger_env_next(&cursor, &event, &text)) != 0) {
+		struct env_trigger *n;
+
+		if (item < 0) {
+			tp_notice("TPOINT_TRIGGER: '%s': expected system:event:TRIGGER (hist:...); "
+				  "ignored", event);
+			continue;
+		}
+		n = realloc(env_triggers, (nenv_triggers + 1) * sizeof(*n));
+		if (!n)
+			break;
+		env_triggers = n;
+		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false };
+		if (n[nenv_triggers].event && n[nenv_triggers].text)
+			nenv_triggers++;
+	}
+	/* Events registered already (a library loaded before ours was initialised) */
+	for (uint32_t i = 0; i < tp_nslots; i++)
+		if (tp_slots[i].ev)
+			tp_trigger_slot_added(&tp_slots[i]);
+	tp_registry_unlock();
+	tp_registry_run_fn_calls();
+	free(copy);
+}
+
+void tp_trigger_slot_added(struct event_slot *s)
+{
+	char err[512];
+
+	for (size_t i = 0; i < nenv_triggers; i++) {
+		struct env_trigger *e = &env_triggers[i];
+
+		if (e->met || !tp_event_named(e->event, s->system, s->name) ||
+		    slot_named(e->event) != s)
+			continue;
+		e->met = true;
+		if (set_locked(s, e->text, err, sizeof(err)) < 0)
+			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
+	}
+}
+
+void tp_trigger_env_report(void)
+{
+	tp_registry_lock();
+	for (size_t i = 0; i < nenv_triggers; i++)
+		if (!env_triggers[i].met)
+			tp_notice("TPOINT_TRIGGER: '%s:%s': no event '%s' in this program; the "
+				  "trigger was ignored", env_triggers[i].event, env_triggers[i].text,
+				  env_triggers[i].event);
+	tp_registry_unlock();
+}
+
+/* ---- reading ---- */
+
+/* The trigger's histogram now: its threads' tables merged into a new one. */
+static struct hist_table *merged(struct trigger *tr)
+{
+	struct hist_table *t = tp_hist_table_new(tr->spec);
+	uint64_t gen = __atomic_load_n(&tr->gen, __ATOMIC_ACQUIRE);
+
+	if (!t)
+		return NULL;
+	for (struct hist_node *n = __atomic_load_n(&tr->nodes, __ATOMIC_ACQUIRE); n; n = n->next)
+		if (__atomic_load_n(&n->gen, __ATOMIC_ACQUIRE) == gen) /* not cleared: empty */
+			tp_hist_table_merge(t, n->table);
+	tp_hist_table_pause(t, __atomic_load_n(&tr->paused, __ATOMIC_RELAXED));
+	return t;
+}
+
+int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
+{
+	int shown = 0, events = 0, ret = 0;
+
+	tp_registry_lock();
+	for (uint32_t i = 0; i < tp_nslots; i++) {
+		struct event_slot *s = &tp_slots[i];
+		struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
+
+		if (ts && (!globs || tp_globs_select(globs, s->system, s->name)))
+			events++;
+	}
+	for (uint32_t i = 0; i < tp_nslots && ret == 0; i++) {
+		struct event_slot *s = &tp_slots[i];
+		struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
+
+		if (!ts || (globs && !tp_globs_select(globs, s->system, s->name)))
+			continue;
+		if (!json && events > 1)
+			fprintf(out, "%s==> %s:%s <==\n", shown ? "\n" : "", s->system, s->name);
+		for (unsigned k = 0; k < ts->n; k++) {
+			struct hist_table *t = merged(ts->t[k]);
+
+			if (!t) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (json ? tp_hist_print_json(out, t, NULL) : tp_hist_print(out, t, k, NULL))
+				ret = -EIO;
+			tp_hist_table_free(t);
+			shown++;
+		}
+	}
+	tp_registry_unlock();
+	return ret < 0 ? ret : shown;
+}
+
+TPOINT_EXPORT int tpoint_print_hist(FILE *out, const char *globs, int json)
+{
+	if (!out || (globs && !tp_globs_valid(globs)))
+		return -EINVAL;
+	return tp_trigger_hist_print(out, globs, json != 0);
+}
+
+void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
+{
+	struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
+
+	for (unsigned k = 0; ts && k < ts->n; k++) /* a line each, as the kernel's file */
+		tp_hist_spec_print(out, ts->t[k]->spec, __atomic_load_n(&ts->t[k]->paused,
+									__ATOMIC_RELAXED));
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/trigger.c: the kernel's event triggers on a program's events (TPOINT_TRIGGER,
+ * tpoint_set_trigger(), `tpoint trigger -p`): `hist:` for now. An event with triggers goes
+ * through the library's filtered path (TPOINT_ENABLED_FILTER), which runs them on the
+ * filled record before the event's own filter judges it, as the kernel's
+ * event_triggers_call() runs before its discard test.
+ */
+#ifndef TPOINT_TRIGGER_H
+#define TPOINT_TRIGGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "filter.h"
+#include "hidden.h"
+#include "hist.h"
+#include "registry.h"
+
+struct thread_rec;
+
+/* One thread record's table of one histogram. */
+struct hist_node {
+	struct hist_node *next;
+	const struct thread_rec *owner;
+	uint64_t gen; /* the trigger's clear generation this table was last cleared at */
+	struct hist_table *table;
+	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
+};
+
+struct trigger {
+	uint64_t id;              /* unique for ever: the threads' caches compare it */
+	struct hist_spec *spec;   /* its own, filter included */
+	char *info;               /* the trigger info text, without [active]: its identity */
+	bool paused;              /* atomic: :pause / :cont */
+	uint64_t gen;             /* atomic: :clear bumps it */
+	uint64_t no_table;        /* atomic: hits dropped because no table could be mapped */
+	struct hist_node *nodes;  /* atomic push; never popped until the trigger is freed */
+};
+
+/* An event's triggers, published as a whole. */
+struct trigger_set {
+	bool soft; /* atomic: the event is on for its triggers alone */
+	unsigned n;
+	struct trigger *t[];
+};
+
+
+
+/*
+ * What the hits of an event with triggers load from ev->filter: a filter that is never
+ * judged inline (fast_size UINT64_MAX sends it to the library's checked path) and has no
+ * program (ops NULL, which no compiled filter has), holding the event's own filter and its
+ * triggers. So an event without triggers pays nothing for them, filtered or not.
+ */
+struct trigger_gate {
+	struct filter f;
+	const struct filter *filter; /* the event's own, or NULL */
+	struct trigger_set *ts;
+};
+
+static inline const struct trigger_gate *tp_trigger_gate(const struct filter *f)
+{
+	return f && !f->ops ? (const struct trigger_gate *)(const void *)f : NULL;
+}
+
+/*
+ * Per event index: its triggers, or NULL; replaced as a whole, and freed after the filters'
+ * grace period (a hit loads it with its nesting level claimed and is done with it before
+ * it lets the level go).
+ */
+extern HIDDEN struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
+
+static inline struct trigger_set *tp_trigger_set_of(uint32_t index)
+{
+	return index < TPOINT_MAX_EVENTS
+		       ? __atomic_load_n(&tp_trigger_sets[index], __ATOMIC_ACQUIRE)
+		       : NULL;
+}
+
+/*
+ * A hit: run the triggers on the record (`size` payload bytes from common_type, the common
+ * header written) on the hitting thread (its record `rec`), whose level is claimed
+ * (lib/trigger_run.c). No lock, no allocation but
+ * a thread's first hit of a histogram, which maps its table.
+ */
+HIDDEN void tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
+			   uint32_t size);
+
+/* The event is on for its triggers alone (not recorded): its records are not kept. */
+static inline bool tp_trigger_soft(const struct trigger_set *ts)
+{
+	return __atomic_load_n(&ts->soft, __ATOMIC_RELAXED);
+}
+
+/*
+ * Under the registry lock, as the slot is applied: does its event have triggers? `records`
+ * says whether its records are wanted; without, the triggers still run (the kernel's soft
+ * mode).
+ */
+HIDDEN bool tp_trigger_slot_update(const struct event_slot *s, bool records);
+
+/*
+ * Add (or, with '!', remove; or, with :pause/:cont/:clear, change) a trigger of the event
+ * "system:name" or "name". 0, or -errno with err saying why in the kernel's words.
+ */
+HIDDEN int tp_trigger_set_text(const char *event, const char *text, char *err, size_t errlen);
+/* TPOINT_TRIGGER: the same for an event that may register later (checked as it does). */
+HIDDEN void tp_trigger_env_parse(const char *value);
+/* A slot just registered (under the lock): the triggers TPOINT_TRIGGER wants for it. */
+HIDDEN void tp_trigger_slot_added(struct event_slot *s);
+/* At exit: the TPOINT_TRIGGER items whose event never registered. */
+HIDDEN void tp_trigger_env_report(void);
+/* The slot's object goes (dlclose): its triggers go, after the grace period. */
+HIDDEN void tp_trigger_slot_drop(struct event_slot *s);
+
+/*
+ * The histograms of the events `globs` selects (NULL: all), merged over threads: as the
+ * kernel's hist file prints an event's (one event), each after a "==> system:name <=="
+ * line (several), or one JSON object each. The number of histograms printed, or -errno.
+ */
+HIDDEN int tp_trigger_hist_print(FILE *out, const char *globs, bool json);
+/* The triggers of a slot, as the kernel's trigger file lists them; "" if none. */
+HIDDEN void tp_trigger_slot_describe(const struct event_slot *s, FILE *out);
+
+#endif

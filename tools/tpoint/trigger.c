@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpoint trigger -p PID -e EVENTS 'TRIGGER': the kernel's event triggers, for the events of
+ * a running process (as `echo 'hist:keys=...' > events/sys/ev/trigger`, and '!hist:...' to
+ * remove one). The process parses the trigger against each event and answers in the
+ * kernel's words; `tpoint hist -p PID` reads the histograms.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "control_client.h"
+#include "fmt/control_msg.h"
+#include "glob.h"
+#include "options.h"
+#include "tool.h"
+
+static void triggered(const char *event, pid_t pid)
+{
+	printf("trigger set on %s of process %d\n", event, (int)pid);
+}
+
+static void untriggered(const char *event, pid_t pid)
+{
+	printf("trigger removed from %s of process %d\n", event, (int)pid);
+}
+
+static const struct opts_spec trigger_opts = {
+	.verb = "trigger",
+	.usage = (const char *const[]){ "tpoint trigger -p PID -e EVENTS 'TRIGGER'", NULL },
+	.about = "Set a trigger on EVENTS (sys:name, name, or globs as -e takes them) of a\n"
+		 "running process, in the kernel's syntax; '!' before it removes it.\n"
+		 "This version has the histograms of the kernel's hist triggers:\n"
+		 "  hist:keys=F[,F...][:vals=F[,F...]][:sort=F[.descending]][:size=N]\n"
+		 "      [:pause|:cont|:clear] [if FILTER]\n"
+		 "with the modifiers .hex .execname .log2 .buckets=N .usecs .percent .graph\n"
+		 ".sym; common_pid, common_cpu and common_timestamp are fields too.\n"
+		 "The event goes on for its trigger, recorded or not. Read the histograms\n"
+		 "with 'tpoint hist -p PID'.\n"
+		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
+	.opts = (const struct opt[]){
+		OPT_PID("the process"),
+		OPT_EVENTS("the events (globs, comma-separated)"),
+		OPT_END,
+	},
+};
+
+int cmd_trigger(int argc, char **argv)
+{
+	struct opts o;
+	struct ctl_conn conn;
+	char err[1024] = "";
+	const char *events = NULL, *text;
+	pid_t pid = 0;
+	int c, ret;
+
+	opts_start(&o, &trigger_opts, argc, argv);
+	while ((c = opts_next(&o)) != OPTS_END) {
+		switch (c) {
+		case 'p':
+			pid = ctl_parse_one_pid("trigger", o.value, pid);
+			if (pid < 0)
+				return EXIT_USAGE;
+			break;
+		case 'e':
+			events = o.value;
+			break;
+		default:
+			return opts_exit(c);
+		}
+	}
+	optind = o.ind;
+	if (!pid || !events || optind + 1 != argc) {
+		tool_error("trigger", "usage: tpoint trigger -p PID -e EVENTS 'TRIGGER'");
+		return EXIT_USAGE;
+	}
+	text = argv[optind];
+	while (*text == ' ')
+		text++;
+	if (!*text) {
+		tool_error("trigger", "an empty trigger: expected 'hist:keys=...', or '!hist:...' "
+			   "to remove one");
+		return EXIT_USAGE;
+	}
+	if (strchr(events, '\t') || strchr(text, '\t')) {
+		tool_error("trigger", "tabs are not allowed in an event name or trigger");
+		return EXIT_USAGE;
+	}
+	if (globs_check("trigger", events) < 0)
+		return EXIT_USAGE;
+	if (ctl_connect(pid, &conn, err, sizeof(err)) < 0) {
+		tool_error("trigger", "%s", err);
+		return EXIT_FAIL;
+	}
+	ret = ctl_each_event("trigger", &conn, pid, events, CTL_TRIGGER, text,
+			     *text == '!' ? untriggered : triggered);
+	ctl_close(&conn);
+	return ret;
+}
