@@ -74,7 +74,7 @@ FORMAT_SRC := lib/format.c lib/meta_read.c lib/print_fmt_check.c
 # The filter: its parser, its compiler and its evaluator.
 FILTER_SRC := lib/filter.c lib/filter_parse.c lib/filter_eval.c
 # The histograms (hist: triggers): parser, table, printers; they compile filters.
-HIST_SRC := lib/hist_parse.c lib/hist_table.c lib/hist_print.c lib/hist_json.c
+HIST_SRC := lib/hist_parse.c lib/hist_parse_field.c lib/hist_parse_vars.c lib/hist_table.c lib/hist_print.c lib/hist_json.c lib/hist_synth.c lib/hist_vars.c lib/hist_set.c lib/hist_latency.c
 # The tool reads and writes files; it links only the parts of the library it needs, so
 # that it never starts a recording of its own.
 FMT_SRC := $(wildcard lib/fmt/*.c)
@@ -142,7 +142,7 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/toptarget $(O)/tests/owcwriter \
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
-		$(O)/tests/convtarget $(O)/tests/trigtarget
+		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -165,6 +165,10 @@ $(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 # Every kind of field, for tests/convert.sh.
 $(O)/tests/convtarget: tests/convtarget.c tests/trace/events/tpt_conv.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Requests with known delays, for tests/report_latency.sh.
+$(O)/tests/lattarget: tests/lattarget.c tests/trace/events/tpt_lat.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # An event libtraceevent cannot print safely, for tests/render.sh.
@@ -200,6 +204,10 @@ $(O)/tests/filter_test: tests/filter_test.c $(FILTER_SRC) lib/filter.h lib/filte
 # The histogram test links the histograms alone, with the filter they compile.
 $(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SRC) lib/hist.h lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_test.c $(HIST_SRC) $(FILTER_SRC) -lpthread
+
+# Variables, onmatch() and synthetic events: the histograms alone too, threads racing.
+$(O)/tests/hist_vars_test: tests/hist_vars_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SRC) lib/hist.h lib/hist_set.h lib/hist_vars.h lib/hist_parse.h lib/filter.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_vars_test.c $(HIST_SRC) $(FILTER_SRC) -lpthread
 
 # The output placement's test links it alone, with the directory walk it stands on.
 $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests
@@ -335,7 +343,7 @@ check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
 # TSan refuses by default after a fork of a threaded process.
 TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
 		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test \
-		filter_reclaim_test hist_test trigger_test)
+		filter_reclaim_test hist_test hist_vars_test trigger_test)
 check-tsan:
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
 

@@ -42,6 +42,13 @@
 #define HIST_KEY_SIZE_MAX (HIST_STR_MAX + 16 * 8)
 #define HIST_COMM_LEN 16     /* TASK_COMM_LEN: what .execname keeps of a thread's name */
 #define HIST_NAME_MAX 64     /* a field's name, as the filter's fields are named */
+#define HIST_VARS_MAX 16     /* TRACING_MAP_VARS_MAX: variables of a trigger */
+#define HIST_REFS_MAX 16     /* variable references of a trigger (var_refs[]) */
+#define HIST_NODES_MAX 16    /* the operands of a trigger's expressions */
+#define HIST_SUBEXPR_MAX 3   /* "Too many subexpressions (3 max)" */
+#define HIST_ACTIONS_MAX 8   /* HIST_ACTIONS_MAX */
+#define HIST_SYNTH_FIELDS_MAX 64 /* SYNTH_FIELDS_MAX: a synthetic event's fields, an action's params */
+#define HIST_STR_VAR_MAX 256 /* STR_VAR_LEN_MAX: a string variable's room */
 
 /* Where a key's or value's number comes from. */
 enum hist_src {
@@ -51,6 +58,9 @@ enum hist_src {
 	HIST_SRC_TIMESTAMP, /* common_timestamp: the hit's time */
 	HIST_SRC_CPU,       /* common_cpu */
 	HIST_SRC_HITCOUNT,  /* 1 a hit: vals[0], or "hitcount.percent" as a value */
+	HIST_SRC_CONST,     /* a number written in the trigger: `constant` */
+	HIST_SRC_REF,       /* $var: the hit's refs[ref] (hist_set.c resolves them) */
+	HIST_SRC_EXPR,      /* `op` of the spec's nodes[operands[0]] (and [1]) */
 };
 
 /* Modifiers (".hex", ...). The order is the kernel's get_hist_field_flags(): it names one. */
@@ -78,6 +88,42 @@ struct hist_field {
 	uint64_t buckets;         /* .buckets=N */
 	uint16_t key_offset;      /* keys: where it lies in the key */
 	uint16_t key_size;        /* keys: its room there, a multiple of 8 */
+	/* Variables and expressions (hist_parse_vars.c): */
+	uint8_t op;               /* HIST_SRC_EXPR: '+', '-', '*', '/', or 'u' for -(x) */
+	uint8_t ref;              /* HIST_SRC_REF: index in the spec's refs[] */
+	int8_t operands[2];       /* HIST_SRC_EXPR: indices in the spec's nodes[] */
+	uint64_t constant;        /* HIST_SRC_CONST; a constant divisor of '/' */
+};
+
+/* A variable: "name=expr" among a trigger's attributes, or made for an action's parameter. */
+struct hist_var {
+	char name[HIST_NAME_MAX];
+	char text[HIST_STR_MAX];  /* the expression as the kernel prints it (expr_str()) */
+	struct hist_field f;      /* how a hit computes it */
+	bool hidden;              /* a field variable for an action: not in the trigger info */
+	uint16_t str_size;        /* a string's room (0: a number) */
+};
+
+/* A variable reference ($var, or system.event.$var): hist_set.c finds the variable. */
+struct hist_ref {
+	char system[HIST_NAME_MAX], event[HIST_NAME_MAX]; /* "" when not given */
+	char var[HIST_NAME_MAX];
+	bool read_once;           /* an operand: reading it unsets it (tracing_map_read_var_once) */
+	bool param;               /* an action's parameter: this trigger's own variables first */
+	uint8_t action;           /* param: the action whose onmatch() event is looked at next */
+	unsigned column;          /* of the name after '$', for errors */
+};
+
+/* onmatch(system.event).trace(synth,params...) or the older .synth(params...). */
+struct hist_action {
+	char system[HIST_NAME_MAX], event[HIST_NAME_MAX];
+	char synth[HIST_NAME_MAX];
+	bool trace_keyword;       /* the ".trace(name,...)" form */
+	unsigned column;          /* of the synthetic event's name */
+	unsigned nparams;
+	char *params[HIST_SYNTH_FIELDS_MAX];      /* as written (the kernel prints them so) */
+	uint8_t param_ref[HIST_SYNTH_FIELDS_MAX]; /* each one's reference in refs[] */
+	uint16_t param_col[HIST_SYNTH_FIELDS_MAX]; /* each one's column */
 };
 
 /* A sort key: index 0 is hitcount, 1..nvals-1 the values, then the keys. */
@@ -104,6 +150,13 @@ struct hist_spec {
 	unsigned key_size;   /* sum of the keys' key_size */
 	char *filter_text;   /* after "if", as given (stripped), or NULL */
 	struct filter *filter;
+	/* Variables, expressions, references and actions (hist_parse_vars.c): */
+	unsigned nvars, nrefs, nnodes, nactions;
+	struct hist_var vars[HIST_VARS_MAX];
+	struct hist_ref refs[HIST_REFS_MAX];
+	struct hist_field nodes[HIST_NODES_MAX];
+	struct hist_action actions[HIST_ACTIONS_MAX];
+	char *text;          /* the trigger as given, for the columns of later refusals */
 };
 
 /* Codes of refusals: the kernel's HIST_ERR_* where it has one, then ours. */
@@ -119,6 +172,29 @@ enum hist_err {
 	HIST_ERR_INVALID_REF_KEY,     /* "Using variable references in keys not supported" */
 	HIST_ERR_NEED_NOHC_VAL,       /* "Non-hitcount value is required for 'nohitcount'" */
 	HIST_ERR_TOO_MANY_VARS,       /* "Too many variables defined" */
+	HIST_ERR_DUPLICATE_VAR,       /* "Variable already defined" */
+	HIST_ERR_VAR_NOT_UNIQUE,      /* "Variable name not unique, need to use fully ..." */
+	HIST_ERR_MALFORMED_ASSIGNMENT, /* "Malformed assignment" */
+	HIST_ERR_TOO_MANY_SUBEXPR,    /* "Too many subexpressions (3 max)" */
+	HIST_ERR_TIMESTAMP_MISMATCH,  /* "Timestamp units in expression don't match" */
+	HIST_ERR_TOO_MANY_FIELD_VARS, /* "Too many field variables defined" */
+	HIST_ERR_SYNTH_EVENT_NOT_FOUND, /* "Couldn't find synthetic event" */
+	HIST_ERR_SYNTH_TYPE_MISMATCH, /* "Param type doesn't match synthetic event field type" */
+	HIST_ERR_SYNTH_COUNT_MISMATCH, /* "Param count doesn't match synthetic event field count" */
+	HIST_ERR_FIELD_VAR_PARSE_FAIL, /* "Couldn't parse field variable" */
+	HIST_ERR_TOO_MANY_PARAMS,     /* "Too many action params" */
+	HIST_ERR_PARAM_NOT_FOUND,     /* "Couldn't find param" */
+	HIST_ERR_INVALID_PARAM,       /* "Invalid action param" */
+	HIST_ERR_ACTION_NOT_FOUND,    /* "No action found" */
+	HIST_ERR_NO_CLOSING_PAREN,    /* "No closing paren found" */
+	HIST_ERR_SUBSYS_NOT_FOUND,    /* "Missing subsystem" */
+	HIST_ERR_INVALID_SUBSYS_EVENT, /* "Invalid subsystem or event name" */
+	HIST_ERR_VAR_NOT_FOUND,       /* "Couldn't find variable" */
+	HIST_ERR_INVALID_STR_OPERAND, /* "String type can not be an operand in expression" */
+	HIST_ERR_EXPECT_NUMBER,       /* "Expecting numeric literal" */
+	HIST_ERR_UNARY_MINUS_SUBEXPR, /* "Unary minus not supported in sub-expressions" */
+	HIST_ERR_DIVISION_BY_ZERO,    /* "Division by zero" */
+	HIST_ERR_ACTION_MISMATCH,     /* "Handler doesn't support action" */
 	/* For whoever registers triggers (the parser cannot know the others): */
 	HIST_ERR_TRIGGER_EEXIST,      /* "Hist trigger already exists" */
 	HIST_ERR_TRIGGER_ENOENT_CLEAR, /* "Can't clear or continue a nonexistent hist trigger" */
@@ -133,7 +209,10 @@ enum hist_err {
 	HIST_ERR_UNKNOWN_ATTR,
 	HIST_ERR_BAD_FILTER,
 	HIST_ERR_STRING_VAL,
-	HIST_ERR_UNSUPPORTED,         /* variables, expressions, actions, stacktrace: not yet */
+	HIST_ERR_UNSUPPORTED,         /* onmax, onchange, stacktrace, ...: not here */
+	HIST_ERR_BAD_EXPR,            /* an expression the kernel refuses without a message */
+	HIST_ERR_BAD_SYNTH,           /* a synthetic event's definition: msg has the kernel's words */
+	HIST_ERR_KEYS_MISMATCH,       /* a reference between triggers whose keys differ */
 	HIST_ERR_NOMEM,
 };
 
@@ -156,6 +235,14 @@ void tp_hist_spec_free(struct hist_spec *s);
 /* The message of a code: the kernel's words where it has some. */
 const char *tp_hist_err_text(enum hist_err code);
 
+/* Fills *e: "MESSAGE[ at column N][: DETAIL]" (column 0: none), as the parser words them. */
+void tp_hist_error_at(struct hist_error *e, enum hist_err code, unsigned column,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The text of a value, variable or operand as the kernel prints it (hist_field_print()). */
+void tp_hist_field_text(const struct hist_spec *s, const struct hist_field *f, char *buf,
+			size_t len);
+
 /* The kernel's "trigger info" text: "hist:keys=...:vals=...:sort=...:size=N [active]\n". */
 int tp_hist_spec_print(FILE *out, const struct hist_spec *s, bool paused);
 
@@ -170,6 +257,7 @@ struct hist_hit {
 	uint32_t cpu;      /* common_cpu (read only when spec->cpu) */
 	uint64_t ts_ns;    /* common_timestamp, in nanoseconds (only when spec->timestamps) */
 	const char *comm;  /* the hitting thread's name, for .execname; NULL: "<...>" */
+	const uint64_t *refs; /* the values of spec->refs[] (hist_set.c), or NULL */
 };
 
 /* A table of 1 << spec->map_bits entries, all allocated here. NULL with errno ENOMEM. */
@@ -186,6 +274,35 @@ void tp_hist_table_free(struct hist_table *t);
  * paused, -1 dropped (no room). No allocation, no lock, no system call.
  */
 int tp_hist_hit(struct hist_table *t, const struct hist_hit *h);
+
+/*
+ * tp_hist_hit() in its steps, for whoever resolves variables between them (hist_set.c):
+ * whether the hit counts at all (filter, pause); the key (spec->key_size bytes); the entry
+ * of that key counted (1), or the hit dropped (-1); and one field's number.
+ */
+bool tp_hist_passes(const struct hist_table *t, const struct hist_hit *h);
+void tp_hist_build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key);
+int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned char *key);
+uint64_t tp_hist_field_value(const struct hist_spec *s, const struct hist_field *f,
+			     const struct hist_hit *h);
+/* a op b as the kernel computes it ('/' by `divisor`'s rules: see hist_table.c). */
+uint64_t tp_hist_operate(char op, const struct hist_field *divisor, uint64_t a, uint64_t b);
+
+/* A key's hash, and keys compared: whole 8-byte words, inline, without a call to memcmp. */
+uint64_t tp_hist_key_hash(const unsigned char *key, size_t size);
+static inline bool tp_hist_keys_equal(const unsigned char *a, const unsigned char *b,
+				      size_t size)
+{
+	for (size_t i = 0; i < size; i += 8) {
+		uint64_t x, y;
+
+		__builtin_memcpy(&x, a + i, 8);
+		__builtin_memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	return true;
+}
 
 /* :pause / :cont and :clear (entries, hits and drops back to nothing). */
 void tp_hist_table_pause(struct hist_table *t, bool paused);

@@ -5,225 +5,19 @@
  * The grammar and the order of the checks follow the kernel's event_hist_trigger_parse()
  * (kernel/trace/trace_events_hist.c): the filter is cut off at the first "if" between blanks;
  * the rest splits at ':' into attributes (keys=, vals=, sort=, size=, name=, clock=, pause,
- * cont, clear, nohitcount); values are made before keys, the sort keys last. A refusal names
- * the kernel's message where it has one and the column of the token it blames, as the
- * kernel's error_log points at it. Variables, expressions and actions (onmatch, ...) are
- * refused as not supported yet.
+ * cont, clear, nohitcount, NAME=EXPR variables, onmatch() actions); actions are read first,
+ * then values, variables and keys, the sort keys last. A refusal names the kernel's message
+ * where it has one and the column of the token it blames, as the kernel's error_log points
+ * at it. One field is hist_parse_field.c's; variables, expressions and actions
+ * hist_parse_vars.c's.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
-
-/* The kernel's messages, by our code (HIST_ERR_* of trace_events_hist.c where it has one). */
-static const char *const hist_err_text[] = {
-	[HIST_ERR_NONE] = "No error",
-	[HIST_ERR_BAD_FIELD_MODIFIER] = "Invalid field modifier",
-	[HIST_ERR_FIELD_NOT_FOUND] = "Couldn't find field",
-	[HIST_ERR_EMPTY_ASSIGNMENT] = "Empty assignment",
-	[HIST_ERR_INVALID_SORT_MODIFIER] = "Invalid sort modifier",
-	[HIST_ERR_EMPTY_SORT_FIELD] = "Empty sort field",
-	[HIST_ERR_TOO_MANY_SORT_FIELDS] = "Too many sort fields (Max = 2)",
-	[HIST_ERR_INVALID_SORT_FIELD] = "Sort field must be a key or a val",
-	[HIST_ERR_INVALID_REF_KEY] = "Using variable references in keys not supported",
-	[HIST_ERR_NEED_NOHC_VAL] = "Non-hitcount value is required for 'nohitcount'",
-	[HIST_ERR_TOO_MANY_VARS] = "Too many variables defined",
-	[HIST_ERR_TRIGGER_EEXIST] = "Hist trigger already exists",
-	[HIST_ERR_TRIGGER_ENOENT_CLEAR] = "Can't clear or continue a nonexistent hist trigger",
-	[HIST_ERR_NAMED_MISMATCH] = "Named hist trigger doesn't match existing named trigger "
-				    "(includes variables)",
-	[HIST_ERR_NOT_HIST] = "Not a hist trigger (expected 'hist:')",
-	[HIST_ERR_NO_KEYS] = "No keys (a hist trigger needs keys=FIELD[,FIELD...])",
-	[HIST_ERR_TOO_MANY_KEYS] = "Too many keys (Max = 3)",
-	[HIST_ERR_TOO_MANY_VALS] = "Too many values (Max = 2, besides hitcount)",
-	[HIST_ERR_KEY_TOO_LARGE] = "Keys too large (Max = 384 bytes together)",
-	[HIST_ERR_BAD_SIZE] = ("Invalid size (a number from 128 to 131072, rounded up to a "
-			       "power of two)"),
-	[HIST_ERR_UNKNOWN_ATTR] = "Unknown hist attribute",
-	[HIST_ERR_BAD_FILTER] = "Invalid filter",
-	[HIST_ERR_STRING_VAL] = "String type can not be a value (only keys)",
-	[HIST_ERR_UNSUPPORTED] = "Not supported yet",
-	[HIST_ERR_NOMEM] = "Out of memory",
-};
-
-/* The parser's state: a copy of the text, cut in place, so that a token's column is known. */
-struct hp {
-	char *buf;
-	const struct filter_field *fields;
-	size_t nfields;
-	struct hist_spec *s;
-	struct hist_error *err;
-};
-
-static int fail(struct hp *p, enum hist_err code, const char *at, const char *fmt, ...)
-{
-	struct hist_error *e = p->err;
-	size_t n;
-
-	e->code = code;
-	e->column = at ? (unsigned)(at - p->buf) + 1 : 0;
-	n = (size_t)snprintf(e->msg, sizeof(e->msg), "%s", hist_err_text[code]);
-	if (e->column && n < sizeof(e->msg))
-		n += (size_t)snprintf(e->msg + n, sizeof(e->msg) - n, " at column %u", e->column);
-	if (fmt && n < sizeof(e->msg)) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		n += (size_t)snprintf(e->msg + n, sizeof(e->msg) - n, ": ");
-		if (n < sizeof(e->msg))
-			vsnprintf(e->msg + n, sizeof(e->msg) - n, fmt, ap);
-		va_end(ap);
-	}
-	return code == HIST_ERR_NOMEM ? -ENOMEM : -EINVAL;
-}
-
-/* The field of the event called name, or NULL. */
-static const struct filter_field *find_field(const struct hp *p, const char *name)
-{
-	for (size_t i = 0; i < p->nfields; i++)
-		if (!strcmp(p->fields[i].name, name))
-			return &p->fields[i];
-	return NULL;
-}
-
-/* kstrtoul(s, 0, &v): decimal, 0x hex or 0 octal, the whole string, no sign. */
-static int parse_ulong(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
-}
-
-/* The operators the kernel's contains_operator() looks for ('-' of ".sym-offset" aside). */
-static bool has_operator(const char *s)
-{
-	for (const char *c = s; *c; c++) {
-		if (*c == '+' || *c == '*' || *c == '/')
-			return true;
-		if (*c == '-' && !(c - s >= 4 && !strncmp(c - 4, ".sym-offset", 11)))
-			return true;
-	}
-	return false;
-}
-
-static bool is_string(const struct hist_field *f)
-{
-	return f->src == HIST_SRC_STR_ARRAY || f->src == HIST_SRC_STR_DYN;
-}
-
-/*
- * One key or value: FIELD[.MODIFIER], as the kernel's parse_field() reads it (everything after
- * the first '.' is one modifier), then the checks of create_key_field() and
- * __create_val_field().
- */
-static int parse_one(struct hp *p, char *str, bool key, struct hist_field *f)
-{
-	char *mod = strchr(str, '.');
-	const struct filter_field *ff;
-
-	memset(f, 0, sizeof(*f));
-	if (*str == '$')
-		return key ? fail(p, HIST_ERR_INVALID_REF_KEY, str, "'%s'", str)
-			   : fail(p, HIST_ERR_UNSUPPORTED, str, "variable reference '%s'", str);
-	if (has_operator(str))
-		return fail(p, HIST_ERR_UNSUPPORTED, str, "expression '%s'", str);
-	if (mod) {
-		*mod++ = 0;
-		if (!strcmp(mod, "hex"))
-			f->mods = HIST_MOD_HEX;
-		else if (!strcmp(mod, "sym"))
-			f->mods = HIST_MOD_SYM;
-		else if (!strcmp(mod, "sym-offset"))
-			f->mods = HIST_MOD_SYM_OFFSET;
-		else if (!strcmp(mod, "execname") && !strcmp(str, "common_pid"))
-			f->mods = HIST_MOD_EXECNAME;
-		else if (!strcmp(mod, "syscall"))
-			f->mods = HIST_MOD_SYSCALL;
-		else if (!strcmp(mod, "log2"))
-			f->mods = HIST_MOD_LOG2;
-		else if (!strcmp(mod, "usecs"))
-			f->mods = HIST_MOD_USECS;
-		else if (!strncmp(mod, "bucket", 6)) {
-			const char *n = mod + 6 + (mod[6] == 's');
-
-			if (*n != '=' || parse_ulong(n + 1, &f->buckets) || !f->buckets)
-				return fail(p, HIST_ERR_BAD_FIELD_MODIFIER, mod, "'%s'", mod);
-			f->mods = HIST_MOD_BUCKETS;
-		} else if (!strncmp(mod, "percent", 7) && !key)
-			f->mods = HIST_MOD_PERCENT;
-		else if (!strncmp(mod, "graph", 5) && !key)
-			f->mods = HIST_MOD_GRAPH;
-		else if (!strcmp(mod, "stacktrace"))
-			return fail(p, HIST_ERR_UNSUPPORTED, mod, "'%s' (no kernel stacks here)", mod);
-		else
-			return fail(p, HIST_ERR_BAD_FIELD_MODIFIER, mod, "'%s'", mod);
-	}
-	if (!strcmp(str, "common_timestamp")) {
-		f->src = HIST_SRC_TIMESTAMP;
-		p->s->timestamps = true;
-		if (f->mods & HIST_MOD_USECS)
-			p->s->ts_usecs = true;
-	} else if (!strcmp(str, "common_stacktrace") || !strcmp(str, "stacktrace")) {
-		return fail(p, HIST_ERR_UNSUPPORTED, str, "'%s' (no kernel stacks here)", str);
-	} else if (!strcmp(str, "common_cpu")) {
-		f->src = HIST_SRC_CPU;
-	} else if (!strcmp(str, "hitcount") && !key) {
-		f->src = HIST_SRC_HITCOUNT;
-	} else if ((ff = find_field(p, str))) {
-		f->offset = ff->offset;
-		f->size = ff->size;
-		f->is_signed = ff->is_signed;
-		f->src = ff->kind == FILTER_STR_ARRAY ? HIST_SRC_STR_ARRAY
-		       : ff->kind == FILTER_STR_DYN   ? HIST_SRC_STR_DYN
-						      : HIST_SRC_NUM;
-	} else if (!strcmp(str, "cpu") || !strcmp(str, "CPU")) {
-		/* The kernel's old spelling of common_cpu, when the event has no such field. */
-		f->src = HIST_SRC_CPU;
-	} else {
-		return fail(p, HIST_ERR_FIELD_NOT_FOUND, str, "'%s'", str);
-	}
-	if (f->src == HIST_SRC_CPU) {
-		p->s->cpu = true;
-		strcpy(f->name, "common_cpu");
-	}
-	else if (strlen(str) < sizeof(f->name))
-		strcpy(f->name, str);
-	else
-		return fail(p, HIST_ERR_FIELD_NOT_FOUND, str, "'%s'", str);
-
-	/*
-	 * The kernel takes these on a string and then hashes or sums the string's address; a
-	 * string is refused here instead. .usecs is harmless anywhere, as in the kernel.
-	 */
-	if (is_string(f) && (f->mods & ~(uint32_t)HIST_MOD_USECS))
-		return fail(p, HIST_ERR_BAD_FIELD_MODIFIER, mod, "'%s' on string field '%s'", mod,
-			    str);
-	if (!key) {
-		const uint32_t not_for_vals = HIST_MOD_BUCKETS | HIST_MOD_LOG2 | HIST_MOD_SYM |
-					      HIST_MOD_SYM_OFFSET | HIST_MOD_SYSCALL;
-
-		if (f->mods & not_for_vals)
-			return fail(p, HIST_ERR_BAD_FIELD_MODIFIER, str, "'%s.%s' as a value", str,
-				    mod);
-		if (is_string(f))
-			return fail(p, HIST_ERR_STRING_VAL, str, "'%s'", str);
-		return 0;
-	}
-	if (f->src == HIST_SRC_STR_ARRAY)
-		f->key_size = (uint16_t)((f->size + 7u) & ~7u);
-	else if (f->src == HIST_SRC_STR_DYN)
-		f->key_size = HIST_STR_MAX;
-	else
-		f->key_size = 8;
-	return 0;
-}
+#include "hist_parse.h"
 
 /* vals=: create_val_fields(): hitcount first, at most two more; a first "hitcount" is it. */
 static int parse_vals(struct hp *p, char *str)
@@ -239,13 +33,16 @@ static int parse_vals(struct hp *p, char *str)
 			break;
 		if (!strcmp(field, "hitcount") && !n_hitcount++)
 			continue;
-		ret = parse_one(p, field, false, &s->vals[s->nvals]);
+		/* A value with a '$' or an operator is an expression (hist_parse_vars.c). */
+		ret = *field == '$' || tp_hist_has_operator(field)
+			      ? tp_hist_parse_expr(p, field, HIST_AS_VAL, &s->vals[s->nvals])
+			      : tp_hist_parse_field(p, field, HIST_AS_VAL, &s->vals[s->nvals]);
 		if (ret)
 			return ret;
 		s->nvals++;
 	}
 	if (str && strcmp(str, "hitcount"))
-		return fail(p, HIST_ERR_TOO_MANY_VALS, str, "'%s'", str);
+		return tp_hist_fail(p, HIST_ERR_TOO_MANY_VALS, str, "'%s'", str);
 	return 0;
 }
 
@@ -260,17 +57,17 @@ static int parse_keys(struct hp *p, char *str)
 
 		if (!field)
 			break;
-		ret = parse_one(p, field, true, k);
+		ret = tp_hist_parse_field(p, field, HIST_AS_KEY, k);
 		if (ret)
 			return ret;
 		k->key_offset = (uint16_t)s->key_size;
 		s->key_size += k->key_size;
 		if (s->key_size > HIST_KEY_SIZE_MAX)
-			return fail(p, HIST_ERR_KEY_TOO_LARGE, field, "'%s'", field);
+			return tp_hist_fail(p, HIST_ERR_KEY_TOO_LARGE, field, "'%s'", field);
 		s->nkeys++;
 	}
 	if (str)
-		return fail(p, HIST_ERR_TOO_MANY_KEYS, str, "'%s'", str);
+		return tp_hist_fail(p, HIST_ERR_TOO_MANY_KEYS, str, "'%s'", str);
 	return 0;
 }
 
@@ -287,7 +84,7 @@ static int parse_descending(struct hp *p, const char *mod, bool *descending)
 	else if (!strcmp(mod, "descending"))
 		*descending = true;
 	else
-		return fail(p, HIST_ERR_INVALID_SORT_MODIFIER, mod, "'%s'", mod);
+		return tp_hist_fail(p, HIST_ERR_INVALID_SORT_MODIFIER, mod, "'%s'", mod);
 	return 0;
 }
 
@@ -309,12 +106,12 @@ static int parse_sort(struct hp *p, char *str, const char *at)
 		if (!field)
 			break;
 		if (!*field)
-			return fail(p, HIST_ERR_EMPTY_SORT_FIELD, at, NULL);
+			return tp_hist_fail(p, HIST_ERR_EMPTY_SORT_FIELD, at, NULL);
 		if (i == HIST_SORT_KEYS_MAX - 1 && str)
-			return fail(p, HIST_ERR_TOO_MANY_SORT_FIELDS, at, NULL);
+			return tp_hist_fail(p, HIST_ERR_TOO_MANY_SORT_FIELDS, at, NULL);
 		name = strsep(&field, ".");
 		if (!*name)
-			return fail(p, HIST_ERR_EMPTY_SORT_FIELD, at, NULL);
+			return tp_hist_fail(p, HIST_ERR_EMPTY_SORT_FIELD, at, NULL);
 		if (!strcmp(name, "hitcount")) {
 			k->idx = 0;
 			ret = parse_descending(p, field, &k->descending);
@@ -326,7 +123,7 @@ static int parse_sort(struct hp *p, char *str, const char *at)
 			if (!strcmp(name, sort_name(s, j)))
 				break;
 		if (j == s->nvals + s->nkeys)
-			return fail(p, HIST_ERR_INVALID_SORT_FIELD, name, "'%s'", name);
+			return tp_hist_fail(p, HIST_ERR_INVALID_SORT_FIELD, name, "'%s'", name);
 		k->idx = (uint8_t)j;
 		ret = parse_descending(p, field, &k->descending);
 		if (ret)
@@ -342,12 +139,12 @@ static int parse_size(struct hp *p, char *str)
 	uint64_t size;
 	unsigned bits = 0;
 
-	if (parse_ulong(str, &size) || size == 0 || size > (1u << HIST_BITS_MAX))
-		return fail(p, HIST_ERR_BAD_SIZE, str, "'%s'", str);
+	if (tp_hist_parse_ulong(str, &size) || size == 0 || size > (1u << HIST_BITS_MAX))
+		return tp_hist_fail(p, HIST_ERR_BAD_SIZE, str, "'%s'", str);
 	while ((1ull << bits) < size)
 		bits++;
 	if (bits < HIST_BITS_MIN)
-		return fail(p, HIST_ERR_BAD_SIZE, str, "'%s'", str);
+		return tp_hist_fail(p, HIST_ERR_BAD_SIZE, str, "'%s'", str);
 	p->s->map_bits = bits;
 	return 0;
 }
@@ -400,13 +197,17 @@ static char *dup_or_fail(struct hp *p, const char *s, char **out)
 {
 	*out = strdup(s);
 	if (!*out)
-		fail(p, HIST_ERR_NOMEM, NULL, NULL);
+		tp_hist_fail(p, HIST_ERR_NOMEM, NULL, NULL);
 	return *out;
 }
 
 /* The attributes, split at ':' (parse_hist_trigger_attrs()); keys, vals and sort kept. */
 struct attrs {
 	char *keys, *vals, *sort, *sort_at;
+	char *assign[HIST_VARS_MAX]; /* "name=expr[,name=expr...]", for parse_var_defs() */
+	unsigned nassign;
+	char *action[HIST_ACTIONS_MAX];
+	unsigned naction;
 };
 
 static int parse_attr(struct hp *p, char *str, struct attrs *a)
@@ -418,7 +219,7 @@ static int parse_attr(struct hp *p, char *str, struct attrs *a)
 		size_t len = (size_t)(rhs - str);
 
 		if (!*++rhs)
-			return fail(p, HIST_ERR_EMPTY_ASSIGNMENT, str, "'%s'", str);
+			return tp_hist_fail(p, HIST_ERR_EMPTY_ASSIGNMENT, str, "'%s'", str);
 #define IS(word) (len == sizeof(word) - 1 && !strncmp(str, word, len))
 		if (IS("key") || IS("keys"))
 			a->keys = rhs;
@@ -438,7 +239,11 @@ static int parse_attr(struct hp *p, char *str, struct attrs *a)
 		} else if (IS("size")) {
 			return parse_size(p, rhs);
 		} else {
-			return fail(p, HIST_ERR_UNSUPPORTED, str, "variable '%.*s'", (int)len, str);
+			/* parse_assignment(): anything else with a '=' defines variables. */
+			if (a->nassign == HIST_VARS_MAX)
+				return tp_hist_fail(p, HIST_ERR_TOO_MANY_VARS, str, "'%s'", str);
+			rhs[-1] = '=';
+			a->assign[a->nassign++] = str;
 		}
 #undef IS
 		return 0;
@@ -451,11 +256,13 @@ static int parse_attr(struct hp *p, char *str, struct attrs *a)
 		s->cont = true;
 	else if (!strcmp(str, "clear"))
 		s->clear = true;
-	else if (!strncmp(str, "onmatch(", 8) || !strncmp(str, "onmax(", 6) ||
-		 !strncmp(str, "onchange(", 9))
-		return fail(p, HIST_ERR_UNSUPPORTED, str, "action '%s'", str);
+	else if (!strncmp(str, "onmatch(", 8) && a->naction < HIST_ACTIONS_MAX)
+		a->action[a->naction++] = str;
+	else if (!strncmp(str, "onmax(", 6) || !strncmp(str, "onchange(", 9))
+		return tp_hist_fail(p, HIST_ERR_UNSUPPORTED, str, "handler '%.*s'",
+				    (int)(strchr(str, '(') - str), str);
 	else
-		return fail(p, HIST_ERR_UNKNOWN_ATTR, str, "'%s'", str);
+		return tp_hist_fail(p, HIST_ERR_UNKNOWN_ATTR, str, "'%s'", str);
 	return 0;
 }
 
@@ -469,9 +276,9 @@ static int compile_filter(struct hp *p, char *text, const char *event)
 		return -ENOMEM;
 	ret = tp_filter_compile(text, event, p->fields, p->nfields, &s->filter, why, sizeof(why));
 	if (ret == -ENOMEM)
-		return fail(p, HIST_ERR_NOMEM, NULL, NULL);
+		return tp_hist_fail(p, HIST_ERR_NOMEM, NULL, NULL);
 	if (ret)
-		return fail(p, HIST_ERR_BAD_FILTER, text, "%s", why);
+		return tp_hist_fail(p, HIST_ERR_BAD_FILTER, text, "%s", why);
 	return 0;
 }
 
@@ -488,16 +295,16 @@ static int parse(struct hp *p, const char *event)
 		param++;
 	}
 	if (strncmp(param, "hist:", 5))
-		return fail(p, HIST_ERR_NOT_HIST, param, NULL);
+		return tp_hist_fail(p, HIST_ERR_NOT_HIST, param, NULL);
 	param += 5;
 	filter = find_if(param, &bad);
 	if (bad)
-		return fail(p, HIST_ERR_BAD_FILTER, param, "'if' with no filter after it");
+		return tp_hist_fail(p, HIST_ERR_BAD_FILTER, param, "'if' with no filter after it");
 	if (filter) {
 		filter[-1] = 0;
 		filter = strip(filter + 2);
 		if (!*filter)
-			return fail(p, HIST_ERR_BAD_FILTER, filter, "'if' with no filter after it");
+			return tp_hist_fail(p, HIST_ERR_BAD_FILTER, filter, "'if' with no filter after it");
 	}
 	param = strip(param);
 	while ((attr = strsep(&param, ":"))) {
@@ -506,22 +313,32 @@ static int parse(struct hp *p, const char *event)
 			return ret;
 	}
 	if (!a.keys)
-		return fail(p, HIST_ERR_NO_KEYS, NULL, NULL);
+		return tp_hist_fail(p, HIST_ERR_NO_KEYS, NULL, NULL);
 	if (!s->clock && !dup_or_fail(p, "global", &s->clock))
 		return -ENOMEM;
+	/* create_hist_data()'s order: actions, values, variables, keys, sort keys. */
+	for (unsigned i = 0; i < a.naction; i++)
+		if ((ret = tp_hist_parse_action(p, a.action[i])))
+			return ret;
 	/* vals[0] is hitcount, always: the kernel's create_hitcount_val(). */
 	strcpy(s->vals[0].name, "hitcount");
 	s->vals[0].src = HIST_SRC_HITCOUNT;
 	s->nvals = 1;
+	if ((ret = tp_hist_parse_var_defs(p, a.assign, a.nassign)))
+		return ret;
 	if (a.vals && (ret = parse_vals(p, a.vals)))
 		return ret;
 	if (s->nohitcount && s->nvals == 1)
-		return fail(p, HIST_ERR_NEED_NOHC_VAL, NULL, NULL);
+		return tp_hist_fail(p, HIST_ERR_NEED_NOHC_VAL, NULL, NULL);
+	if ((ret = tp_hist_parse_vars(p)))
+		return ret;
 	ret = parse_keys(p, a.keys);
 	if (ret)
 		return ret;
 	ret = parse_sort(p, a.sort, a.sort_at);
 	if (ret)
+		return ret;
+	if ((ret = tp_hist_parse_params(p)))
 		return ret;
 	if (filter)
 		return compile_filter(p, filter, event);
@@ -541,11 +358,19 @@ int tp_hist_parse(const char *trigger, const char *event, const struct filter_fi
 	if (!s || !p.buf || (event && !(s->event = strdup(event)))) {
 		free(p.buf);
 		tp_hist_spec_free(s);
-		snprintf(err->msg, sizeof(err->msg), "%s", hist_err_text[HIST_ERR_NOMEM]);
+		snprintf(err->msg, sizeof(err->msg), "%s", tp_hist_err_text(HIST_ERR_NOMEM));
 		err->code = HIST_ERR_NOMEM;
 		return -ENOMEM;
 	}
 	s->map_bits = HIST_BITS_DEFAULT;
+	s->text = strdup(trigger);
+	if (!s->text) {
+		free(p.buf);
+		tp_hist_spec_free(s);
+		snprintf(err->msg, sizeof(err->msg), "%s", tp_hist_err_text(HIST_ERR_NOMEM));
+		err->code = HIST_ERR_NOMEM;
+		return -ENOMEM;
+	}
 	ret = parse(&p, event);
 	free(p.buf);
 	if (ret) {
@@ -556,14 +381,6 @@ int tp_hist_parse(const char *trigger, const char *event, const struct filter_fi
 	return 0;
 }
 
-const char *tp_hist_err_text(enum hist_err code)
-{
-	return (unsigned)code < sizeof(hist_err_text) / sizeof(hist_err_text[0]) &&
-			       hist_err_text[code]
-		       ? hist_err_text[code]
-		       : "Unknown error";
-}
-
 void tp_hist_spec_free(struct hist_spec *s)
 {
 	if (!s)
@@ -572,6 +389,10 @@ void tp_hist_spec_free(struct hist_spec *s)
 	free(s->name);
 	free(s->clock);
 	free(s->filter_text);
+	free(s->text);
+	for (unsigned i = 0; i < s->nactions; i++)
+		for (unsigned j = 0; j < s->actions[i].nparams; j++)
+			free(s->actions[i].params[j]);
 	if (s->filter)
 		tp_filter_free(s->filter);
 	free(s);

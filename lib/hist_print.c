@@ -34,6 +34,70 @@ const char *tp_hist_mod_name(uint32_t mods)
 	return NULL;
 }
 
+/* expr_field_str(): an operand: $VAR, a number, or NAME[.MODIFIER] (an expression too). */
+static size_t operand_text(const struct hist_spec *s, const struct hist_field *f, char *buf,
+			   size_t len);
+
+/* expr_str(): "A op B" or "-(A)", each operand written by expr_field_str(). */
+static size_t expr_text(const struct hist_spec *s, const struct hist_field *f, char *buf,
+			size_t len)
+{
+	size_t n = 0;
+
+	if (f->op == 'u') {
+		n += (size_t)snprintf(buf, len, "-(");
+		n += operand_text(s, &s->nodes[f->operands[0]], buf + (n < len ? n : len),
+				  n < len ? len - n : 0);
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, ")");
+		return n;
+	}
+	n += operand_text(s, &s->nodes[f->operands[0]], buf, len);
+	n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%c", f->op);
+	n += operand_text(s, &s->nodes[f->operands[1]], buf + (n < len ? n : len),
+			  n < len ? len - n : 0);
+	return n;
+}
+
+static size_t operand_text(const struct hist_spec *s, const struct hist_field *f, char *buf,
+			   size_t len)
+{
+	const char *mod = tp_hist_mod_name(f->mods);
+	size_t n;
+
+	switch (f->src) {
+	case HIST_SRC_REF:
+		return (size_t)snprintf(buf, len, "$%s", f->name);
+	case HIST_SRC_CONST:
+		return (size_t)snprintf(buf, len, "%llu", (unsigned long long)f->constant);
+	case HIST_SRC_EXPR:
+		/* The kernel appends an expression's flags to its text: ".usecs" of a timestamp. */
+		n = expr_text(s, f, buf, len);
+		if (mod)
+			n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, ".%s",
+					      mod);
+		return n;
+	default:
+		return mod ? (size_t)snprintf(buf, len, "%s.%s", f->name, mod)
+			   : (size_t)snprintf(buf, len, "%s", f->name);
+	}
+}
+
+void tp_hist_field_text(const struct hist_spec *s, const struct hist_field *f, char *buf,
+			size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (f->src == HIST_SRC_EXPR)
+		expr_text(s, f, buf, len);
+	else if (f->src == HIST_SRC_REF || f->src == HIST_SRC_CONST)
+		operand_text(s, f, buf, len);
+	else if (f->mods & HIST_MOD_BUCKETS)
+		snprintf(buf, len, "%s.buckets=%llu", f->name, (unsigned long long)f->buckets);
+	else
+		operand_text(s, f, buf, len);
+}
+
 /* hist_field_print(): NAME[.MODIFIER][=BUCKETS]. */
 static void field_print(FILE *out, const struct hist_field *f)
 {
@@ -44,6 +108,19 @@ static void field_print(FILE *out, const struct hist_field *f)
 		fprintf(out, ".%s", mod);
 	if (f->mods & HIST_MOD_BUCKETS)
 		fprintf(out, "=%llu", (unsigned long long)f->buckets);
+}
+
+/* field_print(), or the text of a reference or expression. */
+static void field_print_spec(FILE *out, const struct hist_spec *s, const struct hist_field *f)
+{
+	char buf[HIST_STR_MAX];
+
+	if (f->src != HIST_SRC_REF && f->src != HIST_SRC_EXPR && f->src != HIST_SRC_CONST) {
+		field_print(out, f);
+		return;
+	}
+	tp_hist_field_text(s, f, buf, sizeof(buf));
+	fputs(buf, out);
 }
 
 static const struct hist_field *field_at(const struct hist_spec *s, unsigned idx)
@@ -74,9 +151,14 @@ int tp_hist_spec_print(FILE *out, const struct hist_spec *s, bool paused)
 		} else {
 			if (shown)
 				fputc(',', out);
-			field_print(out, &s->vals[i]);
+			field_print_spec(out, s, &s->vals[i]);
 		}
 		shown = true;
+	}
+	for (unsigned i = 0, n = 0; i < s->nvars; i++) {
+		if (s->vars[i].hidden)
+			continue;
+		fprintf(out, "%s%s=%s", n++ ? "," : ":", s->vars[i].name, s->vars[i].text);
 	}
 	fputs(":sort=", out);
 	for (unsigned i = 0; i < s->nsort; i++) {
@@ -94,6 +176,18 @@ int tp_hist_spec_print(FILE *out, const struct hist_spec *s, bool paused)
 		fprintf(out, ":clock=%s", s->clock);
 	if (s->nohitcount)
 		fputs(":nohitcount", out);
+	for (unsigned i = 0; i < s->nactions; i++) {
+		const struct hist_action *a = &s->actions[i];
+
+		/* print_onmatch_spec(): the action's name, then trace's event and the params. */
+		fprintf(out, ":onmatch(%s.%s).%s(", a->system, a->event,
+			a->trace_keyword ? "trace" : a->synth);
+		if (a->trace_keyword)
+			fputs(a->synth, out);
+		for (unsigned j = 0; j < a->nparams; j++)
+			fprintf(out, "%s%s", j || a->trace_keyword ? "," : "", a->params[j]);
+		fputc(')', out);
+	}
 	if (s->filter_text)
 		fprintf(out, " if %s", s->filter_text);
 	fputs(paused ? " [paused]\n" : " [active]\n", out);
@@ -299,6 +393,8 @@ static void print_entry(FILE *out, const struct hist_table *t, unsigned e,
 	if (!s->nohitcount)
 		print_val(out, "hitcount", 0, sums[0], &st[0]);
 	for (unsigned i = 1; i < s->nvals; i++) {
+		if (s->vals[i].src == HIST_SRC_EXPR)
+			continue; /* hist_trigger_entry_print() skips expressions */
 		fputc(' ', out);
 		print_val(out, s->vals[i].name, s->vals[i].mods, sums[i], &st[i]);
 	}

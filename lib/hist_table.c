@@ -169,6 +169,54 @@ static uint64_t log2_up(uint64_t v)
 	return (uint64_t)(64 - __builtin_clzll(v - 1));
 }
 
+/*
+ * hist_field_div() and, for a constant divisor, hist_field_get_div_fn()'s choice: a shift for
+ * a power of two, else for a divisor up to 2^20 and a dividend below 2^20 a multiplication
+ * and a shift that rounds up (the kernel's div_by_mult_and_shift(): its numbers, exactly).
+ */
+static uint64_t divide(const struct hist_field *divisor, uint64_t a, uint64_t b)
+{
+	const uint64_t shift = 20;
+
+	if (!b)
+		return (uint64_t)-1;
+	if (!(b & (b - 1)))
+		return a >> __builtin_ctzll(b);
+	if (divisor->src == HIST_SRC_CONST && b <= (1ull << shift) && a < (1ull << shift)) {
+		uint64_t mult = (1ull << shift) / b;
+
+		return (a * mult + ((1ull << shift) - 1)) >> shift;
+	}
+	return a / b;
+}
+
+uint64_t tp_hist_operate(char op, const struct hist_field *divisor, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case '+':
+		return a + b;
+	case '-':
+		return a - b;
+	case '*':
+		return a * b;
+	default:
+		return divide(divisor, a, b);
+	}
+}
+
+/* An expression's number: hist_field_plus() and the others. */
+static uint64_t expr_value(const struct hist_spec *s, const struct hist_field *f,
+			   const struct hist_hit *h)
+{
+	const struct hist_field *x = &s->nodes[f->operands[0]], *y;
+	uint64_t a = tp_hist_field_value(s, x, h);
+
+	if (f->op == 'u')
+		return (uint64_t) - (int64_t)a;
+	y = &s->nodes[f->operands[1]];
+	return tp_hist_operate((char)f->op, y, a, tp_hist_field_value(s, y, h));
+}
+
 /* A field's number for a hit: the kernel's hist_fn_call() for the kinds we have. */
 /* Inline, as are the key's making and finding: a hit makes no call. */
 static inline __attribute__((always_inline)) uint64_t field_value(const struct hist_spec *s, const struct hist_field *f,
@@ -177,6 +225,12 @@ static inline __attribute__((always_inline)) uint64_t field_value(const struct h
 	uint64_t v;
 
 	switch (f->src) {
+	case HIST_SRC_CONST:
+		return f->constant;
+	case HIST_SRC_REF:
+		return h->refs ? h->refs[f->ref] : 0;
+	case HIST_SRC_EXPR:
+		return expr_value(s, f, h);
 	case HIST_SRC_NUM:
 		v = read_num(f, h);
 		break;
@@ -197,6 +251,12 @@ static inline __attribute__((always_inline)) uint64_t field_value(const struct h
 	if (f->mods & HIST_MOD_BUCKETS)
 		return v / f->buckets * f->buckets;
 	return v;
+}
+
+uint64_t tp_hist_field_value(const struct hist_spec *s, const struct hist_field *f,
+			     const struct hist_hit *h)
+{
+	return field_value(s, f, h);
 }
 
 /* A string key into its room: at most room - 1 bytes, stopping at a NUL or the record's end. */
@@ -277,20 +337,6 @@ static uint64_t hash_key(const unsigned char *key, size_t size)
 	return hash_words(key, n);
 }
 
-/* Keys are whole 8-byte words: compared inline, without a call to memcmp. */
-static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t size)
-{
-	for (size_t i = 0; i < size; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return false;
-	}
-	return true;
-}
-
 /*
  * The entry of `key`, made if new and there is room: its index, or -1 when the table is full.
  * Linear probing over twice as many slots as entries always finds the key or a free slot.
@@ -310,7 +356,7 @@ static inline __attribute__((always_inline)) int64_t find_or_add(struct hist_tab
 		if (!e)
 			break;
 		if ((slot & 0xffffffff00000000ull) == tag &&
-		    keys_equal(t->keys + (size_t)(e - 1) * ks, key, ks))
+		    tp_hist_keys_equal(t->keys + (size_t)(e - 1) * ks, key, ks))
 			return e - 1;
 	}
 	e = t->n;
@@ -416,12 +462,34 @@ static int hit_one_str_key(struct hist_table *t, const struct hist_hit *h)
 		if (!e)
 			break;
 		if ((slot & 0xffffffff00000000ull) == tag &&
-		    keys_equal(t->keys + (size_t)(e - 1) * room, (const unsigned char *)words,
+		    tp_hist_keys_equal(t->keys + (size_t)(e - 1) * room, (const unsigned char *)words,
 			       (size_t)nwords * 8))
 			return count_hit(t, e - 1, h);
 	}
 	memset(words + nwords, 0, room - (size_t)nwords * 8);
 	return count_hit(t, find_or_add(t, (const unsigned char *)words, hash, NULL), h);
+}
+
+void tp_hist_build_key(const struct hist_spec *s, const struct hist_hit *h, unsigned char *key)
+{
+	build_key(s, h, key);
+}
+
+uint64_t tp_hist_key_hash(const unsigned char *key, size_t size)
+{
+	return hash_key(key, size);
+}
+
+bool tp_hist_passes(const struct hist_table *t, const struct hist_hit *h)
+{
+	const struct hist_spec *s = t->spec;
+
+	return !t->paused && (!s->filter || filter_match(s->filter, h->rec, h->size));
+}
+
+int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned char *key)
+{
+	return count_hit(t, find_or_add(t, key, hash_key(key, t->spec->key_size), h->comm), h);
 }
 
 int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)

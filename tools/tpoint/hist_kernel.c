@@ -157,7 +157,7 @@ static void count_record(struct kview *v, int cpu, const unsigned char *rec, uin
 
 		if (type == h->id)
 			tp_hist_hit(h->table, &(struct hist_hit){
-				rec, size, (uint32_t)cpu, ts, h->execname ? comm_of(v, pid) : NULL });
+				rec, size, (uint32_t)cpu, ts, h->execname ? comm_of(v, pid) : NULL, NULL });
 	}
 }
 

@@ -38,13 +38,18 @@
 
 #define VERB "report"
 
+enum { REPORT_OPT_SYNTHETIC = 400, REPORT_OPT_LATENCY, REPORT_OPT_KEY, REPORT_OPT_BY };
+
 static const struct opts_spec report_opts = {
 	.verb = VERB,
 	.usage = (const char *const[]){ "tpoint report [-i FILE]... [--stats|--json] [FILE]...",
 					"tpoint report [-e GLOBS [-f EXPR]]... [--pid PIDS] [--cpu CPUS]\n"
 					"                     [--from S] [--to S] [--json] [FILE]...",
 					"tpoint report --hist SYS:EVENT:hist:...[;...] [the selection above]\n"
-					"                     [--json] [FILE]...", NULL },
+					"                     [--synthetic DEF]... [--json] [FILE]...",
+					"tpoint report --latency SYS:START,SYS:END --key FIELD [--by FIELD]\n"
+					"                     [--hist ...] [the selection above] [FILE]...",
+					NULL },
 	.about = "Print the events of a trace.dat file (default trace.dat), all CPUs merged by\n"
 		 "time, one line each, as 'trace-cmd report' prints them. Several files are\n"
 		 "merged into one time line, each line led by its file's name, as\n"
@@ -74,7 +79,20 @@ static const struct opts_spec report_opts = {
 		{ 'H', 0, "hist", OPT_VALUE, "SYS:EVENT:hist:...",
 		  "the kernel's histogram of the event (its hist: trigger),\n"
 		  "printed as its hist file prints it (with --json: one object);\n"
-		  "several separated by ';'", 0 },
+		  "several separated by ';'; with variables, expressions and\n"
+		  "onmatch(SYS.EVENT).trace(NAME,...) into synthetic events", 0 },
+		{ REPORT_OPT_SYNTHETIC, 0, "synthetic", OPT_VALUE, "DEF",
+		  "a synthetic event, as the kernel's synthetic_events file\n"
+		  "takes it ('name u64 lat; pid_t pid; char comm[16]'); its\n"
+		  "histograms are --hist 'synthetic:name:hist:...'; repeatable", 0 },
+		{ REPORT_OPT_LATENCY, 0, "latency", OPT_VALUE, "SYS:START,SYS:END",
+		  "the latency from each start to its end (same --key), in us,\n"
+		  "as a .log2 histogram (by --by); the synthetic event and\n"
+		  "triggers it stands for are said on stderr", 0 },
+		{ REPORT_OPT_KEY, 0, "key", OPT_VALUE, "FIELD",
+		  "--latency: the field both events carry that pairs them", 0 },
+		{ REPORT_OPT_BY, 0, "by", OPT_VALUE, "FIELD",
+		  "--latency: a field of the end (or else the start) to group by", 0 },
 		OPT_END,
 	},
 	.after = "The file is checked first; a damaged file gives one line saying what is wrong\n"
@@ -602,14 +620,17 @@ int cmd_report(int argc, char **argv)
 	const char **files;
 	size_t nr_files = 0, opened = 0;
 	bool stats = false, json = false;
-	const char *hist = NULL;
+	struct report_hist_args ha = { 0 };
+	const char **synthetic = NULL;
 	struct report *rs = NULL;
 	struct rsel sel = { 0 }, *selected;
 	int opt, ret = EXIT_FAIL;
 
-	/* every argument could be a file */
+	/* every argument could be a file, or a --synthetic */
 	files = calloc((size_t)argc + 1, sizeof(*files));
-	if (!files) {
+	synthetic = calloc((size_t)argc + 1, sizeof(*synthetic));
+	if (!files || !synthetic) {
+		free(files);
 		tool_error(VERB, "out of memory");
 		return EXIT_FAIL;
 	}
@@ -626,7 +647,19 @@ int cmd_report(int argc, char **argv)
 			files[nr_files++] = o.value;
 			break;
 		case 'H':
-			hist = o.value;
+			ha.hist = o.value;
+			break;
+		case REPORT_OPT_SYNTHETIC:
+			synthetic[ha.nsynthetic++] = o.value;
+			break;
+		case REPORT_OPT_LATENCY:
+			ha.latency = o.value;
+			break;
+		case REPORT_OPT_KEY:
+			ha.key = o.value;
+			break;
+		case REPORT_OPT_BY:
+			ha.by = o.value;
 			break;
 		case 'e':
 		case 'f':
@@ -658,13 +691,19 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (hist) { /* the kernel's histograms of events (report_hist.c), of the records selected */
+	ha.synthetic = synthetic;
+	if (!ha.hist && !ha.latency && (ha.nsynthetic || ha.key || ha.by)) {
+		tool_error(VERB, "--synthetic, --key and --by go with --hist or --latency");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (ha.hist || ha.latency) { /* the kernel's histograms (report_hist.c), of the records selected */
 		if (stats) {
 			tool_error(VERB, "--hist and --stats: give one of them");
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		ret = report_hist(VERB, hist, files, nr_files, json, selected);
+		ret = report_hist(VERB, &ha, files, nr_files, json, selected);
 		goto out;
 	}
 	if (json) { /* the converter's JSON lines (json.c), several files merged by time */
@@ -729,6 +768,7 @@ out:
 		report_free(&rs[--opened]);
 	free(rs);
 	free(files);
+	free(synthetic);
 	rsel_free(&sel);
 	return ret;
 }
