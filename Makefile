@@ -106,6 +106,10 @@ $(DEPS_OK):
 $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h lib/fmt/*.h include/tpoint/*.h include/tpoint/*/*.h) | $(O)/lib/arch $(O)/lib/fmt
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
+# The user stack walk starts in its own functions' frames: they keep their frame pointers
+# whatever CFLAGS say (lib/ustack.c).
+$(O)/lib/ustack.o $(O)/lib/ustack_record.o: LIB_CFLAGS += -fno-omit-frame-pointer
+
 $(SHLIB): $(LIB_OBJ) lib/libtpoint.map
 	$(CC) $(CFLAGS) $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libtpoint.map \
 		-o $@ $(LIB_OBJ) -lpthread
@@ -142,7 +146,7 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/toptarget $(O)/tests/owcwriter \
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
-		$(O)/tests/convtarget
+		$(O)/tests/convtarget $(O)/tests/ustacktarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -160,6 +164,9 @@ $(O)/tests/usdttarget: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 $(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
+# A known call chain whose user stacks are recorded, with frame pointers (tests/ustack.sh).
+$(O)/tests/ustacktarget: tests/ustacktarget.c tests/trace/events/tpt_ustack.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fno-omit-frame-pointer -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 # Every kind of field, for tests/convert.sh.
 $(O)/tests/convtarget: tests/convtarget.c tests/trace/events/tpt_conv.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -211,6 +218,8 @@ $(O)/tests/top_group_test: tests/top_group_test.c tests/testutil.h tools/tpoint/
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_group_test.c tools/tpoint/top_group.c
 
 # The glob test links the glob matcher alone.
+$(O)/tests/procmaps_test: tests/procmaps_test.c lib/procmaps.c lib/procmaps.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/procmaps_test.c lib/procmaps.c
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
 

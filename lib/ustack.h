@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ustack - the calling thread's user stack: its return addresses by a frame-pointer walk
+ * (lib/ustack.c), and their recording as the kernel records a user stack trace, an
+ * ftrace:user_stack record (lib/ustack_record.c), named by the mappings recorded with it
+ * (lib/ustack_maps.c).
+ */
+#ifndef TPOINT_USTACK_H
+#define TPOINT_USTACK_H
+
+#include <stdint.h>
+#include "hidden.h"
+
+/*
+ * The frames a record holds: the kernel's user_stack record has 8 (`unsigned long
+ * caller[8]`, FTRACE_STACK_ENTRIES' counterpart for user stacks), and a reader of its
+ * format expects exactly that array.
+ */
+#define TP_USTACK_DEPTH 8
+
+/*
+ * Up to `max` return addresses of the calling thread, innermost first, into pcs: the first
+ * is the address its caller returns to, less the `skip` innermost. Walks the frame-pointer
+ * chain, reading a frame only where the thread's stack is known to be mapped (its
+ * mapping, found once per thread and stack) or, elsewhere, through process_vm_readv(),
+ * which fails instead of faulting. Stops at the first frame that is not above the one
+ * before, not aligned, or not readable. Async-signal-safe. Returns the count.
+ */
+HIDDEN unsigned tp_ustack_walk(uintptr_t *pcs, unsigned max, unsigned skip);
+
+/* The walk's reads, for the tests and the bench: frames read from a known stack, through
+ * the system call, and refused. */
+struct tp_ustack_reads {
+	uint64_t direct, syscall, refused;
+};
+HIDDEN void tp_ustack_reads(struct tp_ustack_reads *out);
+
+/*
+ * Record the calling thread's user stack into its current stream, as an ftrace:user_stack
+ * record right after whatever it recorded last: what a `stacktrace` trigger does. `skip`
+ * frames of the caller's are left out (0: the first frame is where tp_ustack_record()'s
+ * caller returns to). Recorded whether or not ftrace:user_stack is enabled, counted (and
+ * lost) as that event's records. Nothing while no recording is on. Async-signal-safe.
+ */
+HIDDEN void tp_ustack_record(unsigned skip);
+
+/*
+ * After a stack was recorded: the process's executable mappings of files, as
+ * tpoint:user_stack_map records, when a reader could not name these pcs from those already
+ * recorded (lib/ustack_maps.c): the first stack of a recording, a pc in no mapping known (a
+ * library loaded since; at most every 10 ms), or a second since they were last written (a
+ * flight recorder keeps the last ones only). One thread writes them at a time.
+ */
+HIDDEN void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n);
+
+#endif
