@@ -139,7 +139,9 @@ static void run_threads(int nthreads, long rounds)
  */
 __attribute__((noinline)) static int corrupt_frame(uintptr_t bad)
 {
-	uintptr_t *fp = __builtin_frame_address(0);
+	/* volatile: the compiler must not drop the store that puts it back, in memory that is
+	 * no object of the program's */
+	volatile uintptr_t *fp = __builtin_frame_address(0);
 	uintptr_t saved = fp[0];
 	int n;
 
@@ -167,6 +169,18 @@ static void run_corrupt(void)
 	printf("corrupt %d\n", corrupt_frame((uintptr_t)junk)); /* readable garbage */
 	printf("corrupt %d\n", corrupt_frame(UINTPTR_MAX - 7)); /* the end of the space */
 	printf("corrupt %d\n", corrupt_frame(8)); /* the first page */
+
+	/* Garbage above the frame, in the stack: three frames up, then back down to the first
+	 * (a loop the walk must cut), each with a return address that is nothing. */
+	uintptr_t up[8];
+
+	for (int i = 0; i < 8; i += 2) {
+		up[i] = (uintptr_t)&up[i + 2];
+		up[i + 1] = 0x1000 + (uintptr_t)i;
+	}
+	up[6] = (uintptr_t)&up[0];
+	printf("corrupt %d\n", corrupt_frame((uintptr_t)up));
+	sink += (int)up[7];
 	free(junk);
 }
 
