@@ -24,7 +24,8 @@
  * chain, reading a frame only where the thread's stack is known to be mapped (its
  * mapping, found once per thread and stack) or, elsewhere, through process_vm_readv(),
  * which fails instead of faulting. Stops at the first frame that is not above the one
- * before, not aligned, or not readable. Async-signal-safe. Returns the count.
+ * before, outside the stack of the one before (but once, out of an alternate signal
+ * stack), not aligned, or not readable. Async-signal-safe. Returns the count.
  */
 HIDDEN unsigned tp_ustack_walk(uintptr_t *pcs, unsigned max, unsigned skip);
 
@@ -49,8 +50,9 @@ HIDDEN void tp_ustack_record(unsigned skip);
  * tpoint:user_stack_map records, when a reader could not name these pcs from those already
  * recorded (lib/ustack_maps.c): the first stack of a recording, a pc in no mapping known (a
  * library loaded since; at most every 10 ms), or a second since they were last written (a
- * flight recorder keeps the last ones only). One thread writes them at a time.
+ * flight recorder keeps the last ones only). One thread writes them at a time; `tgid` is
+ * the process's.
  */
-HIDDEN void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n);
+HIDDEN void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n, unsigned tgid);
 
 #endif

@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <time.h>
-#include <unistd.h>
 #include "pool.h"
 #include "procmaps.h"
 #include "ustack.h"
@@ -73,7 +72,7 @@ static bool write_mapping(void *ctx, const struct tp_map *m)
 	return true;
 }
 
-void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n)
+void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n, unsigned tgid)
 {
 	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 	uint64_t now = now_ns(), last = __atomic_load_n(&written_ns, __ATOMIC_RELAXED);
@@ -89,7 +88,7 @@ void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n)
 	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
 		return; /* another thread (or the code this handler interrupted) writes them */
 
-	struct write_ctx w = { .tgid = (unsigned)getpid() };
+	struct write_ctx w = { .tgid = tgid };
 
 	__atomic_store_n(&nknown, 0, __ATOMIC_RELEASE);
 	if (tp_maps_each(write_mapping, &w) == 0) {

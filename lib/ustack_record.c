@@ -9,6 +9,7 @@
  * Built with frame pointers (Makefile): the walk starts in these functions' frames.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "pool.h"
@@ -16,6 +17,33 @@
 
 #define CREATE_TRACE_POINTS
 #include "ustack_event.h"
+
+/*
+ * The process's id, kept: getpid() is a system call (1.5 us on this project's VM), and a
+ * child after fork() forgets it (pthread_atfork(), set up at load, not in a handler).
+ */
+static pid_t tgid;
+
+static void forget_tgid(void)
+{
+	__atomic_store_n(&tgid, 0, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void ustack_record_init(void)
+{
+	pthread_atfork(NULL, NULL, forget_tgid);
+}
+
+static unsigned current_tgid(void)
+{
+	pid_t p = __atomic_load_n(&tgid, __ATOMIC_RELAXED);
+
+	if (!p) {
+		p = getpid();
+		__atomic_store_n(&tgid, p, __ATOMIC_RELAXED);
+	}
+	return (unsigned)p;
+}
 
 /*
  * Walk and record from the frame of the function this is inlined in, whose return address
@@ -30,9 +58,9 @@ static inline __attribute__((always_inline)) unsigned record_stack(unsigned skip
 	if (!__atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE))
 		return 0; /* nothing records: nothing to walk for */
 	n = tp_ustack_walk(pcs, TP_USTACK_DEPTH, skip + 1);
-	__tpoint_emit_filtered_user_stack((unsigned)getpid(), (const unsigned long *)pcs,
+	__tpoint_emit_filtered_user_stack(current_tgid(), (const unsigned long *)pcs,
 					  &TPOINT_EVENT_SYM(user_stack));
-	tp_ustack_maps_note(pcs, n);
+	tp_ustack_maps_note(pcs, n, current_tgid());
 	return n;
 }
 
