@@ -97,3 +97,19 @@ if trace-cmd list -c 2>/dev/null | grep -q zstd &&
 	[ "$("$TPOINT" report z.dat | frames /dev/stdin | head -1)" = stack_c ] || fail "report: version 7, no names"
 fi
 echo "ok: tpoint record, and a version 7 file"
+
+# record -p selects the stacks: the mappings that name them come too, unasked.
+"$T" loop 3 >loop.out 2>&1 &
+pid=$!
+i=0
+until grep -q "^ready $pid$" loop.out; do
+	i=$((i + 1)); [ $i -lt 600 ] || { kill $pid; fail "ustacktarget loop did not say it was ready"; }
+	sleep 0.1
+done
+timeout 60 "$TPOINT" record -p $pid -e 'tpt_ustack:*,ftrace:user_stack' -o pid.dat 2>err.txt ||
+	{ cat err.txt; kill $pid 2>/dev/null; fail "record -p exited $?"; }
+wait $pid
+"$TPOINT" report pid.dat >report.txt 2>&1 || { cat report.txt; fail "report of pid.dat exited $?"; }
+grep -q 'user_stack_map: ' report.txt && [ "$(frames report.txt | head -3 | tr '\n' ' ')" = "stack_c stack_b stack_a " ] ||
+	{ head -20 report.txt; fail "record -p -e ftrace:user_stack: the stacks are not named"; }
+echo "ok: record -p of the stacks keeps their mappings"

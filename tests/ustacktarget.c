@@ -6,7 +6,7 @@
  * thread's stack and on an alternate one), from 16 threads at once, and through frame
  * pointers made corrupt on purpose.
  *
- *	ustacktarget chain | signal | threads N | corrupt
+ *	ustacktarget chain | signal | threads N | corrupt | loop SECONDS
  *
  * Prints "frames N" for each stack the chain recorded (the callers tpoint_record_user_stack()
  * returned), so that the test knows what the file must hold.
@@ -198,8 +198,17 @@ int main(int argc, char **argv)
 		run_threads(argc > 2 ? atoi(argv[2]) : 16, argc > 3 ? atol(argv[3]) : 100);
 	} else if (!strcmp(mode, "corrupt")) {
 		run_corrupt();
+	} else if (!strcmp(mode, "loop")) {
+		/* For tpoint record -p: a stack every 10 ms for the seconds asked. */
+		int rounds = (argc > 2 ? atoi(argv[2]) : 3) * 100;
+
+		printf("ready %d\n", (int)getpid());
+		for (int i = 0; i < rounds; i++) {
+			stack_a(5);
+			usleep(10000);
+		}
 	} else {
-		fprintf(stderr, "usage: ustacktarget chain|signal|threads [N [ROUNDS]]|corrupt\n");
+		fprintf(stderr, "usage: ustacktarget chain|signal|threads [N [ROUNDS]]|corrupt|loop [S]\n");
 		return 2;
 	}
 	return 0;
