@@ -210,6 +210,10 @@ $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c 
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/outplace_test.c lib/outplace.c lib/ownfile.c
 
 # The name table of tpoint top, alone.
+# The names of user stack addresses, alone (tpoint report's user stacks).
+$(O)/tests/ustack_names_test: tests/ustack_names_test.c tools/tpoint/ustack_names.c tools/tpoint/ustack_names.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itools/tpoint -o $@ tests/ustack_names_test.c tools/tpoint/ustack_names.c
+
 $(O)/tests/top_name_table_test: tests/top_name_table_test.c tests/testutil.h tools/tpoint/top_name_table.c tools/tpoint/top_name_table.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_name_table_test.c tools/tpoint/top_name_table.c
 

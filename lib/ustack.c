@@ -137,7 +137,13 @@ static bool read_checked(uintptr_t p, uintptr_t out[2])
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)FRAME_BYTES;
 }
 
-static bool read_frame(const struct range r[2], uintptr_t fp, uintptr_t out[2])
+/*
+ * Not instrumented by AddressSanitizer: a frame pointer that a function built without them
+ * left may point anywhere in the stack, a redzone of an instrumented frame included, which
+ * is mapped memory and harmless to read.
+ */
+__attribute__((no_sanitize_address)) static bool read_frame(const struct range r[2], uintptr_t fp,
+							    uintptr_t out[2])
 {
 	if (in_range(r, fp, FRAME_BYTES)) {
 		const volatile uintptr_t *f = (const volatile uintptr_t *)fp;
