@@ -55,4 +55,11 @@ HIDDEN void tp_ustack_record(unsigned skip);
  */
 HIDDEN void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n, unsigned tgid);
 
+/*
+ * The mappings written again now, if this recording holds stacks: for a snapshot of a
+ * flight recorder, whose oldest pages (and the mappings written with the first stacks) are
+ * gone, to call before it copies the pages. Async-signal-safe.
+ */
+HIDDEN void tp_ustack_maps_refresh(void);
+
 #endif

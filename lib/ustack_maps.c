@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <time.h>
+#include <unistd.h>
 #include "pool.h"
 #include "procmaps.h"
 #include "ustack.h"
@@ -72,6 +73,23 @@ static bool write_mapping(void *ctx, const struct tp_map *m)
 	return true;
 }
 
+/* The mappings written now, unless another thread (or the code this handler interrupted)
+ * is writing them. */
+static void write_maps(const struct pool *pool, unsigned tgid, uint64_t now)
+{
+	struct write_ctx w = { .tgid = tgid };
+
+	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&nknown, 0, __ATOMIC_RELEASE);
+	if (tp_maps_each(write_mapping, &w) == 0) {
+		__atomic_store_n(&nknown, w.n, __ATOMIC_RELEASE);
+		__atomic_store_n(&written_epoch, pool->epoch, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&written_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+}
+
 void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n, unsigned tgid)
 {
 	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
@@ -85,16 +103,14 @@ void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n, unsigned tgid)
 	if (__atomic_load_n(&written_epoch, __ATOMIC_RELAXED) == pool->epoch &&
 	    now - last < RESCAN_ALWAYS_NS && !(unknown && now - last >= RESCAN_UNKNOWN_NS))
 		return;
-	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
-		return; /* another thread (or the code this handler interrupted) writes them */
+	write_maps(pool, tgid, now);
+}
 
-	struct write_ctx w = { .tgid = tgid };
+void tp_ustack_maps_refresh(void)
+{
+	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 
-	__atomic_store_n(&nknown, 0, __ATOMIC_RELEASE);
-	if (tp_maps_each(write_mapping, &w) == 0) {
-		__atomic_store_n(&nknown, w.n, __ATOMIC_RELEASE);
-		__atomic_store_n(&written_epoch, pool->epoch, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&written_ns, now, __ATOMIC_RELAXED);
-	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+	/* Only a recording that holds stacks: the first stack wrote them for this pool. */
+	if (pool && __atomic_load_n(&written_epoch, __ATOMIC_RELAXED) == pool->epoch)
+		write_maps(pool, (unsigned)getpid(), now_ns());
 }

@@ -143,6 +143,18 @@ __attribute__((noinline)) static void *thread_alt(void *arg)
 	return NULL;
 }
 
+/* Records of an event, by the counters. */
+static uint64_t recorded(const char *system, const char *name)
+{
+	struct tpoint_event_stats st[64];
+	int n = tpoint_stats(st, 64);
+
+	for (int i = 0; i < n && i < 64; i++)
+		if (!strcmp(st[i].system, system) && !strcmp(st[i].name, name))
+			return st[i].recorded;
+	return 0;
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -281,7 +293,22 @@ int main(int argc, char **argv)
 			check(!st[i].enabled, "ftrace:user_stack is still off");
 		}
 	check(after == before + 2, "tp_ustack_record() records (the trigger's way), counted");
+	uint64_t maps0 = recorded("tpoint", "user_stack_map");
+
+	check(maps0 > 0, "the first stack wrote the mappings");
+	tp_ustack_maps_refresh();
+	check(recorded("tpoint", "user_stack_map") == 2 * maps0,
+	      "tp_ustack_maps_refresh() writes them again (for a snapshot)");
 	check(tpoint_record_stop() == 0, "the recording ends");
+	if (tpoint_record_start("ustack2.dat") < 0) {
+		check(false, "a second recording starts");
+		return 1;
+	}
+	maps0 = recorded("tpoint", "user_stack_map");
+	tp_ustack_maps_refresh();
+	check(recorded("tpoint", "user_stack_map") == maps0,
+	      "a recording without stacks: tp_ustack_maps_refresh() writes nothing");
+	check(tpoint_record_stop() == 0, "the second recording ends");
 
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
