@@ -38,10 +38,13 @@ HIDDEN void tp_ustack_reads(struct tp_ustack_reads *out);
 
 /*
  * Record the calling thread's user stack into its current stream, as an ftrace:user_stack
- * record right after whatever it recorded last: what a `stacktrace` trigger does. `skip`
- * frames of the caller's are left out (0: the first frame is where tp_ustack_record()'s
- * caller returns to). Recorded whether or not ftrace:user_stack is enabled, counted (and
- * lost) as that event's records. Nothing while no recording is on. Async-signal-safe.
+ * record right after whatever it recorded last: what a `stacktrace` trigger does, after
+ * the event's record is published and its level released (the kernel's post-trigger:
+ * called with the level claimed, the stack goes to the next level's stream, as a signal
+ * handler's records do, before the event). The library's own frames are left out when it
+ * is libtpoint.so (up to 8: the stack starts where the program called the event), then
+ * `skip` more. Recorded whether or not ftrace:user_stack is enabled, counted (and lost) as
+ * that event's records. Nothing while no recording is on. Async-signal-safe.
  */
 HIDDEN void tp_ustack_record(unsigned skip);
 
