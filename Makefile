@@ -386,7 +386,7 @@ export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v
 		tools/tpoint/td_merge.c tools/tpoint/options.c lib/globs.c $(FMT_SRC) \
 		tools/tpoint/report_select.c tools/tpoint/select.c tools/tpoint/control_client.c \
 		tools/tpoint/glob.c $(FILTER_SRC) \
-		tools/tpoint/report_hist.c $(HIST_SRC)
+		tools/tpoint/report_hist.c $(HIST_SRC) tools/tpoint/ustack_sym.c tools/tpoint/ustack_names.c
 fuzz: all
 	@mkdir -p $(O)/fuzz
 	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \
