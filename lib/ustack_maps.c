@@ -30,6 +30,7 @@
 static struct { uintptr_t lo, hi; } known_exec[KNOWN_MAX];
 static unsigned nknown;
 static uint64_t written_epoch; /* the pool's (recording's) they were written for */
+static unsigned written_tgid;  /* and the process's: a fork child writes its own */
 static uint64_t written_ns;
 static int writing;
 
@@ -85,6 +86,7 @@ static void write_maps(const struct pool *pool, unsigned tgid, uint64_t now)
 	if (tp_maps_each(write_mapping, &w) == 0) {
 		__atomic_store_n(&nknown, w.n, __ATOMIC_RELEASE);
 		__atomic_store_n(&written_epoch, pool->epoch, __ATOMIC_RELAXED);
+		__atomic_store_n(&written_tgid, tgid, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&written_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
@@ -101,7 +103,7 @@ void tp_ustack_maps_note(const uintptr_t *pcs, unsigned n, unsigned tgid)
 	for (unsigned i = 0; i < n && !unknown; i++)
 		unknown = !known_pc(pcs[i]);
 	if (__atomic_load_n(&written_epoch, __ATOMIC_RELAXED) == pool->epoch &&
-	    now - last < RESCAN_ALWAYS_NS && !(unknown && now - last >= RESCAN_UNKNOWN_NS))
+	    __atomic_load_n(&written_tgid, __ATOMIC_RELAXED) == tgid && now - last < RESCAN_ALWAYS_NS && !(unknown && now - last >= RESCAN_UNKNOWN_NS))
 		return;
 	write_maps(pool, tgid, now);
 }

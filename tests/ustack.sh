@@ -84,6 +84,17 @@ TPOINT_RECORD=bad.dat TPOINT_EVENTS=$EV "$T" corrupt >out.txt 2>err.txt ||
 grep -q '^=> 0x1006$' report.txt || { cat report.txt; fail "the garbage frames are not shown as addresses"; }
 echo "ok: corrupt frame pointers stop the walk, never crash it"
 
+# A fork child's stacks are named from its own mappings (its process id is not its parent's).
+TPOINT_RECORD=fork.dat TPOINT_EVENTS=$EV "$T" fork >out.txt 2>err.txt ||
+	{ cat out.txt err.txt; fail "ustacktarget fork exited $?"; }
+# (a child of a TPOINT_RECORD program writes fork.dat.PID)
+"$TPOINT" report fork.dat fork.dat.* >report.txt 2>err.txt || { cat err.txt; fail "report of fork.dat exited $?"; }
+[ "$(grep -c 'ustack_hit: *where=[67]$' report.txt)" = 2 ] && [ "$(grep -c '^=> stack_c+' report.txt)" = 2 ] ||
+	{ cat report.txt; fail "the parent's and the child's stacks are not both named"; }
+[ "$(grep -o 'user_stack_map: *tgid=[0-9]*' report.txt | sort -u | wc -l)" = 2 ] ||
+	{ cat report.txt; fail "the child did not write its own mappings"; }
+echo "ok: a fork child's stack, by its own mappings"
+
 # tpoint record: the file is made after the process is gone, from the mappings it recorded.
 "$TPOINT" record -e "$EV" -o rec.dat -- "$T" chain >out.txt 2>err.txt ||
 	{ cat err.txt; fail "record -- ustacktarget exited $?"; }

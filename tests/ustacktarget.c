@@ -6,7 +6,7 @@
  * thread's stack and on an alternate one), from 16 threads at once, and through frame
  * pointers made corrupt on purpose.
  *
- *	ustacktarget chain | signal | threads N | corrupt | loop SECONDS
+ *	ustacktarget chain | signal | threads N | corrupt | fork | loop SECONDS
  *
  * Prints "frames N" for each stack the chain recorded (the callers tpoint_record_user_stack()
  * returned), so that the test knows what the file must hold.
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 
@@ -198,6 +199,20 @@ int main(int argc, char **argv)
 		run_threads(argc > 2 ? atoi(argv[2]) : 16, argc > 3 ? atol(argv[3]) : 100);
 	} else if (!strcmp(mode, "corrupt")) {
 		run_corrupt();
+	} else if (!strcmp(mode, "fork")) {
+		/* A stack in the parent, then one in a child, whose mappings are its own. */
+		pid_t child;
+		int status;
+
+		printf("frames %d\n", stack_a(6));
+		child = fork();
+		if (child == 0) {
+			printf("frames %d\n", stack_a(7));
+			exit(0);
+		}
+		if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			return 1;
 	} else if (!strcmp(mode, "loop")) {
 		/* For tpoint record -p: a stack every 10 ms for the seconds asked. */
 		int rounds = (argc > 2 ? atoi(argv[2]) : 3) * 100;
@@ -208,7 +223,7 @@ int main(int argc, char **argv)
 			usleep(10000);
 		}
 	} else {
-		fprintf(stderr, "usage: ustacktarget chain|signal|threads [N [ROUNDS]]|corrupt|loop [S]\n");
+		fprintf(stderr, "usage: ustacktarget chain|signal|threads [N [ROUNDS]]|corrupt|fork|loop [S]\n");
 		return 2;
 	}
 	return 0;

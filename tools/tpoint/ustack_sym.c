@@ -104,10 +104,11 @@ struct ustack_sym *ustack_sym_attach(struct tep_handle *tep, const struct traced
 	struct tep_event *map = tep_find_event_by_name(tep, "tpoint", "user_stack_map");
 	struct ustack_names *s;
 
-	if (!stack || !(s = ustack_names_new()))
+	/* A file without tpoint's mappings (the kernel's user stacks, trace-cmd's file) prints
+	 * as trace-cmd prints it. */
+	if (!stack || !map || !(s = ustack_names_new()))
 		return NULL;
-	if (map)
-		gather(s, td, map);
+	gather(s, td, map);
 	if (tep_register_event_handler(tep, stack->id, "ftrace", "user_stack", print_stack, s) < 0) {
 		ustack_names_free(s);
 		return NULL;

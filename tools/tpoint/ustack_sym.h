@@ -14,10 +14,10 @@
 struct ustack_sym;
 
 /*
- * For a file that holds ftrace:user_stack: its mappings gathered (one pass over its
- * records), and the printer of its user stacks registered with `tep`, which has its
- * formats. NULL when the file has no user stacks, or out of memory (then they print as
- * their format says, addresses).
+ * For a file that holds ftrace:user_stack and tpoint:user_stack_map (a file of tpoint's
+ * with user stacks): its mappings gathered (one pass over its records), and the printer of
+ * its user stacks registered with `tep`, which has its formats. NULL for any other file
+ * (the kernel's user stacks print as trace-cmd prints them), or out of memory.
  */
 struct ustack_sym *ustack_sym_attach(struct tep_handle *tep, const struct tracedat *td);
 void ustack_sym_free(struct ustack_sym *s);
