@@ -37,6 +37,21 @@ grep -A1 'ustack_hit: *where=1' tc.txt | grep -q 'user_stack: *	=> 0x[0-9a-f]\{6
 grep -q blktrace tc.txt && { cat tc.txt; fail "trace-cmd took an event for its blktrace"; }
 echo "ok: a -> b -> c by name in tpoint report, as the kernel's user stack in trace-cmd report"
 
+# The stacktrace trigger, where the library has it: the stack recorded after the event by
+# the trigger, ftrace:user_stack off, starting at the event's call site (the library's own
+# frames left out).
+TPOINT_RECORD=trig.dat TPOINT_EVENTS='tpt_ustack:*' TPOINT_TRIGGER='tpt_ustack:ustack_hit:stacktrace' \
+	"$T" chain >out.txt 2>err.txt || { cat out.txt err.txt; fail "chain with a stacktrace trigger exited $?"; }
+if ! grep -q TPOINT_TRIGGER "$B/libtpoint.so" || grep -q "'stacktrace': unknown trigger command" err.txt; then
+	echo "note: this library has no stacktrace trigger: not checked"
+else
+	"$TPOINT" report trig.dat >report.txt 2>&1 || { cat report.txt; fail "report of trig.dat exited $?"; }
+	grep -A1 'ustack_hit: *where=1' report.txt | grep -q 'user_stack: *<user stack trace>$' &&
+		[ "$(frames report.txt | head -4 | tr '\n' ' ')" = "stack_c stack_b stack_a main " ] ||
+		{ cat err.txt report.txt; fail "stacktrace trigger: not the chain from stack_c, after the event"; }
+	echo "ok: the stacktrace trigger records the chain from the event's call site"
+fi
+
 # The event off: nothing walked, nothing recorded.
 TPOINT_RECORD=off.dat TPOINT_EVENTS='tpt_ustack:*' "$T" chain >out.txt 2>&1 || fail "chain, event off, exited $?"
 grep -qx "frames 0" out.txt || { cat out.txt; fail "a stack recorded while ftrace:user_stack is off"; }
