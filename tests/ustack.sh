@@ -20,10 +20,13 @@ frames() {
 
 TPOINT_RECORD=chain.dat TPOINT_EVENTS=$EV "$T" chain >out.txt 2>err.txt ||
 	{ cat out.txt err.txt; fail "ustacktarget chain exited $?"; }
-grep -qx "frames 5" out.txt || { cat out.txt; fail "the chain recorded other than 5 callers"; }
+# (main's caller is libc's, built without frame pointers: what follows main may vary)
+n=$(sed -n 's/^frames \([0-9]*\)$/\1/p' out.txt)
+[ "${n:-0}" -ge 4 ] || { cat out.txt; fail "the chain recorded fewer than 4 callers"; }
 "$TPOINT" report chain.dat >report.txt 2>err.txt || { cat err.txt; fail "report exited $?"; }
-[ "$(frames report.txt | tr '\n' ' ')" = "stack_c stack_b stack_a main [libc.so.6 " ] ||
-	{ cat report.txt; fail "tpoint report: the frames are not stack_c, stack_b, stack_a, main, libc"; }
+[ "$(frames report.txt | head -4 | tr '\n' ' ')" = "stack_c stack_b stack_a main " ] &&
+	[ "$(frames report.txt | wc -l)" = "$n" ] ||
+	{ cat report.txt; fail "tpoint report: the frames are not stack_c, stack_b, stack_a, main ($n)"; }
 grep -A1 'ustack_hit: *where=1' report.txt | grep -q 'user_stack: *<user stack trace>$' ||
 	{ cat report.txt; fail "the stack is not the record right after its event"; }
 grep -q "user_stack_map: *tgid=[0-9]* [0-9a-f]*-[0-9a-f]* [0-9a-f]* .*/ustacktarget$" report.txt ||
@@ -32,8 +35,8 @@ trace-cmd report --check-events chain.dat >/dev/null 2>&1 || fail "trace-cmd --c
 trace-cmd report chain.dat >tc.txt 2>tcerr.txt || { cat tcerr.txt; fail "trace-cmd report exited $?"; }
 grep -A1 'ustack_hit: *where=1' tc.txt | grep -q 'user_stack: *	=> 0x[0-9a-f]\{6,\}$' ||
 	{ cat tc.txt; fail "trace-cmd does not print the stack after the event"; }
-[ "$(grep -c '^	=> 0x[0-9a-f]\{4,\}$' tc.txt)" = 4 ] && [ "$(grep -c '^	=> 0x0$' tc.txt)" = 3 ] ||
-	{ cat tc.txt; fail "trace-cmd: not 5 callers and 3 empty ones"; }
+[ "$(grep -c '^	=> 0x[0-9a-f]\{4,\}$' tc.txt)" = $((n - 1)) ] && [ "$(grep -c '^	=> 0x0$' tc.txt)" = $((8 - n)) ] ||
+	{ cat tc.txt; fail "trace-cmd: not $n callers and $((8 - n)) empty ones"; }
 grep -q blktrace tc.txt && { cat tc.txt; fail "trace-cmd took an event for its blktrace"; }
 echo "ok: a -> b -> c by name in tpoint report, as the kernel's user stack in trace-cmd report"
 
