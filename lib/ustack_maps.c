@@ -24,8 +24,9 @@
 #define RESCAN_UNKNOWN_NS 10000000ull
 #define RESCAN_ALWAYS_NS 1000000000ull
 
-/* The executable mappings last written: what is known to a reader. Relaxed atomics: a
- * reader meeting a change sees a range more or less, which costs a scan more or less. */
+/* The executable mappings last written: what a file's reader can name. Relaxed atomics: a
+ * thread that tests a pc while they change sees a range more or less, which costs a scan
+ * more or less. */
 #define KNOWN_MAX 256
 static struct { uintptr_t lo, hi; } known_exec[KNOWN_MAX];
 static unsigned nknown;
