@@ -71,8 +71,9 @@ int main(void)
 	      "past a function's size: not named after it", name);
 	ustack_names_name(s, me, (uintptr_t)main, name, sizeof(name));
 	check(!strcmp(name, "main+0x0 [ustack_names_test]"), "main, at its start", name);
+	/* (libc's, or a sanitizer's interceptor of it: a shared library either way) */
 	ustack_names_name(s, me, (uintptr_t)&strlen, name, sizeof(name));
-	check(strstr(name, "[libc.so") != NULL, "a libc function, in libc", name);
+	check(strstr(name, ".so") != NULL, "a function of a shared library, in that library", name);
 	ustack_names_name(s, me + 1, (uintptr_t)named_function, name, sizeof(name));
 	snprintf(want, sizeof(want), "0x%" PRIxPTR, (uintptr_t)named_function);
 	check(!strcmp(name, want), "another process's address: no mapping of its own", name);
