@@ -106,6 +106,10 @@ $(DEPS_OK):
 $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h lib/fmt/*.h include/tpoint/*.h include/tpoint/*/*.h) | $(O)/lib/arch $(O)/lib/fmt
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
+# The user stack walk starts in its own functions' frames: they keep their frame pointers
+# whatever CFLAGS say (lib/ustack.c).
+$(O)/lib/ustack.o $(O)/lib/ustack_record.o: LIB_CFLAGS += -fno-omit-frame-pointer
+
 $(SHLIB): $(LIB_OBJ) lib/libtpoint.map
 	$(CC) $(CFLAGS) $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libtpoint.map \
 		-o $@ $(LIB_OBJ) -lpthread
@@ -142,7 +146,8 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/toptarget $(O)/tests/owcwriter \
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
-		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget
+		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget \
+		$(O)/tests/ustacktarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -163,6 +168,9 @@ $(O)/tests/usdttarget: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
 $(O)/tests/usdttarget_jump: $(USDT_DEPS) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< -L$(O)/tests -ltp_jumplib $(INSTR_LDFLAGS) -lpthread -ldl
+# A known call chain whose user stacks are recorded, with frame pointers (tests/ustack.sh).
+$(O)/tests/ustacktarget: tests/ustacktarget.c tests/trace/events/tpt_ustack.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fno-omit-frame-pointer -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 # Every kind of field, for tests/convert.sh.
 $(O)/tests/convtarget: tests/convtarget.c tests/trace/events/tpt_conv.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -214,6 +222,10 @@ $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c 
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/outplace_test.c lib/outplace.c lib/ownfile.c
 
 # The name table of tpoint top, alone.
+# The names of user stack addresses, alone (tpoint report's user stacks).
+$(O)/tests/ustack_names_test: tests/ustack_names_test.c tools/tpoint/ustack_names.c tools/tpoint/ustack_names.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itools/tpoint -o $@ tests/ustack_names_test.c tools/tpoint/ustack_names.c
+
 $(O)/tests/top_name_table_test: tests/top_name_table_test.c tests/testutil.h tools/tpoint/top_name_table.c tools/tpoint/top_name_table.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_name_table_test.c tools/tpoint/top_name_table.c
 
@@ -222,6 +234,11 @@ $(O)/tests/top_group_test: tests/top_group_test.c tests/testutil.h tools/tpoint/
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_group_test.c tools/tpoint/top_group.c
 
 # The glob test links the glob matcher alone.
+# The walk and the trigger's hidden call, reached through the archive (tests/ustack_test.c).
+$(O)/tests/ustack_test: tests/ustack_test.c lib/ustack.h $(STLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fno-omit-frame-pointer -Ilib -o $@ $< $(STLIB) -lpthread
+$(O)/tests/procmaps_test: tests/procmaps_test.c lib/procmaps.c lib/procmaps.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/procmaps_test.c lib/procmaps.c
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/globs_test.c lib/globs.c
 
@@ -381,7 +398,8 @@ export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v
 		tools/tpoint/td_merge.c tools/tpoint/options.c lib/globs.c $(FMT_SRC) \
 		tools/tpoint/report_select.c tools/tpoint/select.c tools/tpoint/control_client.c \
 		tools/tpoint/glob.c $(FILTER_SRC) \
-		tools/tpoint/report_hist.c tools/tpoint/hist_fields.c $(HIST_SRC)
+		tools/tpoint/report_hist.c tools/tpoint/hist_fields.c $(HIST_SRC) \
+		tools/tpoint/ustack_sym.c tools/tpoint/ustack_names.c
 fuzz: all
 	@mkdir -p $(O)/fuzz
 	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \

@@ -283,6 +283,8 @@ static int gather_input(struct writer_state *w, const struct tracedat_write_opts
 		ret = tp_tdw_writer_fail(w, -ENOMEM, "out of memory");
 	if (ret)
 		return ret;
+	if (w->sel)
+		tp_tdw_keep_stack_maps(w);
 	tp_tdw_build_by_id(w);
 	if (w->sel)
 		tp_tdw_count_filtered(w);

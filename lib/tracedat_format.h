@@ -42,6 +42,16 @@
  */
 #define TD_OPT_TPOINT_KERNEL 0x7472
 
+/*
+ * The file's id of ftrace:user_stack, the user stacks the library records (lib/ustack.h),
+ * written in the ftrace formats as the kernel's own: the kernel's TRACE_USER_STACK (from
+ * 2.6.30 to 6.12; the kernel's events start above its ftrace types, spools' at
+ * TPOINT_FIRST_ID). The next id stays free: trace-cmd gives user_stack's id + 1 to a
+ * blktrace event of its own (tracecmd_blk_hack()), which took over the event that had it.
+ */
+#define TD_ID_USER_STACK 12
+#define TD_ID_AFTER_USER_STACK 13
+
 /* ---- ring-buffer pages: u64 time stamp, u64 commit, then the records ---- */
 
 /* The commit word: the bytes of records, and flags above them. */

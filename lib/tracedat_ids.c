@@ -181,8 +181,13 @@ int tp_tdw_map_event(struct writer_state *w, struct spool_in *s, const struct sp
 			return -ENOMEM;
 		if (w->sel)
 			e->dropped = !w->sel->event(w->sel->ctx, sys, name, fmt, &e->filter);
-		/* The spool's own id if it is free, else the next free one (there is one). */
+		/* The spool's own id if it is free, else the next free one (there is one);
+		 * ftrace:user_stack the kernel's (tracedat_format.h). */
 		uint16_t out = id;
+
+		if (!strcmp(sys, "ftrace") && !strcmp(name, "user_stack") &&
+		    !tp_tdw_id_taken(w, TD_ID_USER_STACK) && !tp_tdw_id_taken(w, TD_ID_AFTER_USER_STACK))
+			out = TD_ID_USER_STACK;
 
 		while (tp_tdw_id_taken(w, out))
 			out = out == UINT16_MAX ? (uint16_t)TPOINT_FIRST_ID : (uint16_t)(out + 1);

@@ -44,7 +44,34 @@ static void block_header_info(struct writer_state *w, struct out_file *f)
 			    tp_td6_tpoint_header_event, tp_td6_tpoint_header_event_len);
 }
 
-/* No ftrace formats, kallsyms or printk formats: a count or size of 0. */
+/* Events of the ftrace system (ftrace:user_stack) go in the ftrace formats, as the kernel's. */
+static bool ftrace_event(const struct out_event *e)
+{
+	return !e->dropped && !strcmp(e->system, "ftrace");
+}
+
+static void put_event_format(struct td6_out *o, const struct out_event *e)
+{
+	char head[TPOINT_NAME_MAX + 32];
+	int n = snprintf(head, sizeof(head), "name: %s\nID: %u\n", e->name, e->id);
+
+	tp_td6_put_format2(o, head, (size_t)n, e->format_body, strlen(e->format_body));
+}
+
+static void block_ftrace_formats(struct writer_state *w, struct out_file *f)
+{
+	struct td6_out o = tp_tdw_out_v6(f);
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < w->nevents; i++)
+		n += ftrace_event(&w->events[i]);
+	tp_td6_put_u32(&o, n);
+	for (size_t i = 0; i < w->nevents; i++)
+		if (ftrace_event(&w->events[i]))
+			put_event_format(&o, &w->events[i]);
+}
+
+/* No kallsyms or printk formats: a count or size of 0. */
 static void block_empty(struct writer_state *w, struct out_file *f)
 {
 	struct td6_out o = tp_tdw_out_v6(f);
@@ -61,7 +88,8 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 	const char *last = NULL;
 
 	for (size_t i = 0; i < w->nevents; i++)
-		if (!w->events[i].dropped && (!last || strcmp(w->events[i].system, last))) {
+		if (!w->events[i].dropped && !ftrace_event(&w->events[i]) &&
+		    (!last || strcmp(w->events[i].system, last))) {
 			nsys++;
 			last = w->events[i].system;
 		}
@@ -71,21 +99,16 @@ static void block_event_formats(struct writer_state *w, struct out_file *f)
 
 		while (j < w->nevents && !strcmp(w->events[j].system, w->events[i].system))
 			kept += !w->events[j++].dropped;
+		if (!strcmp(w->events[i].system, "ftrace"))
+			kept = 0; /* in the ftrace formats */
 		if (!kept) {
 			i = j;
 			continue;
 		}
 		tp_td6_put_system(&o, w->events[i].system, (uint32_t)kept);
-		for (; i < j; i++) {
-			if (w->events[i].dropped)
-				continue;
-			char head[TPOINT_NAME_MAX + 32];
-			int n = snprintf(head, sizeof(head), "name: %s\nID: %u\n", w->events[i].name,
-					 w->events[i].id);
-
-			tp_td6_put_format2(&o, head, (size_t)n, w->events[i].format_body,
-					strlen(w->events[i].format_body));
-		}
+		for (; i < j; i++)
+			if (!w->events[i].dropped)
+				put_event_format(&o, &w->events[i]);
 	}
 }
 
@@ -173,7 +196,7 @@ void tp_tdw_write_metadata_v6(struct writer_state *w, struct out_file *f)
 
 	tp_td6_put_file_header(&o, sizeof(long), TPOINT_PAGE_SIZE);
 	block_header_info(w, f);
-	block_empty(w, f); /* ftrace formats */
+	block_ftrace_formats(w, f);
 	sort_events(w);
 	block_event_formats(w, f);
 	block_empty(w, f); /* kallsyms */
@@ -212,7 +235,7 @@ int tp_tdw_write_metadata_v7(struct writer_state *w)
 	sort_events(w);
 	ret = section_v7(w, TD7_SEC_HEADER_INFO, block_header_info);
 	if (!ret)
-		ret = section_v7(w, TD7_SEC_FTRACE_EVENTS, block_empty);
+		ret = section_v7(w, TD7_SEC_FTRACE_EVENTS, block_ftrace_formats);
 	if (!ret)
 		ret = section_v7(w, TD7_SEC_EVENT_FORMATS, block_event_formats);
 	if (!ret)

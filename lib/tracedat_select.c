@@ -30,6 +30,31 @@ void tp_tdw_build_by_id(struct writer_state *w)
 		w->by_id[w->events[i].id] = &w->events[i];
 }
 
+/*
+ * A selection that keeps the user stacks (ftrace:user_stack) keeps the mappings that name
+ * them (tpoint:user_stack_map), whole: without them a reader shows addresses only.
+ */
+void tp_tdw_keep_stack_maps(struct writer_state *w)
+{
+	struct out_event *stack = NULL, *maps = NULL;
+
+	for (size_t i = 0; i < w->nevents; i++) {
+		struct out_event *e = &w->events[i];
+
+		if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack"))
+			stack = e;
+		else if (!strcmp(e->system, "tpoint") && !strcmp(e->name, "user_stack_map"))
+			maps = e;
+	}
+	if (stack && maps && !stack->dropped && maps->dropped) {
+		maps->dropped = false;
+		if (maps->filter) {
+			tp_filter_free(maps->filter);
+			maps->filter = NULL;
+		}
+	}
+}
+
 /* Does the record of output id `id` go into the file? */
 bool tp_tdw_selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size)
 {

@@ -208,6 +208,7 @@ HIDDEN uint64_t tp_tdw_out_td7_offset(void *ctx);
 
 /* tracedat_select.c */
 HIDDEN void tp_tdw_build_by_id(struct writer_state *w);
+HIDDEN void tp_tdw_keep_stack_maps(struct writer_state *w);
 /* Does the record of output id `id` go into the file? */
 HIDDEN bool tp_tdw_selected(const struct writer_state *w, uint16_t id, const char *data, uint32_t size);
 HIDDEN void tp_tdw_count_filtered(struct writer_state *w);

@@ -7,8 +7,9 @@ fail() { echo "FAIL: $*"; cat target.out 2>/dev/null | head -5; exit 1; }
 
 start 60 500
 "$TPOINT" ps >ps.txt || fail "ps exited $?"
-# Three events: the target's two and the library's own tpoint:print (tpoint_printf()).
-grep -q "^ *$P  ctltarget  *3  *0  none$" ps.txt || { cat ps.txt; fail "ps does not show the target"; }
+# Five events: the target's two and the library's own tpoint:print (tpoint_printf()),
+# ftrace:user_stack and tpoint:user_stack_map (tpoint_record_user_stack()).
+grep -q "^ *$P  ctltarget  *5  *0  none$" ps.txt || { cat ps.txt; fail "ps does not show the target"; }
 "$TPOINT" list -p "$P" >list.txt || fail "list -p exited $?"
 grep -qx "tpt_ctl:ctl_odd" list.txt && grep -qx "  condition: n & 1" list.txt &&
 	grep -qx "tpoint:print" list.txt ||
@@ -18,7 +19,7 @@ grep -qx "tpt_ctl:ctl_odd" list.txt && grep -qx "  condition: n & 1" list.txt &&
 echo "ok: ps and list -p"
 
 "$TPOINT" enable -p "$P" 'tpt_ctl:*' | grep -qx "enabled 2 events of process $P" || fail "enable"
-"$TPOINT" ps | grep -q "^ *$P  ctltarget  *3  *2  memory$" || fail "ps after enable"
+"$TPOINT" ps | grep -q "^ *$P  ctltarget  *5  *2  memory$" || fail "ps after enable"
 wait_count "$P" tpt_ctl:ctl_odd hits 11 || fail "ctl_odd: no hits counted"
 "$TPOINT" stat -p "$P" --json >s1.json || fail "stat --json exited $?"
 grep -q '^{"event": "tpt_ctl:ctl_odd", "condition": "n & 1", "hits": [0-9]*, "condition_skipped": [0-9]*, "filtered": 0, "recorded": [0-9]*, "lost": 0, "usdt": 0, "time": [0-9]*\.[0-9]*}$' s1.json ||

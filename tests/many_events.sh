@@ -82,14 +82,14 @@ echo "ok: tpoint list FILE shows all $N events"
 ./driver >out.txt 2>err.txt || { cat out.txt err.txt; fail "driver exited $?"; }
 want="enabled $N
 disabled $N
-stats $((N + 2))
+stats $((N + 4))
 filter 0
 last 1 1
 bad 1 0"
 [ "$(cat out.txt)" = "$want" ] || { cat out.txt err.txt; fail "the driver's counts differ from: $want"; }
 grep -q "manybad:manybad_char.*%c" err.txt ||
 	{ cat err.txt; fail "the refusal of manybad_char was not said when it was enabled"; }
-echo "ok: tpoint_enable counts all $N (and the library's tpoint:print), the last found by name"
+echo "ok: tpoint_enable counts all $N (and the library's three), the last found by name"
 
 "$TPOINT" report many.dat >report.txt 2>&1 || { cat report.txt; fail "report exited $?"; }
 [ "$(grep -c "$LAST:" report.txt)" = 1 ] && grep -q "$LAST: *a=1 b=7 c=3" report.txt ||

@@ -225,7 +225,7 @@ grep -q "tpt_ctl:ctl_odd skipped: no field 'name' in tpt_ctl:ctl_odd" err.txt &&
 "$TPOINT" list -p $CT | grep -q 'filter:' && fail "filter --clear on a glob left a filter"
 "$TPOINT" filter -p $CT ctl_tik 'n > 1' 2>err.txt && fail "a filter on an unknown event was accepted"
 # (in the order the process registered them, which is the compiler's)
-grep -q "no event 'ctl_tik' in process $CT; its events: tpoint:print, tpt_ctl:ctl_" err.txt &&
+grep -q "no event 'ctl_tik' in process $CT; its events: tpoint:print, tpoint:user_stack_map, ftrace:user_stack, tpt_ctl:ctl_" err.txt &&
 	grep -q "tpt_ctl:ctl_tick" err.txt && grep -q "tpt_ctl:ctl_odd" err.txt ||
 	{ cat err.txt; fail "an unknown event does not list the known ones"; }
 kill $CT; wait $CT 2>/dev/null; trap - EXIT

@@ -185,6 +185,21 @@ TPOINT_EXPORT int tpoint_vprintf(const char *fmt, va_list ap)
 TPOINT_EXPORT int tpoint_print_enabled(void);
 #define tpoint_printf(...) (tpoint_print_enabled() ? (tpoint_printf)(__VA_ARGS__) : 0)
 
+/*
+ * The calling thread's user stack, recorded as the kernel's user stack traces are: an
+ * ftrace:user_stack record (the thread group and 8 callers, innermost first) right after
+ * the thread's last record, which trace-cmd report prints as the kernel's, and `tpoint
+ * report` with names (function+offset), from the program's and its libraries' symbols and
+ * the mappings recorded with it (tpoint:user_stack_map). The kernel's trace_dump_stack()
+ * for programs. Records while the event ftrace:user_stack is enabled (TPOINT_EVENTS),
+ * counted and lost as its records; a filter on it applies. The first caller is where this
+ * call returns to. By frame pointers: the frames above a function built without them
+ * (-fomit-frame-pointer, the default of -O2 on x86-64) are wrong or missing, though the
+ * walk never reads memory that is not mapped. Async-signal-safe. Returns the callers
+ * recorded (up to 8), or 0 while the event is off or nothing records.
+ */
+TPOINT_EXPORT int tpoint_record_user_stack(void);
+
 #ifdef __cplusplus
 }
 #endif

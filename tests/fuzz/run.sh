@@ -149,6 +149,9 @@ record_seeds() {
 	done
 	TPOINT_EVENTS='*' TPOINT_RECORD=$t/hello.v7 TPOINT_COMPRESS=zstd "$B/examples/hello" \
 		>/dev/null 2>&1
+	# user stacks and the mappings that name them (tools/tpoint/ustack_sym.c)
+	[ ! -x "$B/tests/ustacktarget" ] ||
+		TPOINT_EVENTS='*' TPOINT_RECORD=$t/ustack.v6 "$B/tests/ustacktarget" chain >/dev/null 2>&1
 	ls "$s"/* "$t"/* >/dev/null 2>&1 || { echo "FAIL: no seed recorded with $B"; return 1; }
 }
 TPOINT=${TPOINT:-$B/tpoint}

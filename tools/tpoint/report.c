@@ -35,6 +35,7 @@
 #include "td_merge.h"
 #include "tool.h"
 #include "tracedat_read.h"
+#include "ustack_sym.h"
 
 #define VERB "report"
 
@@ -109,6 +110,7 @@ struct report {
 	struct tracedat td;
 	const struct td_format **by_id; /* the format of each event id, or NULL */
 	struct renderer rd;
+	struct ustack_sym *ustack; /* the names of its user stacks, or NULL */
 };
 
 static char *dup_text(const struct td_text *t)
@@ -588,6 +590,7 @@ out:
 static void report_free(struct report *r)
 {
 	render_free(&r->rd);
+	ustack_sym_free(r->ustack);
 	free(r->by_id);
 	tracedat_close(&r->td);
 }
@@ -744,6 +747,8 @@ int cmd_report(int argc, char **argv)
 			tool_error(VERB, "out of memory");
 			goto out;
 		}
+		/* user stacks by name, from the mappings recorded with them */
+		rs[f].ustack = ustack_sym_attach(rs[f].rd.tep, &rs[f].td);
 		if (tracedat_option(&rs[f].td, TD_OPT_TIME_SHIFT))
 			tool_error(VERB, "%s: note: the guest/host time-sync option is not applied; "
 				   "times are the guest's own", rs[f].file);
