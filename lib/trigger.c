@@ -37,6 +37,7 @@ static void trigger_free(void *p)
 		tp_hist_table_free(n->table); /* the node lives in the table's mapping */
 	}
 	tp_hist_spec_free(tr->spec);
+	tp_filter_free(tr->filter);
 	free(tr->info);
 	free(tr);
 }
@@ -87,6 +88,25 @@ static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
 	return ret;
 }
 
+/* The slot's set without its trigger `at`, published; the trigger freed after grace. */
+static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsigned at, char *err,
+		     size_t errlen)
+{
+	struct trigger_set *ts = cur->n > 1 ? set_copy(NULL, cur->n - 1) : NULL;
+	struct trigger *gone = cur->t[at];
+
+	if (cur->n > 1 && !ts)
+		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
+	for (unsigned i = 0; ts && i < cur->n; i++)
+		if (i != at)
+			ts->t[ts->n++] = cur->t[i];
+	if (ts)
+		ts->soft = cur->soft;
+	publish_set(s, ts); /* retires cur */
+	tp_registry_retire(gone, trigger_free);
+	return 0;
+}
+
 /* Under the lock: a hist trigger for the slot's event. */
 static int slot_set_hist(struct event_slot *s, const char *text, char *err, size_t errlen)
 {
@@ -124,26 +144,14 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
 	for (; cur && at < cur->n; at++)
-		if (!strcmp(cur->t[at]->info, info)) {
+		if (cur->t[at]->kind == TRIGGER_HIST && !strcmp(cur->t[at]->info, info)) {
 			found = cur->t[at];
 			break;
 		}
 	if (spec->remove) {
 		ret = found ? 0 : hist_error(err, errlen, HIST_ERR_TRIGGER_ENOENT_CLEAR, -ENOENT);
-		if (found) {
-			ts = cur->n > 1 ? set_copy(NULL, cur->n - 1) : NULL;
-			if (cur->n > 1 && !ts) {
-				ret = hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
-			} else {
-				for (unsigned i = 0; ts && i < cur->n; i++)
-					if (i != at)
-						ts->t[ts->n++] = cur->t[i];
-				if (ts)
-					ts->soft = cur->soft;
-				publish_set(s, ts);
-				tp_registry_retire(found, trigger_free);
-			}
-		}
+		if (found)
+			ret = remove_at(s, cur, at, err, errlen);
 	} else if (spec->pause || spec->cont || spec->clear) {
 		/* The kernel applies them to the trigger they name, or makes a paused one. */
 		if (found) {
@@ -213,28 +221,128 @@ static struct event_slot *slot_named(const char *event)
 	return best;
 }
 
-static bool is_hist(const char *text)
+/* The slot's trigger of a command kind, and its place in the set, or NULL. */
+static struct trigger *find_kind(const struct trigger_set *ts, enum trigger_kind kind,
+				 unsigned *at)
 {
+	for (unsigned i = 0; ts && i < ts->n; i++)
+		if (ts->t[i]->kind == kind) {
+			*at = i;
+			return ts->t[i];
+		}
+	return NULL;
+}
+
+/*
+ * A command trigger, "[!]stacktrace[:N] [if FILTER]", as the kernel's event_trigger_parse():
+ * one of each command an event (set twice: -EEXIST), `!` removes it whatever its count and
+ * filter, N counts the firings left.
+ */
+static int slot_set_command(struct event_slot *s, const char *text, char *err, size_t errlen)
+{
+	bool remove = *text == '!';
+	const char *p = text + remove + strlen("stacktrace"), *filter = NULL;
+	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts;
+	struct trigger *found, *tr;
+	long long count = -1;
+	unsigned at = 0;
+	int ret;
+
+	if (*p == ':') {
+		char *end;
+
+		errno = 0;
+		count = strtoll(p + 1, &end, 10);
+		if (end == p + 1 || errno || count <= 0 || (*end && *end != ' ')) {
+			snprintf(err, errlen, "'%.*s': expected a count above 0 after '%.*s:'",
+				 (int)strcspn(p + 1, " "), p + 1, (int)(p - text), text);
+			return -EINVAL;
+		}
+		p = end;
+	}
+	while (*p == ' ')
+		p++;
+	if (!strncmp(p, "if ", 3) || !strcmp(p, "if")) {
+		filter = p + 2;
+		while (*filter == ' ')
+			filter++;
+	} else if (*p) {
+		snprintf(err, errlen, "'%s': expected ':N' or 'if FILTER' after stacktrace", p);
+		return -EINVAL;
+	}
+	found = find_kind(cur, TRIGGER_STACKTRACE, &at);
+	if (remove) {
+		if (!found) {
+			snprintf(err, errlen, "no stacktrace trigger on %s:%s", s->system, s->name);
+			return -ENOENT;
+		}
+		return remove_at(s, cur, at, err, errlen);
+	}
+	if (found) {
+		snprintf(err, errlen, "%s:%s has a stacktrace trigger already (File exists)",
+			 s->system, s->name);
+		return -EEXIST;
+	}
+	tr = calloc(1, sizeof(*tr));
+	if (!tr)
+		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
+	tr->kind = TRIGGER_STACKTRACE;
+	tr->count = count;
+	tr->info = strdup(text);
+	if (filter) {
+		char label[2 * TPOINT_NAME_MAX + 2];
+		struct filter_field *fields;
+		size_t nfields;
+
+		snprintf(label, sizeof(label), "%s:%s", s->system, s->name);
+		ret = tp_registry_slot_fields(s, &fields, &nfields, err, errlen);
+		if (!ret) {
+			ret = tp_filter_compile(filter, label, fields, nfields, &tr->filter, err,
+						errlen);
+			free(fields);
+		}
+		if (ret < 0) {
+			trigger_free(tr);
+			return ret;
+		}
+	}
+	ts = set_copy(cur, 1);
+	if (!ts || !tr->info) {
+		free(ts);
+		trigger_free(tr);
+		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
+	}
+	tr->id = next_id++;
+	ts->t[ts->n++] = tr;
+	publish_set(s, ts);
+	return 0;
+}
+
+static bool is_command(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
 	if (*text == '!')
 		text++;
-	return !strncmp(text, "hist", 4) && (!text[4] || text[4] == ':' || text[4] == ' ');
+	return !strncmp(text, word, n) && (!text[n] || text[n] == ':' || text[n] == ' ');
 }
 
 /* Under the lock. */
 static int set_locked(struct event_slot *s, const char *text, char *err, size_t errlen)
 {
-	if (!is_hist(text)) {
-		const char *end = strpbrk(text, ": ");
-
-		snprintf(err, errlen, "'%.*s': unknown trigger command (this version has hist)",
-			 end ? (int)(end - text) : (int)strlen(text), text);
-		return -EINVAL;
-	}
 	if (s->ev->index >= TPOINT_MAX_EVENTS) {
 		snprintf(err, errlen, "%s:%s has no counters' slot", s->system, s->name);
 		return -ENOSPC;
 	}
-	return slot_set_hist(s, text, err, errlen);
+	if (is_command(text, "hist"))
+		return slot_set_hist(s, text, err, errlen);
+	if (is_command(text, "stacktrace"))
+		return slot_set_command(s, text, err, errlen);
+	const char *end = strpbrk(text, ": ");
+
+	snprintf(err, errlen, "'%.*s': unknown trigger command (this version has hist and "
+		 "stacktrace)", end ? (int)(end - text) : (int)strlen(text), text);
+	return -EINVAL;
 }
 
 int tp_trigger_set_text(const char *event, const char *text, char *err, size_t errlen)
@@ -351,6 +459,14 @@ void tp_trigger_env_report(void)
 
 /* ---- reading ---- */
 
+static bool has_hist(const struct trigger_set *ts)
+{
+	for (unsigned k = 0; k < ts->n; k++)
+		if (ts->t[k]->kind == TRIGGER_HIST)
+			return true;
+	return false;
+}
+
 /* The trigger's histogram now: its threads' tables merged into a new one. */
 static struct hist_table *merged(struct trigger *tr)
 {
@@ -375,25 +491,27 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 		struct event_slot *s = &tp_slots[i];
 		struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
 
-		if (ts && (!globs || tp_globs_select(globs, s->system, s->name)))
+		if (ts && has_hist(ts) && (!globs || tp_globs_select(globs, s->system, s->name)))
 			events++;
 	}
 	for (uint32_t i = 0; i < tp_nslots && ret == 0; i++) {
 		struct event_slot *s = &tp_slots[i];
 		struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
 
-		if (!ts || (globs && !tp_globs_select(globs, s->system, s->name)))
+		if (!ts || !has_hist(ts) || (globs && !tp_globs_select(globs, s->system, s->name)))
 			continue;
 		if (!json && events > 1)
 			fprintf(out, "%s==> %s:%s <==\n", shown ? "\n" : "", s->system, s->name);
-		for (unsigned k = 0; k < ts->n; k++) {
+		for (unsigned k = 0, nth = 0; k < ts->n; k++) {
+			if (ts->t[k]->kind != TRIGGER_HIST)
+				continue;
 			struct hist_table *t = merged(ts->t[k]);
 
 			if (!t) {
 				ret = -ENOMEM;
 				break;
 			}
-			if (json ? tp_hist_print_json(out, t, NULL) : tp_hist_print(out, t, k, NULL))
+			if (json ? tp_hist_print_json(out, t, NULL) : tp_hist_print(out, t, nth++, NULL))
 				ret = -EIO;
 			tp_hist_table_free(t);
 			shown++;
@@ -414,7 +532,24 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 {
 	struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
 
-	for (unsigned k = 0; ts && k < ts->n; k++) /* a line each, as the kernel's file */
-		tp_hist_spec_print(out, ts->t[k]->spec, __atomic_load_n(&ts->t[k]->paused,
-									__ATOMIC_RELAXED));
+	for (unsigned k = 0; ts && k < ts->n; k++) { /* a line each, as the kernel's file */
+		const struct trigger *tr = ts->t[k];
+		int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
+
+		if (tr->kind == TRIGGER_HIST) {
+			tp_hist_spec_print(out, tr->spec, __atomic_load_n(&tr->paused,
+									 __ATOMIC_RELAXED));
+			continue;
+		}
+		/* event_trigger_print(): the command, its count, its filter */
+		fputs("stacktrace", out);
+		if (left < 0)
+			fputs(":unlimited", out);
+		else
+			fprintf(out, ":count=%lld", (long long)left);
+		if (tr->filter)
+			fprintf(out, " if %s", tp_filter_text(tr->filter));
+		fprintf(out, " (fired %llu)\n",
+			(unsigned long long)__atomic_load_n(&tr->fired, __ATOMIC_RELAXED));
+	}
 }

@@ -29,9 +29,18 @@ struct hist_node {
 	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
 };
 
+enum trigger_kind { TRIGGER_HIST, TRIGGER_STACKTRACE };
+
+/* What a hit's triggers ask of the writer once the record is published or dropped. */
+#define TRIGGER_FIRE_STACK 1u /* record the calling thread's user stack after the event */
+
 struct trigger {
 	uint64_t id;              /* unique for ever: the threads' caches compare it */
-	struct hist_spec *spec;   /* its own, filter included */
+	enum trigger_kind kind;
+	int64_t count;            /* atomic: firings left (:N), or -1 for unlimited */
+	uint64_t fired;           /* atomic: how often it fired */
+	struct filter *filter;    /* a command's `if FILTER` (hist: the spec has its own) */
+	struct hist_spec *spec;   /* hist: its own, filter included; NULL for a command */
 	char *info;               /* the trigger info text, without [active]: its identity */
 	bool paused;              /* atomic: :pause / :cont */
 	uint64_t gen;             /* atomic: :clear bumps it */
@@ -82,11 +91,11 @@ static inline struct trigger_set *tp_trigger_set_of(uint32_t index)
 /*
  * A hit: run the triggers on the record (`size` payload bytes from common_type, the common
  * header written) on the hitting thread (its record `rec`), whose level is claimed
- * (lib/trigger_run.c). No lock, no allocation but
+ * (lib/trigger_run.c). What the commands ask of the writer after the record: TRIGGER_FIRE_*. No lock, no allocation but
  * a thread's first hit of a histogram, which maps its table.
  */
-HIDDEN void tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
-			   uint32_t size);
+HIDDEN unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec,
+			       const void *entry, uint32_t size);
 
 /* The event is on for its triggers alone (not recorded): its records are not kept. */
 static inline bool tp_trigger_soft(const struct trigger_set *ts)

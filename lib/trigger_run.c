@@ -74,14 +74,37 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
-		    uint32_t size)
+/* A command fires if its filter says yes and it has firings left (:N counts down). */
+static bool command_fires(struct trigger *tr, const void *entry, uint32_t size)
 {
+	int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
+
+	if (tr->filter && !filter_match(tr->filter, entry, size))
+		return false;
+	while (left > 0 && !__atomic_compare_exchange_n(&tr->count, &left, left - 1, true,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (!left)
+		return false;
+	__atomic_fetch_add(&tr->fired, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
+			uint32_t size)
+{
+	unsigned fire = 0;
+
 	for (unsigned i = 0; i < ts->n; i++) {
 		struct trigger *tr = ts->t[i];
 		struct hist_node *n;
 		uint64_t gen;
 
+		if (tr->kind == TRIGGER_STACKTRACE) {
+			if (command_fires(tr, entry, size))
+				fire |= TRIGGER_FIRE_STACK;
+			continue;
+		}
 		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))
 			continue;
 		n = node_of(tr, rec);
@@ -102,8 +125,8 @@ void tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const 
 			h.ts_ns = mono_ns();
 		tp_hist_hit(n->table, &h);
 	}
+	return fire;
 }
-
 
 bool tp_trigger_slot_update(const struct event_slot *s, bool records)
 {

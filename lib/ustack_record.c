@@ -17,6 +17,7 @@
 #include "pool.h"
 #include "procmaps.h"
 #include "ustack.h"
+#include "writer.h"
 
 #define CREATE_TRACE_POINTS
 #include "ustack_event.h"
@@ -34,6 +35,8 @@ static void forget_tgid(void)
 
 __attribute__((constructor)) static void ustack_record_init(void)
 {
+	/* A stacktrace trigger records the stack after its event (lib/writer.c). */
+	__atomic_store_n(&tp_record_stack_hook, tp_ustack_record, __ATOMIC_RELAXED);
 	pthread_atfork(NULL, NULL, forget_tgid);
 }
 

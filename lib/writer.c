@@ -26,6 +26,12 @@
 #include "trigger.h"
 #include "writer.h"
 
+/*
+ * What a stacktrace trigger calls after its event (lib/ustack_record.c's tp_ustack_record(),
+ * set by its constructor): a pointer, as the stack's recorder stands above this file.
+ */
+void (*tp_record_stack_hook)(unsigned skip);
+
 /* Where every thread's reservations start (struct tpoint_tls): never written. */
 static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
 
@@ -810,22 +816,30 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 						     uint32_t size)
 {
 	bool soft = !ts || tp_trigger_soft(ts);
+	unsigned fire = 0;
 
 	if (ts && TPOINT_TLS.thread)
-		tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
+		fire = tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
 	if (s->page == TP_SCRATCH_PAGE) {
 		stream_forget_page(s); /* for this record only */
 		release_level(s);
 		if (soft)
 			tpoint_count_one(&tpoint_counters_of(ev)->filtered);
-		return;
-	}
-	if (soft)
+	} else if (soft || (f && !tp_filter_match_checked(f, entry, size))) {
 		drop_filtered(ev, s);
-	else if (!f || tp_filter_match_checked(f, entry, size))
+	} else {
 		publish(ev, s, size);
-	else
-		drop_filtered(ev, s);
+	}
+	/*
+	 * After the event, its level let go, as the kernel's post-call triggers run after the
+	 * commit or the discard: so the stack is the next record of this level's stream.
+	 */
+	if (fire & TRIGGER_FIRE_STACK) {
+		void (*stack)(unsigned) = __atomic_load_n(&tp_record_stack_hook, __ATOMIC_RELAXED);
+
+		if (stack)
+			stack(0);
+	}
 }
 
 /* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */

@@ -54,6 +54,8 @@ struct thread_rec {
  */
 enum { THREAD_FREE = 0, THREAD_LIVE = 1, THREAD_POKED = 2, THREAD_EXITING = 3 };
 HIDDEN struct thread_rec *tp_thread_list_head(void);
+/* Set once at start (ustack_record.c): what a stacktrace trigger records after its event. */
+extern HIDDEN void (*tp_record_stack_hook)(unsigned skip);
 /* Sum of every thread's counters (live and exited) for one event index. */
 HIDDEN void tp_counters_sum(uint32_t index, struct tpoint_counters *out);
 HIDDEN int tp_writer_init(void);

@@ -5,7 +5,8 @@
 # the histograms (text and --json), whose counts the test knows: tests/trigtarget.c hits
 # tpt_trig:trig_req ROUNDS times from 3 threads a round, id = i % 7, bytes = id * 10 + 1,
 # path /p/<id % 3>. The text is the kernel's hist file (lib/hist_print.c; tests/hist_test.c
-# checks its layout); here its numbers. Bad TPOINT_TRIGGER items are said and skipped.
+# checks its layout); here its numbers. Bad TPOINT_TRIGGER items are said and skipped. The
+# stacktrace command's count and listing (tests/ustack.sh checks the stacks it records).
 set -u
 fail() { echo "FAIL: $*"; cat target.out target.err 2>/dev/null | head -5; exit 1; }
 B=$(dirname "$TPOINT")
@@ -91,6 +92,20 @@ grep -qx "# no histograms of nosuch:\*: set one with TPOINT_TRIGGER or tpoint tr
 	{ cat n.txt; fail "hist -p -e that selects none"; }
 echo "ok: hist -p --watch, -e"
 
+# A command beside the histograms: stacktrace:3 if id == 1 fires exactly 3 times, as the
+# kernel's count; a count of 0 is refused; set twice, refused; the listing says what is left.
+"$TPOINT" trigger -p "$P" -e trig_req 'stacktrace:0' 2>err.txt
+[ $? = 1 ] && grep -q "'0': expected a count above 0 after 'stacktrace:'" err.txt ||
+	{ cat err.txt; fail "stacktrace:0"; }
+"$TPOINT" trigger -p "$P" -e trig_req 'stacktrace:3 if id == 1' >/dev/null || fail "stacktrace:3"
+"$TPOINT" trigger -p "$P" -e trig_req 'stacktrace' 2>err.txt
+[ $? = 1 ] && grep -q "has a stacktrace trigger already" err.txt || { cat err.txt; fail "stacktrace twice"; }
+round 3
+"$TPOINT" list -p "$P" | grep -q '^  triggers: .*stacktrace:count=0 if id == 1 (fired 3)$' ||
+	{ "$TPOINT" list -p "$P"; fail "stacktrace:3 fired other than 3 times"; }
+"$TPOINT" trigger -p "$P" -e trig_req '!stacktrace' >/dev/null || fail "remove stacktrace"
+echo "ok: stacktrace:N counts down, listed, refused twice and at 0"
+
 # Removal, while the event is not recorded: it goes off with its last trigger.
 "$TPOINT" trigger -p "$P" -e trig_req '!hist:keys=path:vals=bytes:sort=path' >/dev/null ||
 	fail "remove the path histogram"
@@ -99,9 +114,9 @@ echo "ok: hist -p --watch, -e"
 "$TPOINT" hist -p "$P" >h3.txt || fail "hist -p with none"
 [ "$(cat h3.txt)" = "# no histograms: set one with TPOINT_TRIGGER or tpoint trigger -p $P" ] ||
 	{ cat h3.txt; fail "histograms left after removal"; }
-"$TPOINT" stat -p "$P" | grep -Eq "^tpt_trig:trig_req +$((6 * ROUNDS)) +0 +$((6 * ROUNDS)) +0 +0" ||
+"$TPOINT" stat -p "$P" | grep -Eq "^tpt_trig:trig_req +$((9 * ROUNDS)) +0 +$((9 * ROUNDS)) +0 +0" ||
 	{ "$TPOINT" stat -p "$P"; fail "stat: the triggers' hits are counted as filtered"; }
-round 3
-"$TPOINT" stat -p "$P" | grep -Eq "^tpt_trig:trig_req +$((6 * ROUNDS)) " ||
+round 4
+"$TPOINT" stat -p "$P" | grep -Eq "^tpt_trig:trig_req +$((9 * ROUNDS)) " ||
 	{ "$TPOINT" stat -p "$P"; fail "the event did not go off with its last trigger"; }
 echo "ok: removal"

@@ -34,7 +34,9 @@ static const struct opts_spec trigger_opts = {
 		 "  hist:keys=F[,F...][:vals=F[,F...]][:sort=F[.descending]][:size=N]\n"
 		 "      [:pause|:cont|:clear] [if FILTER]\n"
 		 "with the modifiers .hex .execname .log2 .buckets=N .usecs .percent .graph\n"
-		 ".sym; common_pid, common_cpu and common_timestamp are fields too.\n"
+		 ".sym; common_pid, common_cpu and common_timestamp are fields too; and\n"
+		 "  stacktrace[:N] [if FILTER]\n"
+		 "which records the thread's user stack after the event (N times at most).\n"
 		 "The event goes on for its trigger, recorded or not. Read the histograms\n"
 		 "with 'tpoint hist -p PID'.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
