@@ -45,12 +45,21 @@ static char *triggers_text(const struct event_slot *s)
 	}
 	while (len && buf[len - 1] == '\n')
 		buf[--len] = 0;
-	for (char *nl; (nl = strchr(buf, '\n'));) { /* "a\nb" -> "a; b" */
-		memmove(nl + 2, nl + 1, strlen(nl + 1) + 1);
-		nl[0] = ';';
-		nl[1] = ' ';
+	/* "a\nb" -> "a; b": a byte longer a line, so into a new buffer */
+	char *joined = malloc(2 * len + 1), *o = joined;
+
+	for (size_t i = 0; joined && i < len; i++) {
+		if (buf[i] == '\n') {
+			*o++ = ';';
+			*o++ = ' ';
+		} else {
+			*o++ = buf[i];
+		}
 	}
-	return buf;
+	if (joined)
+		*o = 0;
+	free(buf);
+	return joined;
 }
 
 void tp_registry_describe(char **buf, size_t *len)

@@ -42,7 +42,8 @@ echo "ok: a -> b -> c by name in tpoint report, as the kernel's user stack in tr
 
 # The stacktrace trigger, where the library has it: the stack recorded after the event by
 # the trigger, ftrace:user_stack off, starting at the event's call site (the library's own
-# frames left out).
+# frames left out; a sanitizer build, which makes no tail calls, keeps the frames of the
+# event's own functions in the program, __tpoint_*, before it).
 TPOINT_RECORD=trig.dat TPOINT_EVENTS='tpt_ustack:*' TPOINT_TRIGGER='tpt_ustack:ustack_hit:stacktrace' \
 	"$T" chain >out.txt 2>err.txt || { cat out.txt err.txt; fail "chain with a stacktrace trigger exited $?"; }
 if ! grep -q TPOINT_TRIGGER "$B/libtpoint.so" || grep -q "'stacktrace': unknown trigger command" err.txt; then
@@ -50,7 +51,8 @@ if ! grep -q TPOINT_TRIGGER "$B/libtpoint.so" || grep -q "'stacktrace': unknown 
 else
 	"$TPOINT" report trig.dat >report.txt 2>&1 || { cat report.txt; fail "report of trig.dat exited $?"; }
 	grep -A1 'ustack_hit: *where=1' report.txt | grep -q 'user_stack: *<user stack trace>$' &&
-		[ "$(frames report.txt | head -4 | tr '\n' ' ')" = "stack_c stack_b stack_a main " ] ||
+		[ "$(frames report.txt | grep -v '^__tpoint_' | head -4 | tr '\n' ' ')" = \
+			"stack_c stack_b stack_a main " ] ||
 		{ cat err.txt report.txt; fail "stacktrace trigger: not the chain from stack_c, after the event"; }
 	echo "ok: the stacktrace trigger records the chain from the event's call site"
 fi
