@@ -16,8 +16,8 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 #include <sys/prctl.h>
+#include "clock.h"
 #include "hist.h"
 #include "trigger.h"
 #include "writer.h"
@@ -64,14 +64,6 @@ static struct hist_node *node_of(struct trigger *tr, struct thread_rec *rec)
 		c->node = n;
 	}
 	return n;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* A command fires if its filter says yes and it has firings left (:N counts down). */
@@ -122,7 +114,7 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 		if (tr->spec->cpu)
 			h.cpu = (uint32_t)sched_getcpu();
 		if (tr->spec->timestamps)
-			h.ts_ns = mono_ns();
+			h.ts_ns = tp_mono_now();
 		tp_hist_hit(n->table, &h);
 	}
 	return fire;

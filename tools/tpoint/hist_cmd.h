@@ -18,6 +18,7 @@
 #define TPOINT_HIST_CMD_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -42,6 +43,14 @@ struct hist_cmd_opts {
 	double watch;                  /* --watch S: reprint every S seconds; 0: at the end only */
 	double duration;               /* --duration S: stop after S seconds; 0: at Ctrl-C */
 };
+
+/*
+ * What both ways share (hist_run.c): the stop of a run (Ctrl-C, SIGTERM, SIGHUP, SIGPIPE set
+ * hist_stop; no SA_RESTART, so a sleep ends at once) and the clock it is paced by.
+ */
+extern volatile sig_atomic_t hist_stop;
+void hist_catch_stop(void);
+double hist_now(void);
 
 int hist_kernel(const struct hist_cmd_opts *o);
 int hist_process(const struct hist_cmd_opts *o);

@@ -80,22 +80,6 @@ struct kview {
 	struct tep_handle *syms;
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- .execname ---- */
 
 static const char *saved_comm(struct kview *v, int32_t pid, char *out)
@@ -553,14 +537,14 @@ static void teardown(struct kview *v)
 /* Until a signal or the duration: the pages read, the histograms printed every --watch. */
 static int run(struct kview *v, const struct hist_cmd_opts *o)
 {
-	double start = now_s(), next_print = start + o->watch;
+	double start = hist_now(), next_print = start + o->watch;
 	char err[256];
 
-	while (!stop_requested) {
+	while (!hist_stop) {
 		double now, wait;
 		bool busy = !v->in_kernel && drain(v) > (unsigned)v->ncpus;
 
-		now = now_s();
+		now = hist_now();
 		if (o->duration && now - start >= o->duration)
 			break;
 		if (o->watch && now >= next_print) {
@@ -597,14 +581,9 @@ static int run(struct kview *v, const struct hist_cmd_opts *o)
 int hist_kernel(const struct hist_cmd_opts *o)
 {
 	struct kview v = { 0 };
-	struct sigaction sa = { .sa_handler = on_stop }; /* no SA_RESTART: the sleep ends */
 	int ret = EXIT_FAIL;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
+	hist_catch_stop();
 	if (setup(&v, o) == 0) {
 		load_symbols(&v);
 		ret = run(&v, o);

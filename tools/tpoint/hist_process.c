@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,6 @@
 #include "glob.h"
 #include "hist_cmd.h"
 #include "tool.h"
-
-static volatile sig_atomic_t stopping;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
 
 /* One process's histograms on stdout; -1 said. */
 static int print_one(pid_t pid, const struct hist_cmd_opts *o, bool named)
@@ -66,18 +57,9 @@ static int print_all(const struct hist_cmd_opts *o)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int hist_process(const struct hist_cmd_opts *o)
 {
-	struct sigaction sa = { .sa_handler = on_stop };
-	double start = now_s(), next;
+	double start = hist_now(), next;
 
 	if (o->events && globs_check(HIST_VERB, o->events) < 0)
 		return EXIT_USAGE;
@@ -88,23 +70,22 @@ int hist_process(const struct hist_cmd_opts *o)
 	}
 	if (!o->watch && !o->duration)
 		return print_all(o) < 0 ? EXIT_FAIL : EXIT_OK;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	hist_catch_stop();
 	next = start + (o->watch ? o->watch : o->duration);
 	for (;;) {
-		double t = now_s(), until = next;
+		double t = hist_now(), until = next;
 		bool end;
 
 		if (o->duration && start + o->duration < until)
 			until = start + o->duration;
-		if (t < until && !stopping) {
+		if (t < until && !hist_stop) {
 			double left = until - t;
 			struct timespec nap = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
 
 			nanosleep(&nap, NULL); /* a signal cuts it short */
 			continue;
 		}
-		end = stopping || (o->duration && t >= start + o->duration);
+		end = hist_stop || (o->duration && t >= start + o->duration);
 		if (print_all(o) < 0)
 			return EXIT_FAIL;
 		if (end)
