@@ -7,6 +7,7 @@
  *   spoolmut FILE hugesize N        the Nth chunk of records says 0xfffffff0 bytes
  *   spoolmut FILE packedhdr N       the Nth packed page: its header says a range no page has
  *   spoolmut FILE rechdr N          the Nth page as it is: its second record's header damaged
+ *                                   (or the first page after it with two records)
  *   spoolmut FILE random SEED       one random mutation: a bit, a word set to an extreme,
  *                                   a cut, a copied run; in a chunk's header half the time
  *   spoolmut FILE manyevents N      N event chunks after the first, copies of it named
@@ -87,6 +88,30 @@ static size_t records_chunk(long nth, uint32_t type)
 			return off[i];
 	die("not that many chunks of records");
 	return 0;
+}
+
+/* The offset of the second record in the page chunk at OFF, after any time extends; 0 if
+ * the page holds one record only. */
+static size_t second_record(size_t off)
+{
+	struct spool_chunk c;
+	size_t body = off + sizeof(struct spool_chunk);
+	size_t rec = body + sizeof(struct spool_records), end;
+	uint32_t w, arr;
+
+	memcpy(&c, buf + off, sizeof(c));
+	end = body + c.size;
+	while (rec + 8 <= end) {
+		memcpy(&w, buf + rec, 4);
+		memcpy(&arr, buf + rec + 4, 4);
+		if ((w & 31) == 0)
+			break;
+		rec += 8; /* a time extend */
+	}
+	if (rec + 8 > end)
+		die("no record in the page");
+	rec += 8 + (arr - 4);
+	return rec + 8 > end ? 0 : rec;
 }
 
 static void put32(size_t off, uint32_t v)
@@ -230,22 +255,14 @@ int main(int argc, char **argv)
 			r.end_off = r.start_off + 2 * SPOOL_UNPACKED_MAX;
 			memcpy(buf + body, &r, sizeof(r));
 		} else if (c.type == SPOOL_PAGE) {
-			/* The second record's header: type_len 29 (padding), not tpoint's. */
-			size_t rec = body + sizeof(r), end = body + c.size;
-			uint32_t w, arr;
+			/*
+			 * The second record's header: type_len 29 (padding), not tpoint's.
+			 * A page flushed early may hold one record: then the next page.
+			 */
+			size_t rec;
 
-			while (rec + 8 <= end) {
-				memcpy(&w, buf + rec, 4);
-				memcpy(&arr, buf + rec + 4, 4);
-				if ((w & 31) == 0)
-					break;
-				rec += 8; /* a time extend */
-			}
-			if (rec + 8 > end)
-				die("no record in the page");
-			rec += 8 + (arr - 4);
-			if (rec + 8 > end)
-				die("one record only in the page");
+			while (!(rec = second_record(off)))
+				off = records_chunk(++arg, SPOOL_PAGE);
 			put32(rec, 29);
 		}
 		seal(buf + off);
