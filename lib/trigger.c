@@ -38,6 +38,7 @@ static void trigger_free(void *p)
 	}
 	tp_hist_spec_free(tr->spec);
 	tp_filter_free(tr->filter);
+	free(tr->target_name);
 	free(tr->info);
 	free(tr);
 }
@@ -221,33 +222,120 @@ static struct event_slot *slot_named(const char *event)
 	return best;
 }
 
-/* The slot's trigger of a command kind, and its place in the set, or NULL. */
-static struct trigger *find_kind(const struct trigger_set *ts, enum trigger_kind kind,
-				 unsigned *at)
+/*
+ * The commands, as the kernel's event_command list names them. `missing` says why one is
+ * refused in this version (NULL: it works); `target` takes ":system:event" after the word.
+ */
+static const struct command {
+	const char *word;
+	enum trigger_kind kind;
+	bool target;
+	const char *missing;
+} commands[] = {
+	{ "stacktrace", TRIGGER_STACKTRACE, false, NULL },
+	{ "snapshot", TRIGGER_SNAPSHOT, false, "not supported yet in the process" },
+	{ "traceon", TRIGGER_TRACEON, false, "not supported yet in the process" },
+	{ "traceoff", TRIGGER_TRACEOFF, false, "not supported yet in the process" },
+	{ "enable_event", TRIGGER_ENABLE_EVENT, true, "not supported yet in the process" },
+	{ "disable_event", TRIGGER_DISABLE_EVENT, true, "not supported yet in the process" },
+};
+
+static const struct command *command_of(enum trigger_kind kind)
 {
-	for (unsigned i = 0; ts && i < ts->n; i++)
-		if (ts->t[i]->kind == kind) {
-			*at = i;
-			return ts->t[i];
-		}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].kind == kind)
+			return &commands[i];
 	return NULL;
 }
 
 /*
- * A command trigger, "[!]stacktrace[:N] [if FILTER]", as the kernel's event_trigger_parse():
- * one of each command an event (set twice: -EEXIST), `!` removes it whatever its count and
- * filter, N counts the firings left.
+ * The set's trigger that a new command `kind` (on `target`, for enable/disable) would
+ * duplicate, and its place, or NULL. As the kernel's register functions: one of each command
+ * an event, and one enable_event or disable_event per event switched.
  */
-static int slot_set_command(struct event_slot *s, const char *text, char *err, size_t errlen)
+static struct trigger *find_command(const struct trigger_set *ts, enum trigger_kind kind,
+				    const char *target, unsigned *at)
+{
+	bool switches = kind == TRIGGER_ENABLE_EVENT || kind == TRIGGER_DISABLE_EVENT;
+
+	for (unsigned i = 0; ts && i < ts->n; i++) {
+		const struct trigger *tr = ts->t[i];
+		bool same = switches ? tr->target_name && !strcmp(tr->target_name, target)
+				     : tr->kind == kind;
+
+		if (same) {
+			*at = i;
+			return ts->t[i];
+		}
+	}
+	return NULL;
+}
+
+/* The token at p, up to the next ':' or ' ', for a message. */
+static int token_len(const char *p)
+{
+	return (int)strcspn(p, ": ");
+}
+
+/*
+ * ":system:event" after enable_event/disable_event: the event, which must be in the
+ * process. Returns the text after it, or NULL with err said.
+ */
+static const char *parse_target(const char *p, const struct command *c, char **name,
+				uint32_t *index, char *err, size_t errlen)
+{
+	int sys_len, ev_len;
+	struct event_slot *t;
+
+	if (*p != ':' || !token_len(p + 1) || p[1 + token_len(p + 1)] != ':' ||
+	    !token_len(p + 2 + token_len(p + 1))) {
+		snprintf(err, errlen, "'%.*s': expected %s:system:event", token_len(p + 1) + 1, p,
+			 c->word);
+		return NULL;
+	}
+	sys_len = token_len(p + 1);
+	ev_len = token_len(p + 2 + sys_len);
+	if (asprintf(name, "%.*s:%.*s", sys_len, p + 1, ev_len, p + 2 + sys_len) < 0) {
+		*name = NULL;
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	t = slot_named(*name);
+	if (!t || !t->ev || t->ev->index >= TPOINT_MAX_EVENTS) {
+		snprintf(err, errlen, "%s:%s: no event '%s' in this process (Invalid argument)",
+			 c->word, *name, *name);
+		free(*name);
+		*name = NULL;
+		return NULL;
+	}
+	*index = t->ev->index;
+	return p + 2 + sys_len + ev_len;
+}
+
+/*
+ * A command trigger, "[!]WORD[:system:event][:N] [if FILTER]", as the kernel's
+ * event_trigger_parse(): one of each command an event (set twice: -EEXIST), `!` removes it
+ * whatever its count and filter, N counts the firings left.
+ */
+static int slot_set_command(struct event_slot *s, const struct command *c, const char *text,
+			    char *err, size_t errlen)
 {
 	bool remove = *text == '!';
-	const char *p = text + remove + strlen("stacktrace"), *filter = NULL;
+	const char *p = text + remove + strlen(c->word), *filter = NULL;
 	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts;
 	struct trigger *found, *tr;
+	char *target = NULL;
+	uint32_t index = 0;
 	long long count = -1;
 	unsigned at = 0;
 	int ret;
 
+	if (c->missing && !remove) {
+		snprintf(err, errlen, "'%s': %s", c->word, c->missing);
+		return -EOPNOTSUPP;
+	}
+	if (c->target && !(p = parse_target(p, c, &target, &index, err, errlen)))
+		return -EINVAL;
 	if (*p == ':') {
 		char *end;
 
@@ -256,6 +344,7 @@ static int slot_set_command(struct event_slot *s, const char *text, char *err, s
 		if (end == p + 1 || errno || count <= 0 || (*end && *end != ' ')) {
 			snprintf(err, errlen, "'%.*s': expected a count above 0 after '%.*s:'",
 				 (int)strcspn(p + 1, " "), p + 1, (int)(p - text), text);
+			free(target);
 			return -EINVAL;
 		}
 		p = end;
@@ -267,27 +356,35 @@ static int slot_set_command(struct event_slot *s, const char *text, char *err, s
 		while (*filter == ' ')
 			filter++;
 	} else if (*p) {
-		snprintf(err, errlen, "'%s': expected ':N' or 'if FILTER' after stacktrace", p);
+		snprintf(err, errlen, "'%s': expected ':N' or 'if FILTER' after %s", p, c->word);
+		free(target);
 		return -EINVAL;
 	}
-	found = find_kind(cur, TRIGGER_STACKTRACE, &at);
+	found = find_command(cur, c->kind, target, &at);
 	if (remove) {
-		if (!found) {
-			snprintf(err, errlen, "no stacktrace trigger on %s:%s", s->system, s->name);
-			return -ENOENT;
-		}
-		return remove_at(s, cur, at, err, errlen);
+		ret = found && found->kind == c->kind ? remove_at(s, cur, at, err, errlen) : -ENOENT;
+		if (ret == -ENOENT)
+			snprintf(err, errlen, "no %s%s%s trigger on %s:%s", c->word,
+				 target ? ":" : "", target ? target : "", s->system, s->name);
+		free(target);
+		return ret;
 	}
 	if (found) {
-		snprintf(err, errlen, "%s:%s has a stacktrace trigger already (File exists)",
-			 s->system, s->name);
+		snprintf(err, errlen, "%s:%s has a %s%s%s trigger already (File exists)", s->system,
+			 s->name, command_of(found->kind)->word, target ? ":" : "",
+			 target ? target : "");
+		free(target);
 		return -EEXIST;
 	}
 	tr = calloc(1, sizeof(*tr));
-	if (!tr)
+	if (!tr) {
+		free(target);
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
-	tr->kind = TRIGGER_STACKTRACE;
+	}
+	tr->kind = c->kind;
 	tr->count = count;
+	tr->target = index;
+	tr->target_name = target;
 	tr->info = strdup(text);
 	if (filter) {
 		char label[2 * TPOINT_NAME_MAX + 2];
@@ -336,12 +433,12 @@ static int set_locked(struct event_slot *s, const char *text, char *err, size_t 
 	}
 	if (is_command(text, "hist"))
 		return slot_set_hist(s, text, err, errlen);
-	if (is_command(text, "stacktrace"))
-		return slot_set_command(s, text, err, errlen);
-	const char *end = strpbrk(text, ": ");
-
-	snprintf(err, errlen, "'%.*s': unknown trigger command (this version has hist and "
-		 "stacktrace)", end ? (int)(end - text) : (int)strlen(text), text);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (is_command(text, commands[i].word))
+			return slot_set_command(s, &commands[i], text, err, errlen);
+	snprintf(err, errlen, "'%.*s': unknown trigger command (expected hist, stacktrace, "
+		 "snapshot, traceon, traceoff, enable_event or disable_event)",
+		 token_len(text), text);
 	return -EINVAL;
 }
 
@@ -541,8 +638,10 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 									 __ATOMIC_RELAXED));
 			continue;
 		}
-		/* event_trigger_print(): the command, its count, its filter */
-		fputs("stacktrace", out);
+		/* event_trigger_print(): the command, its target, its count, its filter */
+		fputs(command_of(tr->kind)->word, out);
+		if (tr->target_name)
+			fprintf(out, ":%s", tr->target_name);
 		if (left < 0)
 			fputs(":unlimited", out);
 		else

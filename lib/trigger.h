@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/trigger.c: the kernel's event triggers on a program's events (TPOINT_TRIGGER,
- * tpoint_set_trigger(), `tpoint trigger -p`): `hist:` for now. An event with triggers goes
+ * tpoint_set_trigger(), `tpoint trigger -p`): `hist:` and the commands (stacktrace,
+ * snapshot, traceon, traceoff, enable_event, disable_event). An event with triggers goes
  * through the library's filtered path (TPOINT_ENABLED_FILTER), which runs them on the
  * filled record before the event's own filter judges it, as the kernel's
  * event_triggers_call() runs before its discard test.
@@ -29,10 +30,20 @@ struct hist_node {
 	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
 };
 
-enum trigger_kind { TRIGGER_HIST, TRIGGER_STACKTRACE };
+/* The commands after TRIGGER_HIST, in the order of trigger.c's table of them. */
+enum trigger_kind {
+	TRIGGER_HIST,
+	TRIGGER_STACKTRACE,
+	TRIGGER_SNAPSHOT,
+	TRIGGER_TRACEON,
+	TRIGGER_TRACEOFF,
+	TRIGGER_ENABLE_EVENT,
+	TRIGGER_DISABLE_EVENT,
+};
 
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
-#define TRIGGER_FIRE_STACK 1u /* record the calling thread's user stack after the event */
+#define TRIGGER_FIRE_STACK 1u    /* record the calling thread's user stack after the event */
+#define TRIGGER_FIRE_SNAPSHOT 2u /* write what the buffers hold to a new file */
 
 struct trigger {
 	uint64_t id;              /* unique for ever: the threads' caches compare it */
@@ -41,6 +52,9 @@ struct trigger {
 	uint64_t fired;           /* atomic: how often it fired */
 	struct filter *filter;    /* a command's `if FILTER` (hist: the spec has its own) */
 	struct hist_spec *spec;   /* hist: its own, filter included; NULL for a command */
+	/* enable_event/disable_event: the event it switches, by counters' index and name */
+	uint32_t target;
+	char *target_name;        /* "system:event" */
 	char *info;               /* the trigger info text, without [active]: its identity */
 	bool paused;              /* atomic: :pause / :cont */
 	uint64_t gen;             /* atomic: :clear bumps it */

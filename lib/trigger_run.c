@@ -92,9 +92,18 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 		struct hist_node *n;
 		uint64_t gen;
 
-		if (tr->kind == TRIGGER_STACKTRACE) {
+		switch (tr->kind) {
+		case TRIGGER_HIST:
+			break;
+		case TRIGGER_STACKTRACE:
 			if (command_fires(tr, entry, size))
 				fire |= TRIGGER_FIRE_STACK;
+			continue;
+		case TRIGGER_SNAPSHOT:
+			if (command_fires(tr, entry, size))
+				fire |= TRIGGER_FIRE_SNAPSHOT;
+			continue;
+		default: /* refused as they are set, until they work */
 			continue;
 		}
 		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))
