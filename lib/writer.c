@@ -803,7 +803,7 @@ static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
 }
 
 /*
- * A hit of an event with triggers (its gate sent it here, from judge_checked()): the
+ * A hit of an event with triggers (its gate sent it here, from tpoint_filter_commit_v2()): the
  * triggers see the record first, as the kernel's event_triggers_call() runs
  * before its discard test; then it is dropped if it was built in the scratch page (counted
  * already if it was lost for want of a page) or its event is on for its triggers alone
@@ -848,12 +848,6 @@ static __attribute__((noinline)) void judge_checked(struct tpoint_event *ev,
 						    const struct filter *f, const void *rec,
 						    uint32_t size)
 {
-	const struct trigger_gate *gate = tp_trigger_gate(f);
-
-	if (__builtin_expect(gate != NULL, 0)) { /* the event has triggers */
-		trigger_commit(ev, s, gate->filter, gate->ts, (char *)rec, size);
-		return;
-	}
 	if (tp_filter_match_checked(f, rec, size))
 		publish(ev, s, size);
 	else
@@ -877,9 +871,15 @@ TPOINT_EXPORT void tpoint_filter_commit_v2(struct tpoint_event *ev, struct tpoin
 	 * 8 bytes (tpoint_record_total()): the aligned word around its last field is its own.
 	 * The verdict depends on the fields alone, whatever the padding holds.
 	 */
-	if (__builtin_expect(f && !filter_fits(f, (size + 7u) & ~7u), 0))
-		judge_checked(ev, s, f, entry, size);
-	else if (!f || filter_match_fast(f, entry))
+	if (__builtin_expect(f && !filter_fits(f, (size + 7u) & ~7u), 0)) {
+		const struct trigger_gate *gate = tp_trigger_gate(f);
+
+		/* Both tail calls: the gate of an event with triggers, or a checked filter. */
+		if (gate)
+			trigger_commit(ev, s, gate->filter, gate->ts, entry, size);
+		else
+			judge_checked(ev, s, f, entry, size);
+	} else if (!f || filter_match_fast(f, entry))
 		publish(ev, s, size);
 	else
 		drop_filtered(ev, s);
