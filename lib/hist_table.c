@@ -393,12 +393,21 @@ static inline __attribute__((always_inline)) int count_hit(struct hist_table *t,
 	return 1;
 }
 
+/* A key seen for the first time, out of the common way's registers. */
+static __attribute__((noinline, cold)) int hit_new_key(struct hist_table *t,
+						     const struct hist_hit *h, uint64_t key,
+						     uint64_t hash)
+{
+	return count_hit(t, find_or_add(t, (const unsigned char *)&key, hash, NULL), h);
+}
+
 /*
  * The common case, one number as the key (a pid, a size's log2): the key is a word in a
  * register, its hash and probe made for one word, with what find_or_add() does for any key
  * (the same hash, slots and entries, so that merging and printing see no difference).
  */
-static int hit_one_num_key(struct hist_table *t, const struct hist_hit *h)
+static __attribute__((noinline)) int hit_one_num_key(struct hist_table *t,
+						    const struct hist_hit *h)
 {
 	uint64_t key = field_value(t->spec, &t->spec->keys[0], h);
 	uint64_t hash = hash_words((const unsigned char *)&key, key != 0);
@@ -415,14 +424,15 @@ static int hit_one_num_key(struct hist_table *t, const struct hist_hit *h)
 		if ((slot & 0xffffffff00000000ull) == tag && k == key)
 			return count_hit(t, e - 1, h);
 	}
-	return count_hit(t, find_or_add(t, (const unsigned char *)&key, hash, NULL), h);
+	return hit_new_key(t, h, key, hash);
 }
 
 /*
  * One string as the key (a path, a name): its words alone are copied, hashed and compared,
  * not the room's 256 bytes; a new entry gets the key padded whole, as find_or_add() keeps it.
  */
-static int hit_one_str_key(struct hist_table *t, const struct hist_hit *h)
+static __attribute__((noinline)) int hit_one_str_key(struct hist_table *t,
+						    const struct hist_hit *h)
 {
 	const struct hist_field *k = &t->spec->keys[0];
 	const unsigned char *rec = h->rec;
@@ -492,23 +502,33 @@ int tp_hist_add(struct hist_table *t, const struct hist_hit *h, const unsigned c
 	return count_hit(t, find_or_add(t, key, hash_key(key, t->spec->key_size), h->comm), h);
 }
 
-int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+/* Any key: made whole in a buffer of the largest key's size. */
+static __attribute__((noinline)) int hit_any_key(struct hist_table *t, const struct hist_hit *h)
 {
 	const struct hist_spec *s = t->spec;
 	unsigned char key[HIST_KEY_SIZE_MAX];
 	int64_t e;
 
+	if (s->filter && !filter_match(s->filter, h->rec, h->size))
+		return 0;
+	build_key(s, h, key);
+	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
+	return count_hit(t, e, h);
+}
+
+/*
+ * Tail calls only: the common ways save none of the registers and none of the stack that
+ * the general one needs.
+ */
+int tp_hist_hit(struct hist_table *t, const struct hist_hit *h)
+{
 	if (t->paused)
 		return 0;
 	if (t->one_num_key)
 		return hit_one_num_key(t, h);
 	if (t->one_str_key)
 		return hit_one_str_key(t, h);
-	if (s->filter && !filter_match(s->filter, h->rec, h->size))
-		return 0;
-	build_key(s, h, key);
-	e = find_or_add(t, key, hash_key(key, s->key_size), h->comm);
-	return count_hit(t, e, h);
+	return hit_any_key(t, h);
 }
 
 void tp_hist_table_pause(struct hist_table *t, bool paused)
