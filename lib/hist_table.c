@@ -39,6 +39,7 @@ struct hist_table {
 	size_t bytes;       /* of its mapping */
 	bool one_num_key;   /* one numeric key, no filter, no .execname: tp_hist_hit()'s fast way */
 	bool one_str_key;   /* one string key, no filter, no .execname: another */
+	bool plain_vals;    /* every value a field as it is (no modifier, no expression) */
 	uint32_t max_elts;  /* entries */
 	uint32_t nslots;    /* hash slots: 2 * max_elts */
 	uint32_t n;         /* entries used */
@@ -108,6 +109,10 @@ struct hist_table *tp_hist_table_new_with(const struct hist_spec *spec, size_t e
 	t->one_num_key = spec->nkeys == 1 && spec->key_size == 8 && !spec->filter &&
 			 !has_execname(spec) && spec->keys[0].src != HIST_SRC_STR_ARRAY &&
 			 spec->keys[0].src != HIST_SRC_STR_DYN;
+	t->plain_vals = true;
+	for (unsigned i = 1; i < spec->nvals; i++)
+		if (spec->vals[i].src != HIST_SRC_NUM || spec->vals[i].mods)
+			t->plain_vals = false;
 	t->one_str_key = spec->nkeys == 1 && !spec->filter && !has_execname(spec) &&
 			 (spec->keys[0].src == HIST_SRC_STR_ARRAY ||
 			  spec->keys[0].src == HIST_SRC_STR_DYN);
@@ -374,6 +379,15 @@ static inline __attribute__((always_inline)) int64_t find_or_add(struct hist_tab
 	return e;
 }
 
+/* The values that are more than a field as it is (count_hit()'s uncommon way). */
+static __attribute__((noinline)) int sum_values(const struct hist_spec *s, uint64_t *sums,
+						const struct hist_hit *h)
+{
+	for (unsigned i = 1; i < s->nvals; i++)
+		bump(&sums[i], field_value(s, &s->vals[i], h));
+	return 1;
+}
+
 /* The sums of entry e: its hitcount, and each value's. */
 static inline __attribute__((always_inline)) int count_hit(struct hist_table *t, int64_t e,
 							   const struct hist_hit *h)
@@ -388,8 +402,11 @@ static inline __attribute__((always_inline)) int count_hit(struct hist_table *t,
 	bump(&t->hits, 1);
 	sums = t->sums + (size_t)e * s->nvals;
 	bump(&sums[0], 1);
+	if (!t->plain_vals)
+		return sum_values(s, sums, h);
+	/* The common case: the fields read as they are, with no call that saves registers. */
 	for (unsigned i = 1; i < s->nvals; i++)
-		bump(&sums[i], field_value(s, &s->vals[i], h));
+		bump(&sums[i], read_num(&s->vals[i], h));
 	return 1;
 }
 
@@ -409,7 +426,11 @@ static __attribute__((noinline, cold)) int hit_new_key(struct hist_table *t,
 static __attribute__((noinline)) int hit_one_num_key(struct hist_table *t,
 						    const struct hist_hit *h)
 {
-	uint64_t key = field_value(t->spec, &t->spec->keys[0], h);
+	const struct hist_field *f = &t->spec->keys[0];
+	/* A key of an expression or a reference is rare: its call saves registers for all. */
+	uint64_t key = f->src == HIST_SRC_EXPR || f->src == HIST_SRC_REF
+			       ? tp_hist_field_value(t->spec, f, h)
+			       : field_value(t->spec, f, h);
 	uint64_t hash = hash_words((const unsigned char *)&key, key != 0);
 	uint32_t mask = t->nslots - 1, i = (uint32_t)hash & mask, e;
 	uint64_t tag = hash & 0xffffffff00000000ull;
