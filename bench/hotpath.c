@@ -135,6 +135,41 @@ static __attribute__((noinline)) void loop_hist(uint64_t n, int tid)
 	}
 }
 
+/*
+ * STACK_CALLS calls deep, in functions with frame pointers (the stack walk follows them),
+ * the event with a stacktrace trigger or, for the same calls without the stack, the
+ * DEFINE_EVENT of its class that has nothing but its record. The walk keeps 8 frames.
+ */
+#define STACK_CALLS 10
+#define STACK_FRAMES 8
+#define WITH_FRAMES __attribute__((noinline, optimize("no-omit-frame-pointer")))
+
+static WITH_FRAMES void deep(unsigned d, uint64_t i, bool stack)
+{
+	if (d) {
+		deep(d - 1, i, stack);
+		sink(d); /* not a tail call: the frame stays */
+	} else if (stack) {
+		trace_bench_stack(i, ARG_B(i), ARG_C(i));
+	} else {
+		trace_bench_u64x3_de(i, ARG_B(i), ARG_C(i));
+	}
+}
+
+static WITH_FRAMES void loop_deep(uint64_t n, int tid)
+{
+	(void)tid;
+	for (uint64_t i = 0; i < n; i++)
+		deep(STACK_CALLS, i, false);
+}
+
+static WITH_FRAMES void loop_stack(uint64_t n, int tid)
+{
+	(void)tid;
+	for (uint64_t i = 0; i < n; i++)
+		deep(STACK_CALLS, i, true);
+}
+
 /* tpoint_printf() with a number and a string: formatted and recorded only while it is on. */
 static __attribute__((noinline)) void loop_printf(uint64_t n, int tid)
 {
@@ -151,7 +186,8 @@ static int set_filters(void)
 
 	if ((err = tpoint_set_filter("bench:bench_filt_rej", FILTER_REJECTS)) < 0 ||
 	    (err = tpoint_set_filter("bench:bench_filt_acc", FILTER_ACCEPTS)) < 0 ||
-	    (err = tpoint_set_trigger("bench:bench_hist", HIST_TRIGGER)) < 0) {
+	    (err = tpoint_set_trigger("bench:bench_hist", HIST_TRIGGER)) < 0 ||
+	    (err = tpoint_set_trigger("bench:bench_stack", "stacktrace")) < 0) {
 		fprintf(stderr, "hotpath: cannot set the filters and trigger: %s\n",
 			strerror(-err));
 		return err;
@@ -172,6 +208,8 @@ enum {
 	C_FILT_REJ,
 	C_FILT_ACC,
 	C_HIST,
+	C_DEEP,
+	C_STACK,
 	C_EN_2T,
 	C_PRINTF_OFF,
 	C_PRINTF_ON,
@@ -206,6 +244,10 @@ static struct bench_case cases[NCASES] = {
 			 "bench:bench_filt_acc", "bench_filt_acc", 1, 1 },
 	[C_HIST] = { "hist: keys=a.log2:vals=b, not recorded", loop_hist, NULL, "bench_hist", 1,
 		     1 },
+	[C_DEEP] = { "10 calls deep, 3 x u64", loop_deep, "bench:bench_u64x3_de",
+		     "bench_u64x3_de", 1, 1 },
+	[C_STACK] = { "10 calls deep, stacktrace (8 frames)", loop_stack, "bench:bench_stack",
+		      "bench_stack", 1, 1 },
 	[C_EN_2T] = { "enabled, 3 x u64, 2 threads (per thread)", loop_u64x3,
 		      "bench:bench_u64x3", "bench_u64x3", 2, 1 },
 	[C_PRINTF_OFF] = { "tpoint_printf(), off", loop_printf, NULL, NULL, 1, CHEAP_FACTOR },
@@ -351,6 +393,10 @@ static int bench(uint64_t n, int reps)
 			       (unsigned long long)c->filtered);
 		printf("\n");
 	}
+	/* What a stacktrace adds to its event (the user_stack record included), a frame. */
+	printf("\nstacktrace: %.2f ns over the record alone for %d frames: %.2f ns a frame\n",
+	       cases[C_STACK].s.med - cases[C_DEEP].s.med, STACK_FRAMES,
+	       (cases[C_STACK].s.med - cases[C_DEEP].s.med) / STACK_FRAMES);
 	printf("\nrecording stopped (%s) in %.2f s: trace.dat of %.1f MiB\n",
 	       err < 0 ? strerror(-err) : "ok", stop_s, dat < 0 ? 0.0 : (double)dat / 1048576.0);
 
@@ -381,6 +427,8 @@ static int callgrind(const char *out_dir)
 		{ "enabled, 2-predicate filter accepts", loop_filt_acc, "bench:bench_filt_acc",
 		  NULL },
 		{ "hist: keys=a.log2:vals=b, not recorded", loop_hist, NULL, NULL },
+		{ "10 calls deep, 3 x u64", loop_deep, "bench:bench_u64x3_de", NULL },
+		{ "10 calls deep, stacktrace (8 frames)", loop_stack, "bench:bench_stack", NULL },
 		{ "tpoint_printf(), off", loop_printf, NULL, NULL },
 		{ "tpoint_printf(\"%llu %s\"), on", loop_printf, "tpoint:print", NULL },
 	};

@@ -161,22 +161,57 @@ __attribute__((no_sanitize_address)) static bool read_frame(const struct range r
 	return false;
 }
 
-__attribute__((noinline)) unsigned tp_ustack_walk(uintptr_t *pcs, unsigned max, unsigned skip)
+/* The known range a whole frame at fp is in, as [lo, last] of its frames' addresses; or
+ * the empty [1, 0]. */
+static void range_of(const struct range r[2], uintptr_t fp, uintptr_t *lo, uintptr_t *last)
+{
+	*lo = 1;
+	*last = 0;
+	for (int i = 0; i < 2; i++)
+		if (fp >= r[i].lo && fp < r[i].hi && r[i].hi - fp >= FRAME_BYTES) {
+			*lo = r[i].lo;
+			*last = r[i].hi - FRAME_BYTES;
+			return;
+		}
+}
+
+/*
+ * The common frame: on the range the walk is on, read directly, and the next one above it on
+ * the same range. Anything else (a first frame elsewhere, a chain that leaves its range or
+ * an alternate stack) takes read_frame() and the checks of the loop below. Not instrumented
+ * by AddressSanitizer, for read_frame()'s reason.
+ */
+__attribute__((noinline, no_sanitize_address)) unsigned tp_ustack_walk(uintptr_t *pcs,
+								       unsigned max,
+								       unsigned skip)
 {
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	struct range r[2];
 	bool crossed = false;
 	unsigned n = 0;
+	uintptr_t lo, last; /* the range fp is on: a frame at [lo, last] is whole in it */
 
 	known_copy(r);
 	if (!in_range(r, fp, FRAME_BYTES)) {
 		learn_stack(fp);
 		known_copy(r);
 	}
+	range_of(r, fp, &lo, &last);
 	while (n < max) {
 		uintptr_t frame[2];
 
-		if (fp & (sizeof(uintptr_t) - 1) || !read_frame(r, fp, frame) || !frame[1])
+		if (fp & (sizeof(uintptr_t) - 1))
+			break;
+		if (fp >= lo && fp <= last) {
+			const volatile uintptr_t *f = (const volatile uintptr_t *)fp;
+
+			frame[0] = f[0];
+			frame[1] = f[1];
+			known.reads.direct++;
+		} else if (!read_frame(r, fp, frame)) {
+			break;
+		}
+		if (!frame[1])
 			break;
 		if (skip)
 			skip--;
@@ -190,10 +225,15 @@ __attribute__((noinline)) unsigned tp_ustack_walk(uintptr_t *pcs, unsigned max, 
 		 */
 		if (!frame[0])
 			break;
+		if (frame[0] > fp && frame[0] >= lo && frame[0] <= last) {
+			fp = frame[0]; /* the common way: up the same range */
+			continue;
+		}
 		if ((frame[0] <= fp || leaves_known(r, fp, frame[0])) &&
 		    (crossed || !(crossed = leaves_altstack(r, fp, frame[0]))))
 			break;
 		fp = frame[0];
+		range_of(r, fp, &lo, &last);
 	}
 	return n;
 }

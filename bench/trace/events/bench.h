@@ -102,6 +102,12 @@ DEFINE_EVENT(bench_u64x3_filtered, bench_hist,
 	TP_ARGS(a, b, c)
 );
 
+/* A DEFINE_EVENT with a stacktrace trigger: the calling thread's stack after each record. */
+DEFINE_EVENT(bench_u64x3_filtered, bench_stack,
+	TP_PROTO(u64 a, u64 b, u64 c),
+	TP_ARGS(a, b, c)
+);
+
 /* A DEFINE_EVENT with no filter: the enabled path of an event that shares its class. */
 DEFINE_EVENT(bench_u64x3_filtered, bench_u64x3_de,
 	TP_PROTO(u64 a, u64 b, u64 c),
