@@ -142,7 +142,11 @@ static __attribute__((noinline)) void loop_hist(uint64_t n, int tid)
  */
 #define STACK_CALLS 10
 #define STACK_FRAMES 8
+#ifdef __clang__ /* no such switch a function: frame pointers as CFLAGS say */
+#define WITH_FRAMES __attribute__((noinline))
+#else
 #define WITH_FRAMES __attribute__((noinline, optimize("no-omit-frame-pointer")))
+#endif
 
 static WITH_FRAMES void deep(unsigned d, uint64_t i, bool stack)
 {
