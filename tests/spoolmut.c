@@ -13,8 +13,9 @@
  *   spoolmut FILE manyevents N      N event chunks after the first, copies of it named
  *                                   many0 .. manyN-1
  *   spoolmut FILE longname N        one such copy, named with N letters
- *   spoolmut FILE dataloc N         the Nth page as it is: the first record with a string
- *                                   (a __data_loc word at byte 16) says it is 65535 bytes
+ *   spoolmut FILE dataloc N         the Nth page as it is (or the first after it with one):
+ *                                   the first record with a string (a __data_loc word at
+ *                                   byte 16) says it is 65535 bytes
  *   spoolmut FILE flip N            bit N of the file flipped (N modulo the file's bits)
  *   spoolmut FILE bits              how many bits the file has
  *
@@ -112,6 +113,26 @@ static size_t second_record(size_t off)
 		die("no record in the page");
 	rec += 8 + (arr - 4);
 	return rec + 8 > end ? 0 : rec;
+}
+
+/* The first record in the page chunk at OFF with room for a __data_loc word at byte 16 of
+ * its payload; 0 if none. */
+static size_t string_record(size_t off)
+{
+	struct spool_chunk c;
+	size_t body = off + sizeof(struct spool_chunk), rec, end;
+	uint32_t w, arr;
+
+	memcpy(&c, buf + off, sizeof(c));
+	rec = body + sizeof(struct spool_records);
+	end = body + c.size;
+	for (; rec + 8 <= end; rec += (w & 31) ? 8 : 8 + (arr - 4)) {
+		memcpy(&w, buf + rec, 4);
+		memcpy(&arr, buf + rec + 4, 4);
+		if ((w & 31) == 0 && arr - 4 >= 24)
+			break;
+	}
+	return rec + 8 + 20 > end ? 0 : rec;
 }
 
 static void put32(size_t off, uint32_t v)
@@ -268,22 +289,12 @@ int main(int argc, char **argv)
 		seal(buf + off);
 		printf("%zu\n", off);
 	} else if (!strcmp(argv[2], "dataloc")) {
-		size_t off = records_chunk(arg, SPOOL_PAGE);
-		size_t body = off + sizeof(struct spool_chunk), rec, end;
-		struct spool_chunk c;
-		uint32_t w, arr, loc;
+		size_t off = records_chunk(arg, SPOOL_PAGE), rec;
+		uint32_t loc;
 
-		memcpy(&c, buf + off, sizeof(c));
-		rec = body + sizeof(struct spool_records);
-		end = body + c.size;
-		for (; rec + 8 <= end; rec += (w & 31) ? 8 : 8 + (arr - 4)) {
-			memcpy(&w, buf + rec, 4);
-			memcpy(&arr, buf + rec + 4, 4);
-			if ((w & 31) == 0 && arr - 4 >= 24)
-				break; /* a record with room for a __data_loc at 16 */
-		}
-		if (rec + 8 + 20 > end)
-			die("no record with a string in the page");
+		/* A page with no such record (one flushed early): the next page. */
+		while (!(rec = string_record(off)))
+			off = records_chunk(++arg, SPOOL_PAGE);
 		memcpy(&loc, buf + rec + 8 + 16, 4);
 		put32(rec + 8 + 16, (loc & 0xffff) | 0xffff0000u);
 		seal(buf + off);
