@@ -223,8 +223,8 @@ $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c 
 
 # The name table of tpoint top, alone.
 # The names of user stack addresses, alone (tpoint report's user stacks).
-$(O)/tests/ustack_names_test: tests/ustack_names_test.c tools/tpoint/ustack_names.c tools/tpoint/ustack_names.h | $(O)/tests
-	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itools/tpoint -o $@ tests/ustack_names_test.c tools/tpoint/ustack_names.c
+$(O)/tests/ustack_names_test: tests/ustack_names_test.c lib/fmt/ustack_names.c lib/fmt/ustack_names.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/ustack_names_test.c lib/fmt/ustack_names.c
 
 $(O)/tests/top_name_table_test: tests/top_name_table_test.c tests/testutil.h tools/tpoint/top_name_table.c tools/tpoint/top_name_table.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -Itools/tpoint -o $@ tests/top_name_table_test.c tools/tpoint/top_name_table.c
@@ -399,7 +399,7 @@ export FUZZ_SRC_tracedat := tools/tpoint/tracedat_read.c tools/tpoint/tracedat_v
 		tools/tpoint/report_select.c tools/tpoint/select.c tools/tpoint/control_client.c \
 		tools/tpoint/glob.c $(FILTER_SRC) \
 		tools/tpoint/report_hist.c tools/tpoint/hist_fields.c $(HIST_SRC) \
-		tools/tpoint/ustack_sym.c tools/tpoint/ustack_names.c
+		tools/tpoint/ustack_sym.c
 fuzz: all
 	@mkdir -p $(O)/fuzz
 	@TPOINT_TEST_TMP=$(abspath $(O)/fuzz) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300) O=$(O) \

@@ -18,6 +18,7 @@
 #include "fmt/selection.h"
 #include "globs.h"
 #include "hist.h"
+#include "hist_names_self.h"
 #include "log.h"
 #include "trigger.h"
 #include "writer.h"
@@ -582,6 +583,7 @@ static struct hist_table *merged(struct trigger *tr)
 int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 {
 	int shown = 0, events = 0, ret = 0;
+	struct hist_names *names = tp_hist_names_self_new(); /* .sym keys: read when asked */
 
 	tp_registry_lock();
 	for (uint32_t i = 0; i < tp_nslots; i++) {
@@ -608,13 +610,15 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 				ret = -ENOMEM;
 				break;
 			}
-			if (json ? tp_hist_print_json(out, t, NULL) : tp_hist_print(out, t, nth++, NULL))
+			if (json ? tp_hist_print_json(out, t, names)
+				 : tp_hist_print(out, t, nth++, names))
 				ret = -EIO;
 			tp_hist_table_free(t);
 			shown++;
 		}
 	}
 	tp_registry_unlock();
+	tp_hist_names_self_free(names);
 	return ret < 0 ? ret : shown;
 }
 

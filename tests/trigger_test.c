@@ -9,7 +9,8 @@
  *    `size=128` table that overflows, its drops exact; a string key;
  *  - the kernel's refusals (unknown field, a trigger set twice, removing one that is not
  *    there, an unknown command), and removal turning the event off;
- *  - a recording beside a trigger: every hit recorded and counted in the histogram.
+ *  - a recording beside a trigger: every hit recorded and counted in the histogram;
+ *  - .sym and .sym-offset keys named from the process's own maps and files' symbols.
  *
  * The histogram text is read back line by line ("{ id: N } hitcount: H bytes: B"), the
  * layout lib/hist_print.c prints as the kernel's print_entries() does (tests/hist_test.c
@@ -130,6 +131,47 @@ static void parse_nth(const char *text, int nth, struct parsed *p)
 static void stats(struct tpoint_event_stats *st)
 {
 	REQUIRE(tu_stats("tpt_trig", "trig_req", st) == 0, "stats of tpt_trig:trig_req");
+}
+
+/* A function of the program, whose name a .sym key prints (not static: no clone of it),
+ * long enough for an address inside it. */
+__attribute__((noinline)) int trig_site_function(volatile int *x)
+{
+	for (int i = 0; i < 8; i++)
+		*x += i;
+	return *x;
+}
+
+/*
+ * 8. .sym and .sym-offset keys, named at print time from the process's own maps: a
+ * function of the program by its name, as the kernel names a kernel function; one of
+ * libtpoint.so with its file, as the kernel names a module's; an address in no file as
+ * the kernel prints one it cannot name.
+ */
+static void sym_keys(void)
+{
+	unsigned long here = (unsigned long)&trig_site_function + 1;
+	unsigned long lib = (unsigned long)&tpoint_print_hist;
+	char want[256], *text;
+
+	REQUIRE(tpoint_set_trigger("trig_call", "hist:keys=site.sym") == 0, ".sym trigger");
+	REQUIRE(tpoint_set_trigger("trig_call", "hist:keys=site.sym-offset") == 0,
+		".sym-offset trigger");
+	for (int i = 0; i < 3; i++)
+		trace_trig_call(here);
+	trace_trig_call(lib);
+	trace_trig_call(0x10);
+	text = hist_text("tpt_trig:trig_call");
+	snprintf(want, sizeof(want), "{ site: [%lx] trig_site_function ", here);
+	CHECK(strstr(text, want) && strstr(strstr(text, want), "} hitcount:          3"),
+	      ".sym: '%s' hit 3 times, in:\n%s", want, text);
+	snprintf(want, sizeof(want), "{ site: [%lx] tpoint_print_hist [libtpoint.so.1] ", lib);
+	CHECK(strstr(text, want), ".sym of the library's function: '%s' in:\n%s", want, text);
+	CHECK(strstr(text, "{ site: [10] 0x10 "), "an address in no file, in:\n%s", text);
+	snprintf(want, sizeof(want), "{ site: [%lx] trig_site_function+0x1/0x", here);
+	CHECK(strstr(text, want), ".sym-offset: '%s' in:\n%s", want, text);
+	free(text);
+	tu_note(".sym and .sym-offset keys named from the process's maps");
 }
 
 int main(void)
@@ -284,5 +326,6 @@ int main(void)
 	CHECK(tpoint_record_stop() == 0, "record stop");
 	unlink("trigger_test.dat");
 	tu_note("pause/cont/clear, filters, size=128 drops, string keys, with a recording: exact");
+	sym_keys();
 	return tu_finish();
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "td_merge.h"
-#include "ustack_names.h"
+#include "fmt/ustack_names.h"
 #include "ustack_sym.h"
 
 /* A record's string field (__data_loc), checked against the record; NULL if it does not fit. */
@@ -67,7 +67,7 @@ static void gather(struct ustack_names *s, const struct tracedat *td, struct tep
 		    !number(start, r.data, r.size, &a) || !number(end, r.data, r.size, &b) ||
 		    !number(pgoff, r.data, r.size, &o) || !(p = loc_string(path, r.data, r.size)))
 			continue;
-		ustack_names_add_map(s, (uint32_t)t, a, b, o, p);
+		tp_ustack_names_add_map(s, (uint32_t)t, a, b, o, p);
 	}
 	td_merge_free(m);
 }
@@ -92,7 +92,7 @@ static int print_stack(struct trace_seq *seq, struct tep_record *rec, struct tep
 		memcpy(&pc, (const char *)rec->data + caller->offset + 8 * i, 8);
 		if (!pc)
 			break;
-		ustack_names_name(s, (uint32_t)pid, pc, name, sizeof(name));
+		tp_ustack_names_name(s, (uint32_t)pid, pc, name, sizeof(name));
 		trace_seq_printf(seq, "\n=> %s", name);
 	}
 	return 0;
@@ -106,11 +106,11 @@ struct ustack_sym *ustack_sym_attach(struct tep_handle *tep, const struct traced
 
 	/* A file without tpoint's mappings (the kernel's user stacks, trace-cmd's file) prints
 	 * as trace-cmd prints it. */
-	if (!stack || !map || !(s = ustack_names_new()))
+	if (!stack || !map || !(s = tp_ustack_names_new()))
 		return NULL;
 	gather(s, td, map);
 	if (tep_register_event_handler(tep, stack->id, "ftrace", "user_stack", print_stack, s) < 0) {
-		ustack_names_free(s);
+		tp_ustack_names_free(s);
 		return NULL;
 	}
 	return (struct ustack_sym *)s;
@@ -118,5 +118,5 @@ struct ustack_sym *ustack_sym_attach(struct tep_handle *tep, const struct traced
 
 void ustack_sym_free(struct ustack_sym *s)
 {
-	ustack_names_free((struct ustack_names *)s);
+	tp_ustack_names_free((struct ustack_names *)s);
 }

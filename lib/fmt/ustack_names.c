@@ -198,7 +198,7 @@ static size_t file_index(struct ustack_names *s, const char *path)
 	return s->nfiles++;
 }
 
-int ustack_names_add_map(struct ustack_names *s, uint32_t tgid, uint64_t start, uint64_t end,
+int tp_ustack_names_add_map(struct ustack_names *s, uint32_t tgid, uint64_t start, uint64_t end,
 		       uint64_t pgoff, const char *path)
 {
 	size_t file;
@@ -244,7 +244,8 @@ static const struct sym *find_sym(const struct elf_file *f, uint64_t vaddr)
 	return NULL;
 }
 
-void ustack_names_name(struct ustack_names *s, uint32_t tgid, uint64_t addr, char *buf, size_t len)
+int tp_ustack_names_symbol(struct ustack_names *s, uint32_t tgid, uint64_t addr,
+			  struct ustack_symbol *out)
 {
 	const struct map *m = NULL;
 
@@ -253,13 +254,12 @@ void ustack_names_name(struct ustack_names *s, uint32_t tgid, uint64_t addr, cha
 			m = &s->maps[i];
 			break;
 		}
-	if (!m) {
-		snprintf(buf, len, "0x%" PRIx64, addr);
-		return;
-	}
+	if (!m)
+		return 0;
 	struct elf_file *f = &s->files[m->file];
 	uint64_t off = addr - m->start + m->pgoff;
 
+	*out = (struct ustack_symbol){ .file = f->base, .path = f->path, .file_offset = off };
 	if (!f->map && !f->syms)
 		open_elf(f);
 	for (size_t i = 0; i < f->nsegs; i++) {
@@ -268,23 +268,41 @@ void ustack_names_name(struct ustack_names *s, uint32_t tgid, uint64_t addr, cha
 		if (off >= g->offset && off - g->offset < g->filesz) {
 			const struct sym *sym = find_sym(f, off - g->offset + g->vaddr);
 
-			if (sym) {
-				snprintf(buf, len, "%s+0x%" PRIx64 " [%s]", sym->name,
-					 off - g->offset + g->vaddr - sym->value, f->base);
-				return;
-			}
-			break;
+			if (!sym)
+				break;
+			out->name = sym->name;
+			out->offset = off - g->offset + g->vaddr - sym->value;
+			out->size = sym->size;
+			return 2;
 		}
 	}
-	snprintf(buf, len, "[%s+0x%" PRIx64 "]", f->base, off);
+	return 1;
 }
 
-struct ustack_names *ustack_names_new(void)
+void tp_ustack_names_name(struct ustack_names *s, uint32_t tgid, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct ustack_symbol sym;
+
+	switch (tp_ustack_names_symbol(s, tgid, addr, &sym)) {
+	case 0:
+		snprintf(buf, len, "0x%" PRIx64, addr);
+		break;
+	case 1:
+		snprintf(buf, len, "[%s+0x%" PRIx64 "]", sym.file, sym.file_offset);
+		break;
+	default:
+		snprintf(buf, len, "%s+0x%" PRIx64 " [%s]", sym.name, sym.offset, sym.file);
+		break;
+	}
+}
+
+struct ustack_names *tp_ustack_names_new(void)
 {
 	return calloc(1, sizeof(struct ustack_names));
 }
 
-void ustack_names_free(struct ustack_names *s)
+void tp_ustack_names_free(struct ustack_names *s)
 {
 	if (!s)
 		return;
