@@ -6,7 +6,9 @@
 #      instructions per call under callgrind (peers --callgrind), then the USDT rows
 #      (usdt.c): tpoint's site disabled with and without USDT notes, and tpoint's probe and
 #      a <sys/sdt.h> probe with bpftrace attached; a histogram keyed by a 32-byte string,
-#      tpoint's in-process hist: trigger next to bpftrace's map through the same probe
+#      tpoint's in-process hist: trigger next to bpftrace's map through the same probe; the
+#      latency between a start and an end event, tpoint's variables and onmatch() in the
+#      process next to bpftrace pairing the two probes
 #   3. throughput: one thread emits TPUT_EVENTS events into `tpoint record` (default mode,
 #      --block, and paced at LTTng-UST's rate) and into an LTTng-UST session, all to tmpfs:
 #      events/s and the fraction lost
@@ -211,6 +213,9 @@ usdt_row() {
 	if [ -n "${5:-}" ]; then
 		case $5 in
 		*bench_str) prog="$5 { @[str(arg0)] = count(); }" ;;
+		*bench_lat_start) # the pair: the start's time by key, the end's latency
+			prog="$5 { @ts[arg0] = nsecs; }
+${5%_start}_end /@ts[arg0]/ { @lat = hist(nsecs - @ts[arg0]); delete(@ts[arg0]); }" ;;
 		*) prog="$5 { @n = count(); }" ;;
 		esac
 		bpftrace -e "$prog" >"$tmp/bt.out" 2>&1 &
@@ -247,6 +252,12 @@ usdt_row "tpoint hist:keys=s trigger, in the process" "$B/usdt" tpoint-hist "$CA
 usdt_row "bpftrace @[str(arg0)] = count() on its USDT probe" "$B/usdt" str "$USDT_CALLS" \
 	"usdt:$B/usdt:bench:bench_str"
 echo "(the record floor: 'record floor' in the table above)"
+echo
+echo "== latency between a start and an end event, keyed by id: ns per pair, 1 thread (median of $USDT_REPS batches) =="
+printf '%-58s %8s %19s\n' "case" "ns/call" "min - max"
+usdt_row "tpoint: ts0, onmatch().trace(), lat.log2, in the process" "$B/usdt" tpoint-lat "$CALLS"
+usdt_row "bpftrace: @ts[arg0] = nsecs; @lat = hist(nsecs - @ts[arg0])" "$B/usdt" lat \
+	"$USDT_CALLS" "usdt:$B/usdt:bench:bench_lat_start"
 }
 in_part usdt_rows
 

@@ -108,6 +108,17 @@ DEFINE_EVENT(bench_u64x3_filtered, bench_stack,
 	TP_ARGS(a, b, c)
 );
 
+/* A request's start and end, keyed by `a`: the latency pair of make bench-peers. */
+DEFINE_EVENT(bench_u64x3_filtered, bench_lat_start,
+	TP_PROTO(u64 a, u64 b, u64 c),
+	TP_ARGS(a, b, c)
+);
+
+DEFINE_EVENT(bench_u64x3_filtered, bench_lat_end,
+	TP_PROTO(u64 a, u64 b, u64 c),
+	TP_ARGS(a, b, c)
+);
+
 /* A DEFINE_EVENT with no filter: the enabled path of an event that shares its class. */
 DEFINE_EVENT(bench_u64x3_filtered, bench_u64x3_de,
 	TP_PROTO(u64 a, u64 b, u64 c),
