@@ -834,6 +834,14 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 		publish(ev, s, size);
 		at = s->last;
 	}
+	/* Asked of the snapshot writer, which ends the file at the record (`at`). */
+	if (fire & TRIGGER_FIRE_SNAPSHOT) {
+		void (*snap)(uint32_t, uint64_t) = __atomic_load_n(&tp_snapshot_hook,
+								   __ATOMIC_RELAXED);
+
+		if (snap)
+			snap(ev->index, at ? at : tpoint_arch_clock());
+	}
 	/*
 	 * After the event, its level let go, as the kernel's post-call triggers run after the
 	 * commit or the discard: so the stack is the next record of this level's stream.
@@ -842,14 +850,7 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 		void (*stack)(unsigned) = __atomic_load_n(&tp_record_stack_hook, __ATOMIC_RELAXED);
 
 		if (stack)
-			stack(0);
-	}
-	if (fire & TRIGGER_FIRE_SNAPSHOT) {
-		void (*snap)(uint32_t, uint64_t) = __atomic_load_n(&tp_snapshot_hook,
-								   __ATOMIC_RELAXED);
-
-		if (snap)
-			snap(ev->index, at ? at : tpoint_arch_clock());
+			stack(0); /* last: a tail call, so that the walk starts in the program */
 	}
 }
 

@@ -8,6 +8,8 @@
  *	                              sent by another thread while the main one logs requests
  *	snaptarget threads T          T threads at once, each 100 requests, an error (id
  *	                              20000 + t), 100 more
+ *	snaptarget fork               an error, then a child that logs a `run 100 50 0`; the parent
+ *	                              waits for it
  *	snaptarget wait               "ready", then each SIGUSR1 a `run 100 50 0` and "round N
  *	                              done"; it ends on SIGTERM
  */
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CREATE_TRACE_POINTS
@@ -98,6 +101,20 @@ static void threads(int n)
 		pthread_join(th[t], NULL);
 }
 
+static void forked(void)
+{
+	pid_t child;
+	int status;
+
+	run(10, 5, 0);
+	child = fork();
+	if (child == 0) {
+		run(100, 50, 0);
+		exit(0);
+	}
+	waitpid(child, &status, 0);
+}
+
 static void wait_rounds(void)
 {
 	sigset_t set;
@@ -127,6 +144,8 @@ int main(int argc, char **argv)
 		signals(argc > 2 ? atoi(argv[2]) : 20);
 	else if (!strcmp(mode, "threads"))
 		threads(argc > 2 ? atoi(argv[2]) : 16);
+	else if (!strcmp(mode, "fork"))
+		forked();
 	else if (!strcmp(mode, "wait"))
 		wait_rounds();
 	else
