@@ -227,6 +227,9 @@ static void write_request(const struct request *r)
 		if (ret == -ENOENT) {
 			snprintf(why, sizeof(why), "nothing records in this process (no event is "
 				 "enabled: TPOINT_EVENTS, tpoint enable -p)");
+		} else if (ret == -EBUSY) {
+			snprintf(why, sizeof(why), "a recorder reads the buffers now (tpoint record "
+				 "-p, tpoint stream): its file has these records");
 		} else if (ret < 0) {
 			snprintf(why, sizeof(why), "%s", strerror(-ret));
 		} else {
