@@ -7,9 +7,11 @@
  * The firing thread may be anywhere: in a signal handler, in a child after fork(), holding
  * the program's locks. So it only claims a free place in a small queue (a compare-and-swap),
  * fills it, and wakes the writer with one write() to an eventfd: no lock, no allocation, no
- * wait. A firing that finds every place taken is counted, not written (the snapshots waiting
- * will show what it would have shown, give or take its last records), and said once the
- * queue drains. The writer takes the oldest request: a spool of what the pool holds
+ * wait. The place is reserved before the trigger's count goes down (trigger_run.c): a
+ * firing that finds every place taken is no firing, neither written nor counted against
+ * snapshot:N (so :N makes N files), and the writer says how many there were once the queue
+ * drains (the snapshots waiting show what they would have shown, give or take their last
+ * records). The writer takes the oldest request: a spool of what the pool holds
  * (tp_session_snapshot(), as `tpoint snapshot -p` asks), then the trace.dat from it with the
  * firing event and record in option TD_OPT_TPOINT_SNAPSHOT and no record after that one
  * (lib/tracedat.c), so that the file ends as the buffers stood when the trigger fired.
@@ -42,6 +44,7 @@
 #include "snapshot_trigger.h"
 #include "threads.h"
 #include "tracedat.h"
+#include "trigger.h"
 #include "writer.h"
 
 enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
@@ -57,6 +60,7 @@ struct request {
 
 static struct request queue[TP_SNAPSHOT_QUEUE];
 static uint64_t next_seq;
+static uint32_t inuse;           /* atomic: places reserved or taken */
 static uint64_t not_queued;      /* atomic: firings that found the queue full */
 static uint64_t not_queued_said; /* of them, said (the writer's) */
 
@@ -73,6 +77,26 @@ static pthread_mutex_t serving = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the firing thread: async-signal-safe ---- */
 
+static bool reserve(void)
+{
+	uint32_t n = __atomic_load_n(&inuse, __ATOMIC_RELAXED);
+
+	do {
+		if (n >= TP_SNAPSHOT_QUEUE) {
+			__atomic_fetch_add(&not_queued, 1, __ATOMIC_RELAXED);
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&inuse, &n, n + 1, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void unreserve(void)
+{
+	__atomic_fetch_sub(&inuse, 1, __ATOMIC_RELEASE);
+}
+
+/* After reserve(): a free place is there. */
 static void fire(uint32_t index, uint64_t clock)
 {
 	struct thread_rec *t = TPOINT_TLS.thread;
@@ -100,6 +124,7 @@ static void fire(uint32_t index, uint64_t clock)
 		errno = saved;
 		return;
 	}
+	unreserve(); /* not reached: a reservation holds a place */
 	__atomic_fetch_add(&not_queued, 1, __ATOMIC_RELAXED);
 	errno = saved;
 }
@@ -279,12 +304,13 @@ static void serve(void)
 		struct request copy = *r;
 
 		__atomic_store_n(&r->state, SLOT_FREE, __ATOMIC_RELEASE);
+		unreserve();
 		write_request(&copy);
 	}
 	lost = __atomic_load_n(&not_queued, __ATOMIC_RELAXED);
 	if (lost != not_queued_said) {
 		tp_notice("snapshot: %llu more firing%s came while %d snapshots waited to be "
-			  "written, and were not written (a count, snapshot:N, bounds them)",
+			  "written: not written, nor counted against snapshot:N",
 			  (unsigned long long)(lost - not_queued_said), lost - not_queued_said > 1 ?
 			  "s" : "", TP_SNAPSHOT_QUEUE);
 		not_queued_said = lost;
@@ -347,6 +373,8 @@ static int thread_start(void)
 	pthread_detach(th);
 	pthread_setname_np(th, "tpoint-snapshot");
 	started = true;
+	__atomic_store_n(&tp_snapshot_unreserve_hook, unreserve, __ATOMIC_RELEASE);
+	__atomic_store_n(&tp_snapshot_reserve_hook, reserve, __ATOMIC_RELEASE);
 	__atomic_store_n(&tp_snapshot_hook, fire, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -408,6 +436,7 @@ void tp_snapshot_trigger_after_fork(void)
 	pthread_mutex_init(&serving, NULL);
 	for (unsigned i = 0; i < TP_SNAPSHOT_QUEUE; i++)
 		__atomic_store_n(&queue[i].state, SLOT_FREE, __ATOMIC_RELAXED);
+	__atomic_store_n(&inuse, 0, __ATOMIC_RELAXED);
 	tp_ownfd_close(&wake);
 	started = false;
 	nothing_said = false;
