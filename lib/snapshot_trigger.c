@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tpoint/tpoint.h>
@@ -334,6 +335,13 @@ static void *writer_thread(void *arg)
 {
 	(void)arg;
 	tp_thread_begun(&thread_begun);
+	/*
+	 * Below the program's threads (nice +10, this thread alone): woken by a firing, it
+	 * should not take the firing thread's CPU from it there and then.
+	 */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 10) < 0) {
+		/* a sandbox may refuse it: the thread runs as the others do */
+	}
 	for (;;) {
 		struct pollfd p = { -1, POLLIN, 0 };
 		uint64_t v;
