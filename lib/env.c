@@ -23,6 +23,11 @@ const char *tp_env_spool_dir(void)
 	return tp_getenv(TP_ENV_SPOOL_DIR);
 }
 
+const char *tp_env_snapshot_dir(void)
+{
+	return tp_getenv(TP_ENV_SNAPSHOT_DIR);
+}
+
 const char *tp_env_record_owner(void)
 {
 	return tp_getenv(TP_ENV_RECORD_OWNER);

@@ -25,6 +25,7 @@
 #define TP_ENV_SPOOL_PACK "TPOINT_SPOOL_PACK"
 #define TP_ENV_JUMP_LABEL "TPOINT_JUMP_LABEL"
 #define TP_ENV_CONTROL "TPOINT_CONTROL"
+#define TP_ENV_SNAPSHOT_DIR "TPOINT_SNAPSHOT_DIR"
 /* Where the control sockets are (lib/fmt/control_msg.h says the rule). */
 #define TP_ENV_RUNTIME_DIR "XDG_RUNTIME_DIR"
 /* Set by `tpoint record` for the program it starts: spool into this directory. */
@@ -42,6 +43,8 @@
  */
 HIDDEN const char *tp_env_record(void);
 HIDDEN const char *tp_env_spool_dir(void);
+/* Where a snapshot trigger writes its files (snapshot_trigger.c). */
+HIDDEN const char *tp_env_snapshot_dir(void);
 HIDDEN const char *tp_env_record_owner(void);
 /* This process owns TPOINT_RECORD's file: its children record beside it. */
 HIDDEN void tp_env_set_record_owner(const char *pid);

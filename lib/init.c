@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "session.h"
 #include "session_env.h"
+#include "snapshot_trigger.h"
 #include "spool_context.h"
 #include "spool_out.h"
 #include "writer.h"
@@ -33,10 +34,12 @@ static void fork_prepare(void)
 	tp_jump_fork_prepare();
 	tp_spool_fork_prepare();
 	tp_control_fork_prepare();
+	tp_snapshot_trigger_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	tp_snapshot_trigger_fork_parent();
 	tp_jump_fork_parent();
 	tp_session_unlock();
 }
@@ -55,6 +58,7 @@ static void fork_child(void)
 	tp_control_after_fork();
 	tp_watch_after_fork();
 	tp_session_env_after_fork(&parent);
+	tp_snapshot_trigger_after_fork();
 }
 
 __attribute__((constructor)) static void tpoint_init(void)

@@ -28,6 +28,7 @@
 #include "salvage.h"
 #include "session.h"
 #include "session_env.h"
+#include "snapshot_trigger.h"
 #include "trigger.h"
 #include "session_state.h"
 #include "spool_out.h"
@@ -337,6 +338,7 @@ void tp_session_env_at_exit(void)
 {
 	char *said = NULL;
 
+	tp_snapshot_trigger_flush(); /* snapshots asked for, while there is a recording */
 	pthread_mutex_lock(&session_mutex);
 	if (rec.active) {
 		const char *env = tp_env_record();

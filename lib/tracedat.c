@@ -213,6 +213,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 				s->misfit_id = file_id;
 			}
 		} else if ((!w->sel || c->key.ns >= w->sel->since) &&
+			   (!w->fired || c->key.ns <= w->fired_ns) &&
 			   tp_tdw_selected(w, file_id, c->data, c->size)) {
 			tp_tdw_page_add(po, c->key.ns, c->data, c->size, file_id, c->lost_before,
 				 c->gap_before);
@@ -524,7 +525,7 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 		      char *err, size_t errlen)
 {
 	struct writer_state w = { .err = err, .errlen = errlen, .ncpus = 1, .sel = o->sel,
-				  .extra = o->extra, .codec = o->codec };
+				  .extra = o->extra, .codec = o->codec, .fired = o->fired };
 	struct out_file f = { .file = OWNED_FD_NONE };
 	struct outplace place = { .dir = OWNED_FD_NONE };
 	uint64_t table_off = 0, *table = NULL;
@@ -540,6 +541,8 @@ int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_resul
 	if (ret)
 		return ret;
 	ret = gather_input(&w, o);
+	if (!ret && w.fired && w.nin) /* the spool's clock, as its records' */
+		w.fired_ns = tp_tdw_to_ns(&w.in[0], w.fired->clock);
 	if (!ret)
 		ret = open_output(&w, &f, o->out_path, &place, side, &made);
 	if (!ret)

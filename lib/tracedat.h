@@ -91,6 +91,16 @@ struct tracedat_extra {
 	const char *cmdlines; /* "PID COMM\n" lines for pids no spool names, or NULL */
 	const char *stats;    /* the text of option TD_OPT_TPOINT_KERNEL, or NULL */
 };
+/*
+ * A snapshot trigger's file (lib/snapshot_trigger.c): the event and the record that fired it,
+ * said in option TD_OPT_TPOINT_SNAPSHOT; no record after that one goes into the file, so that
+ * it holds what the buffers held when the trigger fired.
+ */
+struct tracedat_fired {
+	const char *event; /* "system:name" */
+	uint32_t tid;
+	uint64_t clock;    /* the record's raw time (tpoint_arch_clock()), as the spool's */
+};
 /* What tp_tracedat_write() writes, from what. */
 struct tp_codec;
 struct tracedat_write_opts {
@@ -105,6 +115,7 @@ struct tracedat_write_opts {
 	 * tp_spool_sync()) and is read up to here: what follows may be a write under way.
 	 */
 	uint64_t last_spool_synced;
+	const struct tracedat_fired *fired; /* NULL: not a snapshot trigger's file */
 };
 HIDDEN int tp_tracedat_write(const struct tracedat_write_opts *o, struct tracedat_result *res,
 			     char *err, size_t errlen);

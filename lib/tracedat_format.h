@@ -41,6 +41,11 @@
  * of its tracefs instance at the end), then a NUL.
  */
 #define TD_OPT_TPOINT_KERNEL 0x7472
+/*
+ * SNAPSHOT: a snapshot trigger's file, what fired it: "system:name\tns\ttid\n" and a NUL,
+ * ns the firing record's time (CLOCK_MONOTONIC, as the records'), tid its thread.
+ */
+#define TD_OPT_TPOINT_SNAPSHOT 0x7473
 
 /*
  * The file's id of ftrace:user_stack, the user stacks the library records (lib/ustack.h),

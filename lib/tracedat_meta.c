@@ -174,6 +174,14 @@ static void each_option(struct writer_state *w, option_fn option, void *ctx)
 			option(ctx, TD_OPT_TPOINT_NOTES, text.buf, (uint32_t)text.len + 1);
 	}
 	tp_ctl_text_free(&text);
+	if (w->fired) {
+		char fired[2 * TPOINT_NAME_MAX + 64];
+		int n = snprintf(fired, sizeof(fired), "%s\t%llu\t%u\n", w->fired->event,
+				 (unsigned long long)w->fired_ns, (unsigned)w->fired->tid);
+
+		if (n > 0 && (size_t)n < sizeof(fired))
+			option(ctx, TD_OPT_TPOINT_SNAPSHOT, fired, (uint32_t)n + 1);
+	}
 	if (w->extra && w->extra->stats)
 		option(ctx, TD_OPT_TPOINT_KERNEL, w->extra->stats,
 		       (uint32_t)strlen(w->extra->stats) + 1);

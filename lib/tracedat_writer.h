@@ -106,6 +106,8 @@ struct writer_state {
 	size_t errlen;
 	const struct tracedat_select *sel;
 	const struct tracedat_extra *extra;
+	const struct tracedat_fired *fired; /* a snapshot trigger's file: nothing after */
+	uint64_t fired_ns;                  /* its record's time */
 	const struct tp_codec *codec; /* version 7 compressed with it, or NULL: version 6 */
 	struct td7_writer *td7;
 	uint64_t cpu_pages; /* the pages write_cpu() wrote last */

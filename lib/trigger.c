@@ -20,6 +20,7 @@
 #include "hist.h"
 #include "hist_names_self.h"
 #include "log.h"
+#include "snapshot_trigger.h"
 #include "trigger.h"
 #include "writer.h"
 
@@ -234,7 +235,7 @@ static const struct command {
 	const char *missing;
 } commands[] = {
 	{ "stacktrace", TRIGGER_STACKTRACE, false, NULL },
-	{ "snapshot", TRIGGER_SNAPSHOT, false, "not supported yet in the process" },
+	{ "snapshot", TRIGGER_SNAPSHOT, false, NULL },
 	{ "traceon", TRIGGER_TRACEON, false, "not supported yet in the process" },
 	{ "traceoff", TRIGGER_TRACEOFF, false, "not supported yet in the process" },
 	{ "enable_event", TRIGGER_ENABLE_EVENT, true, "not supported yet in the process" },
@@ -377,6 +378,9 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 		free(target);
 		return -EEXIST;
 	}
+	/* Its directory, checked now rather than when it fires; its writer, ready. */
+	if (c->kind == TRIGGER_SNAPSHOT && (ret = tp_snapshot_trigger_arm(err, errlen)) < 0)
+		return ret;
 	tr = calloc(1, sizeof(*tr));
 	if (!tr) {
 		free(target);

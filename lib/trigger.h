@@ -44,6 +44,13 @@ enum trigger_kind {
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
 #define TRIGGER_FIRE_STACK 1u    /* record the calling thread's user stack after the event */
 #define TRIGGER_FIRE_SNAPSHOT 2u /* write what the buffers hold to a new file */
+/*
+ * Set by lib/snapshot_trigger.c before any snapshot trigger is: a place in its writer's queue
+ * for a snapshot about to fire (false: none free), and the place given back (no firing left).
+ * Async-signal-safe. Pointers, as the writer stands above this file.
+ */
+extern HIDDEN bool (*tp_snapshot_reserve_hook)(void);
+extern HIDDEN void (*tp_snapshot_unreserve_hook)(void);
 
 struct trigger {
 	uint64_t id;              /* unique for ever: the threads' caches compare it */

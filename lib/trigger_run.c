@@ -23,6 +23,8 @@
 #include "writer.h"
 
 struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
+bool (*tp_snapshot_reserve_hook)(void);
+void (*tp_snapshot_unreserve_hook)(void);
 
 static struct hist_node *node_new(struct trigger *tr, const struct thread_rec *rec)
 {
@@ -66,13 +68,11 @@ static struct hist_node *node_of(struct trigger *tr, struct thread_rec *rec)
 	return n;
 }
 
-/* A command fires if its filter says yes and it has firings left (:N counts down). */
-static bool command_fires(struct trigger *tr, const void *entry, uint32_t size)
+/* A firing left (:N counts down, -1 is unlimited): counted as fired. */
+static bool count_down(struct trigger *tr)
 {
 	int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
 
-	if (tr->filter && !filter_match(tr->filter, entry, size))
-		return false;
 	while (left > 0 && !__atomic_compare_exchange_n(&tr->count, &left, left - 1, true,
 							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
@@ -80,6 +80,28 @@ static bool command_fires(struct trigger *tr, const void *entry, uint32_t size)
 		return false;
 	__atomic_fetch_add(&tr->fired, 1, __ATOMIC_RELAXED);
 	return true;
+}
+
+/* A command fires if its filter says yes and it has firings left. */
+static bool command_fires(struct trigger *tr, const void *entry, uint32_t size)
+{
+	return (!tr->filter || filter_match(tr->filter, entry, size)) && count_down(tr);
+}
+
+/*
+ * A snapshot fires only with a place in the writer's queue: one that finds none is no firing
+ * (its count kept, so :N makes N files), and the writer counts it as not written.
+ */
+static bool snapshot_fires(struct trigger *tr, const void *entry, uint32_t size)
+{
+	bool (*reserve)(void) = __atomic_load_n(&tp_snapshot_reserve_hook, __ATOMIC_ACQUIRE);
+
+	if ((tr->filter && !filter_match(tr->filter, entry, size)) || !reserve || !reserve())
+		return false;
+	if (count_down(tr))
+		return true;
+	tp_snapshot_unreserve_hook();
+	return false;
 }
 
 unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
@@ -100,7 +122,7 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 				fire |= TRIGGER_FIRE_STACK;
 			continue;
 		case TRIGGER_SNAPSHOT:
-			if (command_fires(tr, entry, size))
+			if (snapshot_fires(tr, entry, size))
 				fire |= TRIGGER_FIRE_SNAPSHOT;
 			continue;
 		default: /* refused as they are set, until they work */

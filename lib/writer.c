@@ -31,6 +31,8 @@
  * set by its constructor): a pointer, as the stack's recorder stands above this file.
  */
 void (*tp_record_stack_hook)(unsigned skip);
+/* What a snapshot trigger calls after its event (lib/snapshot_trigger.c), the same way. */
+void (*tp_snapshot_hook)(uint32_t index, uint64_t clock);
 
 /* Where every thread's reservations start (struct tpoint_tls): never written. */
 static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
@@ -817,6 +819,7 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 {
 	bool soft = !ts || tp_trigger_soft(ts);
 	unsigned fire = 0;
+	uint64_t at = 0; /* the record's clock, once published */
 
 	if (ts && TPOINT_TLS.thread)
 		fire = tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
@@ -829,6 +832,15 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 		drop_filtered(ev, s);
 	} else {
 		publish(ev, s, size);
+		at = s->last;
+	}
+	/* Asked of the snapshot writer, which ends the file at the record (`at`). */
+	if (fire & TRIGGER_FIRE_SNAPSHOT) {
+		void (*snap)(uint32_t, uint64_t) = __atomic_load_n(&tp_snapshot_hook,
+								   __ATOMIC_RELAXED);
+
+		if (snap)
+			snap(ev->index, at ? at : tpoint_arch_clock());
 	}
 	/*
 	 * After the event, its level let go, as the kernel's post-call triggers run after the
@@ -838,7 +850,7 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 		void (*stack)(unsigned) = __atomic_load_n(&tp_record_stack_hook, __ATOMIC_RELAXED);
 
 		if (stack)
-			stack(0);
+			stack(0); /* last: a tail call, so that the walk starts in the program */
 	}
 }
 

@@ -56,6 +56,11 @@ enum { THREAD_FREE = 0, THREAD_LIVE = 1, THREAD_POKED = 2, THREAD_EXITING = 3 };
 HIDDEN struct thread_rec *tp_thread_list_head(void);
 /* Set once at start (ustack_record.c): what a stacktrace trigger records after its event. */
 extern HIDDEN void (*tp_record_stack_hook)(unsigned skip);
+/*
+ * Set when a snapshot trigger is first set (snapshot_trigger.c): asks for a snapshot after
+ * event `index` fired one, `clock` its record's time (tpoint_arch_clock()). Never blocks.
+ */
+extern HIDDEN void (*tp_snapshot_hook)(uint32_t index, uint64_t clock);
 /* Sum of every thread's counters (live and exited) for one event index. */
 HIDDEN void tp_counters_sum(uint32_t index, struct tpoint_counters *out);
 HIDDEN int tp_writer_init(void);

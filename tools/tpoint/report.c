@@ -180,6 +180,25 @@ static const char *base_name(const char *path)
 }
 
 /*
+ * A snapshot trigger's file (option SNAPSHOT, TRACEDAT-FORMAT.md): which event fired it and
+ * its record's time and thread, the last record of the file. Under the cpus= line.
+ */
+static void show_fired(const struct tracedat *td)
+{
+	const struct td_option *o = tracedat_option(td, TD_OPT_TPOINT_SNAPSHOT);
+	char event[160], buf[4 * sizeof(event)];
+	unsigned long long ns;
+	unsigned tid;
+
+	if (!o || !o->size || o->data[o->size - 1] ||
+	    sscanf((const char *)o->data, "%159[^\t]\t%llu\t%u", event, &ns, &tid) != 3)
+		return;
+	ns = (ns + 500) / 1000; /* microseconds, rounded as libtraceevent shows the records' */
+	printf("snapshot fired by %s: its record at %llu.%06llu, thread %u, ends the file\n",
+	       text_for(stdout, event, buf, sizeof(buf)), ns / 1000000ull, ns % 1000000ull, tid);
+}
+
+/*
  * The records of every file, buffer and CPU in one time line, as trace-cmd report -i A -i B
  * merges them (tracecmd_iterate_events_multi()): the earliest record next; on a tie the
  * first file, then the first buffer and the lowest CPU. With several files each line is led
@@ -218,6 +237,7 @@ static int show_events(struct report *rs, size_t nr_files, struct rsel *sel)
 		if (nr_files > 1)
 			printf("%*s: ", width, base_name(rs[f].file));
 		printf("cpus=%" PRIu32 "\n", rs[f].td.nr_cpus);
+		show_fired(&rs[f].td);
 	}
 	while (td_merge_next(m, &t)) {
 		struct report *r = &rs[t.file];

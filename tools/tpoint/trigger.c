@@ -37,6 +37,10 @@ static const struct opts_spec trigger_opts = {
 		 ".sym; common_pid, common_cpu and common_timestamp are fields too; and\n"
 		 "  stacktrace[:N] [if FILTER]\n"
 		 "which records the thread's user stack after the event (N times at most).\n"
+		 "  snapshot[:N] [if FILTER]\n"
+		 "writes what the process's buffers hold to a new PROGRAM-PID-N.dat in its\n"
+		 "TPOINT_SNAPSHOT_DIR (else beside TPOINT_RECORD, else its working directory),\n"
+		 "ending with the record that fired it.\n"
 		 "The event goes on for its trigger, recorded or not. Read the histograms\n"
 		 "with 'tpoint hist -p PID'.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
