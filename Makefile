@@ -147,10 +147,14 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
 		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget \
-		$(O)/tests/ustacktarget
+		$(O)/tests/ustacktarget $(O)/tests/onofftarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Jump-label call sites: enable_event must patch detail's (tests/trigger_onoff.sh).
+$(O)/tests/onofftarget: tests/onofftarget.c tests/trace/events/tpt_onoff.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/trigtarget: tests/trigtarget.c tests/trace/events/tpt_trig.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread

@@ -224,6 +224,7 @@ static void *drain_thread(void *arg)
 			break;
 		}
 		tp_spool_put_new_events();
+		tp_spool_put_tracing();
 		if (__atomic_load_n(&sp->pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE &&
 		    !sp->reader)
 			n = drain_full(false);

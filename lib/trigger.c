@@ -79,8 +79,59 @@ static struct trigger_set *set_copy(const struct trigger_set *old, unsigned extr
 		memcpy(ts->t, old->t, n * sizeof(ts->t[0]));
 		ts->n = n;
 		ts->soft = old->soft;
+		ts->switched = old->switched;
 	}
 	return ts;
+}
+
+/*
+ * Per event index, under the lock: how many enable_event/disable_event triggers switch it.
+ * While any does, the event has a set (empty if it has no triggers of its own) that says
+ * so: its hits go through its gate, its jump-label sites patched (the kernel's soft mode).
+ */
+static uint32_t targeted[TPOINT_MAX_EVENTS];
+
+/* Under the lock: the target's set follows targeted[] (switched, or back to its own). */
+static void target_publish(uint32_t index)
+{
+	struct event_slot *t = index < tp_nslots ? &tp_slots[index] : NULL;
+	struct trigger_set *cur, *ts;
+	bool want = targeted[index] > 0;
+
+	if (!t || !t->ev) /* unloaded: as it registers again (tp_trigger_slot_added()) */
+		return;
+	cur = tp_trigger_set_of(index);
+	if ((cur && cur->switched) == want)
+		return;
+	if (!want && !cur->n) {
+		publish_set(t, NULL);
+		return;
+	}
+	ts = set_copy(cur, 0);
+	if (!ts) {
+		tp_err("%s:%s: out of memory: enable_event/disable_event do not switch it",
+		       t->system, t->name);
+		return;
+	}
+	ts->switched = want;
+	publish_set(t, ts);
+}
+
+/* Under the lock: a switching trigger on `index` added (+1) or gone (-1). */
+static void target_count(uint32_t index, int by)
+{
+	if (by > 0 && !targeted[index]++)
+		/* Soft mode: off unless it records for itself (SOFT_DISABLED) */
+		__atomic_store_n(&tp_trigger_soft_off[index], !tp_trigger_recorded(index),
+				 __ATOMIC_RELAXED);
+	else if (by < 0 && targeted[index])
+		targeted[index]--;
+	target_publish(index);
+}
+
+static bool is_switch(const struct trigger *tr)
+{
+	return tr->kind == TRIGGER_ENABLE_EVENT || tr->kind == TRIGGER_DISABLE_EVENT;
 }
 
 static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
@@ -93,17 +144,22 @@ static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
 static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsigned at, char *err,
 		     size_t errlen)
 {
-	struct trigger_set *ts = cur->n > 1 ? set_copy(NULL, cur->n - 1) : NULL;
+	bool keep = cur->n > 1 || cur->switched; /* switched: an empty set stays */
+	struct trigger_set *ts = keep ? set_copy(NULL, cur->n - 1) : NULL;
 	struct trigger *gone = cur->t[at];
 
-	if (cur->n > 1 && !ts)
+	if (keep && !ts)
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	for (unsigned i = 0; ts && i < cur->n; i++)
 		if (i != at)
 			ts->t[ts->n++] = cur->t[i];
-	if (ts)
+	if (ts) {
 		ts->soft = cur->soft;
+		ts->switched = cur->switched;
+	}
 	publish_set(s, ts); /* retires cur */
+	if (is_switch(gone))
+		target_count(gone->target, -1);
 	tp_registry_retire(gone, trigger_free);
 	return 0;
 }
@@ -234,10 +290,10 @@ static const struct command {
 } commands[] = {
 	{ "stacktrace", TRIGGER_STACKTRACE, false, NULL },
 	{ "snapshot", TRIGGER_SNAPSHOT, false, "not supported yet in the process" },
-	{ "traceon", TRIGGER_TRACEON, false, "not supported yet in the process" },
-	{ "traceoff", TRIGGER_TRACEOFF, false, "not supported yet in the process" },
-	{ "enable_event", TRIGGER_ENABLE_EVENT, true, "not supported yet in the process" },
-	{ "disable_event", TRIGGER_DISABLE_EVENT, true, "not supported yet in the process" },
+	{ "traceon", TRIGGER_TRACEON, false, NULL },
+	{ "traceoff", TRIGGER_TRACEOFF, false, NULL },
+	{ "enable_event", TRIGGER_ENABLE_EVENT, true, NULL },
+	{ "disable_event", TRIGGER_DISABLE_EVENT, true, NULL },
 };
 
 static const struct command *command_of(enum trigger_kind kind)
@@ -271,6 +327,9 @@ static struct trigger *find_command(const struct trigger_set *ts, enum trigger_k
 	return NULL;
 }
 
+/* The last parse_target() failed for want of its event (TPOINT_TRIGGER waits for it). */
+static bool target_missing;
+
 /* The token at p, up to the next ':' or ' ', for a message. */
 static int token_len(const char *p)
 {
@@ -301,6 +360,7 @@ static const char *parse_target(const char *p, const struct command *c, char **n
 		return NULL;
 	}
 	t = slot_named(*name);
+	target_missing = !t || !t->ev;
 	if (!t || !t->ev || t->ev->index >= TPOINT_MAX_EVENTS) {
 		snprintf(err, errlen, "%s:%s: no event '%s' in this process (Invalid argument)",
 			 c->word, *name, *name);
@@ -330,12 +390,13 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 	unsigned at = 0;
 	int ret;
 
+	target_missing = false;
 	if (c->missing && !remove) {
 		snprintf(err, errlen, "'%s': %s", c->word, c->missing);
 		return -EOPNOTSUPP;
 	}
 	if (c->target && !(p = parse_target(p, c, &target, &index, err, errlen)))
-		return -EINVAL;
+		return target_missing ? -ENOENT : -EINVAL;
 	if (*p == ':') {
 		char *end;
 
@@ -412,6 +473,8 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 	tr->id = next_id++;
 	ts->t[ts->n++] = tr;
 	publish_set(s, ts);
+	if (is_switch(tr))
+		target_count(tr->target, +1);
 	return 0;
 }
 
@@ -481,8 +544,14 @@ void tp_trigger_slot_drop(struct event_slot *s)
 		return;
 	/* The gate went with the filter (tp_registry_slot_drop_filter()), before this. */
 	ts = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], NULL, __ATOMIC_ACQ_REL);
-	for (unsigned i = 0; ts && i < ts->n; i++)
+	for (unsigned i = 0; ts && i < ts->n; i++) {
+		/* What it switched goes back to its own state (not this event: it goes). */
+		if (is_switch(ts->t[i]) && ts->t[i]->target != s->ev->index)
+			target_count(ts->t[i]->target, -1);
+		else if (is_switch(ts->t[i]))
+			targeted[s->ev->index]--;
 		tp_registry_retire(ts->t[i], trigger_free);
+	}
 	tp_registry_retire(ts, free);
 }
 
@@ -492,6 +561,7 @@ void tp_trigger_slot_drop(struct event_slot *s)
 struct env_trigger {
 	char *event, *text;
 	bool met;
+	bool waits; /* met, but the event it switches has not registered yet */
 };
 static struct env_trigger *env_triggers;
 static size_t nenv_triggers;
@@ -514,7 +584,7 @@ void tp_trigger_env_parse(const char *value)
 		if (!n)
 			break;
 		env_triggers = n;
-		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false };
+		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false };
 		if (n[nenv_triggers].event && n[nenv_triggers].text)
 			nenv_triggers++;
 	}
@@ -531,14 +601,27 @@ void tp_trigger_slot_added(struct event_slot *s)
 {
 	char err[512];
 
+	/* Back after a dlclose, and still switched by another event's trigger. */
+	if (s->ev->index < TPOINT_MAX_EVENTS && targeted[s->ev->index])
+		target_publish(s->ev->index);
+
 	for (size_t i = 0; i < nenv_triggers; i++) {
 		struct env_trigger *e = &env_triggers[i];
+		struct event_slot *on = s;
+		int ret;
 
-		if (e->met || !tp_event_named(e->event, s->system, s->name) ||
-		    slot_named(e->event) != s)
+		/* enable_event of an event of the same object, registered after this one */
+		if (e->waits)
+			on = slot_named(e->event);
+		else if (e->met || !tp_event_named(e->event, s->system, s->name) ||
+			 slot_named(e->event) != s)
+			continue;
+		if (!on || !on->ev)
 			continue;
 		e->met = true;
-		if (set_locked(s, e->text, err, sizeof(err)) < 0)
+		ret = set_locked(on, e->text, err, sizeof(err));
+		e->waits = ret == -ENOENT && target_missing;
+		if (ret < 0 && !e->waits)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
 	}
 }
@@ -547,7 +630,10 @@ void tp_trigger_env_report(void)
 {
 	tp_registry_lock();
 	for (size_t i = 0; i < nenv_triggers; i++)
-		if (!env_triggers[i].met)
+		if (env_triggers[i].waits)
+			tp_notice("TPOINT_TRIGGER: '%s:%s': the event it switches never registered; "
+				  "the trigger was ignored", env_triggers[i].event, env_triggers[i].text);
+		else if (!env_triggers[i].met)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': no event '%s' in this program; the "
 				  "trigger was ignored", env_triggers[i].event, env_triggers[i].text,
 				  env_triggers[i].event);

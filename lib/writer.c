@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "registry.h"
 #include "ringbuf.h"
+#include "tracing_on.h"
 #include "trigger.h"
 #include "writer.h"
 
@@ -664,7 +665,7 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 		stream_forget_page(s); /* left by a hit that a handler interrupted */
 	gate = tp_trigger_gate(__atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE));
 	ts = gate ? gate->ts : NULL;
-	soft = ts && tp_trigger_soft(ts);
+	soft = ts && tp_trigger_soft(ts, ev->index);
 	if (!pool) {
 		if (!ts)
 			goto drop;
@@ -815,7 +816,7 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 						     const struct trigger_set *ts, char *entry,
 						     uint32_t size)
 {
-	bool soft = !ts || tp_trigger_soft(ts);
+	bool soft = !ts || tp_trigger_soft(ts, ev->index);
 	unsigned fire = 0;
 
 	if (ts && TPOINT_TLS.thread)
@@ -830,6 +831,9 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 	} else {
 		publish(ev, s, size);
 	}
+	/* Off once its record has its time stamp: the record that fired it is in the file. */
+	if (fire >> TRIGGER_FIRE_TRACEOFF_SHIFT)
+		tp_tracing_stamp(fire >> TRIGGER_FIRE_TRACEOFF_SHIFT, tpoint_arch_clock());
 	/*
 	 * After the event, its level let go, as the kernel's post-call triggers run after the
 	 * commit or the discard: so the stack is the next record of this level's stream.

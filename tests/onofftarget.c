@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The program of tests/trigger_onoff.sh, built with jump-label call sites: a loop of N
+ * steps that hits tpt_onoff:start at every even hundred from 200 (200, 400, ...), stop at
+ * every odd hundred (100, 300, ...), then tick and detail with seq = the step. So with
+ * traceoff on stop and traceon on start, the ticks kept are the steps whose hundred is even;
+ * with enable_event:tpt_onoff:detail on start and disable_event on stop, the details too,
+ * from 200 on.
+ *	onofftarget seq N        the loop, then exit
+ *	onofftarget signal N     the same, start and stop hit in a SIGUSR2 handler (raise())
+ *	onofftarget threads N    16 threads at once, each: start, tick, detail, stop, N times
+ *	onofftarget wait N       "ready PID", then the loop on SIGUSR1, then exit
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "trace/events/tpt_onoff.h"
+
+static long steps;
+static volatile sig_atomic_t hundred; /* the step the handler marks */
+
+static void mark(long i)
+{
+	if (i && i % 100 == 0) {
+		if ((i / 100) % 2)
+			trace_stop((int)i, 0);
+		else
+			trace_start((int)i, 0);
+	}
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	mark(hundred);
+}
+
+static void loop(int by_signal)
+{
+	for (long i = 0; i < steps; i++) {
+		if (by_signal) {
+			hundred = (sig_atomic_t)i;
+			if (i && i % 100 == 0)
+				raise(SIGUSR2);
+		} else {
+			mark(i);
+		}
+		trace_tick((int)i, 0);
+		trace_detail((int)i, 0);
+	}
+}
+
+static void *worker(void *arg)
+{
+	int t = (int)(long)arg;
+
+	for (long i = 0; i < steps; i++) {
+		trace_start((int)i, t);
+		trace_tick((int)i, t);
+		trace_detail((int)i, t);
+		trace_stop((int)i, t);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 2 ? argv[1] : "";
+	struct sigaction sa;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: onofftarget seq|signal|threads|wait N\n");
+		return 2;
+	}
+	steps = atol(argv[2]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
+	if (!strcmp(mode, "seq") || !strcmp(mode, "signal")) {
+		loop(!strcmp(mode, "signal"));
+	} else if (!strcmp(mode, "threads")) {
+		pthread_t th[16];
+
+		for (long t = 0; t < 16; t++)
+			pthread_create(&th[t], NULL, worker, (void *)(t + 1));
+		for (int t = 0; t < 16; t++)
+			pthread_join(th[t], NULL);
+	} else if (!strcmp(mode, "wait")) {
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (sigwait(&set, &sig) == 0)
+			loop(0);
+	} else {
+		fprintf(stderr, "onofftarget: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	printf("done\n");
+	return 0;
+}
