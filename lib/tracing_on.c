@@ -71,5 +71,5 @@ void tp_tracing_from_env(void)
 	if (!strcmp(v, "0"))
 		tp_tracing_switch(false, 1); /* off from the start: before every record */
 	else
-		tp_err("TPOINT_TRACING_ON='%s': expected 0 or 1; tracing stays on", v);
+		tp_notice("TPOINT_TRACING_ON='%s': expected 0 or 1; tracing stays on", v);
 }

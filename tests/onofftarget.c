@@ -6,13 +6,14 @@
  * traceoff on stop and traceon on start, the ticks kept are the steps whose hundred is even;
  * with enable_event:tpt_onoff:detail on start and disable_event on stop, the details too,
  * from 200 on.
- *	onofftarget seq N        the loop, then exit
- *	onofftarget signal N     the same, start and stop hit in a SIGUSR2 handler (raise())
- *	onofftarget threads N    16 threads at once, each: start, tick, detail, stop, N times
- *	onofftarget wait N       "ready PID", then the loop on SIGUSR1, then exit
+ *	onofftarget seq N          the loop, then "done" and exit
+ *	onofftarget signal N       the same, start and stop hit in a SIGUSR2 handler (raise())
+ *	onofftarget threads N      16 threads at once, each: start, tick, detail, stop, N times
+ *	onofftarget wait MODE N    "ready PID", MODE on SIGUSR1 ("done"), exit on SIGTERM
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,19 +70,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+static int run(const char *mode)
 {
-	const char *mode = argc > 2 ? argv[1] : "";
-	struct sigaction sa;
-
-	if (argc < 3) {
-		fprintf(stderr, "usage: onofftarget seq|signal|threads|wait N\n");
-		return 2;
-	}
-	steps = atol(argv[2]);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr2;
-	sigaction(SIGUSR2, &sa, NULL);
 	if (!strcmp(mode, "seq") || !strcmp(mode, "signal")) {
 		loop(!strcmp(mode, "signal"));
 	} else if (!strcmp(mode, "threads")) {
@@ -91,21 +81,43 @@ int main(int argc, char **argv)
 			pthread_create(&th[t], NULL, worker, (void *)(t + 1));
 		for (int t = 0; t < 16; t++)
 			pthread_join(th[t], NULL);
-	} else if (!strcmp(mode, "wait")) {
-		sigset_t set;
-		int sig;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		pthread_sigmask(SIG_BLOCK, &set, NULL);
-		printf("ready %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) == 0)
-			loop(0);
 	} else {
 		fprintf(stderr, "onofftarget: unknown mode '%s'\n", mode);
 		return 2;
 	}
 	printf("done\n");
+	fflush(stdout);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool wait = argc > 1 && !strcmp(argv[1], "wait");
+	struct sigaction sa;
+	sigset_t set;
+	int sig, ret;
+
+	if (argc < 3 + wait) {
+		fprintf(stderr, "usage: onofftarget [wait] seq|signal|threads N\n");
+		return 2;
+	}
+	steps = atol(argv[2 + wait]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
+	if (!wait)
+		return run(argv[1]);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (sigwait(&set, &sig) || sig != SIGUSR1)
+		return 0;
+	ret = run(argv[2]);
+	while (sigwait(&set, &sig) == 0 && sig == SIGUSR1)
+		;
+	return ret;
 }

@@ -1,0 +1,183 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# traceon/traceoff and enable_event/disable_event (issue 35), through tests/onofftarget.c (a
+# program built with jump-label call sites): its loop of N steps hits tpt_onoff:stop at each
+# odd hundred (100, 300, ...), start at each even one from 200, then tick and detail with
+# seq = the step. traceoff on stop and traceon on start keep exactly the ticks of the even
+# hundreds, and the marks that fired them, in the file (tpoint report and trace-cmd report,
+# over a TPOINT_RECORD file and a `tpoint record -p` file); the kernel's counts (used only by
+# a change); from a signal handler; from 16 threads at once; TPOINT_TRACING_ON=0. enable_event
+# switches detail, whose site is a NOP while it is off; the refusals; `tpoint stat -p`.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+command -v trace-cmd >/dev/null || { echo "SKIP: no trace-cmd"; exit 77; }
+B=$(dirname "$TPOINT")
+T=$B/tests/onofftarget
+. "$(dirname "$0")/lib/wait.sh"
+pids=""
+trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done' EXIT
+EV=tpt_onoff:start,tpt_onoff:stop,tpt_onoff:tick
+ONOFF='tpt_onoff:stop:traceoff;tpt_onoff:start:traceon'
+
+# seqs READER FILE EVENT: the seq of each record of EVENT, in order.
+seqs() {
+	if [ "$1" = trace-cmd ]; then trace-cmd report "$2" 2>/dev/null; else "$TPOINT" report "$2"; fi |
+		sed -n "s/.* $3: *seq=\([0-9]*\) .*/\1/p"
+}
+# want N AWK-TEST: the steps 0..N-1 that pass the test on i, one a line.
+want() { awk -v n="$1" "BEGIN { for (i = 0; i < n; i++) if ($2) print i }"; }
+# same FILE EVENT EXPECTED WHAT: both readers show exactly EXPECTED's seqs of EVENT.
+same() {
+	for r in tpoint trace-cmd; do
+		seqs $r "$1" "$2" >got.txt
+		cmp -s got.txt "$3" || { diff "$3" got.txt | head -5; fail "$4 ($r report, $2)"; }
+	done
+}
+
+want 1000 'int(i / 100) % 2 == 0' >even.txt
+want 1000 'i % 100 == 0 && i > 0 && int(i / 100) % 2 == 1' >stops.txt
+want 1000 'i % 100 == 0 && i > 0 && int(i / 100) % 2 == 0' >starts.txt
+
+rm -f a.dat
+TPOINT_RECORD=a.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF "$T" seq 1000 >out.txt 2>err.txt ||
+	{ cat err.txt; fail "onofftarget seq exited $?"; }
+same a.dat tick even.txt "traceoff/traceon: the ticks of the even hundreds"
+same a.dat stop stops.txt "the stops that fired traceoff are in the file"
+same a.dat start starts.txt "the starts that fired traceon are in the file"
+"$TPOINT" report --stats a.dat 2>&1 | grep -Eq '^tpt_onoff:tick +1000 +0 +500 +500 +0 +500' ||
+	{ "$TPOINT" report --stats a.dat; fail "the ticks of the off windows count as filtered"; }
+echo "ok: traceoff/traceon windows, exact (TPOINT_RECORD, tpoint and trace-cmd report)"
+
+rm -f s.dat
+TPOINT_RECORD=s.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF "$T" signal 1000 >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "onofftarget signal exited $?"; }
+same s.dat tick even.txt "fired in a signal handler"
+same s.dat stop stops.txt "fired in a signal handler: the stops"
+echo "ok: fired in a signal handler"
+
+# Counts, as the kernel's: traceon:1 is not used by the start at 200... it is (tracing is
+# off then); traceoff:2 by the stops at 100 and 300; after that tracing stays off, so the
+# start at 400 and later ones are out, and so are their ticks. A filter: traceon if seq >= 600.
+rm -f c.dat
+TPOINT_RECORD=c.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER='tpt_onoff:stop:traceoff:2;tpt_onoff:start:traceon:1' \
+	"$T" seq 1000 >/dev/null 2>err.txt || { cat err.txt; fail "counts: exited $?"; }
+want 1000 'i < 100 || (i >= 200 && i < 300)' >w.txt
+same c.dat tick w.txt "traceoff:2, traceon:1"
+want 400 'i == 100 || i == 300' >w.txt
+same c.dat stop w.txt "traceoff:2: its two stops"
+rm -f f.dat
+TPOINT_RECORD=f.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER='tpt_onoff:stop:traceoff;tpt_onoff:start:traceon if seq >= 600' \
+	"$T" seq 1000 >/dev/null 2>err.txt || { cat err.txt; fail "filter: exited $?"; }
+want 1000 'i < 100 || (i >= 600 && i < 700) || (i >= 800 && i < 900)' >w.txt
+same f.dat tick w.txt "traceon if seq >= 600"
+echo "ok: traceon/traceoff counts and filters"
+
+# Off from the start (the kernel's echo 0 > tracing_on): the first start turns it on.
+rm -f o.dat
+TPOINT_TRACING_ON=0 TPOINT_RECORD=o.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF "$T" seq 1000 \
+	>/dev/null 2>err.txt || { cat err.txt; fail "TPOINT_TRACING_ON=0: exited $?"; }
+want 1000 'i >= 200 && int(i / 100) % 2 == 0' >w.txt
+same o.dat tick w.txt "TPOINT_TRACING_ON=0"
+TPOINT_TRACING_ON=maybe "$T" seq 10 >/dev/null 2>err.txt
+grep -q "TPOINT_TRACING_ON='maybe': expected 0 or 1; tracing stays on" err.txt ||
+	{ cat err.txt; fail "a bad TPOINT_TRACING_ON is not said"; }
+echo "ok: TPOINT_TRACING_ON=0"
+
+# enable_event/disable_event on detail, which is not selected: its site is a NOP until a
+# trigger switches it (hits 0 without one), then its records are dropped (soft mode) until
+# start enables it: :2, so at 200 and 400 only; stop disables it at each odd hundred.
+rm -f d.dat
+TPOINT_RECORD=d.dat TPOINT_EVENTS=$EV "$T" seq 1000 >/dev/null 2>&1
+"$TPOINT" report --stats d.dat 2>&1 | grep -Eq '^tpt_onoff:detail +0 ' ||
+	{ "$TPOINT" report --stats d.dat; fail "detail is hit while off: its site is not a NOP"; }
+rm -f d.dat
+TPOINT_RECORD=d.dat TPOINT_EVENTS=tpt_onoff:start \
+	TPOINT_TRIGGER='tpt_onoff:stop:disable_event:tpt_onoff:detail;tpt_onoff:start:enable_event:tpt_onoff:detail:2' \
+	"$T" seq 1000 >/dev/null 2>err.txt || { cat err.txt; fail "enable_event: exited $?"; }
+[ -s err.txt ] && { cat err.txt; fail "enable_event: said something"; }
+want 1000 'int(i / 100) == 2 || int(i / 100) == 4' >w.txt
+same d.dat detail w.txt "enable_event:...:2 / disable_event"
+"$TPOINT" report --stats d.dat 2>&1 | grep -Eq '^tpt_onoff:detail +1000 +0 +800 +200 ' ||
+	{ "$TPOINT" report --stats d.dat; fail "detail: hit 1000 times, 200 recorded"; }
+echo "ok: enable_event switches a jump-label site; disable_event; counts"
+
+# From outside, on a running process recorded by tpoint record -p; 16 threads at once each
+# hit start, tick, detail and stop 2000 times: traceoff:5, traceon:5, enable_event:7 and
+# disable_event:7 each fire exactly their count (no deadlock); tpoint stat -p lists them.
+"$T" wait threads 2000 >p.out 2>p.err &
+P=$!
+pids=$P
+wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait did not start"
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'traceoff:5' >/dev/null || fail "trigger traceoff:5"
+"$TPOINT" trigger -p "$P" -e tpt_onoff:start 'traceon:5' >/dev/null || fail "trigger traceon:5"
+"$TPOINT" trigger -p "$P" -e tpt_onoff:start 'enable_event:tpt_onoff:detail:7' >/dev/null ||
+	fail "trigger enable_event"
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'disable_event:tpt_onoff:detail:7 if seq >= 0' >/dev/null ||
+	fail "trigger disable_event"
+# the refusals: exit 1, the token named
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'enable_event:tpt_onoff:nosuch' 2>err.txt
+[ $? = 1 ] && grep -q "no event 'tpt_onoff:nosuch' in this process" err.txt ||
+	{ cat err.txt; fail "enable_event of an event that does not exist"; }
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'traceoff:0' 2>err.txt
+[ $? = 1 ] && grep -q "'0': expected a count above 0 after 'traceoff:'" err.txt ||
+	{ cat err.txt; fail "traceoff:0"; }
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'enable_event:tpt_onoff:detail' 2>err.txt
+[ $? = 1 ] && grep -q "has a disable_event:tpt_onoff:detail trigger already" err.txt ||
+	{ cat err.txt; fail "a second switch of detail on stop"; }
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'enable_event:tpt_onoff' 2>err.txt
+[ $? = 1 ] && grep -q "expected enable_event:system:event" err.txt ||
+	{ cat err.txt; fail "enable_event without an event"; }
+"$TPOINT" stat -p "$P" | grep -q '^jump labels: .* patched' ||
+	{ "$TPOINT" stat -p "$P"; fail "stat -p: the sites are not patched"; }
+timeout 120 "$TPOINT" record -p "$P" -e 'tpt_onoff:*' -o p.dat >rec.out 2>rec.err &
+R=$!
+pids="$P $R"
+wait_until 60 sh -c "'$TPOINT' ps | grep -q '^ *$P .* spool:'" || { cat rec.err; fail "record -p did not attach"; }
+kill -USR1 "$P"
+wait_until 120 grep -q '^done$' p.out || fail "16 threads did not finish (deadlock?)"
+"$TPOINT" stat -p "$P" >stat.txt || fail "stat -p exited $?"
+for t in 'traceoff:count=0 (fired 5)' 'traceon:count=0 (fired 5)' \
+	'enable_event:tpt_onoff:detail:count=0 (fired 7)' \
+	'disable_event:tpt_onoff:detail:count=0 if seq >= 0 (fired 7)'; do
+	grep -qxF "  trigger: $t" stat.txt || { cat stat.txt; fail "stat -p: $t"; }
+done
+"$TPOINT" stat -p "$P" -e tpt_onoff:stop --json >stat.json || fail "stat -p --json exited $?"
+python3 - <<'PY' || { cat stat.json; fail "stat -p --json: the triggers"; }
+import json
+o = json.loads(open("stat.json").readline())
+t = {x["trigger"]: (x["fired"], x["left"]) for x in o["triggers"]}
+assert t == {"traceoff:count=0 (fired 5)": (5, 0),
+             "disable_event:tpt_onoff:detail:count=0 if seq >= 0 (fired 7)": (7, 0)}, t
+PY
+kill -TERM "$P"
+wait "$R" || { cat rec.err; fail "record -p exited $?"; }
+pids=""
+# Which ticks fall in the 5 short windows depends on the threads' order: whatever they
+# are, the ticks left out are counted as filtered, and both readers show the same file.
+n=$("$TPOINT" report p.dat | grep -c ' tick: ')
+"$TPOINT" report --stats p.dat 2>&1 | grep -Eq "^tpt_onoff:tick +32000 +0 +$((32000 - n)) +$n " ||
+	{ "$TPOINT" report --stats p.dat; fail "record -p: $n ticks, the others not counted as filtered"; }
+[ "$(trace-cmd report p.dat 2>/dev/null | grep -c ' tick: ')" = "$n" ] ||
+	fail "record -p: trace-cmd report shows other ticks than tpoint report"
+echo "ok: 16 threads, exact counts; stat -p lists the triggers"
+
+# record -p, exact: the seq loop recorded by tpoint record -p with traceoff/traceon set from
+# outside.
+"$T" wait seq 1000 >p.out 2>p.err &
+P=$!
+pids=$P
+wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait seq did not start"
+"$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'traceoff' >/dev/null || fail "trigger traceoff"
+"$TPOINT" trigger -p "$P" -e tpt_onoff:start 'traceon' >/dev/null || fail "trigger traceon"
+timeout 120 "$TPOINT" record -p "$P" -e "$EV" -o q.dat >rec.out 2>rec.err &
+R=$!
+pids="$P $R"
+wait_until 60 sh -c "'$TPOINT' ps | grep -q '^ *$P .* spool:'" || { cat rec.err; fail "record -p did not attach"; }
+kill -USR1 "$P"
+wait_until 60 grep -q '^done$' p.out || fail "seq did not finish"
+kill -TERM "$P"
+wait "$R" || { cat rec.err; fail "record -p exited $?"; }
+pids=""
+same q.dat tick even.txt "record -p: the ticks of the even hundreds"
+same q.dat stop stops.txt "record -p: the stops"
+echo "ok: record -p, exact windows"
