@@ -44,6 +44,7 @@ enum trigger_kind {
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
 #define TRIGGER_FIRE_STACK 1u    /* record the calling thread's user stack after the event */
 #define TRIGGER_FIRE_SNAPSHOT 2u /* write what the buffers hold to a new file */
+#define TRIGGER_FIRE_TRACEON 8u /* tracing_on switched on by this hit: its record is kept */
 /* tracing_on switched off: its log slot + 1 (tracing_on.h), for the writer to stamp once
  * the record has its time stamp (so the record that fired it is in the file). */
 #define TRIGGER_FIRE_TRACEOFF_SHIFT 16

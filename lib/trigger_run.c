@@ -144,8 +144,12 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 				fire |= TRIGGER_FIRE_SNAPSHOT;
 			continue;
 		case TRIGGER_TRACEON: /* on before the record's time stamp: it is in the file */
-			if (switch_wanted(tr, entry, size, tp_tracing_is_on()))
-				switch_done(tr, tp_tracing_switch(true, tpoint_arch_clock()));
+			if (switch_wanted(tr, entry, size, tp_tracing_is_on())) {
+				bool changed = tp_tracing_switch(true, tpoint_arch_clock());
+
+				switch_done(tr, changed);
+				fire |= changed ? TRIGGER_FIRE_TRACEON : 0;
+			}
 			continue;
 		case TRIGGER_TRACEOFF: /* off now, stamped after the record: trigger_commit() */
 			if (switch_wanted(tr, entry, size, !tp_tracing_is_on())) {

@@ -684,6 +684,25 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 		retire_or_hold(pool, &rec->reserve[level], s);
 	if (s->wp && (uintptr_t)s->wp + total > (uintptr_t)s->limit)
 		retire_or_hold(pool, &rec->reserve[level], s);
+	if (!s->wp && !tp_tracing_is_on()) {
+		/*
+		 * tracing_on is off (a traceoff trigger): no page for a record that the file
+		 * leaves out anyway, so that the pool keeps what it held (a flight recorder is
+		 * not overwritten) and nothing is written. Counted as filtered, as the file
+		 * counts the records of an off window. An event with triggers is built in the
+		 * scratch page: its hit may fire traceon, and then trigger_commit() gives it a
+		 * page, as that record is in the file.
+		 */
+		if (ts) {
+			rec->scratch_off |= (uint8_t)(1u << level);
+			return scratch_room(s, rec);
+		}
+		if (ev->index < TPOINT_MAX_EVENTS)
+			tpoint_count_one(&t->counters[ev->index].filtered);
+		tpoint_barrier();
+		t->top = s;
+		return NULL;
+	}
 	if (!s->wp && (soft || !take_page(pool, rec, s, level, tpoint_arch_clock()))) {
 		if (soft)
 			return scratch_room(s, rec);
@@ -803,6 +822,38 @@ static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
 	tpoint_count_one(&tpoint_counters_of(ev)->filtered);
 }
 
+/* Was the scratch record at s built there because tracing_on was off? (Forgotten now.) */
+static bool scratch_was_off(struct tpoint_stream *s)
+{
+	struct thread_rec *rec = TPOINT_TLS.thread;
+	uint8_t bit = (uint8_t)(1u << (s - TPOINT_TLS.stream));
+	bool off = rec && (rec->scratch_off & bit);
+
+	if (off)
+		rec->scratch_off &= (uint8_t)~bit;
+	return off;
+}
+
+/*
+ * The scratch record at s, which fired traceon, to a page of the pool (tracing was off, so
+ * its hit took none): true, the stream on the new page with the record copied; false, the
+ * record lost, counted so.
+ */
+static bool scratch_to_page(struct tpoint_stream *s, uint32_t size)
+{
+	struct thread_rec *rec = TPOINT_TLS.thread;
+	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+	uint32_t level = (uint32_t)(s - TPOINT_TLS.stream);
+	char *from = s->wp;
+
+	stream_forget_page(s);
+	if (pool && take_page(pool, rec, s, level, tpoint_arch_clock())) {
+		memcpy(s->wp, from, tpoint_record_total(size));
+		return true;
+	}
+	return false;
+}
+
 /*
  * A hit of an event with triggers (its gate sent it here, from judge_checked()): the
  * triggers see the record first, as the kernel's event_triggers_call() runs
@@ -822,10 +873,20 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 	if (ts && TPOINT_TLS.thread)
 		fire = tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
 	if (s->page == TP_SCRATCH_PAGE) {
-		stream_forget_page(s); /* for this record only */
-		release_level(s);
-		if (soft)
-			tpoint_count_one(&tpoint_counters_of(ev)->filtered);
+		bool off = scratch_was_off(s);
+
+		bool keep = off && (fire & TRIGGER_FIRE_TRACEON) && !soft &&
+			    (!f || tp_filter_match_checked(f, entry, size));
+
+		if (keep && scratch_to_page(s, size)) {
+			publish(ev, s, size);
+		} else {
+			stream_forget_page(s); /* for this record only */
+			release_level(s);
+			if (soft || off)
+				tpoint_count_one(keep ? &tpoint_counters_of(ev)->lost
+						      : &tpoint_counters_of(ev)->filtered);
+		}
 	} else if (soft || (f && !tp_filter_match_checked(f, entry, size))) {
 		drop_filtered(ev, s);
 	} else {

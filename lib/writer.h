@@ -47,6 +47,8 @@ struct thread_rec {
 	 * it, as the kernel's soft-disabled events are built in a per-CPU buffer.
 	 */
 	char *scratch;
+	/* Levels (bits) whose scratch record was built there because tracing_on is off. */
+	uint8_t scratch_off;
 };
 /*
  * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (tp_writer_detach_all).

@@ -34,6 +34,30 @@ same() {
 	done
 }
 
+# start_waiting MODE N: onofftarget waits (P) to run MODE on SIGUSR1.
+start_waiting() {
+	"$T" wait "$1" "$2" >p.out 2>p.err &
+	P=$!
+	pids=$P
+	wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait $1 did not start"
+}
+# record_and_run EVENTS OUT: tpoint record -p (R) attached, then the run, to its end.
+record_and_run() {
+	timeout 120 "$TPOINT" record -p "$P" -e "$1" -o "$2" >rec.out 2>rec.err &
+	R=$!
+	pids="$P $R"
+	wait_until 60 sh -c "'$TPOINT' ps | grep -q '^ *$P .* spool:'" ||
+		{ cat rec.err; fail "record -p did not attach"; }
+	kill -USR1 "$P"
+	wait_until 120 grep -q '^done$' p.out || fail "the run did not finish (deadlock?)"
+}
+# record_end: the process ends, and so does its recording.
+record_end() {
+	kill -TERM "$P"
+	wait "$R" || { cat rec.err; fail "record -p exited $?"; }
+	pids=""
+}
+
 want 1000 'int(i / 100) % 2 == 0' >even.txt
 want 1000 'i % 100 == 0 && i > 0 && int(i / 100) % 2 == 1' >stops.txt
 want 1000 'i % 100 == 0 && i > 0 && int(i / 100) % 2 == 0' >starts.txt
@@ -72,6 +96,19 @@ want 1000 'i < 100 || (i >= 600 && i < 700) || (i >= 800 && i < 900)' >w.txt
 same f.dat tick w.txt "traceon if seq >= 600"
 echo "ok: traceon/traceoff counts and filters"
 
+# The flight recorder (overwrite mode, a small pool): after traceoff nothing takes a page of
+# it, so it keeps the records up to the stop that fired it, not those of the 100,000 steps
+# after (which would have overwritten them, and are out of the file).
+rm -f ow.dat
+TPOINT_MODE=overwrite TPOINT_BUFFER_SIZE=1M TPOINT_RECORD=ow.dat TPOINT_EVENTS=$EV \
+	TPOINT_TRIGGER='tpt_onoff:stop:traceoff:1 if seq >= 100000' "$T" seq 200000 >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "overwrite: exited $?"; }
+[ "$(seqs tpoint ow.dat tick | tail -1)" = 100099 ] ||
+	{ seqs tpoint ow.dat tick | tail -3; fail "overwrite: the last tick is not the one before traceoff"; }
+[ "$(seqs trace-cmd ow.dat stop | tail -1)" = 100100 ] || fail "overwrite: the stop that fired traceoff"
+[ "$(seqs tpoint ow.dat tick | wc -l)" -gt 1000 ] || fail "overwrite: the flight recorder kept too little"
+echo "ok: traceoff keeps the flight recorder as it was"
+
 # Off from the start (the kernel's echo 0 > tracing_on): the first start turns it on.
 rm -f o.dat
 TPOINT_TRACING_ON=0 TPOINT_RECORD=o.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF "$T" seq 1000 \
@@ -104,10 +141,7 @@ echo "ok: enable_event switches a jump-label site; disable_event; counts"
 # From outside, on a running process recorded by tpoint record -p; 16 threads at once each
 # hit start, tick, detail and stop 2000 times: traceoff:5, traceon:5, enable_event:7 and
 # disable_event:7 each fire exactly their count (no deadlock); tpoint stat -p lists them.
-"$T" wait threads 2000 >p.out 2>p.err &
-P=$!
-pids=$P
-wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait did not start"
+start_waiting threads 2000
 "$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'traceoff:5' >/dev/null || fail "trigger traceoff:5"
 "$TPOINT" trigger -p "$P" -e tpt_onoff:start 'traceon:5' >/dev/null || fail "trigger traceon:5"
 "$TPOINT" trigger -p "$P" -e tpt_onoff:start 'enable_event:tpt_onoff:detail:7' >/dev/null ||
@@ -129,12 +163,7 @@ wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait did not star
 	{ cat err.txt; fail "enable_event without an event"; }
 "$TPOINT" stat -p "$P" | grep -q '^jump labels: .* patched' ||
 	{ "$TPOINT" stat -p "$P"; fail "stat -p: the sites are not patched"; }
-timeout 120 "$TPOINT" record -p "$P" -e 'tpt_onoff:*' -o p.dat >rec.out 2>rec.err &
-R=$!
-pids="$P $R"
-wait_until 60 sh -c "'$TPOINT' ps | grep -q '^ *$P .* spool:'" || { cat rec.err; fail "record -p did not attach"; }
-kill -USR1 "$P"
-wait_until 120 grep -q '^done$' p.out || fail "16 threads did not finish (deadlock?)"
+record_and_run 'tpt_onoff:*' p.dat
 "$TPOINT" stat -p "$P" >stat.txt || fail "stat -p exited $?"
 for t in 'traceoff:count=0 (fired 5)' 'traceon:count=0 (fired 5)' \
 	'enable_event:tpt_onoff:detail:count=0 (fired 7)' \
@@ -149,9 +178,7 @@ t = {x["trigger"]: (x["fired"], x["left"]) for x in o["triggers"]}
 assert t == {"traceoff:count=0 (fired 5)": (5, 0),
              "disable_event:tpt_onoff:detail:count=0 if seq >= 0 (fired 7)": (7, 0)}, t
 PY
-kill -TERM "$P"
-wait "$R" || { cat rec.err; fail "record -p exited $?"; }
-pids=""
+record_end
 # Which ticks fall in the 5 short windows depends on the threads' order: whatever they
 # are, the ticks left out are counted as filtered, and both readers show the same file.
 n=$("$TPOINT" report p.dat | grep -c ' tick: ')
@@ -163,21 +190,11 @@ echo "ok: 16 threads, exact counts; stat -p lists the triggers"
 
 # record -p, exact: the seq loop recorded by tpoint record -p with traceoff/traceon set from
 # outside.
-"$T" wait seq 1000 >p.out 2>p.err &
-P=$!
-pids=$P
-wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait seq did not start"
+start_waiting seq 1000
 "$TPOINT" trigger -p "$P" -e tpt_onoff:stop 'traceoff' >/dev/null || fail "trigger traceoff"
 "$TPOINT" trigger -p "$P" -e tpt_onoff:start 'traceon' >/dev/null || fail "trigger traceon"
-timeout 120 "$TPOINT" record -p "$P" -e "$EV" -o q.dat >rec.out 2>rec.err &
-R=$!
-pids="$P $R"
-wait_until 60 sh -c "'$TPOINT' ps | grep -q '^ *$P .* spool:'" || { cat rec.err; fail "record -p did not attach"; }
-kill -USR1 "$P"
-wait_until 60 grep -q '^done$' p.out || fail "seq did not finish"
-kill -TERM "$P"
-wait "$R" || { cat rec.err; fail "record -p exited $?"; }
-pids=""
+record_and_run "$EV" q.dat
+record_end
 same q.dat tick even.txt "record -p: the ticks of the even hundreds"
 same q.dat stop stops.txt "record -p: the stops"
 echo "ok: record -p, exact windows"
