@@ -34,12 +34,14 @@ same() {
 	done
 }
 
-# start_waiting MODE N: onofftarget waits (P) to run MODE on SIGUSR1.
+# start_waiting MODE N [VAR=VALUE...]: onofftarget waits (P) to run MODE on SIGUSR1.
 start_waiting() {
-	"$T" wait "$1" "$2" >p.out 2>p.err &
+	mode=$1 n=$2
+	shift 2
+	env "$@" "$T" wait "$mode" "$n" >p.out 2>p.err &
 	P=$!
 	pids=$P
-	wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait $1 did not start"
+	wait_until 30 grep -q "^ready $P\$" p.out || fail "onofftarget wait $mode did not start"
 }
 # record_and_run EVENTS OUT: tpoint record -p (R) attached, then the run, to its end.
 record_and_run() {
@@ -108,6 +110,18 @@ TPOINT_MODE=overwrite TPOINT_BUFFER_SIZE=1M TPOINT_RECORD=ow.dat TPOINT_EVENTS=$
 [ "$(seqs trace-cmd ow.dat stop | tail -1)" = 100100 ] || fail "overwrite: the stop that fired traceoff"
 [ "$(seqs tpoint ow.dat tick | wc -l)" -gt 1000 ] || fail "overwrite: the flight recorder kept too little"
 echo "ok: traceoff keeps the flight recorder as it was"
+
+# The flight recorder of a process that records to memory only: tpoint snapshot -p.
+start_waiting seq 1000 TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF
+kill -USR1 "$P"
+wait_until 60 grep -q '^done$' p.out || fail "snapshot: the run did not finish"
+"$TPOINT" snapshot -p "$P" -o snap.dat >/dev/null 2>err.txt || { cat err.txt; fail "snapshot -p exited $?"; }
+kill -TERM "$P"
+wait "$P"
+pids=""
+same snap.dat tick even.txt "tpoint snapshot: the ticks of the even hundreds"
+same snap.dat start starts.txt "tpoint snapshot: the starts"
+echo "ok: tpoint snapshot -p leaves out the off windows"
 
 # Off from the start (the kernel's echo 0 > tracing_on): the first start turns it on.
 rm -f o.dat

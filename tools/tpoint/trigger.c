@@ -36,9 +36,16 @@ static const struct opts_spec trigger_opts = {
 		 "with the modifiers .hex .execname .log2 .buckets=N .usecs .percent .graph\n"
 		 ".sym; common_pid, common_cpu and common_timestamp are fields too; and\n"
 		 "  stacktrace[:N] [if FILTER]\n"
-		 "which records the thread's user stack after the event (N times at most).\n"
-		 "The event goes on for its trigger, recorded or not. Read the histograms\n"
-		 "with 'tpoint hist -p PID'.\n"
+		 "which records the thread's user stack after the event (N times at most);\n"
+		 "  traceoff[:N] [if FILTER]    traceon[:N] [if FILTER]\n"
+		 "which stop and start recording (the records between are left out of the\n"
+		 "file); and\n"
+		 "  enable_event:SYS:EVENT[:N] [if FILTER]\n"
+		 "  disable_event:SYS:EVENT[:N] [if FILTER]\n"
+		 "which switch another event of the process. A count is used only when the\n"
+		 "state changes, as the kernel's. The event goes on for its trigger, recorded\n"
+		 "or not. Read the histograms with 'tpoint hist -p PID', the counts with\n"
+		 "'tpoint stat -p PID'.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
 	.opts = (const struct opt[]){
 		OPT_PID("the process"),
