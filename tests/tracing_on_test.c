@@ -5,7 +5,7 @@
  * claimed now and stamped later (traceoff), the log read from an index, racing threads
  * (every change logged once, the state alternating), TPOINT_TRACING_ON.
  *
- * Exit 0 when every check passes; each check prints one line.
+ * Exit 0 when every check passes.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,17 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
 #include "tracing_on.h"
-
-static int checks, failures;
-
-static void check(bool ok, const char *what)
-{
-	checks++;
-	if (!ok)
-		failures++;
-	printf("%s: %s\n", ok ? "ok" : "FAIL", what);
-}
 
 #define THREADS 8
 #define ROUNDS 20000
@@ -45,24 +36,24 @@ int main(void)
 
 	unsetenv("TPOINT_TRACING_ON");
 	tp_tracing_from_env();
-	check(tp_tracing_is_on(), "on at start");
-	check(!tp_tracing_switch(true, 10), "traceon while on: no change");
-	check(tp_tracing_switch(false, 20) && !tp_tracing_is_on(), "traceoff: off");
-	check(!tp_tracing_switch(false, 30), "traceoff while off: no change");
-	check(tp_tracing_switch(true, 40) && tp_tracing_is_on(), "traceon: on");
-	check(tp_tracing_log(0, log, 8, &total) == 2 && total == 2 && log[0] == 20 &&
+	CHECK(tp_tracing_is_on(), "on at start");
+	CHECK(!tp_tracing_switch(true, 10), "traceon while on: no change");
+	CHECK(tp_tracing_switch(false, 20) && !tp_tracing_is_on(), "traceoff: off");
+	CHECK(!tp_tracing_switch(false, 30), "traceoff while off: no change");
+	CHECK(tp_tracing_switch(true, 40) && tp_tracing_is_on(), "traceon: on");
+	CHECK(tp_tracing_log(0, log, 8, &total) == 2 && total == 2 && log[0] == 20 &&
 		      log[1] == 40, "the log: off at 20, on at 40");
 
 	slot = tp_tracing_claim(false);
-	check(slot == 3 && !tp_tracing_is_on(), "a claimed traceoff is off at once");
-	check(tp_tracing_claim(false) == 0, "a second claim while off: none");
-	check(tp_tracing_log(0, log, 8, &total) == 2 && total == 3,
+	CHECK(slot == 3 && !tp_tracing_is_on(), "a claimed traceoff is off at once");
+	CHECK(tp_tracing_claim(false) == 0, "a second claim while off: none");
+	CHECK(tp_tracing_log(0, log, 8, &total) == 2 && total == 3,
 	      "the log stops at a switch not stamped yet");
 	tp_tracing_stamp(slot, 50);
-	check(tp_tracing_log(2, log, 8, &total) == 1 && log[0] == 50, "stamped: read from index 2");
+	CHECK(tp_tracing_log(2, log, 8, &total) == 1 && log[0] == 50, "stamped: read from index 2");
 	tp_tracing_switch(true, 0);
-	check(tp_tracing_log(3, log, 8, &total) == 1 && log[0] == 1, "clock 0 is logged as 1");
-	check(tp_tracing_log(4, log, 8, &total) == 0 && total == 4, "nothing past the end");
+	CHECK(tp_tracing_log(3, log, 8, &total) == 1 && log[0] == 1, "clock 0 is logged as 1");
+	CHECK(tp_tracing_log(4, log, 8, &total) == 0 && total == 4, "nothing past the end");
 
 	pthread_t th[THREADS];
 	unsigned sum = 0;
@@ -74,12 +65,12 @@ int main(void)
 		sum += changed[t];
 	}
 	tp_tracing_log(0, log, 0, &total);
-	check(total == 4 + sum, "racing threads: each change counted once");
-	check(tp_tracing_is_on() == !(sum % 2), "racing threads: the state follows the count");
+	CHECK(total == 4 + sum, "racing threads: each change counted once");
+	CHECK(tp_tracing_is_on() == !(sum % 2), "racing threads: the state follows the count");
 	uint64_t *all = calloc(total, sizeof(*all));
 	uint32_t n = tp_tracing_log(0, all, (uint32_t)total, &total);
 
-	check(n == (total < TP_TRACING_LOG_MAX ? total : TP_TRACING_LOG_MAX),
+	CHECK(n == (total < TP_TRACING_LOG_MAX ? total : TP_TRACING_LOG_MAX),
 	      "racing threads: every change stamped (up to the log's size)");
 	free(all);
 
@@ -88,7 +79,8 @@ int main(void)
 		tp_tracing_switch(true, 2);
 	setenv("TPOINT_TRACING_ON", "0", 1);
 	tp_tracing_from_env();
-	check(!tp_tracing_is_on(), "TPOINT_TRACING_ON=0: off");
-	printf("%d checks, %d failed\n", checks, failures);
-	return failures != 0;
+	CHECK(!tp_tracing_is_on(), "TPOINT_TRACING_ON=0: off");
+	tu_note("tracing_on: switches, the log, a stamp after the claim, %d racing threads",
+		THREADS);
+	return tu_finish();
 }
