@@ -338,10 +338,11 @@ static int token_len(const char *p)
 
 /*
  * ":system:event" after enable_event/disable_event: the event, which must be in the
- * process. Returns the text after it, or NULL with err said.
+ * process unless the trigger is being removed (its object may have gone since). Returns the
+ * text after it, or NULL with err said.
  */
-static const char *parse_target(const char *p, const struct command *c, char **name,
-				uint32_t *index, char *err, size_t errlen)
+static const char *parse_target(const char *p, const struct command *c, bool removing,
+				char **name, uint32_t *index, char *err, size_t errlen)
 {
 	int sys_len, ev_len;
 	struct event_slot *t;
@@ -359,6 +360,8 @@ static const char *parse_target(const char *p, const struct command *c, char **n
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
+	if (removing)
+		return p + 2 + sys_len + ev_len;
 	t = slot_named(*name);
 	target_missing = !t || !t->ev;
 	if (!t || !t->ev || t->ev->index >= TPOINT_MAX_EVENTS) {
@@ -395,7 +398,7 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 		snprintf(err, errlen, "'%s': %s", c->word, c->missing);
 		return -EOPNOTSUPP;
 	}
-	if (c->target && !(p = parse_target(p, c, &target, &index, err, errlen)))
+	if (c->target && !(p = parse_target(p, c, remove, &target, &index, err, errlen)))
 		return target_missing ? -ENOENT : -EINVAL;
 	if (*p == ':') {
 		char *end;
