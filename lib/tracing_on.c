@@ -10,23 +10,18 @@
 #include "log.h"
 #include "tracing_on.h"
 
-static uint64_t switches;
+uint64_t tp_tracing_switches;
 static uint64_t stamps[TP_TRACING_LOG_MAX]; /* 0: being written */
-
-bool tp_tracing_is_on(void)
-{
-	return !(__atomic_load_n(&switches, __ATOMIC_ACQUIRE) & 1);
-}
 
 uint32_t tp_tracing_claim(bool on)
 {
-	uint64_t w = __atomic_load_n(&switches, __ATOMIC_RELAXED);
+	uint64_t w = __atomic_load_n(&tp_tracing_switches, __ATOMIC_RELAXED);
 
 	do {
 		if (!(w & 1) == on)
 			return 0;
-	} while (!__atomic_compare_exchange_n(&switches, &w, w + 1, true, __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&tp_tracing_switches, &w, w + 1, true,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	return w < TP_TRACING_LOG_MAX ? (uint32_t)w + 1 : TP_TRACING_LOG_MAX + 1;
 }
 
@@ -46,7 +41,7 @@ bool tp_tracing_switch(bool on, uint64_t clock)
 
 uint32_t tp_tracing_log(uint32_t from, uint64_t *out, uint32_t max, uint64_t *total)
 {
-	uint64_t n = __atomic_load_n(&switches, __ATOMIC_ACQUIRE);
+	uint64_t n = __atomic_load_n(&tp_tracing_switches, __ATOMIC_ACQUIRE);
 	uint32_t k = 0;
 
 	*total = n;

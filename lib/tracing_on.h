@@ -17,7 +17,13 @@
 /* The switches a process logs: those after are not (the state still changes); said once. */
 #define TP_TRACING_LOG_MAX 32768u
 
-HIDDEN bool tp_tracing_is_on(void);
+/* The switches so far: even while on, odd while off (read inline by the writer's slow path). */
+extern HIDDEN uint64_t tp_tracing_switches;
+
+static inline bool tp_tracing_is_on(void)
+{
+	return !(__atomic_load_n(&tp_tracing_switches, __ATOMIC_RELAXED) & 1);
+}
 /*
  * Switch tracing on or off at raw clock reading `clock` (1 and up). True if this call changed
  * the state (one of two racing calls does). Lock-free, async-signal-safe.

@@ -63,6 +63,8 @@ static char *info_of(const struct hist_spec *spec)
 /* Publish the slot's new set (NULL: none) and apply the slot; the old set goes after grace. */
 static void publish_set(struct event_slot *s, struct trigger_set *ts)
 {
+	if (ts) /* where a hit reads whether its record is kept (tp_trigger_soft()) */
+		ts->soft_at = ts->switched ? &tp_trigger_soft_off[s->ev->index] : &ts->soft;
 	struct trigger_set *old = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], ts,
 						      __ATOMIC_ACQ_REL);
 

@@ -72,6 +72,7 @@ struct trigger_set {
 	/* Another event's enable_event/disable_event switches this one: whether its records
 	 * are kept is tp_trigger_soft_off[its index], not `soft` (the kernel's soft mode). */
 	bool switched;
+	const bool *soft_at; /* &soft, or that flag while switched: set as it is published */
 	unsigned n;
 	struct trigger *t[];
 };
@@ -127,11 +128,9 @@ HIDDEN unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *
  */
 extern HIDDEN bool tp_trigger_soft_off[TPOINT_MAX_EVENTS];
 
-static inline bool tp_trigger_soft(const struct trigger_set *ts, uint32_t index)
+static inline bool tp_trigger_soft(const struct trigger_set *ts)
 {
-	if (ts->switched && index < TPOINT_MAX_EVENTS)
-		return __atomic_load_n(&tp_trigger_soft_off[index], __ATOMIC_RELAXED);
-	return __atomic_load_n(&ts->soft, __ATOMIC_RELAXED);
+	return __atomic_load_n(ts->soft_at, __ATOMIC_RELAXED);
 }
 
 /*

@@ -122,6 +122,36 @@ static void switch_event(struct trigger *tr, const void *entry, uint32_t size, b
 		switch_done(tr, __atomic_exchange_n(flag, off, __ATOMIC_RELAXED) != off);
 }
 
+/* A command that switches a state; what it asks of the writer (TRIGGER_FIRE_*). */
+static __attribute__((noinline)) unsigned run_switch(struct trigger *tr, const void *entry,
+						     uint32_t size)
+{
+	switch (tr->kind) {
+	case TRIGGER_TRACEON: /* on before the record's time stamp: it is in the file */
+		if (switch_wanted(tr, entry, size, tp_tracing_is_on())) {
+			bool changed = tp_tracing_switch(true, tpoint_arch_clock());
+
+			switch_done(tr, changed);
+			return changed ? TRIGGER_FIRE_TRACEON : 0;
+		}
+		return 0;
+	case TRIGGER_TRACEOFF: /* off now, stamped after the record: trigger_commit() */
+		if (switch_wanted(tr, entry, size, !tp_tracing_is_on())) {
+			uint32_t slot = tp_tracing_claim(false);
+
+			switch_done(tr, slot != 0);
+			return slot << TRIGGER_FIRE_TRACEOFF_SHIFT;
+		}
+		return 0;
+	case TRIGGER_ENABLE_EVENT:
+	case TRIGGER_DISABLE_EVENT:
+		switch_event(tr, entry, size, tr->kind == TRIGGER_DISABLE_EVENT);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
 			uint32_t size)
 {
@@ -143,27 +173,8 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 			if (command_fires(tr, entry, size))
 				fire |= TRIGGER_FIRE_SNAPSHOT;
 			continue;
-		case TRIGGER_TRACEON: /* on before the record's time stamp: it is in the file */
-			if (switch_wanted(tr, entry, size, tp_tracing_is_on())) {
-				bool changed = tp_tracing_switch(true, tpoint_arch_clock());
-
-				switch_done(tr, changed);
-				fire |= changed ? TRIGGER_FIRE_TRACEON : 0;
-			}
-			continue;
-		case TRIGGER_TRACEOFF: /* off now, stamped after the record: trigger_commit() */
-			if (switch_wanted(tr, entry, size, !tp_tracing_is_on())) {
-				uint32_t slot = tp_tracing_claim(false);
-
-				switch_done(tr, slot != 0);
-				fire |= slot << TRIGGER_FIRE_TRACEOFF_SHIFT;
-			}
-			continue;
-		case TRIGGER_ENABLE_EVENT:
-		case TRIGGER_DISABLE_EVENT:
-			switch_event(tr, entry, size, tr->kind == TRIGGER_DISABLE_EVENT);
-			continue;
-		default: /* refused as they are set, until they work */
+		default: /* traceon, traceoff, enable_event, disable_event */
+			fire |= run_switch(tr, entry, size);
 			continue;
 		}
 		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))

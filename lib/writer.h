@@ -21,6 +21,9 @@ struct trig_cache {
 
 /* The page index of a scratch stream: the thread's own page, never published. */
 #define TP_SCRATCH_PAGE UINT32_MAX
+/* The same, for a record built there because tracing_on is off (see trigger_commit()). */
+#define TP_SCRATCH_OFF_PAGE (UINT32_MAX - 1)
+#define tp_stream_scratch(s) ((s)->page >= TP_SCRATCH_OFF_PAGE)
 
 struct thread_rec {
 	struct thread_rec *next; /* all records ever made; never unlinked */
@@ -47,8 +50,6 @@ struct thread_rec {
 	 * it, as the kernel's soft-disabled events are built in a per-CPU buffer.
 	 */
 	char *scratch;
-	/* Levels (bits) whose scratch record was built there because tracing_on is off. */
-	uint8_t scratch_off;
 };
 /*
  * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (tp_writer_detach_all).
