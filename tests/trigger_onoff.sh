@@ -129,10 +129,14 @@ TPOINT_TRACING_ON=0 TPOINT_RECORD=o.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF 
 	>/dev/null 2>err.txt || { cat err.txt; fail "TPOINT_TRACING_ON=0: exited $?"; }
 want 1000 'i >= 200 && int(i / 100) % 2 == 0' >w.txt
 same o.dat tick w.txt "TPOINT_TRACING_ON=0"
+rm -f r.dat
+TPOINT_TRACING_ON=0 TPOINT_TRIGGER=$ONOFF "$TPOINT" record -e "$EV" -o r.dat -- "$T" seq 1000 \
+	>/dev/null 2>err.txt || { cat err.txt; fail "tpoint record -- with TPOINT_TRACING_ON=0: exited $?"; }
+same r.dat tick w.txt "TPOINT_TRACING_ON=0 tpoint record --"
 TPOINT_TRACING_ON=maybe "$T" seq 10 >/dev/null 2>err.txt
 grep -q "TPOINT_TRACING_ON='maybe': expected 0 or 1; tracing stays on" err.txt ||
 	{ cat err.txt; fail "a bad TPOINT_TRACING_ON is not said"; }
-echo "ok: TPOINT_TRACING_ON=0"
+echo "ok: TPOINT_TRACING_ON=0 (TPOINT_RECORD, tpoint record --)"
 
 # enable_event/disable_event on detail, which is not selected: its site is a NOP until a
 # trigger switches it (hits 0 without one), then its records are dropped (soft mode) until
