@@ -242,6 +242,7 @@ static void *drain_thread(void *arg)
 			/* A live reader wants records within 100 ms, full pages or not. */
 			struct clock_sample begun = tp_clock_sample_now();
 
+			tp_spool_put_tracing(); /* a reader knows the windows up to the mark */
 			drain_partial(true);
 			put_synced(begun.clock);
 			tp_spool_flush();

@@ -215,7 +215,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 				s->misfit_id = file_id;
 			}
 		} else if ((!w->sel || c->key.ns >= w->sel->since) &&
-			   (!s->ntracing || !tp_tdw_traced_off(s, c->clock)) &&
+			   !tp_tdw_traced_off(s, c->clock) &&
 			   tp_tdw_selected(w, file_id, c->data, c->size)) {
 			tp_tdw_page_add(po, c->key.ns, c->data, c->size, file_id, c->lost_before,
 				 c->gap_before);
@@ -292,7 +292,7 @@ static int gather_input(struct writer_state *w, const struct tracedat_write_opts
 	bool tracing = false;
 
 	for (int i = 0; i < w->nin; i++)
-		tracing |= w->in[i].ntracing > 0;
+		tracing |= w->in[i].tracing.n > 0;
 	if (w->sel || tracing)
 		tp_tdw_count_filtered(w);
 	return 0;
@@ -509,7 +509,7 @@ static void writer_release(struct writer_state *w, struct out_file *f, struct ou
 			munmap(w->in[i].map, w->in[i].len);
 		tp_spool_clock_free(&w->in[i].clock);
 		free(w->in[i].idmap);
-		free(w->in[i].tracing);
+		tp_tracing_windows_free(&w->in[i].tracing);
 	}
 	free(w->in);
 	for (size_t i = 0; i < w->nevents; i++) {

@@ -26,43 +26,6 @@ uint64_t tp_tdw_to_ns(struct spool_in *s, uint64_t c)
 	return tp_spool_clock_ns(&s->clock, c);
 }
 
-bool tp_tdw_traced_off(const struct spool_in *s, uint64_t c)
-{
-	size_t lo = 0, hi = s->ntracing;
-
-	while (lo < hi) { /* lo: how many switches are before c */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->tracing[mid] < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* The last switch before c turned it off, and the next (if any) is after c. */
-	return (lo & 1) && (lo == s->ntracing || s->tracing[lo] > c);
-}
-
-/* A SPOOL_TRACING chunk: switches from its index on, the ones after those known. */
-static int add_tracing(struct spool_in *s, const char *body, size_t count)
-{
-	uint64_t first;
-	uint64_t *n;
-
-	memcpy(&first, body, 8);
-	if (first > s->ntracing || first + count <= s->ntracing)
-		return 0; /* one before it is missing (damage), or nothing new */
-	n = realloc(s->tracing, (first + count) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	s->tracing = n;
-	memcpy(n + first, body + 8, count * 8);
-	for (size_t i = first ? first : 1; i < first + count; i++)
-		if (n[i] < n[i - 1]) /* racing switches: a window of none */
-			n[i] = n[i - 1];
-	s->ntracing = first + count;
-	return 0;
-}
-
 struct stream_key {
 	uint32_t spool, tid, level;
 };
@@ -246,7 +209,7 @@ int tp_tdw_read_spool(struct writer_state *w, uint32_t si)
 			last_notes_count = c.count;
 			break;
 		case SPOOL_TRACING:
-			if (add_tracing(s, c.body, c.count) < 0)
+			if (tp_tracing_windows_add(&s->tracing, c.body, c.count) < 0)
 				goto nomem;
 			break;
 		case SPOOL_SYNCED: /* for a live reader (tools/tpoint/stream.c) */

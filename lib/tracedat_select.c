@@ -90,7 +90,7 @@ void tp_tdw_count_filtered(struct writer_state *w)
 			if (!e || e->dropped)
 				continue;
 			/* A record of a tracing_on off window is left out, as a filter's is. */
-			if (!(s->ntracing && tp_tdw_traced_off(s, clock)) &&
+			if (!tp_tdw_traced_off(s, clock) &&
 			    (!e->filter || filter_match(e->filter, data, size)))
 				continue;
 			if (w->sel && tp_tdw_to_ns(s, clock) < w->sel->since)

@@ -123,6 +123,19 @@ same snap.dat tick even.txt "tpoint snapshot: the ticks of the even hundreds"
 same snap.dat start starts.txt "tpoint snapshot: the starts"
 echo "ok: tpoint snapshot -p leaves out the off windows"
 
+# tpoint stream -p: the same windows left out as it prints (live).
+start_waiting seq 1000 TPOINT_TRIGGER=$ONOFF
+timeout 120 "$TPOINT" stream -p "$P" -e "$EV" >stream.txt 2>stream.err &
+R=$!
+pids="$P $R"
+wait_until 60 sh -c "'$TPOINT' ps | grep -q '^ *$P .* spool:'" || { cat stream.err; fail "stream did not attach"; }
+kill -USR1 "$P"
+wait_until 60 grep -q '^done$' p.out || fail "stream: the run did not finish"
+record_end
+sed -n 's/.* tick: *seq=\([0-9]*\) .*/\1/p' stream.txt >got.txt
+cmp -s got.txt even.txt || { diff even.txt got.txt | head -5; fail "tpoint stream: the ticks of the even hundreds"; }
+echo "ok: tpoint stream -p leaves out the off windows"
+
 # Off from the start (the kernel's echo 0 > tracing_on): the first start turns it on.
 rm -f o.dat
 TPOINT_TRACING_ON=0 TPOINT_RECORD=o.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF "$T" seq 1000 \
