@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <tpoint/tpoint.h>
 #include "env.h"
 #include "log.h"
 #include "tracing_on.h"
@@ -55,6 +56,15 @@ uint32_t tp_tracing_log(uint32_t from, uint64_t *out, uint32_t max, uint64_t *to
 		out[k++] = c;
 	}
 	return k;
+}
+
+void tp_tracing_after_fork(void)
+{
+	uint64_t n = __atomic_load_n(&tp_tracing_switches, __ATOMIC_ACQUIRE);
+
+	for (uint64_t i = 0; i < n && i < TP_TRACING_LOG_MAX; i++)
+		if (!__atomic_load_n(&stamps[i], __ATOMIC_RELAXED))
+			__atomic_store_n(&stamps[i], tpoint_arch_clock(), __ATOMIC_RELEASE);
 }
 
 void tp_tracing_from_env(void)

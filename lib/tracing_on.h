@@ -42,6 +42,11 @@ HIDDEN void tp_tracing_stamp(uint32_t slot_plus_1, uint64_t clock);
  * being written. *total: how many the process has made.
  */
 HIDDEN uint32_t tp_tracing_log(uint32_t from, uint64_t *out, uint32_t max, uint64_t *total);
+/*
+ * In a fork child: a switch another thread claimed and had not stamped yet (that thread is
+ * not in the child) gets the clock now, lest the log stop there for good.
+ */
+HIDDEN void tp_tracing_after_fork(void);
 /* TPOINT_TRACING_ON=0: the process starts with tracing off (read at start-up). */
 HIDDEN void tp_tracing_from_env(void);
 
