@@ -553,7 +553,7 @@ void tp_trigger_slot_drop(struct event_slot *s)
 		/* What it switched goes back to its own state (not this event: it goes). */
 		if (is_switch(ts->t[i]) && ts->t[i]->target != s->ev->index)
 			target_count(ts->t[i]->target, -1);
-		else if (is_switch(ts->t[i]))
+		else if (is_switch(ts->t[i]) && targeted[s->ev->index])
 			targeted[s->ev->index]--;
 		tp_registry_retire(ts->t[i], trigger_free);
 	}

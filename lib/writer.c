@@ -869,13 +869,6 @@ static __attribute__((noinline, cold)) void commit_off_scratch(struct tpoint_eve
 }
 
 /*
- * A hit of an event with triggers (its gate sent it here, from judge_checked()): the
- * triggers see the record first, as the kernel's event_triggers_call() runs
- * before its discard test; then it is dropped if it was built in the scratch page (counted
- * already if it was lost for want of a page) or its event is on for its triggers alone
- * (counted as filtered: no record kept), or judged and published as any filtered record.
- */
-/*
  * What the triggers of a hit ask once its record is published or dropped, as the kernel's
  * post-call triggers run after the commit or the discard.
  */
@@ -893,6 +886,13 @@ static __attribute__((noinline)) void after_commit(unsigned fire)
 	}
 }
 
+/*
+ * A hit of an event with triggers (its gate sent it here, from judge_checked()): the
+ * triggers see the record first, as the kernel's event_triggers_call() runs
+ * before its discard test; then it is dropped if it was built in the scratch page (counted
+ * already if it was lost for want of a page) or its event is on for its triggers alone
+ * (counted as filtered: no record kept), or judged and published as any filtered record.
+ */
 static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 						     struct tpoint_stream *s,
 						     const struct filter *f,
