@@ -566,7 +566,8 @@ void tp_trigger_slot_drop(struct event_slot *s)
 struct env_trigger {
 	char *event, *text;
 	bool met;
-	bool waits; /* met, but the event it switches has not registered yet */
+	bool waits; /* met, but the event it switches has not registered yet: why */
+	char *why;
 };
 static struct env_trigger *env_triggers;
 static size_t nenv_triggers;
@@ -589,7 +590,8 @@ void tp_trigger_env_parse(const char *value)
 		if (!n)
 			break;
 		env_triggers = n;
-		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false };
+		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false,
+							 NULL };
 		if (n[nenv_triggers].event && n[nenv_triggers].text)
 			nenv_triggers++;
 	}
@@ -626,6 +628,8 @@ void tp_trigger_slot_added(struct event_slot *s)
 		e->met = true;
 		ret = set_locked(on, e->text, err, sizeof(err));
 		e->waits = ret == -ENOENT && target_missing;
+		free(e->why);
+		e->why = e->waits ? strdup(err) : NULL;
 		if (ret < 0 && !e->waits)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
 	}
@@ -636,8 +640,9 @@ void tp_trigger_env_report(void)
 	tp_registry_lock();
 	for (size_t i = 0; i < nenv_triggers; i++)
 		if (env_triggers[i].waits)
-			tp_notice("TPOINT_TRIGGER: '%s:%s': the event it switches never registered; "
-				  "the trigger was ignored", env_triggers[i].event, env_triggers[i].text);
+			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", env_triggers[i].event,
+				  env_triggers[i].text, env_triggers[i].why ? env_triggers[i].why
+									 : "no such event");
 		else if (!env_triggers[i].met)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': no event '%s' in this program; the "
 				  "trigger was ignored", env_triggers[i].event, env_triggers[i].text,

@@ -167,7 +167,12 @@ want 1000 'int(i / 100) == 2 || int(i / 100) == 4' >w.txt
 same d.dat detail w.txt "enable_event:...:2 / disable_event"
 "$TPOINT" report --stats d.dat 2>&1 | grep -Eq '^tpt_onoff:detail +1000 +0 +800 +200 ' ||
 	{ "$TPOINT" report --stats d.dat; fail "detail: hit 1000 times, 200 recorded"; }
-echo "ok: enable_event switches a jump-label site; disable_event; counts"
+TPOINT_TRIGGER='tpt_onoff:stop:enable_event:tpt_onoff:nosuch;tpt_onoff:start:traceon:0' \
+	"$T" seq 10 >/dev/null 2>err.txt
+grep -q "TPOINT_TRIGGER: 'tpt_onoff:start:traceon:0': '0': expected a count above 0 after 'traceon:'; ignored" err.txt &&
+	grep -q "TPOINT_TRIGGER: 'tpt_onoff:stop:enable_event:tpt_onoff:nosuch': enable_event:tpt_onoff:nosuch: no event 'tpt_onoff:nosuch' in this process (Invalid argument); ignored" err.txt ||
+	{ cat err.txt; fail "TPOINT_TRIGGER: a count of 0, an event that does not exist"; }
+echo "ok: enable_event switches a jump-label site; disable_event; counts; TPOINT_TRIGGER's refusals"
 
 # From outside, on a running process recorded by tpoint record -p; 16 threads at once each
 # hit start, tick, detail and stop 2000 times: traceoff:5, traceon:5, enable_event:7 and
