@@ -9,10 +9,13 @@
  *	onofftarget seq N          the loop, then "done" and exit
  *	onofftarget signal N       the same, start and stop hit in a SIGUSR2 handler (raise())
  *	onofftarget threads N      16 threads at once, each: start, tick, detail, stop, N times
+ *	onofftarget storm N        a thread hits tick in a loop; N signals interrupt it anywhere,
+ *	                           each handler hits stop (even k) or start (odd k), seq = k
  *	onofftarget wait MODE N    "ready PID", MODE on SIGUSR1 ("done"), exit on SIGTERM
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +60,47 @@ static void loop(int by_signal)
 	}
 }
 
+static volatile sig_atomic_t storm_k, storm_done;
+static int storm_stop;
+
+static void on_storm(int sig)
+{
+	(void)sig;
+	if (storm_k % 2)
+		trace_start((int)storm_k, 1);
+	else
+		trace_stop((int)storm_k, 1);
+	__atomic_store_n(&storm_done, storm_k + 1, __ATOMIC_RELEASE);
+}
+
+static void *ticker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; !__atomic_load_n(&storm_stop, __ATOMIC_ACQUIRE); i++)
+		trace_tick(i, 0);
+	return NULL;
+}
+
+/* Each signal waits for its handler: none is merged with another, each fires once. */
+static void storm(void)
+{
+	struct sigaction sa;
+	pthread_t th;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_storm;
+	sigaction(SIGUSR2, &sa, NULL);
+	pthread_create(&th, NULL, ticker, NULL);
+	for (long k = 0; k < steps; k++) {
+		storm_k = (sig_atomic_t)k;
+		pthread_kill(th, SIGUSR2);
+		while (__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE) != k + 1)
+			sched_yield();
+	}
+	__atomic_store_n(&storm_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+}
+
 static void *worker(void *arg)
 {
 	int t = (int)(long)arg;
@@ -74,6 +118,8 @@ static int run(const char *mode)
 {
 	if (!strcmp(mode, "seq") || !strcmp(mode, "signal")) {
 		loop(!strcmp(mode, "signal"));
+	} else if (!strcmp(mode, "storm")) {
+		storm();
 	} else if (!strcmp(mode, "threads")) {
 		pthread_t th[16];
 
@@ -98,7 +144,7 @@ int main(int argc, char **argv)
 	int sig, ret;
 
 	if (argc < 3 + wait) {
-		fprintf(stderr, "usage: onofftarget [wait] seq|signal|threads N\n");
+		fprintf(stderr, "usage: onofftarget [wait] seq|signal|threads|storm N\n");
 		return 2;
 	}
 	steps = atol(argv[2 + wait]);

@@ -79,7 +79,20 @@ TPOINT_RECORD=s.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF "$T" signal 1000 >/d
 	{ cat err.txt; fail "onofftarget signal exited $?"; }
 same s.dat tick even.txt "fired in a signal handler"
 same s.dat stop stops.txt "fired in a signal handler: the stops"
-echo "ok: fired in a signal handler"
+# A storm: 400 signals interrupt a thread anywhere in its tick loop (mid-hit too); each
+# handler fires traceoff (even k) or traceon (odd k), and each waits for the last: every
+# mark is in the file, the ticks of the windows are out and counted as filtered.
+rm -f storm.dat
+TPOINT_RECORD=storm.dat TPOINT_EVENTS=$EV TPOINT_TRIGGER=$ONOFF timeout 120 "$T" storm 400 >/dev/null 2>err.txt ||
+	{ cat err.txt; fail "onofftarget storm exited $? (deadlock?)"; }
+want 400 'i % 2 == 0' >w.txt
+same storm.dat stop w.txt "a storm of signals: the stops"
+want 400 'i % 2 == 1' >w.txt
+same storm.dat start w.txt "a storm of signals: the starts"
+n=$(seqs tpoint storm.dat tick | wc -l)
+"$TPOINT" report --stats storm.dat 2>&1 | awk -v n="$n" '$1 == "tpt_onoff:tick" { ok = $2 == $4 + n && $5 == n } END { exit !ok }' ||
+	{ "$TPOINT" report --stats storm.dat; fail "a storm of signals: the ticks of the windows not counted as filtered"; }
+echo "ok: fired in a signal handler; a storm of 400 signals"
 
 # Counts, as the kernel's: traceon:1 is not used by the start at 200... it is (tracing is
 # off then); traceoff:2 by the stops at 100 and 300; after that tracing stays off, so the
