@@ -147,10 +147,14 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
 		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget \
-		$(O)/tests/ustacktarget $(O)/tests/snaptarget
+		$(O)/tests/ustacktarget $(O)/tests/snaptarget $(O)/tests/onofftarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Jump-label call sites: enable_event must patch detail's (tests/trigger_onoff.sh).
+$(O)/tests/onofftarget: tests/onofftarget.c tests/trace/events/tpt_onoff.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -DTPOINT_JUMP_LABEL -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 $(O)/tests/trigtarget: tests/trigtarget.c tests/trace/events/tpt_trig.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -240,6 +244,10 @@ $(O)/tests/top_group_test: tests/top_group_test.c tests/testutil.h tools/tpoint/
 # The walk and the trigger's hidden call, reached through the archive (tests/ustack_test.c).
 $(O)/tests/ustack_test: tests/ustack_test.c lib/ustack.h $(STLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fno-omit-frame-pointer -Ilib -o $@ $< $(STLIB) -lpthread
+$(O)/tests/tracing_windows_test: tests/tracing_windows_test.c tests/testutil.h lib/fmt/tracing_windows.c lib/fmt/tracing_windows.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/tracing_windows_test.c lib/fmt/tracing_windows.c
+$(O)/tests/tracing_on_test: tests/tracing_on_test.c tests/testutil.h lib/tracing_on.c lib/tracing_on.h lib/log.c | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/tracing_on_test.c lib/tracing_on.c lib/log.c -lpthread
 $(O)/tests/procmaps_test: tests/procmaps_test.c lib/procmaps.c lib/procmaps.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -o $@ tests/procmaps_test.c lib/procmaps.c
 $(O)/tests/globs_test: tests/globs_test.c lib/globs.c lib/globs.h | $(O)/tests

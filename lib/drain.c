@@ -224,6 +224,7 @@ static void *drain_thread(void *arg)
 			break;
 		}
 		tp_spool_put_new_events();
+		tp_spool_put_tracing();
 		if (__atomic_load_n(&sp->pool->mode, __ATOMIC_RELAXED) != TPOINT_MODE_OVERWRITE &&
 		    !sp->reader)
 			n = drain_full(false);
@@ -241,6 +242,7 @@ static void *drain_thread(void *arg)
 			/* A live reader wants records within 100 ms, full pages or not. */
 			struct clock_sample begun = tp_clock_sample_now();
 
+			tp_spool_put_tracing(); /* a reader knows the windows up to the mark */
 			drain_partial(true);
 			put_synced(begun.clock);
 			tp_spool_flush();

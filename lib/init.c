@@ -22,6 +22,7 @@
 #include "snapshot_trigger.h"
 #include "spool_context.h"
 #include "spool_out.h"
+#include "tracing_on.h"
 #include "writer.h"
 
 /* What entry.c refers to, so that a program linked with libtpoint.a gets this file. */
@@ -53,6 +54,7 @@ static void fork_child(void)
 	tp_registry_after_fork();
 	tp_registry_client_after_fork();
 	tp_writer_after_fork();
+	tp_tracing_after_fork(); /* before the child's recording reads the switches */
 	tp_spool_after_fork();
 	tp_spool_stats_forget(); /* the child counts from zero (tp_writer_after_fork()) */
 	tp_control_after_fork();

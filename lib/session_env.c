@@ -29,6 +29,7 @@
 #include "session.h"
 #include "session_env.h"
 #include "snapshot_trigger.h"
+#include "tracing_on.h"
 #include "trigger.h"
 #include "session_state.h"
 #include "spool_out.h"
@@ -49,6 +50,7 @@ void tp_session_configure_from_env(void)
 	v = tp_env_filter();
 	if (v)
 		tp_env_filters_parse(v);
+	tp_tracing_from_env(); /* before the triggers that may switch it */
 	v = tp_env_trigger();
 	if (v)
 		tp_trigger_env_parse(v);

@@ -49,6 +49,7 @@ struct spool {
 	off_t file_end;     /* the file up to here holds whole chunks */
 	int error;
 	uint32_t events_written;
+	uint32_t tracing_written; /* tracing_on switches in the file (lib/tracing_on.h) */
 	uint32_t *tids;     /* threads seen, in order: their names go in the file */
 	size_t ntids, tids_cap;
 	uint32_t *tid_set;  /* the same tids, hashed: a lookup per page, 1,000 threads or 1 */
@@ -98,6 +99,8 @@ HIDDEN void tp_spool_put_comm(uint32_t tid);
 HIDDEN void tp_spool_note_tid(uint32_t tid);
 /* The definitions of the events registered since the last call. */
 HIDDEN void tp_spool_put_new_events(void);
+/* The tracing_on switches (lib/tracing_on.h) not in the file yet: each drain pass, at close. */
+HIDDEN void tp_spool_put_tracing(void);
 /* The counts since the recording began (tp_spool_mark_stats()), and the notes after them. */
 HIDDEN void tp_spool_put_stats(void);
 

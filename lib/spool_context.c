@@ -13,12 +13,14 @@
 #include <unistd.h>
 #include <tpoint/tpoint.h>
 #include "clock.h"
+#include "log.h"
 #include "ownfile.h"
 #include "pool.h"
 #include "registry.h"
 #include "spool.h"
 #include "spool_context.h"
 #include "spool_format.h"
+#include "tracing_on.h"
 #include "writer.h"
 
 void tp_spool_put_clock_sample(void)
@@ -138,6 +140,27 @@ void tp_spool_put_new_events(void)
 		sp->events_written = i + 1;
 	}
 	tp_registry_unlock();
+}
+
+void tp_spool_put_tracing(void)
+{
+	uint64_t batch[512], total;
+	uint32_t n;
+
+	while ((n = tp_tracing_log(sp->tracing_written, batch, 512, &total)) > 0) {
+		uint64_t *p = tp_spool_chunk_begin(SPOOL_TRACING, 8 + n * 8u);
+
+		if (!p)
+			return;
+		p[0] = sp->tracing_written;
+		memcpy(p + 1, batch, n * 8u);
+		sp->tracing_written += n;
+	}
+	if (total > TP_TRACING_LOG_MAX && sp->tracing_written == TP_TRACING_LOG_MAX) {
+		sp->tracing_written++; /* said once a spool */
+		tp_notice("tracing_on switched more than %u times: the later switches are not "
+			  "applied to the file", TP_TRACING_LOG_MAX);
+	}
 }
 
 /*
@@ -290,6 +313,7 @@ void tp_spool_put_closing_chunks(bool final)
 	if (error)
 		tp_spool_room_give_back();
 	tp_spool_put_clock_sample();
+	tp_spool_put_tracing();
 	tp_spool_put_stats();
 	if (error) /* the counts in a write of their own: the disk may not take the names too */
 		tp_spool_flush();

@@ -57,6 +57,12 @@ enum spool_chunk_type {
 	SPOOL_SYNCED = 9,
 	SPOOL_NOTES = 10,  /* struct spool_note[]: per event, what the counts do not say; the
 			    * last one counts */
+	/*
+	 * u64 index, then u64 raw clocks: the process's tracing_on switches from that index
+	 * on (lib/tracing_on.h: off at even indexes, on at odd ones); the records between an
+	 * off and the next on are left out of the trace.dat.
+	 */
+	SPOOL_TRACING = 11,
 };
 
 /*

@@ -444,6 +444,7 @@ int tp_spool_open_file(struct pool *p, const char *path, bool live)
 	sp->error = 0;
 	sp->stop = false;
 	sp->events_written = 0;
+	sp->tracing_written = 0;
 	sp->ntids = 0;
 	if (sp->tid_set)
 		memset(sp->tid_set, 0, sp->tid_set_cap * sizeof(*sp->tid_set));

@@ -94,6 +94,7 @@ const char *tp_spool_chunk_name(uint32_t type)
 		[SPOOL_RECORDS] = "records", [SPOOL_STATS] = "counts", [SPOOL_END] = "end",
 		[SPOOL_PAGE] = "page", [SPOOL_PAGE_PACKED] = "packed page",
 		[SPOOL_SYNCED] = "synced", [SPOOL_NOTES] = "notes",
+		[SPOOL_TRACING] = "tracing_on",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "unknown";
@@ -223,6 +224,14 @@ static enum spool_step decode_chunk(struct spool_item *it, char *why, size_t why
 		return SPOOL_STEP_BAD;
 	case SPOOL_END:
 		return SPOOL_STEP_CHUNK;
+	case SPOOL_TRACING: /* an index, then at least one clock reading */
+		if (size >= 16 && size % 8 == 0) {
+			it->count = size / 8 - 1;
+			return SPOOL_STEP_CHUNK;
+		}
+		snprintf(why, whylen, "tracing_on chunk of %u bytes, expected an index and "
+			 "clock readings (8 bytes each)", size);
+		return SPOOL_STEP_BAD;
 	case SPOOL_RECORDS:
 	case SPOOL_PAGE:
 	case SPOOL_PAGE_PACKED:

@@ -82,7 +82,8 @@ struct spool_item {
 		struct clock_sample clock;                  /* SPOOL_CLOCK */
 		uint64_t synced;                            /* SPOOL_SYNCED */
 		const struct spool_records *records;        /* SPOOL_RECORDS, SPOOL_PAGE(_PACKED) */
-		size_t count; /* SPOOL_STATS, SPOOL_NOTES: struct spool_stat/spool_note at body */
+		size_t count; /* SPOOL_STATS, SPOOL_NOTES: struct spool_stat/spool_note at body;
+			       * SPOOL_TRACING: clock readings after the u64 index at body */
 	};
 };
 

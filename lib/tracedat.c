@@ -40,8 +40,9 @@ struct cursor {
 	bool started;         /* it is inside chunks[at] */
 	struct spool_iter it; /* where in chunks[at] */
 	char *unpacked;       /* SPOOL_UNPACKED_MAX bytes if the stream has packed chunks */
-	const char *data;     /* the current record: its payload and size */
+	const char *data;     /* the current record: its payload, size and raw clock */
 	uint32_t size;
+	uint64_t clock;
 	uint64_t lost_before;
 	bool gap_before;
 	bool extra;   /* tracedat_extra's records of CPU `cpu`, not chunks */
@@ -105,6 +106,7 @@ static bool cursor_load(struct writer_state *w, struct cursor *c)
 			c->gap_before |= ch->gap_before;
 		}
 		if (tp_spool_iter_next(&c->it, &clock, &c->data, &c->size)) {
+			c->clock = clock;
 			c->key.ns = tp_tdw_to_ns(&w->in[ch->spool], clock);
 			return true;
 		}
@@ -214,6 +216,7 @@ static int write_cpu(struct writer_state *w, struct out_file *f, uint32_t cpu, u
 			}
 		} else if ((!w->sel || c->key.ns >= w->sel->since) &&
 			   (!w->fired || c->key.ns <= w->fired_ns) &&
+			   !tp_tdw_traced_off(s, c->clock) &&
 			   tp_tdw_selected(w, file_id, c->data, c->size)) {
 			tp_tdw_page_add(po, c->key.ns, c->data, c->size, file_id, c->lost_before,
 				 c->gap_before);
@@ -287,7 +290,11 @@ static int gather_input(struct writer_state *w, const struct tracedat_write_opts
 	if (w->sel)
 		tp_tdw_keep_stack_maps(w);
 	tp_tdw_build_by_id(w);
-	if (w->sel)
+	bool tracing = false;
+
+	for (int i = 0; i < w->nin; i++)
+		tracing |= w->in[i].tracing.n > 0;
+	if (w->sel || tracing)
 		tp_tdw_count_filtered(w);
 	return 0;
 }
@@ -503,6 +510,7 @@ static void writer_release(struct writer_state *w, struct out_file *f, struct ou
 			munmap(w->in[i].map, w->in[i].len);
 		tp_spool_clock_free(&w->in[i].clock);
 		free(w->in[i].idmap);
+		tp_tracing_windows_free(&w->in[i].tracing);
 	}
 	free(w->in);
 	for (size_t i = 0; i < w->nevents; i++) {

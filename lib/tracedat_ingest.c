@@ -208,6 +208,10 @@ int tp_tdw_read_spool(struct writer_state *w, uint32_t si)
 			last_notes = c.body;
 			last_notes_count = c.count;
 			break;
+		case SPOOL_TRACING:
+			if (tp_tracing_windows_add(&s->tracing, c.body, c.count) < 0)
+				goto nomem;
+			break;
 		case SPOOL_SYNCED: /* for a live reader (tools/tpoint/stream.c) */
 			break;
 		case SPOOL_END:

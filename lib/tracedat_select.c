@@ -64,7 +64,7 @@ bool tp_tdw_selected(const struct writer_state *w, uint16_t id, const char *data
 }
 
 /*
- * The records the selection's filters leave out count as filtered: the counts go into the
+ * The records the selection's filters, or tracing_on's off windows, leave out count as filtered: the counts go into the
  * file before the records do, so they are judged once ahead.
  */
 void tp_tdw_count_filtered(struct writer_state *w)
@@ -83,10 +83,17 @@ void tp_tdw_count_filtered(struct writer_state *w)
 		while (tp_spool_iter_next(&it, &clock, &data, &size)) {
 			struct out_event *e;
 
+			struct spool_in *s = &w->in[ch->spool];
+
 			memcpy(&id, data, 2);
-			e = w->by_id[tp_tdw_out_id(&w->in[ch->spool], id)];
-			if (!e || e->dropped || !e->filter || filter_match(e->filter, data, size) ||
-			    tp_tdw_to_ns(&w->in[ch->spool], clock) < w->sel->since)
+			e = w->by_id[tp_tdw_out_id(s, id)];
+			if (!e || e->dropped)
+				continue;
+			/* A record of a tracing_on off window is left out, as a filter's is. */
+			if (!tp_tdw_traced_off(s, clock) &&
+			    (!e->filter || filter_match(e->filter, data, size)))
+				continue;
+			if (w->sel && tp_tdw_to_ns(s, clock) < w->sel->since)
 				continue;
 			e->stat.filtered++;
 			if (e->stat.recorded)

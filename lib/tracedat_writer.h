@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "fmt/tracedat_v6.h"
+#include "fmt/tracing_windows.h"
 #include "hidden.h"
 #include "outplace.h"
 #include "ownfile.h"
@@ -81,6 +82,7 @@ struct spool_in {
 	struct spool_clock clock; /* its raw clock to CLOCK_MONOTONIC ns */
 	uint16_t *idmap; /* spool id - TPOINT_FIRST_ID -> output id */
 	size_t nidmap;
+	struct tracing_windows tracing; /* its process's tracing_on off windows */
 };
 
 struct writer_state {
@@ -178,6 +180,11 @@ HIDDEN int tp_tdw_writer_fail(struct writer_state *w, int err, const char *fmt, 
 /* tracedat_ingest.c */
 /* Raw clock -> CLOCK_MONOTONIC ns, as every reader of a spool converts it (spool_read.h). */
 HIDDEN uint64_t tp_tdw_to_ns(struct spool_in *s, uint64_t c);
+/* Was tracing off in the spool's process at raw clock `c` (fmt/tracing_windows.h)? */
+static inline bool tp_tdw_traced_off(const struct spool_in *s, uint64_t c)
+{
+	return s->tracing.n && tp_tracing_windows_off(&s->tracing, c);
+}
 /* Spool si read: its chunks indexed, its events and cmdlines taken. */
 HIDDEN int tp_tdw_read_spool(struct writer_state *w, uint32_t si);
 

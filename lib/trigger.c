@@ -65,6 +65,8 @@ static char *info_of(const struct hist_spec *spec)
 /* Publish the slot's new set (NULL: none) and apply the slot; the old set goes after grace. */
 static void publish_set(struct event_slot *s, struct trigger_set *ts)
 {
+	if (ts) /* where a hit reads whether its record is kept (tp_trigger_soft()) */
+		ts->soft_at = ts->switched ? &tp_trigger_soft_off[s->ev->index] : &ts->soft;
 	struct trigger_set *old = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], ts,
 						      __ATOMIC_ACQ_REL);
 
@@ -81,8 +83,59 @@ static struct trigger_set *set_copy(const struct trigger_set *old, unsigned extr
 		memcpy(ts->t, old->t, n * sizeof(ts->t[0]));
 		ts->n = n;
 		ts->soft = old->soft;
+		ts->switched = old->switched;
 	}
 	return ts;
+}
+
+/*
+ * Per event index, under the lock: how many enable_event/disable_event triggers switch it.
+ * While any does, the event has a set (empty if it has no triggers of its own) that says
+ * so: its hits go through its gate, its jump-label sites patched (the kernel's soft mode).
+ */
+static uint32_t targeted[TPOINT_MAX_EVENTS];
+
+/* Under the lock: the target's set follows targeted[] (switched, or back to its own). */
+static void target_publish(uint32_t index)
+{
+	struct event_slot *t = index < tp_nslots ? &tp_slots[index] : NULL;
+	struct trigger_set *cur, *ts;
+	bool want = targeted[index] > 0;
+
+	if (!t || !t->ev) /* unloaded: as it registers again (tp_trigger_slot_added()) */
+		return;
+	cur = tp_trigger_set_of(index);
+	if ((cur && cur->switched) == want)
+		return;
+	if (!want && !cur->n) {
+		publish_set(t, NULL);
+		return;
+	}
+	ts = set_copy(cur, 0);
+	if (!ts) {
+		tp_err("%s:%s: out of memory: enable_event/disable_event do not switch it",
+		       t->system, t->name);
+		return;
+	}
+	ts->switched = want;
+	publish_set(t, ts);
+}
+
+/* Under the lock: a switching trigger on `index` added (+1) or gone (-1). */
+static void target_count(uint32_t index, int by)
+{
+	if (by > 0 && !targeted[index]++)
+		/* Soft mode: off unless it records for itself (SOFT_DISABLED) */
+		__atomic_store_n(&tp_trigger_soft_off[index], !tp_trigger_recorded(index),
+				 __ATOMIC_RELAXED);
+	else if (by < 0 && targeted[index])
+		targeted[index]--;
+	target_publish(index);
+}
+
+static bool is_switch(const struct trigger *tr)
+{
+	return tr->kind == TRIGGER_ENABLE_EVENT || tr->kind == TRIGGER_DISABLE_EVENT;
 }
 
 static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
@@ -95,17 +148,22 @@ static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
 static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsigned at, char *err,
 		     size_t errlen)
 {
-	struct trigger_set *ts = cur->n > 1 ? set_copy(NULL, cur->n - 1) : NULL;
+	bool keep = cur->n > 1 || cur->switched; /* switched: an empty set stays */
+	struct trigger_set *ts = keep ? set_copy(NULL, cur->n - 1) : NULL;
 	struct trigger *gone = cur->t[at];
 
-	if (cur->n > 1 && !ts)
+	if (keep && !ts)
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	for (unsigned i = 0; ts && i < cur->n; i++)
 		if (i != at)
 			ts->t[ts->n++] = cur->t[i];
-	if (ts)
+	if (ts) {
 		ts->soft = cur->soft;
+		ts->switched = cur->switched;
+	}
 	publish_set(s, ts); /* retires cur */
+	if (is_switch(gone))
+		target_count(gone->target, -1);
 	tp_registry_retire(gone, trigger_free);
 	return 0;
 }
@@ -236,10 +294,10 @@ static const struct command {
 } commands[] = {
 	{ "stacktrace", TRIGGER_STACKTRACE, false, NULL },
 	{ "snapshot", TRIGGER_SNAPSHOT, false, NULL },
-	{ "traceon", TRIGGER_TRACEON, false, "not supported yet in the process" },
-	{ "traceoff", TRIGGER_TRACEOFF, false, "not supported yet in the process" },
-	{ "enable_event", TRIGGER_ENABLE_EVENT, true, "not supported yet in the process" },
-	{ "disable_event", TRIGGER_DISABLE_EVENT, true, "not supported yet in the process" },
+	{ "traceon", TRIGGER_TRACEON, false, NULL },
+	{ "traceoff", TRIGGER_TRACEOFF, false, NULL },
+	{ "enable_event", TRIGGER_ENABLE_EVENT, true, NULL },
+	{ "disable_event", TRIGGER_DISABLE_EVENT, true, NULL },
 };
 
 static const struct command *command_of(enum trigger_kind kind)
@@ -273,6 +331,9 @@ static struct trigger *find_command(const struct trigger_set *ts, enum trigger_k
 	return NULL;
 }
 
+/* The last parse_target() failed for want of its event (TPOINT_TRIGGER waits for it). */
+static bool target_missing;
+
 /* The token at p, up to the next ':' or ' ', for a message. */
 static int token_len(const char *p)
 {
@@ -281,10 +342,11 @@ static int token_len(const char *p)
 
 /*
  * ":system:event" after enable_event/disable_event: the event, which must be in the
- * process. Returns the text after it, or NULL with err said.
+ * process unless the trigger is being removed (its object may have gone since). Returns the
+ * text after it, or NULL with err said.
  */
-static const char *parse_target(const char *p, const struct command *c, char **name,
-				uint32_t *index, char *err, size_t errlen)
+static const char *parse_target(const char *p, const struct command *c, bool removing,
+				char **name, uint32_t *index, char *err, size_t errlen)
 {
 	int sys_len, ev_len;
 	struct event_slot *t;
@@ -302,7 +364,10 @@ static const char *parse_target(const char *p, const struct command *c, char **n
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
+	if (removing)
+		return p + 2 + sys_len + ev_len;
 	t = slot_named(*name);
+	target_missing = !t || !t->ev;
 	if (!t || !t->ev || t->ev->index >= TPOINT_MAX_EVENTS) {
 		snprintf(err, errlen, "%s:%s: no event '%s' in this process (Invalid argument)",
 			 c->word, *name, *name);
@@ -332,12 +397,13 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 	unsigned at = 0;
 	int ret;
 
+	target_missing = false;
 	if (c->missing && !remove) {
 		snprintf(err, errlen, "'%s': %s", c->word, c->missing);
 		return -EOPNOTSUPP;
 	}
-	if (c->target && !(p = parse_target(p, c, &target, &index, err, errlen)))
-		return -EINVAL;
+	if (c->target && !(p = parse_target(p, c, remove, &target, &index, err, errlen)))
+		return target_missing ? -ENOENT : -EINVAL;
 	if (*p == ':') {
 		char *end;
 
@@ -417,6 +483,8 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 	tr->id = next_id++;
 	ts->t[ts->n++] = tr;
 	publish_set(s, ts);
+	if (is_switch(tr))
+		target_count(tr->target, +1);
 	return 0;
 }
 
@@ -486,8 +554,14 @@ void tp_trigger_slot_drop(struct event_slot *s)
 		return;
 	/* The gate went with the filter (tp_registry_slot_drop_filter()), before this. */
 	ts = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], NULL, __ATOMIC_ACQ_REL);
-	for (unsigned i = 0; ts && i < ts->n; i++)
+	for (unsigned i = 0; ts && i < ts->n; i++) {
+		/* What it switched goes back to its own state (not this event: it goes). */
+		if (is_switch(ts->t[i]) && ts->t[i]->target != s->ev->index)
+			target_count(ts->t[i]->target, -1);
+		else if (is_switch(ts->t[i]) && targeted[s->ev->index])
+			targeted[s->ev->index]--;
 		tp_registry_retire(ts->t[i], trigger_free);
+	}
 	tp_registry_retire(ts, free);
 }
 
@@ -497,6 +571,8 @@ void tp_trigger_slot_drop(struct event_slot *s)
 struct env_trigger {
 	char *event, *text;
 	bool met;
+	bool waits; /* met, but the event it switches has not registered yet: why */
+	char *why;
 };
 static struct env_trigger *env_triggers;
 static size_t nenv_triggers;
@@ -519,7 +595,8 @@ void tp_trigger_env_parse(const char *value)
 		if (!n)
 			break;
 		env_triggers = n;
-		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false };
+		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false,
+							 NULL };
 		if (n[nenv_triggers].event && n[nenv_triggers].text)
 			nenv_triggers++;
 	}
@@ -536,14 +613,29 @@ void tp_trigger_slot_added(struct event_slot *s)
 {
 	char err[512];
 
+	/* Back after a dlclose, and still switched by another event's trigger. */
+	if (s->ev->index < TPOINT_MAX_EVENTS && targeted[s->ev->index])
+		target_publish(s->ev->index);
+
 	for (size_t i = 0; i < nenv_triggers; i++) {
 		struct env_trigger *e = &env_triggers[i];
+		struct event_slot *on = s;
+		int ret;
 
-		if (e->met || !tp_event_named(e->event, s->system, s->name) ||
-		    slot_named(e->event) != s)
+		/* enable_event of an event of the same object, registered after this one */
+		if (e->waits)
+			on = slot_named(e->event);
+		else if (e->met || !tp_event_named(e->event, s->system, s->name) ||
+			 slot_named(e->event) != s)
+			continue;
+		if (!on || !on->ev)
 			continue;
 		e->met = true;
-		if (set_locked(s, e->text, err, sizeof(err)) < 0)
+		ret = set_locked(on, e->text, err, sizeof(err));
+		e->waits = ret == -ENOENT && target_missing;
+		free(e->why);
+		e->why = e->waits ? strdup(err) : NULL;
+		if (ret < 0 && !e->waits)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
 	}
 }
@@ -552,7 +644,11 @@ void tp_trigger_env_report(void)
 {
 	tp_registry_lock();
 	for (size_t i = 0; i < nenv_triggers; i++)
-		if (!env_triggers[i].met)
+		if (env_triggers[i].waits)
+			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", env_triggers[i].event,
+				  env_triggers[i].text, env_triggers[i].why ? env_triggers[i].why
+									 : "no such event");
+		else if (!env_triggers[i].met)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': no event '%s' in this program; the "
 				  "trigger was ignored", env_triggers[i].event, env_triggers[i].text,
 				  env_triggers[i].event);

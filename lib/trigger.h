@@ -51,6 +51,10 @@ enum trigger_kind {
  */
 extern HIDDEN bool (*tp_snapshot_reserve_hook)(void);
 extern HIDDEN void (*tp_snapshot_unreserve_hook)(void);
+#define TRIGGER_FIRE_TRACEON 8u /* tracing_on switched on by this hit: its record is kept */
+/* tracing_on switched off: its log slot + 1 (tracing_on.h), for the writer to stamp once
+ * the record has its time stamp (so the record that fired it is in the file). */
+#define TRIGGER_FIRE_TRACEOFF_SHIFT 16
 
 struct trigger {
 	uint64_t id;              /* unique for ever: the threads' caches compare it */
@@ -72,6 +76,10 @@ struct trigger {
 /* An event's triggers, published as a whole. */
 struct trigger_set {
 	bool soft; /* atomic: the event is on for its triggers alone */
+	/* Another event's enable_event/disable_event switches this one: whether its records
+	 * are kept is tp_trigger_soft_off[its index], not `soft` (the kernel's soft mode). */
+	bool switched;
+	const bool *soft_at; /* &soft, or that flag while switched: set as it is published */
 	unsigned n;
 	struct trigger *t[];
 };
@@ -118,10 +126,18 @@ static inline struct trigger_set *tp_trigger_set_of(uint32_t index)
 HIDDEN unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec,
 			       const void *entry, uint32_t size);
 
-/* The event is on for its triggers alone (not recorded): its records are not kept. */
+/* The event is on for its triggers alone (not recorded), or switched off by another
+ * event's trigger: its records are not kept. */
+/*
+ * Per event index, while enable_event/disable_event triggers switch it: its records are not
+ * kept (the kernel's SOFT_DISABLED). Indexes, not pointers: a trigger whose target's object
+ * went (dlclose) writes a flag nobody reads.
+ */
+extern HIDDEN bool tp_trigger_soft_off[TPOINT_MAX_EVENTS];
+
 static inline bool tp_trigger_soft(const struct trigger_set *ts)
 {
-	return __atomic_load_n(&ts->soft, __ATOMIC_RELAXED);
+	return __atomic_load_n(ts->soft_at, __ATOMIC_RELAXED);
 }
 
 /*
@@ -130,6 +146,8 @@ static inline bool tp_trigger_soft(const struct trigger_set *ts)
  * mode).
  */
 HIDDEN bool tp_trigger_slot_update(const struct event_slot *s, bool records);
+/* Under the lock: were the event's records wanted when its slot was last applied? */
+HIDDEN bool tp_trigger_recorded(uint32_t index);
 
 /*
  * Add (or, with '!', remove; or, with :pause/:cont/:clear, change) a trigger of the event

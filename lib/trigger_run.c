@@ -19,12 +19,16 @@
 #include <sys/prctl.h>
 #include "clock.h"
 #include "hist.h"
+#include "tracing_on.h"
 #include "trigger.h"
 #include "writer.h"
 
 struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
 bool (*tp_snapshot_reserve_hook)(void);
 void (*tp_snapshot_unreserve_hook)(void);
+bool tp_trigger_soft_off[TPOINT_MAX_EVENTS];
+/* Whether each event's records were wanted when its slot was last applied. */
+static bool recorded[TPOINT_MAX_EVENTS];
 
 static struct hist_node *node_new(struct trigger *tr, const struct thread_rec *rec)
 {
@@ -104,6 +108,72 @@ static bool snapshot_fires(struct trigger *tr, const void *entry, uint32_t size)
 	return false;
 }
 
+/*
+ * A command that switches a state (traceon, traceoff, enable_event, disable_event) fires if
+ * the state is not already the one it wants, its filter says yes and it has firings left: a
+ * count is used only by a change, as the kernel's traceon_count_trigger() and
+ * event_enable_count_trigger(). A change another thread made first gives the count back.
+ */
+static bool switch_wanted(struct trigger *tr, const void *entry, uint32_t size, bool already)
+{
+	int64_t left;
+
+	if (already || (tr->filter && !filter_match(tr->filter, entry, size)))
+		return false;
+	left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
+	while (left > 0 && !__atomic_compare_exchange_n(&tr->count, &left, left - 1, true,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return left != 0;
+}
+
+static void switch_done(struct trigger *tr, bool changed)
+{
+	if (changed)
+		__atomic_fetch_add(&tr->fired, 1, __ATOMIC_RELAXED);
+	else if (__atomic_load_n(&tr->count, __ATOMIC_RELAXED) >= 0)
+		__atomic_fetch_add(&tr->count, 1, __ATOMIC_RELAXED);
+}
+
+/* enable_event/disable_event: flip the target's flag (the kernel's SOFT_DISABLED). */
+static void switch_event(struct trigger *tr, const void *entry, uint32_t size, bool off)
+{
+	bool *flag = &tp_trigger_soft_off[tr->target];
+
+	if (switch_wanted(tr, entry, size, __atomic_load_n(flag, __ATOMIC_RELAXED) == off))
+		switch_done(tr, __atomic_exchange_n(flag, off, __ATOMIC_RELAXED) != off);
+}
+
+/* A command that switches a state; what it asks of the writer (TRIGGER_FIRE_*). */
+static __attribute__((noinline)) unsigned run_switch(struct trigger *tr, const void *entry,
+						     uint32_t size)
+{
+	switch (tr->kind) {
+	case TRIGGER_TRACEON: /* on before the record's time stamp: it is in the file */
+		if (switch_wanted(tr, entry, size, tp_tracing_is_on())) {
+			bool changed = tp_tracing_switch(true, tpoint_arch_clock());
+
+			switch_done(tr, changed);
+			return changed ? TRIGGER_FIRE_TRACEON : 0;
+		}
+		return 0;
+	case TRIGGER_TRACEOFF: /* off now, stamped after the record: trigger_commit() */
+		if (switch_wanted(tr, entry, size, !tp_tracing_is_on())) {
+			uint32_t slot = tp_tracing_claim(false);
+
+			switch_done(tr, slot != 0);
+			return slot << TRIGGER_FIRE_TRACEOFF_SHIFT;
+		}
+		return 0;
+	case TRIGGER_ENABLE_EVENT:
+	case TRIGGER_DISABLE_EVENT:
+		switch_event(tr, entry, size, tr->kind == TRIGGER_DISABLE_EVENT);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
 			uint32_t size)
 {
@@ -125,7 +195,8 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 			if (snapshot_fires(tr, entry, size))
 				fire |= TRIGGER_FIRE_SNAPSHOT;
 			continue;
-		default: /* refused as they are set, until they work */
+		default: /* traceon, traceoff, enable_event, disable_event */
+			fire |= run_switch(tr, entry, size);
 			continue;
 		}
 		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))
@@ -153,10 +224,22 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 
 bool tp_trigger_slot_update(const struct event_slot *s, bool records)
 {
-	struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
+	uint32_t i = s->ev ? s->ev->index : TPOINT_MAX_EVENTS;
+	struct trigger_set *ts = tp_trigger_set_of(i);
 
+	if (i < TPOINT_MAX_EVENTS && recorded[i] != records) {
+		recorded[i] = records;
+		/* Switched on or off for itself, as the kernel's enable clears SOFT_DISABLED. */
+		if (ts && ts->switched)
+			__atomic_store_n(&tp_trigger_soft_off[i], !records, __ATOMIC_RELAXED);
+	}
 	if (!ts)
 		return false;
 	__atomic_store_n(&ts->soft, !records, __ATOMIC_RELAXED);
 	return true;
+}
+
+bool tp_trigger_recorded(uint32_t index)
+{
+	return index < TPOINT_MAX_EVENTS && recorded[index];
 }

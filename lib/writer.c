@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "registry.h"
 #include "ringbuf.h"
+#include "tracing_on.h"
 #include "trigger.h"
 #include "writer.h"
 
@@ -183,7 +184,7 @@ static void stream_forget_page(struct tpoint_stream *s)
 static void retire_page(struct pool *pool, struct tpoint_stream *s)
 {
 	/* A page that cannot be queued is never drained: its records count as lost. */
-	if (s->wp && s->page != TP_SCRATCH_PAGE && !tp_pool_put_full(pool, s->page))
+	if (s->wp && !tp_stream_scratch(s) && !tp_pool_put_full(pool, s->page))
 		count_overwritten(pool, s->page);
 	stream_forget_page(s);
 }
@@ -214,7 +215,7 @@ static void retire_or_hold(struct pool *pool, struct page_reserve *r, struct tpo
 {
 	const uint32_t max = sizeof(r->full) / sizeof(r->full[0]);
 
-	if (s->page == TP_SCRATCH_PAGE) {
+	if (tp_stream_scratch(s)) {
 		stream_forget_page(s);
 		return;
 	}
@@ -527,7 +528,9 @@ static bool reserve_take(struct pool *pool, struct page_reserve *r, uint32_t cpu
 	    __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
 		want = pool->npages / 64 < max ? pool->npages / 64 + 1 : max;
 	r->count = tp_pool_take_free_run(pool, cpu, r->pages, want);
-	if (!r->count && __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE)
+	/* While tracing_on is off (a traceoff trigger), what the flight recorder holds stays. */
+	if (!r->count && __atomic_load_n(&pool->mode, __ATOMIC_RELAXED) == TPOINT_MODE_OVERWRITE &&
+	    tp_tracing_is_on())
 		r->count = take_back_run(pool, r->pages, want);
 	if (!r->count)
 		return false;
@@ -662,7 +665,7 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 	pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
 	if (!rec || level >= TPOINT_MAX_NESTING)
 		goto drop;
-	if (s->page == TP_SCRATCH_PAGE)
+	if (tp_stream_scratch(s))
 		stream_forget_page(s); /* left by a hit that a handler interrupted */
 	gate = tp_trigger_gate(__atomic_load_n((struct filter **)&ev->filter, __ATOMIC_ACQUIRE));
 	ts = gate ? gate->ts : NULL;
@@ -688,6 +691,26 @@ static struct tpoint_stream *claim_room(struct tpoint_event *ev, uint32_t total)
 	if (!s->wp && (soft || !take_page(pool, rec, s, level, tpoint_arch_clock()))) {
 		if (soft)
 			return scratch_room(s, rec);
+		if (!tp_tracing_is_on()) {
+			/*
+			 * tracing_on is off (a traceoff trigger) and an overwrite-mode pool gives
+			 * no full page back (reserve_take()): no page for a record the file leaves
+			 * out anyway. Counted as filtered, as the file counts the records of an
+			 * off window. An event with triggers is built in the scratch page: its hit
+			 * may fire traceon, and then trigger_commit() gives it a page, as that
+			 * record is in the file.
+			 */
+			if (ts) {
+				scratch_room(s, rec);
+				s->page = TP_SCRATCH_OFF_PAGE;
+				return s;
+			}
+			if (ev->index < TPOINT_MAX_EVENTS)
+				tpoint_count_one(&t->counters[ev->index].filtered);
+			tpoint_barrier();
+			t->top = s;
+			return NULL;
+		}
 		rec->lost_pending[level]++;
 		if (ts) { /* lost, and counted so; its triggers still see it */
 			tpoint_count_one(&t->counters[ev->index].lost);
@@ -805,6 +828,76 @@ static void drop_filtered(struct tpoint_event *ev, struct tpoint_stream *s)
 }
 
 /*
+ * The scratch record at s, which fired traceon, to a page of the pool (tracing was off, so
+ * its hit took none): true, the stream on the new page with the record copied; false, the
+ * record lost, counted so.
+ */
+static bool scratch_to_page(struct tpoint_stream *s, uint32_t size)
+{
+	struct thread_rec *rec = TPOINT_TLS.thread;
+	struct pool *pool = __atomic_load_n(&tp_active_pool, __ATOMIC_ACQUIRE);
+	uint32_t level = (uint32_t)(s - TPOINT_TLS.stream);
+	char *from = s->wp;
+
+	stream_forget_page(s);
+	if (pool && take_page(pool, rec, s, level, tpoint_arch_clock())) {
+		memcpy(s->wp, from, tpoint_record_total(size));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A scratch record built there because tracing_on was off: moved to a page and published if
+ * its hit fired traceon (and its filter passes: that record is in the file), else dropped,
+ * counted as filtered (lost if it wanted a page and found none). Out of line: rare.
+ */
+static __attribute__((noinline, cold)) void commit_off_scratch(struct tpoint_event *ev,
+							       struct tpoint_stream *s,
+							       const struct filter *f,
+							       char *entry, uint32_t size,
+							       bool soft, unsigned fire)
+{
+	bool keep = (fire & TRIGGER_FIRE_TRACEON) && !soft &&
+		    (!f || tp_filter_match_checked(f, entry, size));
+
+	if (keep && scratch_to_page(s, size)) {
+		publish(ev, s, size);
+		return;
+	}
+	stream_forget_page(s);
+	release_level(s);
+	tpoint_count_one(keep ? &tpoint_counters_of(ev)->lost : &tpoint_counters_of(ev)->filtered);
+}
+
+/*
+ * What the triggers of a hit ask once its record is published or dropped, as the kernel's
+ * post-call triggers run after the commit or the discard.
+ */
+static __attribute__((noinline)) void after_commit(const struct tpoint_event *ev,
+						    unsigned fire, uint64_t at)
+{
+	/* Off once its record has its time stamp: the record that fired it is in the file. */
+	if (fire >> TRIGGER_FIRE_TRACEOFF_SHIFT)
+		tp_tracing_stamp(fire >> TRIGGER_FIRE_TRACEOFF_SHIFT, tpoint_arch_clock());
+	/* Asked of the snapshot writer, which ends the file at the record (`at`, if published). */
+	if (fire & TRIGGER_FIRE_SNAPSHOT) {
+		void (*snap)(uint32_t, uint64_t) = __atomic_load_n(&tp_snapshot_hook,
+								   __ATOMIC_RELAXED);
+
+		if (snap)
+			snap(ev->index, at ? at : tpoint_arch_clock());
+	}
+	/* The level let go: so the stack is the next record of this level's stream. */
+	if (fire & TRIGGER_FIRE_STACK) {
+		void (*stack)(unsigned) = __atomic_load_n(&tp_record_stack_hook, __ATOMIC_RELAXED);
+
+		if (stack)
+			stack(0); /* last: a tail call, so that the walk starts in the program */
+	}
+}
+
+/*
  * A hit of an event with triggers (its gate sent it here, from tpoint_filter_commit_v2()): the
  * triggers see the record first, as the kernel's event_triggers_call() runs
  * before its discard test; then it is dropped if it was built in the scratch page (counted
@@ -817,41 +910,30 @@ static __attribute__((noinline)) void trigger_commit(struct tpoint_event *ev,
 						     const struct trigger_set *ts, char *entry,
 						     uint32_t size)
 {
-	bool soft = !ts || tp_trigger_soft(ts);
 	unsigned fire = 0;
 	uint64_t at = 0; /* the record's clock, once published */
+	bool soft;
 
 	if (ts && TPOINT_TLS.thread)
 		fire = tp_trigger_run(ts, TPOINT_TLS.thread, entry, size);
-	if (s->page == TP_SCRATCH_PAGE) {
-		stream_forget_page(s); /* for this record only */
-		release_level(s);
-		if (soft)
-			tpoint_count_one(&tpoint_counters_of(ev)->filtered);
+	soft = !ts || tp_trigger_soft(ts); /* after them: one may have switched this event */
+	if (tp_stream_scratch(s)) {
+		if (__builtin_expect(s->page == TP_SCRATCH_OFF_PAGE, 0)) {
+			commit_off_scratch(ev, s, f, entry, size, soft, fire);
+		} else {
+			stream_forget_page(s); /* for this record only */
+			release_level(s);
+			if (soft)
+				tpoint_count_one(&tpoint_counters_of(ev)->filtered);
+		}
 	} else if (soft || (f && !tp_filter_match_checked(f, entry, size))) {
 		drop_filtered(ev, s);
 	} else {
 		publish(ev, s, size);
 		at = s->last;
 	}
-	/* Asked of the snapshot writer, which ends the file at the record (`at`). */
-	if (fire & TRIGGER_FIRE_SNAPSHOT) {
-		void (*snap)(uint32_t, uint64_t) = __atomic_load_n(&tp_snapshot_hook,
-								   __ATOMIC_RELAXED);
-
-		if (snap)
-			snap(ev->index, at ? at : tpoint_arch_clock());
-	}
-	/*
-	 * After the event, its level let go, as the kernel's post-call triggers run after the
-	 * commit or the discard: so the stack is the next record of this level's stream.
-	 */
-	if (fire & TRIGGER_FIRE_STACK) {
-		void (*stack)(unsigned) = __atomic_load_n(&tp_record_stack_hook, __ATOMIC_RELAXED);
-
-		if (stack)
-			stack(0); /* last: a tail call, so that the walk starts in the program */
-	}
+	if (__builtin_expect(fire != 0, 0))
+		after_commit(ev, fire, at);
 }
 
 /* Strings, or a record too short for the fast loop: out of line, reached by a tail call. */

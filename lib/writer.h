@@ -21,6 +21,9 @@ struct trig_cache {
 
 /* The page index of a scratch stream: the thread's own page, never published. */
 #define TP_SCRATCH_PAGE UINT32_MAX
+/* The same, for a record built there because tracing_on is off (see trigger_commit()). */
+#define TP_SCRATCH_OFF_PAGE (UINT32_MAX - 1)
+#define tp_stream_scratch(s) ((s)->page >= TP_SCRATCH_OFF_PAGE)
 
 struct thread_rec {
 	struct thread_rec *next; /* all records ever made; never unlinked */

@@ -30,6 +30,87 @@ static void on_signal(int sig)
 
 static struct ctl_refusals refused; /* of the process being shown */
 
+/* The events' triggers (CTL_LIST's rows that have some), fetched with each sample. */
+static struct {
+	char *text;
+	struct ctl_event_row *row;
+	size_t n;
+} triggers;
+
+static void triggers_get(struct ctl_conn *conn)
+{
+	char err[256], *cur;
+	struct ctl_event_row row;
+
+	free(triggers.text);
+	free(triggers.row);
+	memset(&triggers, 0, sizeof(triggers));
+	if (ctl_request(conn, CTL_LIST, NULL, &triggers.text, err, sizeof(err)) < 0)
+		return; /* the process ended: the counters' request says so */
+	for (cur = triggers.text; tp_ctl_event_row_next(&cur, &row);) {
+		struct ctl_event_row *grown;
+
+		if (!*row.triggers ||
+		    !(grown = realloc(triggers.row, (triggers.n + 1) * sizeof(*grown))))
+			continue;
+		triggers.row = grown;
+		triggers.row[triggers.n++] = row;
+	}
+}
+
+/*
+ * The event's triggers, one a line as the kernel's trigger file lists them (a command's
+ * remaining count, ":count=N" or ":unlimited", and how often it fired, "(fired N)"), or a
+ * JSON array of {"trigger", "fired", "left"} (null where the line says none; left -1:
+ * unlimited), key "triggers".
+ */
+static void print_triggers(const char *event, bool json)
+{
+	const char *list = NULL;
+
+	for (size_t i = 0; i < triggers.n && !list; i++)
+		if (!strcmp(triggers.row[i].event, event))
+			list = triggers.row[i].triggers;
+	if (!list) /* JSON: no key (the rows of events without triggers stay as they were) */
+		return;
+	if (json)
+		printf(", \"triggers\": [");
+	for (const char *p = list, *end; *p; p = *end ? end + 2 : end) {
+		char one[1024];
+		size_t len;
+
+		end = strstr(p, "; ");
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p) < sizeof(one) - 1 ? (size_t)(end - p) : sizeof(one) - 1;
+		memcpy(one, p, len);
+		one[len] = 0;
+		if (!json) {
+			fputs("  trigger: ", stdout);
+			text_put(stdout, one);
+			putchar('\n');
+			continue;
+		}
+		const char *fired = strstr(one, " (fired "), *cut = strstr(one, " if ");
+		const char *count = strstr(one, ":count=");
+
+		printf("%s{\"trigger\": ", p == list ? "" : ", ");
+		json_print_str(one);
+		if (fired)
+			printf(", \"fired\": %llu", strtoull(fired + 8, NULL, 10));
+		else
+			printf(", \"fired\": null");
+		if (count && (!cut || count < cut))
+			printf(", \"left\": %lld}", strtoll(count + 7, NULL, 10));
+		else if (strstr(one, ":unlimited") && (!cut || strstr(one, ":unlimited") < cut))
+			printf(", \"left\": -1}");
+		else
+			printf(", \"left\": null}");
+	}
+	if (json)
+		printf("]");
+}
+
 static double clock_secs(clockid_t id)
 {
 	struct timespec ts;
@@ -72,6 +153,7 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 				printf(", \"refused\": ");
 				json_print_str(off->refused);
 			}
+			print_triggers(r[i].event, true);
 			printf(", \"usdt\": %llu, \"time\": %.6f", r[i].usdt, now);
 			if (prev)
 				printf(", \"interval\": %.6f", since);
@@ -85,6 +167,7 @@ static void print_rows(const struct stat_row *r, int n, const struct stat_row *p
 			       v[4]);
 			text_put(stdout, r[i].condition);
 			putchar('\n');
+			print_triggers(r[i].event, false);
 			if (off) {
 				char text[600];
 
@@ -132,9 +215,11 @@ static const struct opts_spec stat_opts = {
 		"tpoint stat -p PID [-e GLOB[,GLOB...]] [--interval SECONDS] [--json]", NULL },
 	.about = "The counters of the events of process PID: hits, hits its condition skipped\n"
 		 "(with the condition's text), filtered out, recorded, lost. With --interval,\n"
-		 "the rates over each interval until Ctrl-C or the process ends. --json prints\n"
-		 "one object per event and line, with the keys event, condition, hits,\n"
-		 "condition_skipped, filtered, recorded, lost, usdt (USDT probes attached).\n",
+		 "the rates over each interval until Ctrl-C or the process ends. An event's\n"
+		 "triggers follow it, a line each: a command's remaining count (:count=N or\n"
+		 ":unlimited) and how often it fired. --json prints one object per event and\n"
+		 "line, with the keys event, condition, hits, condition_skipped, filtered,\n"
+		 "recorded, lost, triggers (trigger, fired, left), usdt (USDT probes attached).\n",
 	.opts = (const struct opt[]){
 		OPT_PID("the process"),
 		OPT_EVENTS("only the events these globs select, comma-separated"),
@@ -205,6 +290,7 @@ int cmd_stat(int argc, char **argv)
 		taken = clock_secs(CLOCK_MONOTONIC);
 		if (first)
 			start = taken;
+		triggers_get(&conn);
 		if (ctl_request(&conn, CTL_STATS, NULL, &text, err, sizeof(err)) < 0) {
 			if (first) {
 				tool_error("stat", "%s", err);
@@ -245,6 +331,8 @@ int cmd_stat(int argc, char **argv)
 	free(rows);
 	free(prev);
 	ctl_refusals_free(&refused);
+	free(triggers.text);
+	free(triggers.row);
 	ctl_close(&conn);
 	return ret;
 }

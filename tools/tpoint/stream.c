@@ -32,6 +32,7 @@
 #include "escape.h"
 #include "filter.h"
 #include "fmt/merge.h"
+#include "fmt/tracing_windows.h"
 #include "select.h"
 #include "render.h"
 #include "spool_read.h"
@@ -86,6 +87,7 @@ struct pending {
 	const char *data;    /* payload (in the read buffer, or our copy once held); NULL: only
 			      * a drop line */
 	uint32_t size;
+	uint64_t raw;        /* its raw clock, for the off windows */
 };
 
 /* What the selection says of an event id; how it renders is the renderer's (render.h). */
@@ -112,6 +114,7 @@ struct streamer {
 	uint64_t arrivals;     /* records taken so far: the order of the next */
 	struct tp_merge held;  /* records waiting for their turn (struct pending, each its own) */
 	uint64_t synced;       /* the process's latest SPOOL_SYNCED (raw clock), or 0 */
+	struct tracing_windows tracing; /* its tracing_on off windows (SPOOL_TRACING) */
 	bool flush_all;        /* the last read: print everything held */
 	uint64_t since;        /* CLOCK_MONOTONIC ns of the start: older records are not ours */
 	/* Packed chunks' records, unpacked: SPOOL_UNPACKED_MAX bytes each, reused by batches. */
@@ -235,6 +238,7 @@ static void add_records(struct streamer *st, uint32_t type, const char *body, ui
 		if (!pd)
 			return;
 		pd->key.ns = clock; /* raw, for now */
+		pd->raw = clock;
 		pd->cpu = h->cpu;
 		pd->lost = lost;
 		pd->data = data;
@@ -433,6 +437,12 @@ static int pump_window(struct streamer *st, bool *more)
 		case SPOOL_END:
 			st->ended = true;
 			break;
+		case SPOOL_TRACING:
+			if (tp_tracing_windows_add(&st->tracing, c.body, c.count) < 0) {
+				tool_error(VERB, "out of memory");
+				return -1;
+			}
+			break;
 		case SPOOL_SYNCED:
 			if (c.synced > st->synced)
 				st->synced = c.synced;
@@ -465,6 +475,12 @@ static int pump_window(struct streamer *st, bool *more)
 		struct pending pd;
 
 		unhold(st, &pd);
+		/* Of a tracing_on off window (a traceoff trigger): left out, as in a file. Known
+		 * by now: the process spools its switches before each synced mark. */
+		if (pd.data && tp_tracing_windows_off(&st->tracing, pd.raw)) {
+			free((char *)pd.data);
+			pd.data = NULL; /* its drop line, if any, still goes */
+		}
 		print_pending(st, &pd);
 		free((char *)pd.data);
 	}
@@ -608,6 +624,7 @@ out:
 		free(h);
 	}
 	tp_merge_free(&st.held);
+	tp_tracing_windows_free(&st.tracing);
 	free(st.buf);
 	free(st.pend);
 	for (size_t i = 0; i < st.unpacked_cap; i++)
