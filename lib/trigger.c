@@ -19,7 +19,7 @@
 #include "globs.h"
 #include "hist.h"
 #include "log.h"
-#include "trigger.h"
+#include "trigger_linked.h"
 #include "writer.h"
 
 static uint64_t next_id = 1;
@@ -42,8 +42,7 @@ static void trigger_free(void *p)
 	free(tr);
 }
 
-/* The identity of a trigger: its info text, however it is paused. */
-static char *info_of(const struct hist_spec *spec)
+char *tp_trigger_info_of(const struct hist_spec *spec)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -126,15 +125,12 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		snprintf(err, errlen, "%s", herr.msg);
 		return ret;
 	}
-	/* Variables, references and onmatch() need a hist set (hist_set.h), not wired here yet. */
-	if (spec->nvars || spec->nrefs || spec->nactions) {
+	/* Variables, references and onmatch(): the process's hist set (trigger_linked.c). */
+	if (tp_trigger_spec_links(spec)) {
 		tp_hist_spec_free(spec);
-		snprintf(err, errlen, "%s: variables, references and onmatch() in the process "
-			 "(tpoint report --hist computes them over a file)",
-			 tp_hist_err_text(HIST_ERR_UNSUPPORTED));
-		return -EINVAL;
+		return tp_trigger_linked_set(s, label, text, err, errlen);
 	}
-	char *info = info_of(spec);
+	char *info = tp_trigger_info_of(spec);
 	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts;
 	struct trigger *found = NULL;
 	unsigned at = 0;
@@ -201,8 +197,7 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 	return 0;
 }
 
-/* The slot that `event` names best ("sys:name" over a bare "name"), or NULL. */
-static struct event_slot *slot_named(const char *event)
+struct event_slot *tp_trigger_slot_named(const char *event)
 {
 	struct event_slot *best = NULL;
 	enum event_naming how = EVENT_NOT_NAMED;
@@ -327,6 +322,15 @@ static bool is_command(const char *text, const char *word)
 	return !strncmp(text, word, n) && (!text[n] || text[n] == ':' || text[n] == ' ');
 }
 
+static int unknown_command(const char *text, char *err, size_t errlen)
+{
+	const char *end = strpbrk(text, ": ");
+
+	snprintf(err, errlen, "'%.*s': unknown trigger command (this version has hist and "
+		 "stacktrace)", end ? (int)(end - text) : (int)strlen(text), text);
+	return -EINVAL;
+}
+
 /* Under the lock. */
 static int set_locked(struct event_slot *s, const char *text, char *err, size_t errlen)
 {
@@ -338,26 +342,32 @@ static int set_locked(struct event_slot *s, const char *text, char *err, size_t 
 		return slot_set_hist(s, text, err, errlen);
 	if (is_command(text, "stacktrace"))
 		return slot_set_command(s, text, err, errlen);
-	const char *end = strpbrk(text, ": ");
+	return unknown_command(text, err, errlen);
+}
 
-	snprintf(err, errlen, "'%.*s': unknown trigger command (this version has hist and "
-		 "stacktrace)", end ? (int)(end - text) : (int)strlen(text), text);
-	return -EINVAL;
+/* Under the lock: tp_trigger_set_text(). */
+static int set_text_locked(const char *event, const char *text, char *err, size_t errlen)
+{
+	struct event_slot *s = tp_trigger_slot_named(event);
+
+	if (!strcmp(event, LINKED_SYNTH_FILE))
+		return tp_trigger_synthetic_set(text, err, errlen);
+	if (!s && tp_trigger_synthetic_named(event))
+		return is_command(text, "hist") ? tp_trigger_linked_set(NULL, event, text, err, errlen)
+						: unknown_command(text, err, errlen);
+	if (!s) {
+		snprintf(err, errlen, "no event '%s' in this process", event);
+		return -ENOENT;
+	}
+	return set_locked(s, text, err, errlen);
 }
 
 int tp_trigger_set_text(const char *event, const char *text, char *err, size_t errlen)
 {
-	struct event_slot *s;
 	int ret;
 
 	tp_registry_lock();
-	s = slot_named(event);
-	if (!s) {
-		snprintf(err, errlen, "no event '%s' in this process", event);
-		ret = -ENOENT;
-	} else {
-		ret = set_locked(s, text, err, errlen);
-	}
+	ret = set_text_locked(event, text, err, errlen);
 	tp_registry_unlock();
 	tp_registry_run_fn_calls();
 	return ret;
@@ -387,21 +397,80 @@ void tp_trigger_slot_drop(struct event_slot *s)
 	for (unsigned i = 0; ts && i < ts->n; i++)
 		tp_registry_retire(ts->t[i], trigger_free);
 	tp_registry_retire(ts, free);
+	tp_trigger_linked_slot_drop(s); /* its linked triggers, and what named them */
+}
+
+int tp_trigger_slot_relink(struct event_slot *s, struct trigger *entry)
+{
+	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts = NULL;
+	struct trigger *old = NULL;
+	unsigned keep = 0;
+
+	for (unsigned i = 0; cur && i < cur->n; i++)
+		if (cur->t[i]->kind == TRIGGER_LINKED)
+			old = cur->t[i];
+		else
+			keep++;
+	if (!old && !entry)
+		return 0;
+	if (keep || entry) {
+		ts = set_copy(NULL, keep + !!entry);
+		if (!ts)
+			return -ENOMEM;
+		for (unsigned i = 0; cur && i < cur->n; i++)
+			if (cur->t[i]->kind != TRIGGER_LINKED)
+				ts->t[ts->n++] = cur->t[i];
+		if (entry)
+			ts->t[ts->n++] = entry;
+		ts->soft = cur ? cur->soft : false;
+	}
+	publish_set(s, ts); /* retires cur */
+	tp_registry_retire(old, trigger_free);
+	return 0;
 }
 
 /* ---- TPOINT_TRIGGER ---- */
 
-/* Its items, until each has met its event: one that never applies is said. */
+/*
+ * Its items, until each has met its event: one that never applies is said. An item that
+ * fails as its event registers is tried again once its object's events have all registered
+ * (the end of a latency pair may register before its start), and said only then.
+ */
 struct env_trigger {
 	char *event, *text;
-	bool met;
+	bool met, pending;
 };
 static struct env_trigger *env_triggers;
 static size_t nenv_triggers;
 
+static bool env_synthetic(const char *event)
+{
+	return !strcmp(event, LINKED_SYNTH_FILE) || !strncmp(event, "synthetic:", 10);
+}
+
+/* Under the lock: the items that failed, tried again in order; those that still fail said. */
+static void env_retry(void)
+{
+	char err[512];
+
+	for (size_t i = 0; i < nenv_triggers; i++) {
+		struct env_trigger *e = &env_triggers[i];
+		struct event_slot *s;
+
+		if (!e->pending)
+			continue;
+		e->pending = false;
+		s = tp_trigger_slot_named(e->event);
+		if (!s)
+			snprintf(err, sizeof(err), "no event '%s' in this process", e->event);
+		if (!s || set_locked(s, e->text, err, sizeof(err)) < 0)
+			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
+	}
+}
+
 void tp_trigger_env_parse(const char *value)
 {
-	char *copy = strdup(value), *cursor = copy, *event, *text;
+	char *copy = strdup(value), *cursor = copy, *event, *text, err[512];
 	int item;
 
 	tp_registry_lock();
@@ -413,11 +482,17 @@ void tp_trigger_env_parse(const char *value)
 				  "ignored", event);
 			continue;
 		}
+		/* Synthetic events and their triggers need no program event: set at once. */
+		if (env_synthetic(event)) {
+			if (set_text_locked(event, text, err, sizeof(err)) < 0)
+				tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", event, text, err);
+			continue;
+		}
 		n = realloc(env_triggers, (nenv_triggers + 1) * sizeof(*n));
 		if (!n)
 			break;
 		env_triggers = n;
-		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false };
+		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false };
 		if (n[nenv_triggers].event && n[nenv_triggers].text)
 			nenv_triggers++;
 	}
@@ -425,6 +500,7 @@ void tp_trigger_env_parse(const char *value)
 	for (uint32_t i = 0; i < tp_nslots; i++)
 		if (tp_slots[i].ev)
 			tp_trigger_slot_added(&tp_slots[i]);
+	env_retry();
 	tp_registry_unlock();
 	tp_registry_run_fn_calls();
 	free(copy);
@@ -438,12 +514,19 @@ void tp_trigger_slot_added(struct event_slot *s)
 		struct env_trigger *e = &env_triggers[i];
 
 		if (e->met || !tp_event_named(e->event, s->system, s->name) ||
-		    slot_named(e->event) != s)
+		    tp_trigger_slot_named(e->event) != s)
 			continue;
 		e->met = true;
 		if (set_locked(s, e->text, err, sizeof(err)) < 0)
-			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
+			e->pending = true; /* said by env_retry() if it fails again */
 	}
+}
+
+void tp_trigger_module_added(void)
+{
+	tp_registry_lock();
+	env_retry();
+	tp_registry_unlock();
 }
 
 void tp_trigger_env_report(void)
@@ -462,7 +545,7 @@ void tp_trigger_env_report(void)
 static bool has_hist(const struct trigger_set *ts)
 {
 	for (unsigned k = 0; k < ts->n; k++)
-		if (ts->t[k]->kind == TRIGGER_HIST)
+		if (ts->t[k]->kind == TRIGGER_HIST || ts->t[k]->kind == TRIGGER_LINKED)
 			return true;
 	return false;
 }
@@ -494,6 +577,7 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 		if (ts && has_hist(ts) && (!globs || tp_globs_select(globs, s->system, s->name)))
 			events++;
 	}
+	events += tp_trigger_synth_hist_count(globs);
 	for (uint32_t i = 0; i < tp_nslots && ret == 0; i++) {
 		struct event_slot *s = &tp_slots[i];
 		struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
@@ -503,6 +587,15 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 		if (!json && events > 1)
 			fprintf(out, "%s==> %s:%s <==\n", shown ? "\n" : "", s->system, s->name);
 		for (unsigned k = 0, nth = 0; k < ts->n; k++) {
+			if (ts->t[k]->kind == TRIGGER_LINKED) {
+				int n = tp_trigger_linked_print(out, ts->t[k], &nth, json);
+
+				if (n < 0) {
+					ret = n;
+					break;
+				}
+				shown += n;
+			}
 			if (ts->t[k]->kind != TRIGGER_HIST)
 				continue;
 			struct hist_table *t = merged(ts->t[k]);
@@ -516,6 +609,14 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 			tp_hist_table_free(t);
 			shown++;
 		}
+	}
+	if (ret == 0) {
+		int n = tp_trigger_synth_hist_print(out, globs, json, events > 1, !shown);
+
+		if (n < 0)
+			ret = n;
+		else
+			shown += n;
 	}
 	tp_registry_unlock();
 	return ret < 0 ? ret : shown;
@@ -539,6 +640,10 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 		if (tr->kind == TRIGGER_HIST) {
 			tp_hist_spec_print(out, tr->spec, __atomic_load_n(&tr->paused,
 									 __ATOMIC_RELAXED));
+			continue;
+		}
+		if (tr->kind == TRIGGER_LINKED) {
+			tp_trigger_linked_describe(tr, out);
 			continue;
 		}
 		/* event_trigger_print(): the command, its count, its filter */

@@ -29,7 +29,8 @@ struct hist_node {
 	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
 };
 
-enum trigger_kind { TRIGGER_HIST, TRIGGER_STACKTRACE };
+/* TRIGGER_LINKED: an event's hist triggers that link to others (trigger_linked.h), as one. */
+enum trigger_kind { TRIGGER_HIST, TRIGGER_STACKTRACE, TRIGGER_LINKED };
 
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
 #define TRIGGER_FIRE_STACK 1u /* record the calling thread's user stack after the event */
@@ -46,6 +47,10 @@ struct trigger {
 	uint64_t gen;             /* atomic: :clear bumps it */
 	uint64_t no_table;        /* atomic: hits dropped because no table could be mapped */
 	struct hist_node *nodes;  /* atomic push; never popped until the trigger is freed */
+	/* TRIGGER_LINKED: the process's set of linked triggers, and this event's index in it */
+	struct trig_linked *linked;
+	int linked_ev;
+	bool linked_time, linked_cpu; /* its hits must bring their time, their CPU */
 };
 
 /* An event's triggers, published as a whole. */
@@ -130,6 +135,18 @@ HIDDEN void tp_trigger_slot_drop(struct event_slot *s);
  * line (several), or one JSON object each. The number of histograms printed, or -errno.
  */
 HIDDEN int tp_trigger_hist_print(FILE *out, const char *globs, bool json);
+/* Under the lock: the slot that `event` names best ("sys:name" over "name"), or NULL. */
+HIDDEN struct event_slot *tp_trigger_slot_named(const char *event);
+/* A hist trigger's identity: its info text however it is paused (malloc'ed), or NULL. */
+HIDDEN char *tp_trigger_info_of(const struct hist_spec *spec);
+/*
+ * Under the lock: the slot's TRIGGER_LINKED entry replaced by `entry` (NULL: none), its
+ * triggers published; the old entry freed after grace. 0, or -ENOMEM (entry not taken).
+ */
+HIDDEN int tp_trigger_slot_relink(struct event_slot *s, struct trigger *entry);
+/* At the end of a module's registration: TPOINT_TRIGGER items that failed, tried again. */
+HIDDEN void tp_trigger_module_added(void);
+
 /* The triggers of a slot, as the kernel's trigger file lists them; "" if none. */
 HIDDEN void tp_trigger_slot_describe(const struct event_slot *s, FILE *out);
 

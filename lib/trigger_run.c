@@ -19,7 +19,7 @@
 #include <sys/prctl.h>
 #include "clock.h"
 #include "hist.h"
-#include "trigger.h"
+#include "trigger_linked.h"
 #include "writer.h"
 
 struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
@@ -92,6 +92,10 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 		struct hist_node *n;
 		uint64_t gen;
 
+		if (tr->kind == TRIGGER_LINKED) {
+			tp_trigger_linked_run(tr, rec, entry, size);
+			continue;
+		}
 		if (tr->kind == TRIGGER_STACKTRACE) {
 			if (command_fires(tr, entry, size))
 				fire |= TRIGGER_FIRE_STACK;

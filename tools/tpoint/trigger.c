@@ -25,6 +25,34 @@ static void untriggered(const char *event, pid_t pid)
 	printf("trigger removed from %s of process %d\n", event, (int)pid);
 }
 
+/*
+ * A synthetic event's definition (-e synthetic_events), or a trigger on one
+ * (-e synthetic:NAME): not in the process's list of events, sent as named.
+ */
+static int synthetic(struct ctl_conn *conn, pid_t pid, const char *event, const char *text)
+{
+	struct ctl_text req = { 0 };
+	char err[1024], *reply = NULL;
+	int ret = EXIT_OK;
+
+	tp_ctl_filter_req_put(&req, &(struct ctl_filter_req){ event, text });
+	if (req.oom) {
+		tool_error("trigger", "out of memory");
+		ret = EXIT_FAIL;
+	} else if (ctl_request(conn, CTL_TRIGGER, req.buf, &reply, err, sizeof(err)) < 0) {
+		tool_error("trigger", "%s", err);
+		ret = EXIT_FAIL;
+	} else if (!strcmp(event, "synthetic_events")) {
+		printf("synthetic event %s in process %d\n", *text == '!' ? "removed" : "defined",
+		       (int)pid);
+	} else {
+		(*text == '!' ? untriggered : triggered)(event, pid);
+	}
+	free(reply);
+	tp_ctl_text_free(&req);
+	return ret;
+}
+
 static const struct opts_spec trigger_opts = {
 	.verb = "trigger",
 	.usage = (const char *const[]){ "tpoint trigger -p PID -e EVENTS 'TRIGGER'", NULL },
@@ -37,6 +65,10 @@ static const struct opts_spec trigger_opts = {
 		 ".sym; common_pid, common_cpu and common_timestamp are fields too; and\n"
 		 "  stacktrace[:N] [if FILTER]\n"
 		 "which records the thread's user stack after the event (N times at most).\n"
+		 "Variables (ts0=common_timestamp.usecs), references ($ts0) and\n"
+		 "onmatch(sys.event).trace(NAME,$lat) link triggers, as the kernel's; define\n"
+		 "the synthetic event NAME first with -e synthetic_events 'NAME u64 lat'\n"
+		 "('!NAME' removes it) and set its histogram with -e synthetic:NAME.\n"
 		 "The event goes on for its trigger, recorded or not. Read the histograms\n"
 		 "with 'tpoint hist -p PID'.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
@@ -94,8 +126,11 @@ int cmd_trigger(int argc, char **argv)
 		tool_error("trigger", "%s", err);
 		return EXIT_FAIL;
 	}
-	ret = ctl_each_event("trigger", &conn, pid, events, CTL_TRIGGER, text,
-			     *text == '!' ? untriggered : triggered);
+	if (!strcmp(events, "synthetic_events") || !strncmp(events, "synthetic:", 10))
+		ret = synthetic(&conn, pid, events, text);
+	else
+		ret = ctl_each_event("trigger", &conn, pid, events, CTL_TRIGGER, text,
+				     *text == '!' ? untriggered : triggered);
 	ctl_close(&conn);
 	return ret;
 }
