@@ -26,61 +26,6 @@ static uint64_t next_id = 1;
 
 /* ---- setting ---- */
 
-static void trigger_free(void *p)
-{
-	struct trigger *tr = p;
-
-	if (!tr)
-		return;
-	for (struct hist_node *n = tr->nodes, *next; n; n = next) {
-		next = n->next;
-		tp_hist_table_free(n->table); /* the node lives in the table's mapping */
-	}
-	tp_hist_spec_free(tr->spec);
-	tp_filter_free(tr->filter);
-	free(tr->info);
-	free(tr);
-}
-
-char *tp_trigger_info_of(const struct hist_spec *spec)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	tp_hist_spec_print(f, spec, false);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Publish the slot's new set (NULL: none) and apply the slot; the old set goes after grace. */
-static void publish_set(struct event_slot *s, struct trigger_set *ts)
-{
-	struct trigger_set *old = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], ts,
-						      __ATOMIC_ACQ_REL);
-
-	tp_registry_publish_judge(s); /* the gate, the enable bits, the new set's soft flag */
-	tp_registry_retire(old, free);
-}
-
-static struct trigger_set *set_copy(const struct trigger_set *old, unsigned extra)
-{
-	unsigned n = old ? old->n : 0;
-	struct trigger_set *ts = calloc(1, sizeof(*ts) + (n + extra) * sizeof(ts->t[0]));
-
-	if (ts && old) {
-		memcpy(ts->t, old->t, n * sizeof(ts->t[0]));
-		ts->n = n;
-		ts->soft = old->soft;
-	}
-	return ts;
-}
-
 static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
 {
 	snprintf(err, errlen, "%s", tp_hist_err_text(code));
@@ -91,7 +36,7 @@ static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
 static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsigned at, char *err,
 		     size_t errlen)
 {
-	struct trigger_set *ts = cur->n > 1 ? set_copy(NULL, cur->n - 1) : NULL;
+	struct trigger_set *ts = cur->n > 1 ? tp_trigger_set_copy(NULL, cur->n - 1) : NULL;
 	struct trigger *gone = cur->t[at];
 
 	if (cur->n > 1 && !ts)
@@ -101,8 +46,8 @@ static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsign
 			ts->t[ts->n++] = cur->t[i];
 	if (ts)
 		ts->soft = cur->soft;
-	publish_set(s, ts); /* retires cur */
-	tp_registry_retire(gone, trigger_free);
+	tp_trigger_publish(s, ts); /* retires cur */
+	tp_registry_retire(gone, tp_trigger_free);
 	return 0;
 }
 
@@ -180,7 +125,7 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 	/* A new trigger. */
 	struct trigger *tr = calloc(1, sizeof(*tr));
 
-	ts = set_copy(cur, 1);
+	ts = tp_trigger_set_copy(cur, 1);
 	if (!tr || !ts) {
 		free(tr);
 		free(ts);
@@ -193,27 +138,8 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 	tr->info = info;
 	tr->paused = spec->pause;
 	ts->t[ts->n++] = tr;
-	publish_set(s, ts);
+	tp_trigger_publish(s, ts);
 	return 0;
-}
-
-struct event_slot *tp_trigger_slot_named(const char *event)
-{
-	struct event_slot *best = NULL;
-	enum event_naming how = EVENT_NOT_NAMED;
-
-	for (uint32_t i = 0; i < tp_nslots; i++) {
-		enum event_naming h;
-
-		if (!tp_slots[i].ev)
-			continue;
-		h = tp_event_named(event, tp_slots[i].system, tp_slots[i].name);
-		if (h > how) {
-			how = h;
-			best = &tp_slots[i];
-		}
-	}
-	return best;
 }
 
 /* The slot's trigger of a command kind, and its place in the set, or NULL. */
@@ -297,19 +223,19 @@ static int slot_set_command(struct event_slot *s, const char *text, char *err, s
 			free(fields);
 		}
 		if (ret < 0) {
-			trigger_free(tr);
+			tp_trigger_free(tr);
 			return ret;
 		}
 	}
-	ts = set_copy(cur, 1);
+	ts = tp_trigger_set_copy(cur, 1);
 	if (!ts || !tr->info) {
 		free(ts);
-		trigger_free(tr);
+		tp_trigger_free(tr);
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
 	tr->id = next_id++;
 	ts->t[ts->n++] = tr;
-	publish_set(s, ts);
+	tp_trigger_publish(s, ts);
 	return 0;
 }
 
@@ -395,38 +321,9 @@ void tp_trigger_slot_drop(struct event_slot *s)
 	/* The gate went with the filter (tp_registry_slot_drop_filter()), before this. */
 	ts = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], NULL, __ATOMIC_ACQ_REL);
 	for (unsigned i = 0; ts && i < ts->n; i++)
-		tp_registry_retire(ts->t[i], trigger_free);
+		tp_registry_retire(ts->t[i], tp_trigger_free);
 	tp_registry_retire(ts, free);
 	tp_trigger_linked_slot_drop(s); /* its linked triggers, and what named them */
-}
-
-int tp_trigger_slot_relink(struct event_slot *s, struct trigger *entry)
-{
-	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts = NULL;
-	struct trigger *old = NULL;
-	unsigned keep = 0;
-
-	for (unsigned i = 0; cur && i < cur->n; i++)
-		if (cur->t[i]->kind == TRIGGER_LINKED)
-			old = cur->t[i];
-		else
-			keep++;
-	if (!old && !entry)
-		return 0;
-	if (keep || entry) {
-		ts = set_copy(NULL, keep + !!entry);
-		if (!ts)
-			return -ENOMEM;
-		for (unsigned i = 0; cur && i < cur->n; i++)
-			if (cur->t[i]->kind != TRIGGER_LINKED)
-				ts->t[ts->n++] = cur->t[i];
-		if (entry)
-			ts->t[ts->n++] = entry;
-		ts->soft = cur ? cur->soft : false;
-	}
-	publish_set(s, ts); /* retires cur */
-	tp_registry_retire(old, trigger_free);
-	return 0;
 }
 
 /* ---- TPOINT_TRIGGER ---- */

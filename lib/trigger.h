@@ -135,6 +135,12 @@ HIDDEN void tp_trigger_slot_drop(struct event_slot *s);
  * line (several), or one JSON object each. The number of histograms printed, or -errno.
  */
 HIDDEN int tp_trigger_hist_print(FILE *out, const char *globs, bool json);
+/* Under the lock (trigger_slots.c): a trigger freed (tp_registry_retire()'s free_fn). */
+HIDDEN void tp_trigger_free(void *p);
+/* The slot's new set (NULL: none) published and applied; the old set goes after grace. */
+HIDDEN void tp_trigger_publish(struct event_slot *s, struct trigger_set *ts);
+/* A copy of `old` (NULL: an empty set) with room for `extra` more; NULL without memory. */
+HIDDEN struct trigger_set *tp_trigger_set_copy(const struct trigger_set *old, unsigned extra);
 /* Under the lock: the slot that `event` names best ("sys:name" over "name"), or NULL. */
 HIDDEN struct event_slot *tp_trigger_slot_named(const char *event);
 /* A hist trigger's identity: its info text however it is paused (malloc'ed), or NULL. */

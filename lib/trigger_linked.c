@@ -8,33 +8,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <tpoint/tpoint.h>
-#include "clock.h"
 #include "event_filter.h"
 #include "globs.h"
 #include "hist_set.h"
 #include "trigger_linked.h"
-#include "writer.h"
-
-/* A thread record's context of a set, bound at its first hit and kept. */
-struct ctx_bind {
-	const struct thread_rec *owner; /* atomic: claimed from NULL by compare-and-swap */
-	struct hist_ctx *ctx;
-	char comm[HIST_COMM_LEN];       /* the first thread's name (.execname) */
-};
-
-struct trig_linked {
-	uint64_t id;                    /* unique for ever: the thread records' caches compare it */
-	struct hist_set *set;
-	unsigned nfields;
-	struct filter_field *fields[HIST_SET_EVENTS_MAX]; /* the events' fields, the set's */
-	uint64_t no_ctx;                /* atomic: hits of thread records beyond LINKED_CONTEXTS */
-	struct ctx_bind bind[LINKED_CONTEXTS];
-};
 
 struct linked_item {
 	char *event; /* "sys:name" as the slot names it, or "synthetic:NAME" */
@@ -54,58 +34,6 @@ static uint64_t next_set_id = 1;
 bool tp_trigger_spec_links(const struct hist_spec *spec)
 {
 	return spec->nvars || spec->nrefs || spec->nactions;
-}
-
-/* ---- the hit ---- */
-
-static struct ctx_bind *bind_of(struct trig_linked *lk, const struct thread_rec *rec)
-{
-	for (unsigned i = 0; i < LINKED_CONTEXTS; i++) {
-		const struct thread_rec *owner = __atomic_load_n(&lk->bind[i].owner,
-								 __ATOMIC_RELAXED);
-
-		if (owner == rec) /* this record bound it: only its threads write it */
-			return &lk->bind[i];
-		if (!owner && __atomic_compare_exchange_n(&lk->bind[i].owner, &owner, rec, false,
-							  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			struct ctx_bind *b = &lk->bind[i];
-
-			/* As many contexts as binds: the set has one for each. */
-			b->ctx = tp_hist_set_context(lk->set);
-			if (prctl(PR_GET_NAME, b->comm) < 0)
-				strcpy(b->comm, "<...>");
-			b->comm[HIST_COMM_LEN - 1] = 0;
-			return b;
-		}
-	}
-	return NULL;
-}
-
-void tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec, const void *entry,
-			   uint32_t size)
-{
-	struct trig_linked *lk = tr->linked;
-	struct trig_cache *c = &rec->trig_cache[lk->id % TRIG_CACHE_WAYS];
-	struct ctx_bind *b;
-
-	if (__builtin_expect(c->id == lk->id, 1)) {
-		b = c->node;
-	} else {
-		b = bind_of(lk, rec);
-		if (!b || !b->ctx) {
-			__atomic_fetch_add(&lk->no_ctx, 1, __ATOMIC_RELAXED);
-			return;
-		}
-		c->id = lk->id;
-		c->node = b;
-	}
-	struct hist_set_hit h = { .rec = entry, .size = size, .comm = b->comm };
-
-	if (tr->linked_cpu)
-		h.cpu = (uint32_t)sched_getcpu();
-	if (tr->linked_time)
-		h.ts_ns = tp_mono_now();
-	tp_hist_set_hit(lk->set, b->ctx, tr->linked_ev, &h);
 }
 
 /* ---- building and publishing a set ---- */

@@ -17,6 +17,7 @@
 #ifndef TPOINT_TRIGGER_LINKED_H
 #define TPOINT_TRIGGER_LINKED_H
 
+#include "hist_set.h"
 #include "trigger.h"
 
 /* Thread records that can hit linked triggers; the hits of any more are not counted. */
@@ -25,10 +26,26 @@
 /* The event name that takes synthetic event definitions, as the kernel's tracefs file. */
 #define LINKED_SYNTH_FILE "synthetic_events"
 
+/* A thread record's context of a set, bound at its first hit and kept. */
+struct ctx_bind {
+	const struct thread_rec *owner; /* atomic: claimed from NULL by compare-and-swap */
+	struct hist_ctx *ctx;
+	char comm[HIST_COMM_LEN];       /* the first thread's name (.execname) */
+};
+
+struct trig_linked {
+	uint64_t id;                    /* unique for ever: the thread records' caches compare it */
+	struct hist_set *set;
+	unsigned nfields;
+	struct filter_field *fields[HIST_SET_EVENTS_MAX]; /* the events' fields, the set's */
+	uint64_t no_ctx;                /* atomic: hits of thread records beyond LINKED_CONTEXTS */
+	struct ctx_bind bind[LINKED_CONTEXTS];
+};
+
 /* Does the trigger need the hist set: variables, references, actions? */
 HIDDEN bool tp_trigger_spec_links(const struct hist_spec *spec);
 
-/* The hit of an event's TRIGGER_LINKED entry, on the hitting thread (trigger_run.c). */
+/* The hit of an event's TRIGGER_LINKED entry, on the hitting thread (trigger_linked_run.c). */
 HIDDEN void tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec,
 				  const void *entry, uint32_t size);
 
