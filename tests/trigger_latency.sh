@@ -130,6 +130,30 @@ grep -A3 '^Totals:' t4.txt | tr -d ' \n' | grep -q "^Totals:Hits:0Entries:0" ||
 	fail "remove tlat's histogram"
 "$TPOINT" trigger -p "$P" -e synthetic_events '!tlat' >t.out || fail "remove tlat"
 grep -qx "synthetic event removed in process $P" t.out || { cat t.out; fail "removal of tlat says"; }
+echo "ok: pause, cont, clear; a linked trigger removed while threads hit; a synthetic event removed"
+
+"$TPOINT" trigger -p "$P" -e hl_done '!hist:keys=id:lat=t-$t0:onmatch(tpt_hlat.hl_begin).trace(lat,$lat,cmd)' \
+	>/dev/null || fail "remove TPOINT_TRIGGER's end trigger"
+
+# The short form: hist -p --latency says what it stands for, sets it, prints the latency
+# histogram when stopped (every pair of the round counted, by cmd), and removes it.
+"$TPOINT" hist -p "$P" --latency tpt_hlat:hl_begin,tpt_hlat:hl_done --key id --by cmd >l.txt 2>l.err &
+H=$!
+pids="$P $H"
+wait_until 60 sh -c "'$TPOINT' hist -p $P -e synthetic:latency | grep -q '^# trigger info'" ||
+	{ cat l.err; fail "hist --latency did not set its triggers"; }
+round 5
+kill -TERM "$H"
+wait "$H" || { cat l.err; fail "hist --latency exited $?"; }
+grep -qx "  tpoint trigger -p $P -e synthetic_events 'latency u64 lat; char cmd\[16\]'" l.err &&
+	grep -qx "  tpoint trigger -p $P -e tpt_hlat:hl_begin 'hist:keys=id:ts0=common_timestamp.usecs'" l.err ||
+	{ cat l.err; fail "hist --latency does not say what it stands for"; }
+grep -q '^# trigger info: hist:keys=cmd,lat.log2:vals=hitcount:sort=cmd,lat.log2:size=2048' l.txt &&
+	grep -qx "    Hits: $N" l.txt || { cat l.txt; fail "hist --latency: every pair of the round"; }
+"$TPOINT" list -p "$P" | grep -q 'latency' && { "$TPOINT" list -p "$P"; fail "hist --latency left its triggers"; }
+"$TPOINT" hist -p "$P" --latency tpt_hlat:hl_begin,tpt_hlat:hl_done --key nosuch 2>err.txt
+[ $? = 1 ] && grep -q "^tpoint hist: --key 'nosuch': not a field of both events" err.txt ||
+	{ cat err.txt; fail "--key nosuch"; }
 kill "$P"
 wait "$P"
-echo "ok: pause, cont, clear; a linked trigger removed while threads hit; a synthetic event removed"
+echo "ok: hist -p --latency"
