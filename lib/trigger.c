@@ -22,8 +22,6 @@
 #include "trigger_linked.h"
 #include "writer.h"
 
-static uint64_t next_id = 1;
-
 /* ---- setting ---- */
 
 static int hist_error(char *err, size_t errlen, enum hist_err code, int ret)
@@ -47,6 +45,8 @@ static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsign
 	if (ts)
 		ts->soft = cur->soft;
 	tp_trigger_publish(s, ts); /* retires cur */
+	if (gone->kind == TRIGGER_NAMED)
+		tp_trigger_named_release(gone);
 	tp_registry_retire(gone, tp_trigger_free);
 	return 0;
 }
@@ -85,7 +85,8 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
 	for (; cur && at < cur->n; at++)
-		if (cur->t[at]->kind == TRIGGER_HIST && !strcmp(cur->t[at]->info, info)) {
+		if ((cur->t[at]->kind == TRIGGER_HIST || cur->t[at]->kind == TRIGGER_NAMED) &&
+		    !strcmp(cur->t[at]->info, info)) {
 			found = cur->t[at];
 			break;
 		}
@@ -96,10 +97,13 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 	} else if (spec->pause || spec->cont || spec->clear) {
 		/* The kernel applies them to the trigger they name, or makes a paused one. */
 		if (found) {
+			/* A name='s histogram is paused or cleared for all its events, as the kernel's. */
+			struct trigger *h = found->kind == TRIGGER_NAMED ? found->shared : found;
+
 			if (spec->pause || spec->cont)
-				__atomic_store_n(&found->paused, spec->pause, __ATOMIC_RELAXED);
+				__atomic_store_n(&h->paused, spec->pause, __ATOMIC_RELAXED);
 			if (spec->clear)
-				__atomic_fetch_add(&found->gen, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&h->gen, 1, __ATOMIC_RELEASE);
 			ret = 0;
 		} else if (!spec->pause) {
 			ret = hist_error(err, errlen, HIST_ERR_TRIGGER_ENOENT_CLEAR, -ENOENT);
@@ -109,11 +113,6 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		}
 	} else if (found) {
 		ret = hist_error(err, errlen, HIST_ERR_TRIGGER_EEXIST, -EEXIST);
-	} else if (spec->name) {
-		/* Shared tables across triggers are not done yet: said, not silently private. */
-		snprintf(err, errlen, "name=%s: named (shared) histograms are not supported yet",
-			 spec->name);
-		ret = -EOPNOTSUPP;
 	} else {
 		ret = 1;
 	}
@@ -123,20 +122,32 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		return ret;
 	}
 	/* A new trigger. */
-	struct trigger *tr = calloc(1, sizeof(*tr));
+	struct trigger *tr = spec->name ? NULL : calloc(1, sizeof(*tr));
 
+	if (spec->name) {
+		tr = tp_trigger_named_new(s, text, spec, info, err, errlen); /* takes spec, info */
+		if (!tr) {
+			free(info);
+			tp_hist_spec_free(spec);
+			return -errno;
+		}
+	}
 	ts = tp_trigger_set_copy(cur, 1);
 	if (!tr || !ts) {
+		if (tr && tr->kind == TRIGGER_NAMED)
+			tp_trigger_named_release(tr);
 		free(tr);
 		free(ts);
 		free(info);
 		tp_hist_spec_free(spec);
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
-	tr->id = next_id++;
-	tr->spec = spec;
-	tr->info = info;
-	tr->paused = spec->pause;
+	if (tr->kind != TRIGGER_NAMED) {
+		tr->id = tp_trigger_new_id();
+		tr->spec = spec;
+		tr->info = info;
+		tr->paused = spec->pause;
+	}
 	ts->t[ts->n++] = tr;
 	tp_trigger_publish(s, ts);
 	return 0;
@@ -233,7 +244,7 @@ static int slot_set_command(struct event_slot *s, const char *text, char *err, s
 		tp_trigger_free(tr);
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
-	tr->id = next_id++;
+	tr->id = tp_trigger_new_id();
 	ts->t[ts->n++] = tr;
 	tp_trigger_publish(s, ts);
 	return 0;
@@ -320,8 +331,11 @@ void tp_trigger_slot_drop(struct event_slot *s)
 		return;
 	/* The gate went with the filter (tp_registry_slot_drop_filter()), before this. */
 	ts = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], NULL, __ATOMIC_ACQ_REL);
-	for (unsigned i = 0; ts && i < ts->n; i++)
+	for (unsigned i = 0; ts && i < ts->n; i++) {
+		if (ts->t[i]->kind == TRIGGER_NAMED)
+			tp_trigger_named_release(ts->t[i]);
 		tp_registry_retire(ts->t[i], tp_trigger_free);
+	}
 	tp_registry_retire(ts, free);
 	tp_trigger_linked_slot_drop(s); /* its linked triggers, and what named them */
 }
@@ -442,15 +456,19 @@ void tp_trigger_env_report(void)
 static bool has_hist(const struct trigger_set *ts)
 {
 	for (unsigned k = 0; k < ts->n; k++)
-		if (ts->t[k]->kind == TRIGGER_HIST || ts->t[k]->kind == TRIGGER_LINKED)
+		if (ts->t[k]->kind != TRIGGER_STACKTRACE)
 			return true;
 	return false;
 }
 
-/* The trigger's histogram now: its threads' tables merged into a new one. */
-static struct hist_table *merged(struct trigger *tr)
+/*
+ * The trigger's histogram now: its threads' tables merged into a new one (a name= member's:
+ * the shared histogram's, with the member's own trigger info).
+ */
+static struct hist_table *merged(struct trigger *member)
 {
-	struct hist_table *t = tp_hist_table_new(tr->spec);
+	struct hist_table *t = tp_hist_table_new(member->spec);
+	struct trigger *tr = member->kind == TRIGGER_NAMED ? member->shared : member;
 	uint64_t gen = __atomic_load_n(&tr->gen, __ATOMIC_ACQUIRE);
 
 	if (!t)
@@ -493,7 +511,7 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 				}
 				shown += n;
 			}
-			if (ts->t[k]->kind != TRIGGER_HIST)
+			if (ts->t[k]->kind != TRIGGER_HIST && ts->t[k]->kind != TRIGGER_NAMED)
 				continue;
 			struct hist_table *t = merged(ts->t[k]);
 
@@ -534,8 +552,10 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 		const struct trigger *tr = ts->t[k];
 		int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
 
-		if (tr->kind == TRIGGER_HIST) {
-			tp_hist_spec_print(out, tr->spec, __atomic_load_n(&tr->paused,
+		if (tr->kind == TRIGGER_HIST || tr->kind == TRIGGER_NAMED) {
+			const struct trigger *h = tr->kind == TRIGGER_NAMED ? tr->shared : tr;
+
+			tp_hist_spec_print(out, tr->spec, __atomic_load_n(&h->paused,
 									 __ATOMIC_RELAXED));
 			continue;
 		}

@@ -29,8 +29,12 @@ struct hist_node {
 	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
 };
 
-/* TRIGGER_LINKED: an event's hist triggers that link to others (trigger_linked.h), as one. */
-enum trigger_kind { TRIGGER_HIST, TRIGGER_STACKTRACE, TRIGGER_LINKED };
+/*
+ * TRIGGER_LINKED: an event's hist triggers that link to others (trigger_linked.h), as one.
+ * TRIGGER_NAMED: a name= trigger: its own filter, the shared histogram's tables
+ * (trigger_named.c).
+ */
+enum trigger_kind { TRIGGER_HIST, TRIGGER_STACKTRACE, TRIGGER_LINKED, TRIGGER_NAMED };
 
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
 #define TRIGGER_FIRE_STACK 1u /* record the calling thread's user stack after the event */
@@ -47,6 +51,7 @@ struct trigger {
 	uint64_t gen;             /* atomic: :clear bumps it */
 	uint64_t no_table;        /* atomic: hits dropped because no table could be mapped */
 	struct hist_node *nodes;  /* atomic push; never popped until the trigger is freed */
+	struct trigger *shared;   /* TRIGGER_NAMED: the named histogram's owner (a TRIGGER_HIST) */
 	/* TRIGGER_LINKED: the process's set of linked triggers, and this event's index in it */
 	struct trig_linked *linked;
 	int linked_ev;
@@ -135,6 +140,18 @@ HIDDEN void tp_trigger_slot_drop(struct event_slot *s);
  * line (several), or one JSON object each. The number of histograms printed, or -errno.
  */
 HIDDEN int tp_trigger_hist_print(FILE *out, const char *globs, bool json);
+/* A trigger id never given before (trigger_slots.c): the threads' caches compare them. */
+HIDDEN uint64_t tp_trigger_new_id(void);
+/*
+ * Under the lock (trigger_named.c): a name= trigger's member for the slot's event, which takes
+ * `spec` and `info`, sharing the histogram of that name (made if new); NULL with err in the
+ * kernel's words if the name's histogram has other keys or values.
+ */
+HIDDEN struct trigger *tp_trigger_named_new(struct event_slot *s, const char *text,
+					    struct hist_spec *spec, char *info, char *err,
+					    size_t errlen);
+/* A member leaves (its event's set no longer lists it): the last one's histogram goes. */
+HIDDEN void tp_trigger_named_release(struct trigger *member);
 /* Under the lock (trigger_slots.c): a trigger freed (tp_registry_retire()'s free_fn). */
 HIDDEN void tp_trigger_free(void *p);
 /* The slot's new set (NULL: none) published and applied; the old set goes after grace. */

@@ -101,6 +101,11 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 				fire |= TRIGGER_FIRE_STACK;
 			continue;
 		}
+		if (tr->kind == TRIGGER_NAMED) { /* name=: its own filter, the shared tables */
+			if (tr->spec->filter && !filter_match(tr->spec->filter, entry, size))
+				continue;
+			tr = tr->shared;
+		}
 		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))
 			continue;
 		n = node_of(tr, rec);

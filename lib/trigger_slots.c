@@ -15,6 +15,13 @@
 #include "hist.h"
 #include "trigger.h"
 
+static uint64_t next_id = 1;
+
+uint64_t tp_trigger_new_id(void)
+{
+	return next_id++;
+}
+
 void tp_trigger_free(void *p)
 {
 	struct trigger *tr = p;
