@@ -364,7 +364,7 @@ check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
 # TSan refuses by default after a fork of a threaded process.
 TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
 		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test \
-		filter_reclaim_test hist_test hist_vars_test trigger_test)
+		filter_reclaim_test hist_test hist_vars_test trigger_test trigger_linked_test)
 check-tsan:
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
 
