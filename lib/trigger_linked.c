@@ -321,8 +321,8 @@ int tp_trigger_linked_set(struct event_slot *s, const char *event, const char *t
 		return ret;
 	}
 	if (spec->name) {
-		snprintf(err, errlen, "name=%s: named (shared) histograms are not supported yet",
-			 spec->name);
+		snprintf(err, errlen, "name=%s: a named histogram cannot have variables, "
+			 "references or onmatch(), nor be on a synthetic event, here", spec->name);
 		tp_hist_spec_free(spec);
 		return -EOPNOTSUPP;
 	}

@@ -20,8 +20,11 @@
 #include "hist_set.h"
 #include "trigger.h"
 
-/* Thread records that can hit linked triggers; the hits of any more are not counted. */
-#define LINKED_CONTEXTS 64
+/*
+ * Thread records that can hit linked triggers; the hits of any more are not counted. A
+ * context costs its tables only once a thread record has bound it (hist_set.c).
+ */
+#define LINKED_CONTEXTS 1024
 
 /* The event name that takes synthetic event definitions, as the kernel's tracefs file. */
 #define LINKED_SYNTH_FILE "synthetic_events"

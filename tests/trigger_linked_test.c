@@ -154,7 +154,7 @@ static void *hammer(void *arg)
 
 static void churn(void)
 {
-	int rounds = getenv("TPOINT_TSAN_QUICK") ? 10 : 40, failed = 0;
+	int rounds = getenv("TPOINT_TSAN_QUICK") ? 50 : 300, failed = 0;
 	pthread_t th[4];
 	unsigned long long got[64];
 	char *text;
