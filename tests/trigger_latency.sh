@@ -8,7 +8,8 @@
 # event's .log2 buckets are exact: the test computes them as the kernel's hist_field_log2()
 # does (ilog2(roundup_pow_of_two(v)), printed "~ 2^%-2llu"; 0 and 1 give 2^0). A second
 # pair on common_timestamp.usecs counts every pair (its times are the machine's, not
-# checked). The kernel's refusals, removal while threads hit, pause/cont.
+# checked). .buckets=100 checked too. The kernel's refusals, removal while threads hit,
+# pause/cont/clear, and `tpoint hist -p --latency`, the short form.
 set -u
 fail() { echo "FAIL: $*"; cat target.out target.err 2>/dev/null | head -5; exit 1; }
 B=$(dirname "$TPOINT")
@@ -21,6 +22,7 @@ TPOINT_TRIGGER="synthetic_events:'lat u64 lat; char cmd[16]';\
 tpt_hlat:hl_begin:hist:keys=id:t0=t;\
 tpt_hlat:hl_done:hist:keys=id:lat=t-\$t0:onmatch(tpt_hlat.hl_begin).trace(lat,\$lat,cmd);\
 synthetic:lat:hist:keys=cmd,lat.log2:sort=cmd,lat;\
+synthetic:lat:hist:keys=lat.buckets=100:sort=lat;\
 hl_done:hist:keys=id:x=t-\$nosuch" \
 	"$B/tests/hlattarget" $N >target.out 2>target.err &
 P=$!
@@ -53,18 +55,28 @@ check_synth() { # check_synth FILE ROUNDS
 		grep -Eq "^\{ cmd: $c +, lat: ~ 2\^$(printf '%-2s' "$b") \} hitcount: +$cnt\$" "$1" ||
 			{ echo "no line for $c 2^$b $cnt"; exit 1; }
 	done || { cat "$1"; fail "synthetic:lat's buckets ($2 rounds)"; }
-	grep -A3 '^Totals:' "$1" | tr -d ' \n' | grep -qx "Totals:Hits:$(($2 * N))Entries:15Dropped:0" ||
-		{ cat "$1"; fail "synthetic:lat's totals"; }
+	grep -q "^    Hits: $(($2 * N))\$" "$1" && grep -q '^    Entries: 15$' "$1" &&
+		grep -q '^    Dropped: 0$' "$1" || { cat "$1"; fail "synthetic:lat's totals"; }
+}
+# .buckets=100: 0, 3 and 50 µs in 0-99, 300 in 300-399, 70000 in 70000-70099 (the kernel's
+# hist_field_bucket(): v / N * N), N / 5 requests each latency.
+check_buckets() { # check_buckets FILE ROUNDS
+	for b in "0-99 $((3 * N / 5))" "300-399 $((N / 5))" "70000-70099 $((N / 5))"; do
+		set -- "$1" "$2" $b
+		grep -Eq "^\{ lat: ~ $3 +\} hitcount: +$(($4 * $2))\$" "$1" ||
+			{ cat "$1"; fail "synthetic:lat's .buckets=100: $3"; }
+	done
 }
 "$TPOINT" hist -p "$P" -e synthetic:lat >s1.txt || fail "hist -p -e synthetic:lat exited $?"
 grep -qx '# trigger info: hist:keys=cmd,lat.log2:vals=hitcount:sort=cmd,lat.log2:size=2048 \[active\]' s1.txt ||
 	{ cat s1.txt; fail "the synthetic event's trigger info"; }
 check_synth s1.txt 1
+check_buckets s1.txt 1
 "$TPOINT" hist -p "$P" >all.txt || fail "hist -p exited $?"
 for e in tpt_hlat:hl_begin tpt_hlat:hl_done synthetic:lat; do
 	grep -qx "==> $e <==" all.txt || { cat all.txt; fail "hist -p: $e"; }
 done
-[ "$(grep -c "^    Hits: $N\$" all.txt)" = 3 ] && [ "$(grep -c '^    Entries: 7$' all.txt)" = 2 ] ||
+[ "$(grep -c "^    Hits: $N\$" all.txt)" = 4 ] && [ "$(grep -c '^    Entries: 7$' all.txt)" = 2 ] ||
 	{ cat all.txt; fail "hist -p: the begin's and end's totals"; }
 "$TPOINT" list -p "$P" | grep -qx '  triggers: hist:keys=id:vals=hitcount:lat=t-$t0:sort=hitcount:size=2048:onmatch(tpt_hlat.hl_begin).trace(lat,$lat,cmd) \[active\]' ||
 	{ "$TPOINT" list -p "$P"; fail "list -p: the end's linked trigger"; }
