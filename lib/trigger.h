@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/trigger.c: the kernel's event triggers on a program's events (TPOINT_TRIGGER,
- * tpoint_set_trigger(), `tpoint trigger -p`): `hist:` for now. An event with triggers goes
+ * tpoint_set_trigger(), `tpoint trigger -p`): `hist:` and `stacktrace`. Hist triggers that
+ * link (variables, onmatch(), synthetic events) live in the process's hist set
+ * (trigger_linked.h); name= triggers share a histogram (trigger_named.c); what all of them
+ * publish per slot is in trigger_slots.c. An event with triggers goes
  * through the library's filtered path (TPOINT_ENABLED_FILTER), which runs them on the
  * filled record before the event's own filter judges it, as the kernel's
  * event_triggers_call() runs before its discard test.
