@@ -60,7 +60,7 @@ static const struct opts_spec trigger_opts = {
 		 "running process, in the kernel's syntax; '!' before it removes it.\n"
 		 "This version has the histograms of the kernel's hist triggers:\n"
 		 "  hist:keys=F[,F...][:vals=F[,F...]][:sort=F[.descending]][:size=N]\n"
-		 "      [:pause|:cont|:clear] [if FILTER]\n"
+		 "      [:name=NAME] [:pause|:cont|:clear] [if FILTER]\n"
 		 "with the modifiers .hex .execname .log2 .buckets=N .usecs .percent .graph\n"
 		 ".sym; common_pid, common_cpu and common_timestamp are fields too; and\n"
 		 "  stacktrace[:N] [if FILTER]\n"
@@ -69,6 +69,7 @@ static const struct opts_spec trigger_opts = {
 		 "onmatch(sys.event).trace(NAME,$lat) link triggers, as the kernel's; define\n"
 		 "the synthetic event NAME first with -e synthetic_events 'NAME u64 lat'\n"
 		 "('!NAME' removes it) and set its histogram with -e synthetic:NAME.\n"
+		 "name=NAME shares one histogram between the events that name it.\n"
 		 "The event goes on for its trigger, recorded or not. Read the histograms\n"
 		 "with 'tpoint hist -p PID'.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
