@@ -147,7 +147,7 @@ TEST_HELPERS := $(O)/tests/ctltarget $(O)/tests/ctlfake $(O)/tests/spoolmut $(O)
 		$(O)/tests/fntarget \
 		$(O)/tests/usdttarget $(O)/tests/usdttarget_jump \
 		$(O)/tests/convtarget $(O)/tests/trigtarget $(O)/tests/lattarget \
-		$(O)/tests/ustacktarget $(O)/tests/snaptarget $(O)/tests/onofftarget
+		$(O)/tests/hlattarget $(O)/tests/ustacktarget $(O)/tests/snaptarget $(O)/tests/onofftarget
 
 $(O)/tests/ctltarget: tests/ctltarget.c tests/trace/events/tpt_ctl.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
@@ -184,6 +184,10 @@ $(O)/tests/convtarget: tests/convtarget.c tests/trace/events/tpt_conv.h $(wildca
 
 # Requests with known delays, for tests/report_latency.sh.
 $(O)/tests/lattarget: tests/lattarget.c tests/trace/events/tpt_lat.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
+
+# Requests begun on one thread and ended on another, for tests/trigger_latency.sh.
+$(O)/tests/hlattarget: tests/hlattarget.c tests/trace/events/tpt_hlat.h $(wildcard include/tpoint/*.h include/tpoint/*/*.h) $(SHLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itests -o $@ $< $(INSTR_LDFLAGS) -lpthread
 
 # An event libtraceevent cannot print safely, for tests/render.sh.
@@ -371,7 +375,7 @@ check-usdt-stress: all $(TEST_LIBS) $(TEST_HELPERS)
 # TSan refuses by default after a fork of a threaded process.
 TSAN_TESTS := $(addprefix $(O)/tests/,stress_test signal_test fork_test dlopen_test \
 		ctlstress_test jump_test c11_jump_test nest_test block_test flush_test \
-		filter_reclaim_test hist_test hist_vars_test trigger_test)
+		filter_reclaim_test hist_test hist_vars_test trigger_test trigger_linked_test)
 check-tsan:
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
 

@@ -44,6 +44,7 @@ TPOINT_EXPORT void tpoint_module_register(const struct tpoint_module *mod)
 {
 	if (!tp_registry_add_module(mod, slot_added))
 		return;
+	tp_trigger_module_added(); /* TPOINT_TRIGGER's items that wanted a later event */
 	/* TPOINT_EVENTS names events before they register: they record from here on. */
 	tp_env_filters_check();
 	tp_session_keep_enabled();

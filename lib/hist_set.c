@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "hist_set.h"
 #include "hist_vars.h"
 
@@ -56,12 +57,19 @@ struct frame {
 
 struct hist_ctx {
 	int in_use;                        /* a thread holds it (tp_hist_set_context()) */
+	bool ready;                        /* its tables made: it was claimed once */
+	/* Made when the context is first claimed (atomic: readers merge what is there). */
 	struct hist_table *tables[HIST_SET_TRIGGERS_MAX];
 	struct frame frames[SET_DEPTH];
 };
 
 struct hist_set {
 	unsigned ncontexts;
+	/*
+	 * Atomic: contexts [0, nclaimed) were ever claimed (a claim takes the first free one),
+	 * the only ones with tables: the others' pages are never touched.
+	 */
+	unsigned nclaimed;
 	struct hist_ctx *ctx;
 	unsigned nevents, ntriggers;
 	struct set_event events[HIST_SET_EVENTS_MAX];
@@ -75,8 +83,13 @@ struct hist_set *tp_hist_set_new(unsigned contexts)
 	if (!set)
 		return NULL;
 	set->ncontexts = contexts ? contexts : 1;
-	set->ctx = calloc(set->ncontexts, sizeof(*set->ctx));
-	if (!set->ctx) {
+	/*
+	 * Mapped, not calloc'ed: zero pages touched only by the contexts claimed (calloc may take
+	 * a large block from the heap, once glibc raised its mmap threshold, and zero it all).
+	 */
+	set->ctx = mmap(NULL, set->ncontexts * sizeof(*set->ctx), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (set->ctx == MAP_FAILED) {
 		free(set);
 		errno = ENOMEM;
 		return NULL;
@@ -89,14 +102,14 @@ void tp_hist_set_free(struct hist_set *set)
 	if (!set)
 		return;
 	for (unsigned t = 0; t < set->ntriggers; t++) {
-		for (unsigned c = 0; c < set->ncontexts; c++)
+		for (unsigned c = 0; c < set->nclaimed; c++)
 			tp_hist_table_free(set->ctx[c].tables[t]);
 		tp_hist_vars_free(set->trig[t].vars);
 		tp_hist_spec_free(set->trig[t].spec);
 	}
 	for (unsigned e = 0; e < set->nevents; e++)
 		free(set->events[e].synth);
-	free(set->ctx);
+	munmap(set->ctx, set->ncontexts * sizeof(*set->ctx));
 	free(set);
 }
 
@@ -483,8 +496,9 @@ int tp_hist_set_trigger(struct hist_set *set, int event, const char *trigger,
 		if (!t->vars)
 			goto nomem;
 	}
-	for (unsigned c = 0; c < set->ncontexts; c++)
-		if (!(set->ctx[c].tables[self] = tp_hist_table_new(t->spec)))
+	/* Contexts claimed already get the trigger's table now; the others when claimed. */
+	for (unsigned c = 0; c < set->nclaimed; c++)
+		if (set->ctx[c].ready && !(set->ctx[c].tables[self] = tp_hist_table_new(t->spec)))
 			goto nomem;
 	ev->trig[ev->ntrig++] = (uint8_t)self;
 	set->ntriggers++;
@@ -493,7 +507,7 @@ nomem:
 	tp_hist_error_at(err, HIST_ERR_NOMEM, 0, NULL);
 	errno = ENOMEM;
 fail:
-	for (unsigned c = 0; c < set->ncontexts; c++) {
+	for (unsigned c = 0; c < set->nclaimed; c++) {
 		tp_hist_table_free(set->ctx[c].tables[self]);
 		set->ctx[c].tables[self] = NULL;
 	}
@@ -558,6 +572,30 @@ bool tp_hist_set_needs_cpu(const struct hist_set *set, int event)
 	return event >= 0 && (unsigned)event < set->nevents && event_needs(set, event, false, 0);
 }
 
+/*
+ * A context's tables, made at its first claim (one anonymous mapping each, as a handler may
+ * hit first): a set for many threads costs what the threads that come use. NULL (the
+ * context given back) without memory.
+ */
+static struct hist_ctx *context_ready(struct hist_set *set, struct hist_ctx *ctx)
+{
+	for (unsigned t = 0; !ctx->ready && t < set->ntriggers; t++) {
+		struct hist_table *tab;
+
+		if (ctx->tables[t])
+			continue;
+		tab = tp_hist_table_new(set->trig[t].spec);
+		if (!tab) {
+			tp_hist_set_context_release(ctx);
+			return NULL;
+		}
+		/* Release: whole before tp_hist_set_table() merges it. */
+		__atomic_store_n(&ctx->tables[t], tab, __ATOMIC_RELEASE);
+	}
+	ctx->ready = true;
+	return ctx;
+}
+
 struct hist_ctx *tp_hist_set_context(struct hist_set *set)
 {
 	for (unsigned c = 0; c < set->ncontexts; c++) {
@@ -565,8 +603,15 @@ struct hist_ctx *tp_hist_set_context(struct hist_set *set)
 
 		/* Acquire: what the context's last thread wrote is this one's to go on from. */
 		if (__atomic_compare_exchange_n(&set->ctx[c].in_use, &free_ctx, 1, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return &set->ctx[c];
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			unsigned n = __atomic_load_n(&set->nclaimed, __ATOMIC_RELAXED);
+
+			while (n < c + 1 && !__atomic_compare_exchange_n(&set->nclaimed, &n, c + 1,
+									 true, __ATOMIC_RELEASE,
+									 __ATOMIC_RELAXED))
+				;
+			return context_ready(set, &set->ctx[c]);
+		}
 	}
 	return NULL;
 }
@@ -587,8 +632,13 @@ struct hist_table *tp_hist_set_table(const struct hist_set *set, unsigned trigge
 	if (!t)
 		return NULL;
 	tp_hist_table_pause(t, __atomic_load_n(&set->trig[trigger].paused, __ATOMIC_RELAXED));
-	for (unsigned c = 0; c < set->ncontexts; c++)
-		tp_hist_table_merge(t, set->ctx[c].tables[trigger]);
+	for (unsigned c = 0, n = __atomic_load_n(&set->nclaimed, __ATOMIC_ACQUIRE); c < n; c++) {
+		const struct hist_table *ct = __atomic_load_n(&set->ctx[c].tables[trigger],
+							      __ATOMIC_ACQUIRE);
+
+		if (ct) /* a context never claimed has none */
+			tp_hist_table_merge(t, ct);
+	}
 	return t;
 }
 

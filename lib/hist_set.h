@@ -18,7 +18,8 @@
  * one store per trigger shared by every thread (hist_vars.c: a table of fixed size, keys
  * inserted by compare-and-swap, values by atomic stores and exchanges), so that a start seen
  * by one thread pairs with its end seen by another. No lock and no allocation on the hit
- * path: all memory is taken when the set is built. A set does not change once hit: to change
+ * path but a context's first claim, which maps its tables (so that a set for many threads
+ * costs what the threads that come use). A set does not change once hit: to change
  * triggers, build another set and retire this one when no thread can hold it.
  */
 #ifndef TPOINT_HIST_SET_H
@@ -85,7 +86,8 @@ const struct hist_synth *tp_hist_set_synth(const struct hist_set *set, int event
  * A "hist:..." trigger on an event: parsed (tp_hist_parse()), its references found among
  * the triggers already in the set and its actions' synthetic events checked, with the
  * kernel's refusals ("Couldn't find variable", "Param type doesn't match synthetic event
- * field type", ...). Its tables (one per context) and variable store are allocated here. Its
+ * field type", ...). Its variable store is allocated here, its tables (one per context) as
+ * contexts are claimed (here for those claimed already). Its
  * index, or -1 with err filled (and errno EINVAL or ENOMEM). A trigger that says :pause
  * starts paused; :cont, :clear and !hist (which act on a trigger that exists) are refused.
  */

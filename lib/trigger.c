@@ -21,72 +21,10 @@
 #include "hist_names_self.h"
 #include "log.h"
 #include "snapshot_trigger.h"
-#include "trigger.h"
+#include "trigger_linked.h"
 #include "writer.h"
 
-static uint64_t next_id = 1;
-
 /* ---- setting ---- */
-
-static void trigger_free(void *p)
-{
-	struct trigger *tr = p;
-
-	if (!tr)
-		return;
-	for (struct hist_node *n = tr->nodes, *next; n; n = next) {
-		next = n->next;
-		tp_hist_table_free(n->table); /* the node lives in the table's mapping */
-	}
-	tp_hist_spec_free(tr->spec);
-	tp_filter_free(tr->filter);
-	free(tr->target_name);
-	free(tr->info);
-	free(tr);
-}
-
-/* The identity of a trigger: its info text, however it is paused. */
-static char *info_of(const struct hist_spec *spec)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	tp_hist_spec_print(f, spec, false);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Publish the slot's new set (NULL: none) and apply the slot; the old set goes after grace. */
-static void publish_set(struct event_slot *s, struct trigger_set *ts)
-{
-	if (ts) /* where a hit reads whether its record is kept (tp_trigger_soft()) */
-		ts->soft_at = ts->switched ? &tp_trigger_soft_off[s->ev->index] : &ts->soft;
-	struct trigger_set *old = __atomic_exchange_n(&tp_trigger_sets[s->ev->index], ts,
-						      __ATOMIC_ACQ_REL);
-
-	tp_registry_publish_judge(s); /* the gate, the enable bits, the new set's soft flag */
-	tp_registry_retire(old, free);
-}
-
-static struct trigger_set *set_copy(const struct trigger_set *old, unsigned extra)
-{
-	unsigned n = old ? old->n : 0;
-	struct trigger_set *ts = calloc(1, sizeof(*ts) + (n + extra) * sizeof(ts->t[0]));
-
-	if (ts && old) {
-		memcpy(ts->t, old->t, n * sizeof(ts->t[0]));
-		ts->n = n;
-		ts->soft = old->soft;
-		ts->switched = old->switched;
-	}
-	return ts;
-}
 
 /*
  * Per event index, under the lock: how many enable_event/disable_event triggers switch it.
@@ -108,17 +46,17 @@ static void target_publish(uint32_t index)
 	if ((cur && cur->switched) == want)
 		return;
 	if (!want && !cur->n) {
-		publish_set(t, NULL);
+		tp_trigger_publish(t, NULL);
 		return;
 	}
-	ts = set_copy(cur, 0);
+	ts = tp_trigger_set_copy(cur, 0);
 	if (!ts) {
 		tp_err("%s:%s: out of memory: enable_event/disable_event do not switch it",
 		       t->system, t->name);
 		return;
 	}
 	ts->switched = want;
-	publish_set(t, ts);
+	tp_trigger_publish(t, ts);
 }
 
 /* Under the lock: a switching trigger on `index` added (+1) or gone (-1). */
@@ -149,7 +87,7 @@ static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsign
 		     size_t errlen)
 {
 	bool keep = cur->n > 1 || cur->switched; /* switched: an empty set stays */
-	struct trigger_set *ts = keep ? set_copy(NULL, cur->n - 1) : NULL;
+	struct trigger_set *ts = keep ? tp_trigger_set_copy(NULL, cur->n - 1) : NULL;
 	struct trigger *gone = cur->t[at];
 
 	if (keep && !ts)
@@ -161,10 +99,12 @@ static int remove_at(struct event_slot *s, const struct trigger_set *cur, unsign
 		ts->soft = cur->soft;
 		ts->switched = cur->switched;
 	}
-	publish_set(s, ts); /* retires cur */
+	tp_trigger_publish(s, ts); /* retires cur */
 	if (is_switch(gone))
 		target_count(gone->target, -1);
-	tp_registry_retire(gone, trigger_free);
+	if (gone->kind == TRIGGER_NAMED)
+		tp_trigger_named_release(gone);
+	tp_registry_retire(gone, tp_trigger_free);
 	return 0;
 }
 
@@ -187,15 +127,12 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		snprintf(err, errlen, "%s", herr.msg);
 		return ret;
 	}
-	/* Variables, references and onmatch() need a hist set (hist_set.h), not wired here yet. */
-	if (spec->nvars || spec->nrefs || spec->nactions) {
+	/* Variables, references and onmatch(): the process's hist set (trigger_linked.c). */
+	if (tp_trigger_spec_links(spec)) {
 		tp_hist_spec_free(spec);
-		snprintf(err, errlen, "%s: variables, references and onmatch() in the process "
-			 "(tpoint report --hist computes them over a file)",
-			 tp_hist_err_text(HIST_ERR_UNSUPPORTED));
-		return -EINVAL;
+		return tp_trigger_linked_set(s, label, text, err, errlen);
 	}
-	char *info = info_of(spec);
+	char *info = tp_trigger_info_of(spec);
 	struct trigger_set *cur = tp_trigger_set_of(s->ev->index), *ts;
 	struct trigger *found = NULL;
 	unsigned at = 0;
@@ -205,7 +142,8 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
 	for (; cur && at < cur->n; at++)
-		if (cur->t[at]->kind == TRIGGER_HIST && !strcmp(cur->t[at]->info, info)) {
+		if ((cur->t[at]->kind == TRIGGER_HIST || cur->t[at]->kind == TRIGGER_NAMED) &&
+		    !strcmp(cur->t[at]->info, info)) {
 			found = cur->t[at];
 			break;
 		}
@@ -216,10 +154,13 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 	} else if (spec->pause || spec->cont || spec->clear) {
 		/* The kernel applies them to the trigger they name, or makes a paused one. */
 		if (found) {
+			/* A name='s histogram is paused or cleared for all its events, as the kernel's. */
+			struct trigger *h = found->kind == TRIGGER_NAMED ? found->shared : found;
+
 			if (spec->pause || spec->cont)
-				__atomic_store_n(&found->paused, spec->pause, __ATOMIC_RELAXED);
+				__atomic_store_n(&h->paused, spec->pause, __ATOMIC_RELAXED);
 			if (spec->clear)
-				__atomic_fetch_add(&found->gen, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&h->gen, 1, __ATOMIC_RELEASE);
 			ret = 0;
 		} else if (!spec->pause) {
 			ret = hist_error(err, errlen, HIST_ERR_TRIGGER_ENOENT_CLEAR, -ENOENT);
@@ -229,11 +170,6 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		}
 	} else if (found) {
 		ret = hist_error(err, errlen, HIST_ERR_TRIGGER_EEXIST, -EEXIST);
-	} else if (spec->name) {
-		/* Shared tables across triggers are not done yet: said, not silently private. */
-		snprintf(err, errlen, "name=%s: named (shared) histograms are not supported yet",
-			 spec->name);
-		ret = -EOPNOTSUPP;
 	} else {
 		ret = 1;
 	}
@@ -243,43 +179,35 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 		return ret;
 	}
 	/* A new trigger. */
-	struct trigger *tr = calloc(1, sizeof(*tr));
+	struct trigger *tr = spec->name ? NULL : calloc(1, sizeof(*tr));
 
-	ts = set_copy(cur, 1);
+	if (spec->name) {
+		tr = tp_trigger_named_new(s, text, spec, info, err, errlen); /* takes spec, info */
+		if (!tr) {
+			free(info);
+			tp_hist_spec_free(spec);
+			return -errno;
+		}
+	}
+	ts = tp_trigger_set_copy(cur, 1);
 	if (!tr || !ts) {
+		if (tr && tr->kind == TRIGGER_NAMED)
+			tp_trigger_named_release(tr);
 		free(tr);
 		free(ts);
 		free(info);
 		tp_hist_spec_free(spec);
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
-	tr->id = next_id++;
-	tr->spec = spec;
-	tr->info = info;
-	tr->paused = spec->pause;
-	ts->t[ts->n++] = tr;
-	publish_set(s, ts);
-	return 0;
-}
-
-/* The slot that `event` names best ("sys:name" over a bare "name"), or NULL. */
-static struct event_slot *slot_named(const char *event)
-{
-	struct event_slot *best = NULL;
-	enum event_naming how = EVENT_NOT_NAMED;
-
-	for (uint32_t i = 0; i < tp_nslots; i++) {
-		enum event_naming h;
-
-		if (!tp_slots[i].ev)
-			continue;
-		h = tp_event_named(event, tp_slots[i].system, tp_slots[i].name);
-		if (h > how) {
-			how = h;
-			best = &tp_slots[i];
-		}
+	if (tr->kind != TRIGGER_NAMED) {
+		tr->id = tp_trigger_new_id();
+		tr->spec = spec;
+		tr->info = info;
+		tr->paused = spec->pause;
 	}
-	return best;
+	ts->t[ts->n++] = tr;
+	tp_trigger_publish(s, ts);
+	return 0;
 }
 
 /*
@@ -366,7 +294,7 @@ static const char *parse_target(const char *p, const struct command *c, bool rem
 	}
 	if (removing)
 		return p + 2 + sys_len + ev_len;
-	t = slot_named(*name);
+	t = tp_trigger_slot_named(*name);
 	target_missing = !t || !t->ev;
 	if (!t || !t->ev || t->ev->index >= TPOINT_MAX_EVENTS) {
 		snprintf(err, errlen, "%s:%s: no event '%s' in this process (Invalid argument)",
@@ -470,19 +398,19 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 			free(fields);
 		}
 		if (ret < 0) {
-			trigger_free(tr);
+			tp_trigger_free(tr);
 			return ret;
 		}
 	}
-	ts = set_copy(cur, 1);
+	ts = tp_trigger_set_copy(cur, 1);
 	if (!ts || !tr->info) {
 		free(ts);
-		trigger_free(tr);
+		tp_trigger_free(tr);
 		return hist_error(err, errlen, HIST_ERR_NOMEM, -ENOMEM);
 	}
-	tr->id = next_id++;
+	tr->id = tp_trigger_new_id();
 	ts->t[ts->n++] = tr;
-	publish_set(s, ts);
+	tp_trigger_publish(s, ts);
 	if (is_switch(tr))
 		target_count(tr->target, +1);
 	return 0;
@@ -497,6 +425,14 @@ static bool is_command(const char *text, const char *word)
 	return !strncmp(text, word, n) && (!text[n] || text[n] == ':' || text[n] == ' ');
 }
 
+static int unknown_command(const char *text, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "'%.*s': unknown trigger command (expected hist, stacktrace, "
+		 "snapshot, traceon, traceoff, enable_event or disable_event)",
+		 token_len(text), text);
+	return -EINVAL;
+}
+
 /* Under the lock. */
 static int set_locked(struct event_slot *s, const char *text, char *err, size_t errlen)
 {
@@ -509,25 +445,32 @@ static int set_locked(struct event_slot *s, const char *text, char *err, size_t 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (is_command(text, commands[i].word))
 			return slot_set_command(s, &commands[i], text, err, errlen);
-	snprintf(err, errlen, "'%.*s': unknown trigger command (expected hist, stacktrace, "
-		 "snapshot, traceon, traceoff, enable_event or disable_event)",
-		 token_len(text), text);
-	return -EINVAL;
+	return unknown_command(text, err, errlen);
+}
+
+/* Under the lock: tp_trigger_set_text(). */
+static int set_text_locked(const char *event, const char *text, char *err, size_t errlen)
+{
+	struct event_slot *s = tp_trigger_slot_named(event);
+
+	if (!strcmp(event, LINKED_SYNTH_FILE))
+		return tp_trigger_synthetic_set(text, err, errlen);
+	if (!s && tp_trigger_synthetic_named(event))
+		return is_command(text, "hist") ? tp_trigger_linked_set(NULL, event, text, err, errlen)
+						: unknown_command(text, err, errlen);
+	if (!s) {
+		snprintf(err, errlen, "no event '%s' in this process", event);
+		return -ENOENT;
+	}
+	return set_locked(s, text, err, errlen);
 }
 
 int tp_trigger_set_text(const char *event, const char *text, char *err, size_t errlen)
 {
-	struct event_slot *s;
 	int ret;
 
 	tp_registry_lock();
-	s = slot_named(event);
-	if (!s) {
-		snprintf(err, errlen, "no event '%s' in this process", event);
-		ret = -ENOENT;
-	} else {
-		ret = set_locked(s, text, err, errlen);
-	}
+	ret = set_text_locked(event, text, err, errlen);
 	tp_registry_unlock();
 	tp_registry_run_fn_calls();
 	return ret;
@@ -560,26 +503,56 @@ void tp_trigger_slot_drop(struct event_slot *s)
 			target_count(ts->t[i]->target, -1);
 		else if (is_switch(ts->t[i]) && targeted[s->ev->index])
 			targeted[s->ev->index]--;
-		tp_registry_retire(ts->t[i], trigger_free);
+		if (ts->t[i]->kind == TRIGGER_NAMED)
+			tp_trigger_named_release(ts->t[i]);
+		tp_registry_retire(ts->t[i], tp_trigger_free);
 	}
 	tp_registry_retire(ts, free);
+	tp_trigger_linked_slot_drop(s); /* its linked triggers, and what named them */
 }
 
 /* ---- TPOINT_TRIGGER ---- */
 
-/* Its items, until each has met its event: one that never applies is said. */
+/*
+ * Its items, until each has met its event: one that never applies is said. An item that
+ * fails as its event registers is tried again once its object's events have all registered
+ * (the end of a latency pair may register before its start), and said only then.
+ */
 struct env_trigger {
 	char *event, *text;
-	bool met;
-	bool waits; /* met, but the event it switches has not registered yet: why */
-	char *why;
+	bool met, pending;
 };
 static struct env_trigger *env_triggers;
 static size_t nenv_triggers;
 
+static bool env_synthetic(const char *event)
+{
+	return !strcmp(event, LINKED_SYNTH_FILE) || !strncmp(event, "synthetic:", 10);
+}
+
+/* Under the lock: the items that failed, tried again in order; those that still fail said. */
+static void env_retry(void)
+{
+	char err[512];
+
+	for (size_t i = 0; i < nenv_triggers; i++) {
+		struct env_trigger *e = &env_triggers[i];
+		struct event_slot *s;
+
+		if (!e->pending)
+			continue;
+		e->pending = false;
+		s = tp_trigger_slot_named(e->event);
+		if (!s)
+			snprintf(err, sizeof(err), "no event '%s' in this process", e->event);
+		if (!s || set_locked(s, e->text, err, sizeof(err)) < 0)
+			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
+	}
+}
+
 void tp_trigger_env_parse(const char *value)
 {
-	char *copy = strdup(value), *cursor = copy, *event, *text;
+	char *copy = strdup(value), *cursor = copy, *event, *text, err[512];
 	int item;
 
 	tp_registry_lock();
@@ -591,12 +564,17 @@ void tp_trigger_env_parse(const char *value)
 				  "ignored", event);
 			continue;
 		}
+		/* Synthetic events and their triggers need no program event: set at once. */
+		if (env_synthetic(event)) {
+			if (set_text_locked(event, text, err, sizeof(err)) < 0)
+				tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", event, text, err);
+			continue;
+		}
 		n = realloc(env_triggers, (nenv_triggers + 1) * sizeof(*n));
 		if (!n)
 			break;
 		env_triggers = n;
-		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false,
-							 NULL };
+		n[nenv_triggers] = (struct env_trigger){ strdup(event), strdup(text), false, false };
 		if (n[nenv_triggers].event && n[nenv_triggers].text)
 			nenv_triggers++;
 	}
@@ -604,6 +582,7 @@ void tp_trigger_env_parse(const char *value)
 	for (uint32_t i = 0; i < tp_nslots; i++)
 		if (tp_slots[i].ev)
 			tp_trigger_slot_added(&tp_slots[i]);
+	env_retry();
 	tp_registry_unlock();
 	tp_registry_run_fn_calls();
 	free(copy);
@@ -619,36 +598,28 @@ void tp_trigger_slot_added(struct event_slot *s)
 
 	for (size_t i = 0; i < nenv_triggers; i++) {
 		struct env_trigger *e = &env_triggers[i];
-		struct event_slot *on = s;
-		int ret;
 
-		/* enable_event of an event of the same object, registered after this one */
-		if (e->waits)
-			on = slot_named(e->event);
-		else if (e->met || !tp_event_named(e->event, s->system, s->name) ||
-			 slot_named(e->event) != s)
-			continue;
-		if (!on || !on->ev)
+		if (e->met || !tp_event_named(e->event, s->system, s->name) ||
+		    tp_trigger_slot_named(e->event) != s)
 			continue;
 		e->met = true;
-		ret = set_locked(on, e->text, err, sizeof(err));
-		e->waits = ret == -ENOENT && target_missing;
-		free(e->why);
-		e->why = e->waits ? strdup(err) : NULL;
-		if (ret < 0 && !e->waits)
-			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", e->event, e->text, err);
+		if (set_locked(s, e->text, err, sizeof(err)) < 0)
+			e->pending = true; /* said by env_retry() if it fails again */
 	}
+}
+
+void tp_trigger_module_added(void)
+{
+	tp_registry_lock();
+	env_retry();
+	tp_registry_unlock();
 }
 
 void tp_trigger_env_report(void)
 {
 	tp_registry_lock();
 	for (size_t i = 0; i < nenv_triggers; i++)
-		if (env_triggers[i].waits)
-			tp_notice("TPOINT_TRIGGER: '%s:%s': %s; ignored", env_triggers[i].event,
-				  env_triggers[i].text, env_triggers[i].why ? env_triggers[i].why
-									 : "no such event");
-		else if (!env_triggers[i].met)
+		if (!env_triggers[i].met)
 			tp_notice("TPOINT_TRIGGER: '%s:%s': no event '%s' in this program; the "
 				  "trigger was ignored", env_triggers[i].event, env_triggers[i].text,
 				  env_triggers[i].event);
@@ -660,15 +631,20 @@ void tp_trigger_env_report(void)
 static bool has_hist(const struct trigger_set *ts)
 {
 	for (unsigned k = 0; k < ts->n; k++)
-		if (ts->t[k]->kind == TRIGGER_HIST)
+		if (ts->t[k]->kind == TRIGGER_HIST || ts->t[k]->kind == TRIGGER_NAMED ||
+		    ts->t[k]->kind == TRIGGER_LINKED)
 			return true;
 	return false;
 }
 
-/* The trigger's histogram now: its threads' tables merged into a new one. */
-static struct hist_table *merged(struct trigger *tr)
+/*
+ * The trigger's histogram now: its threads' tables merged into a new one (a name= member's:
+ * the shared histogram's, with the member's own trigger info).
+ */
+static struct hist_table *merged(struct trigger *member)
 {
-	struct hist_table *t = tp_hist_table_new(tr->spec);
+	struct hist_table *t = tp_hist_table_new(member->spec);
+	struct trigger *tr = member->kind == TRIGGER_NAMED ? member->shared : member;
 	uint64_t gen = __atomic_load_n(&tr->gen, __ATOMIC_ACQUIRE);
 
 	if (!t)
@@ -693,6 +669,7 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 		if (ts && has_hist(ts) && (!globs || tp_globs_select(globs, s->system, s->name)))
 			events++;
 	}
+	events += tp_trigger_synth_hist_count(globs);
 	for (uint32_t i = 0; i < tp_nslots && ret == 0; i++) {
 		struct event_slot *s = &tp_slots[i];
 		struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
@@ -702,7 +679,16 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 		if (!json && events > 1)
 			fprintf(out, "%s==> %s:%s <==\n", shown ? "\n" : "", s->system, s->name);
 		for (unsigned k = 0, nth = 0; k < ts->n; k++) {
-			if (ts->t[k]->kind != TRIGGER_HIST)
+			if (ts->t[k]->kind == TRIGGER_LINKED) {
+				int n = tp_trigger_linked_print(out, ts->t[k], &nth, json);
+
+				if (n < 0) {
+					ret = n;
+					break;
+				}
+				shown += n;
+			}
+			if (ts->t[k]->kind != TRIGGER_HIST && ts->t[k]->kind != TRIGGER_NAMED)
 				continue;
 			struct hist_table *t = merged(ts->t[k]);
 
@@ -716,6 +702,14 @@ int tp_trigger_hist_print(FILE *out, const char *globs, bool json)
 			tp_hist_table_free(t);
 			shown++;
 		}
+	}
+	if (ret == 0) {
+		int n = tp_trigger_synth_hist_print(out, globs, json, events > 1, !shown);
+
+		if (n < 0)
+			ret = n;
+		else
+			shown += n;
 	}
 	tp_registry_unlock();
 	tp_hist_names_self_free(names);
@@ -737,9 +731,15 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 		const struct trigger *tr = ts->t[k];
 		int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
 
-		if (tr->kind == TRIGGER_HIST) {
-			tp_hist_spec_print(out, tr->spec, __atomic_load_n(&tr->paused,
+		if (tr->kind == TRIGGER_HIST || tr->kind == TRIGGER_NAMED) {
+			const struct trigger *h = tr->kind == TRIGGER_NAMED ? tr->shared : tr;
+
+			tp_hist_spec_print(out, tr->spec, __atomic_load_n(&h->paused,
 									 __ATOMIC_RELAXED));
+			continue;
+		}
+		if (tr->kind == TRIGGER_LINKED) {
+			tp_trigger_linked_describe(tr, out);
 			continue;
 		}
 		/* event_trigger_print(): the command, its target, its count, its filter */

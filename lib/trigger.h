@@ -2,7 +2,10 @@
 /*
  * lib/trigger.c: the kernel's event triggers on a program's events (TPOINT_TRIGGER,
  * tpoint_set_trigger(), `tpoint trigger -p`): `hist:` and the commands (stacktrace,
- * snapshot, traceon, traceoff, enable_event, disable_event). An event with triggers goes
+ * snapshot, traceon, traceoff, enable_event, disable_event). Hist triggers that link
+ * (variables, onmatch(), synthetic events) live in the process's hist set
+ * (trigger_linked.h); name= triggers share a histogram (trigger_named.c); what all of them
+ * publish per slot is in trigger_slots.c. An event with triggers goes
  * through the library's filtered path (TPOINT_ENABLED_FILTER), which runs them on the
  * filled record before the event's own filter judges it, as the kernel's
  * event_triggers_call() runs before its discard test.
@@ -30,7 +33,12 @@ struct hist_node {
 	char comm[HIST_COMM_LEN]; /* the owner's name when the table was made (.execname) */
 };
 
-/* The commands after TRIGGER_HIST, in the order of trigger.c's table of them. */
+/*
+ * The commands after TRIGGER_HIST, in the order of trigger.c's table of them; then
+ * TRIGGER_LINKED: an event's hist triggers that link to others (trigger_linked.h), as one;
+ * TRIGGER_NAMED: a name= trigger: its own filter, the shared histogram's tables
+ * (trigger_named.c).
+ */
 enum trigger_kind {
 	TRIGGER_HIST,
 	TRIGGER_STACKTRACE,
@@ -39,6 +47,8 @@ enum trigger_kind {
 	TRIGGER_TRACEOFF,
 	TRIGGER_ENABLE_EVENT,
 	TRIGGER_DISABLE_EVENT,
+	TRIGGER_LINKED,
+	TRIGGER_NAMED,
 };
 
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
@@ -71,6 +81,11 @@ struct trigger {
 	uint64_t gen;             /* atomic: :clear bumps it */
 	uint64_t no_table;        /* atomic: hits dropped because no table could be mapped */
 	struct hist_node *nodes;  /* atomic push; never popped until the trigger is freed */
+	struct trigger *shared;   /* TRIGGER_NAMED: the named histogram's owner (a TRIGGER_HIST) */
+	/* TRIGGER_LINKED: the process's set of linked triggers, and this event's index in it */
+	struct trig_linked *linked;
+	int linked_ev;
+	bool linked_time, linked_cpu; /* its hits must bring their time, their CPU */
 };
 
 /* An event's triggers, published as a whole. */
@@ -169,6 +184,36 @@ HIDDEN void tp_trigger_slot_drop(struct event_slot *s);
  * line (several), or one JSON object each. The number of histograms printed, or -errno.
  */
 HIDDEN int tp_trigger_hist_print(FILE *out, const char *globs, bool json);
+/* A trigger id never given before (trigger_slots.c): the threads' caches compare them. */
+HIDDEN uint64_t tp_trigger_new_id(void);
+/*
+ * Under the lock (trigger_named.c): a name= trigger's member for the slot's event, which takes
+ * `spec` and `info`, sharing the histogram of that name (made if new); NULL with err in the
+ * kernel's words if the name's histogram has other keys or values.
+ */
+HIDDEN struct trigger *tp_trigger_named_new(struct event_slot *s, const char *text,
+					    struct hist_spec *spec, char *info, char *err,
+					    size_t errlen);
+/* A member leaves (its event's set no longer lists it): the last one's histogram goes. */
+HIDDEN void tp_trigger_named_release(struct trigger *member);
+/* Under the lock (trigger_slots.c): a trigger freed (tp_registry_retire()'s free_fn). */
+HIDDEN void tp_trigger_free(void *p);
+/* The slot's new set (NULL: none) published and applied; the old set goes after grace. */
+HIDDEN void tp_trigger_publish(struct event_slot *s, struct trigger_set *ts);
+/* A copy of `old` (NULL: an empty set) with room for `extra` more; NULL without memory. */
+HIDDEN struct trigger_set *tp_trigger_set_copy(const struct trigger_set *old, unsigned extra);
+/* Under the lock: the slot that `event` names best ("sys:name" over "name"), or NULL. */
+HIDDEN struct event_slot *tp_trigger_slot_named(const char *event);
+/* A hist trigger's identity: its info text however it is paused (malloc'ed), or NULL. */
+HIDDEN char *tp_trigger_info_of(const struct hist_spec *spec);
+/*
+ * Under the lock: the slot's TRIGGER_LINKED entry replaced by `entry` (NULL: none), its
+ * triggers published; the old entry freed after grace. 0, or -ENOMEM (entry not taken).
+ */
+HIDDEN int tp_trigger_slot_relink(struct event_slot *s, struct trigger *entry);
+/* At the end of a module's registration: TPOINT_TRIGGER items that failed, tried again. */
+HIDDEN void tp_trigger_module_added(void);
+
 /* The triggers of a slot, as the kernel's trigger file lists them; "" if none. */
 HIDDEN void tp_trigger_slot_describe(const struct event_slot *s, FILE *out);
 

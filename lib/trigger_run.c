@@ -20,7 +20,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "tracing_on.h"
-#include "trigger.h"
+#include "trigger_linked.h"
 #include "writer.h"
 
 struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
@@ -174,6 +174,27 @@ static __attribute__((noinline)) unsigned run_switch(struct trigger *tr, const v
 	}
 }
 
+/* A trigger other than a histogram's own: what it asks of the writer (TRIGGER_FIRE_*). */
+static __attribute__((noinline)) unsigned run_other(struct trigger *tr, struct thread_rec *rec,
+						    const void *entry, uint32_t size)
+{
+	switch (tr->kind) {
+	case TRIGGER_LINKED:
+		tp_trigger_linked_run(tr, rec, entry, size);
+		return 0;
+	case TRIGGER_STACKTRACE:
+		return command_fires(tr, entry, size) ? TRIGGER_FIRE_STACK : 0;
+	case TRIGGER_SNAPSHOT:
+		return snapshot_fires(tr, entry, size) ? TRIGGER_FIRE_SNAPSHOT : 0;
+	default: /* traceon, traceoff, enable_event, disable_event */
+		return run_switch(tr, entry, size);
+	}
+}
+
+/*
+ * The histograms first and inline, the common case: everything else out of line, so that
+ * a hit of one histogram saves no more registers than it needs.
+ */
 unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, const void *entry,
 			uint32_t size)
 {
@@ -184,19 +205,12 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 		struct hist_node *n;
 		uint64_t gen;
 
-		switch (tr->kind) {
-		case TRIGGER_HIST:
-			break;
-		case TRIGGER_STACKTRACE:
-			if (command_fires(tr, entry, size))
-				fire |= TRIGGER_FIRE_STACK;
-			continue;
-		case TRIGGER_SNAPSHOT:
-			if (snapshot_fires(tr, entry, size))
-				fire |= TRIGGER_FIRE_SNAPSHOT;
-			continue;
-		default: /* traceon, traceoff, enable_event, disable_event */
-			fire |= run_switch(tr, entry, size);
+		if (tr->kind == TRIGGER_NAMED) { /* name=: its own filter, the shared tables */
+			if (tr->spec->filter && !filter_match(tr->spec->filter, entry, size))
+				continue;
+			tr = tr->shared;
+		} else if (tr->kind != TRIGGER_HIST) {
+			fire |= run_other(tr, rec, entry, size);
 			continue;
 		}
 		if (__atomic_load_n(&tr->paused, __ATOMIC_RELAXED))

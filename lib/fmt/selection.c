@@ -112,7 +112,13 @@ int tp_trigger_env_next(char **cursor, char **event, char **trigger)
 	if (!item)
 		return 0;
 	*event = item;
-	/* The event ends at the first colon that a command follows. */
+	/* The event ends at the first colon that a command follows, or a definition's. */
+	if (!strncmp(item, "synthetic_events:", strlen("synthetic_events:"))) {
+		colon = item + strlen("synthetic_events");
+		*colon = 0;
+		*trigger = colon + 1;
+		return 1;
+	}
 	for (colon = strchr(item, ':'); colon && !trigger_command_at(colon + 1);
 	     colon = strchr(colon + 1, ':'))
 		;

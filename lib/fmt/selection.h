@@ -44,7 +44,9 @@ int tp_filter_env_next(char **cursor, char **event, char **expr);
 /*
  * TPOINT_TRIGGER='sys:event:hist:keys=x;event:!hist:keys=x', as the kernel's trigger files
  * take a command (hist, traceon, traceoff, snapshot, stacktrace, enable_event, ...), after
- * the event named as for filters. Cut in place; a ';' in a quoted string does not cut.
+ * the event named as for filters; or "synthetic_events:'DEFINITION'", a synthetic event as
+ * the kernel's synthetic_events file takes it (quoted: its ';' does not cut). Cut in place;
+ * a ';' in a quoted string does not cut.
  * Returns 1 with *event and *trigger set; -1 for an item with no command after an event
  * (*event the whole item); 0 at the end.
  */

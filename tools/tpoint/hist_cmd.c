@@ -32,7 +32,10 @@ static const struct opts_spec hist_opts = {
 		 "tracefs instance (tpoint-hist-PID-RANDOM, removed at the end); where the\n"
 		 "kernel has hist triggers, the trigger is set in that instance and its `hist`\n"
 		 "file printed as it is. With -p, the histograms of a running process's hist:\n"
-		 "triggers (TPOINT_TRIGGER, tpoint trigger).\n",
+		 "triggers (TPOINT_TRIGGER, tpoint trigger).\n"
+		 "With -p and --latency, the latency from START to END in the process: the\n"
+		 "synthetic event and the three triggers it stands for are said on stderr,\n"
+		 "set in the process, printed as -k prints, and removed at the end.\n",
 	.opts = (const struct opt[]){
 		{ 'k', 'k', "kernel", OPT_VALUE, "SYS:EVENT",
 		  "a kernel event; the next word is its trigger, 'hist:...'\n"

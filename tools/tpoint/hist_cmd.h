@@ -55,4 +55,21 @@ double hist_now(void);
 int hist_kernel(const struct hist_cmd_opts *o);
 int hist_process(const struct hist_cmd_opts *o);
 
+/* -p PID --latency (hist_latency_pid.c): what was set in the process, to be removed. */
+#define HIST_LATENCY_TRIGGERS 3 /* the start's, the end's, the synthetic event's */
+#define HIST_LATENCY_EVENT "synthetic:latency" /* lib/hist_latency.c's synthetic event */
+struct hist_latency_set {
+	pid_t pid;
+	char synth[512];     /* the synthetic event's definition */
+	char triggers[2048]; /* "sys:event:hist:...;..." as lib/hist_latency.c writes them */
+	bool synth_added, added[HIST_LATENCY_TRIGGERS]; /* by us: removed at the end */
+};
+/*
+ * Expand --latency with the process's fields, say it on stderr, set it in the process:
+ * -1 to go on, or an exit status after saying why (nothing left set).
+ */
+int hist_latency_set(const struct hist_cmd_opts *o, struct hist_latency_set *ls);
+/* What hist_latency_set() added, removed (quietly if the process is gone). */
+void hist_latency_unset(struct hist_latency_set *ls);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "control_client.h"
 #include "fmt/control_msg.h"
 #include "glob.h"
@@ -57,27 +58,57 @@ static int print_all(const struct hist_cmd_opts *o)
 	return 0;
 }
 
+static int latency(const struct hist_cmd_opts *o);
+static int run(const struct hist_cmd_opts *o, bool until_stop);
+
 int hist_process(const struct hist_cmd_opts *o)
+{
+	if (o->events && globs_check(HIST_VERB, o->events) < 0)
+		return EXIT_USAGE;
+	if (o->latency)
+		return latency(o);
+	if (!o->watch && !o->duration)
+		return print_all(o) < 0 ? EXIT_FAIL : EXIT_OK;
+	return run(o, false);
+}
+
+/*
+ * --latency: set, run as -k runs (printed at the end: Ctrl-C, SIGTERM or --duration; and
+ * every --watch seconds), the synthetic event's histogram only; then removed.
+ */
+static int latency(const struct hist_cmd_opts *o)
+{
+	static struct hist_latency_set ls;
+	struct hist_cmd_opts lo = *o;
+	int ret;
+
+	hist_catch_stop(); /* before the triggers are set: a Ctrl-C now still removes them */
+	ret = hist_latency_set(o, &ls);
+	if (ret >= 0)
+		return ret;
+	lo.events = HIST_LATENCY_EVENT;
+	ret = run(&lo, true);
+	hist_latency_unset(&ls);
+	return ret;
+}
+
+/* Print every --watch seconds, and at the end (--duration, or a stop if `until_stop`). */
+static int run(const struct hist_cmd_opts *o, bool until_stop)
 {
 	double start = hist_now(), next;
 
-	if (o->events && globs_check(HIST_VERB, o->events) < 0)
-		return EXIT_USAGE;
-	if (o->latency) {
-		tool_error(HIST_VERB, "--latency: not in this build yet; set the two triggers "
-			   "with tpoint trigger -p (variables and onmatch)");
-		return EXIT_FAIL;
-	}
-	if (!o->watch && !o->duration)
-		return print_all(o) < 0 ? EXIT_FAIL : EXIT_OK;
 	hist_catch_stop();
-	next = start + (o->watch ? o->watch : o->duration);
+	next = start + (o->watch ? o->watch : o->duration ? o->duration : 1e18);
 	for (;;) {
 		double t = hist_now(), until = next;
 		bool end;
 
 		if (o->duration && start + o->duration < until)
 			until = start + o->duration;
+		if (until_stop && !o->watch && !o->duration && !hist_stop) {
+			pause(); /* a stop's signal ends it */
+			continue;
+		}
 		if (t < until && !hist_stop) {
 			double left = until - t;
 			struct timespec nap = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };

@@ -25,6 +25,34 @@ static void untriggered(const char *event, pid_t pid)
 	printf("trigger removed from %s of process %d\n", event, (int)pid);
 }
 
+/*
+ * A synthetic event's definition (-e synthetic_events), or a trigger on one
+ * (-e synthetic:NAME): not in the process's list of events, sent as named.
+ */
+static int synthetic(struct ctl_conn *conn, pid_t pid, const char *event, const char *text)
+{
+	struct ctl_text req = { 0 };
+	char err[1024], *reply = NULL;
+	int ret = EXIT_OK;
+
+	tp_ctl_filter_req_put(&req, &(struct ctl_filter_req){ event, text });
+	if (req.oom) {
+		tool_error("trigger", "out of memory");
+		ret = EXIT_FAIL;
+	} else if (ctl_request(conn, CTL_TRIGGER, req.buf, &reply, err, sizeof(err)) < 0) {
+		tool_error("trigger", "%s", err);
+		ret = EXIT_FAIL;
+	} else if (!strcmp(event, "synthetic_events")) {
+		printf("synthetic event %s in process %d\n", *text == '!' ? "removed" : "defined",
+		       (int)pid);
+	} else {
+		(*text == '!' ? untriggered : triggered)(event, pid);
+	}
+	free(reply);
+	tp_ctl_text_free(&req);
+	return ret;
+}
+
 static const struct opts_spec trigger_opts = {
 	.verb = "trigger",
 	.usage = (const char *const[]){ "tpoint trigger -p PID -e EVENTS 'TRIGGER'", NULL },
@@ -32,7 +60,7 @@ static const struct opts_spec trigger_opts = {
 		 "running process, in the kernel's syntax; '!' before it removes it.\n"
 		 "This version has the histograms of the kernel's hist triggers:\n"
 		 "  hist:keys=F[,F...][:vals=F[,F...]][:sort=F[.descending]][:size=N]\n"
-		 "      [:pause|:cont|:clear] [if FILTER]\n"
+		 "      [:name=NAME] [:pause|:cont|:clear] [if FILTER]\n"
 		 "with the modifiers .hex .execname .log2 .buckets=N .usecs .percent .graph\n"
 		 ".sym; common_pid, common_cpu and common_timestamp are fields too; and\n"
 		 "  stacktrace[:N] [if FILTER]\n"
@@ -50,6 +78,11 @@ static const struct opts_spec trigger_opts = {
 		 "state changes, as the kernel's. The event goes on for its trigger, recorded\n"
 		 "or not. Read the histograms with 'tpoint hist -p PID', the counts with\n"
 		 "'tpoint stat -p PID'.\n"
+		 "Variables (ts0=common_timestamp.usecs), references ($ts0) and\n"
+		 "onmatch(sys.event).trace(NAME,$lat) link hist triggers, as the kernel's;\n"
+		 "define the synthetic event NAME first with -e synthetic_events 'NAME u64 lat'\n"
+		 "('!NAME' removes it) and set its histogram with -e synthetic:NAME.\n"
+		 "name=NAME shares one histogram between the events that name it.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
 	.opts = (const struct opt[]){
 		OPT_PID("the process"),
@@ -105,8 +138,11 @@ int cmd_trigger(int argc, char **argv)
 		tool_error("trigger", "%s", err);
 		return EXIT_FAIL;
 	}
-	ret = ctl_each_event("trigger", &conn, pid, events, CTL_TRIGGER, text,
-			     *text == '!' ? untriggered : triggered);
+	if (!strcmp(events, "synthetic_events") || !strncmp(events, "synthetic:", 10))
+		ret = synthetic(&conn, pid, events, text);
+	else
+		ret = ctl_each_event("trigger", &conn, pid, events, CTL_TRIGGER, text,
+				     *text == '!' ? untriggered : triggered);
 	ctl_close(&conn);
 	return ret;
 }

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hit of the process's linked hist triggers (see trigger_linked.h), below trigger_run.c
+ * which calls it: the hitting thread's record finds its context of the current set through
+ * its trigger cache (keyed by the set's id, never reused), or binds a free one at its first
+ * hit; the clock and the CPU are read only when the event's triggers want them.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include "clock.h"
+#include "trigger_linked.h"
+#include "writer.h"
+
+static struct ctx_bind *bind_of(struct trig_linked *lk, const struct thread_rec *rec)
+{
+	for (unsigned i = 0; i < LINKED_CONTEXTS; i++) {
+		const struct thread_rec *owner = __atomic_load_n(&lk->bind[i].owner,
+								 __ATOMIC_RELAXED);
+
+		if (owner == rec) /* this record bound it: only its threads write it */
+			return &lk->bind[i];
+		if (!owner && __atomic_compare_exchange_n(&lk->bind[i].owner, &owner, rec, false,
+							  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			struct ctx_bind *b = &lk->bind[i];
+
+			/* As many contexts as binds: the set has one for each. */
+			b->ctx = tp_hist_set_context(lk->set);
+			if (prctl(PR_GET_NAME, b->comm) < 0)
+				strcpy(b->comm, "<...>");
+			b->comm[HIST_COMM_LEN - 1] = 0;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+void tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec, const void *entry,
+			   uint32_t size)
+{
+	struct trig_linked *lk = tr->linked;
+	struct trig_cache *c = &rec->trig_cache[lk->id % TRIG_CACHE_WAYS];
+	struct ctx_bind *b;
+
+	if (__builtin_expect(c->id == lk->id, 1)) {
+		b = c->node;
+	} else {
+		b = bind_of(lk, rec);
+		if (!b || !b->ctx) {
+			__atomic_fetch_add(&lk->no_ctx, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		c->id = lk->id;
+		c->node = b;
+	}
+	struct hist_set_hit h = { .rec = entry, .size = size, .comm = b->comm };
+
+	if (tr->linked_cpu)
+		h.cpu = (uint32_t)sched_getcpu();
+	if (tr->linked_time)
+		h.ts_ns = tp_mono_now();
+	tp_hist_set_hit(lk->set, b->ctx, tr->linked_ev, &h);
+}
