@@ -211,21 +211,20 @@ static int slot_set_hist(struct event_slot *s, const char *text, char *err, size
 }
 
 /*
- * The commands, as the kernel's event_command list names them. `missing` says why one is
- * refused in this version (NULL: it works); `target` takes ":system:event" after the word.
+ * The commands, as the kernel's event_command list names them; `target` takes
+ * ":system:event" after the word.
  */
 static const struct command {
 	const char *word;
 	enum trigger_kind kind;
 	bool target;
-	const char *missing;
 } commands[] = {
-	{ "stacktrace", TRIGGER_STACKTRACE, false, NULL },
-	{ "snapshot", TRIGGER_SNAPSHOT, false, NULL },
-	{ "traceon", TRIGGER_TRACEON, false, NULL },
-	{ "traceoff", TRIGGER_TRACEOFF, false, NULL },
-	{ "enable_event", TRIGGER_ENABLE_EVENT, true, NULL },
-	{ "disable_event", TRIGGER_DISABLE_EVENT, true, NULL },
+	{ "stacktrace", TRIGGER_STACKTRACE, false },
+	{ "snapshot", TRIGGER_SNAPSHOT, false },
+	{ "traceon", TRIGGER_TRACEON, false },
+	{ "traceoff", TRIGGER_TRACEOFF, false },
+	{ "enable_event", TRIGGER_ENABLE_EVENT, true },
+	{ "disable_event", TRIGGER_DISABLE_EVENT, true },
 };
 
 static const struct command *command_of(enum trigger_kind kind)
@@ -259,7 +258,7 @@ static struct trigger *find_command(const struct trigger_set *ts, enum trigger_k
 	return NULL;
 }
 
-/* The last parse_target() failed for want of its event (TPOINT_TRIGGER waits for it). */
+/* The last parse_target() failed for want of its event: -ENOENT, not -EINVAL. */
 static bool target_missing;
 
 /* The token at p, up to the next ':' or ' ', for a message. */
@@ -326,10 +325,6 @@ static int slot_set_command(struct event_slot *s, const struct command *c, const
 	int ret;
 
 	target_missing = false;
-	if (c->missing && !remove) {
-		snprintf(err, errlen, "'%s': %s", c->word, c->missing);
-		return -EOPNOTSUPP;
-	}
 	if (c->target && !(p = parse_target(p, c, remove, &target, &index, err, errlen)))
 		return target_missing ? -ENOENT : -EINVAL;
 	if (*p == ':') {
