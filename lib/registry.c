@@ -398,7 +398,9 @@ void tp_registry_slot_prepare(struct event_slot *s)
  */
 struct meta_copy {
 	uint32_t users;
-	char bytes[];
+	/* As aligned as malloc's memory: the records keep the alignment they had in the
+	 * section (8 bytes), which a copy at offset 4 broke (UBSan: misaligned access). */
+	_Alignas(16) char bytes[];
 };
 
 static const char *rebase(const void *p, const char *from, struct meta_copy *to)

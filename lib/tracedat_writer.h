@@ -100,7 +100,7 @@ struct writer_state {
 	size_t name_index_size; /* a power of two, at least twice nevents */
 	uint64_t ids_taken[(UINT16_MAX + 1) / 64];
 	struct stream_chunk *chunks;
-	size_t nchunks;
+	size_t nchunks, chunks_cap; /* grown by doubling: a spool may hold millions */
 	struct comm { uint32_t tid; char comm[64]; } *comms;
 	size_t ncomms;
 	uint32_t ncpus;
