@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <tpoint/tpoint.h>
+#include "hist_text.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_hlat.h>
@@ -65,18 +66,6 @@ static void *ends(void *arg)
 		__atomic_store_n(&l->ended, j + 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
-}
-
-static char *hist_text(const char *globs)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	REQUIRE(f, "open_memstream");
-	CHECK(tpoint_print_hist(f, globs, 0) >= 0, "tpoint_print_hist");
-	fclose(f);
-	return buf;
 }
 
 static unsigned log2_bucket(unsigned long long v)

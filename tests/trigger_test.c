@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <tpoint/tpoint.h>
+#include "hist_text.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/tpt_trig.h>
@@ -67,19 +68,6 @@ static void expected(uint64_t count[IDS], uint64_t bytes[IDS])
 			count[id]++;
 			bytes[id] += (uint64_t)id * 10 + 1;
 		}
-}
-
-/* The histograms' text now. */
-static char *hist_text(const char *globs)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	REQUIRE(f, "open_memstream");
-	CHECK(tpoint_print_hist(f, globs, 0) >= 0, "tpoint_print_hist");
-	fclose(f);
-	return buf;
 }
 
 /* The n-th histogram's entries and totals, from the kernel's text. */
