@@ -72,15 +72,21 @@ static struct hist_node *node_of(struct trigger *tr, struct thread_rec *rec)
 	return n;
 }
 
-/* A firing left (:N counts down, -1 is unlimited): counted as fired. */
-static bool count_down(struct trigger *tr)
+/* A firing left, taken (:N counts down, -1 is unlimited). */
+static bool take_firing(struct trigger *tr)
 {
 	int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
 
 	while (left > 0 && !__atomic_compare_exchange_n(&tr->count, &left, left - 1, true,
 							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
-	if (!left)
+	return left != 0;
+}
+
+/* A firing taken and counted as fired. */
+static bool count_down(struct trigger *tr)
+{
+	if (!take_firing(tr))
 		return false;
 	__atomic_fetch_add(&tr->fired, 1, __ATOMIC_RELAXED);
 	return true;
@@ -116,15 +122,9 @@ static bool snapshot_fires(struct trigger *tr, const void *entry, uint32_t size)
  */
 static bool switch_wanted(struct trigger *tr, const void *entry, uint32_t size, bool already)
 {
-	int64_t left;
-
 	if (already || (tr->filter && !filter_match(tr->filter, entry, size)))
 		return false;
-	left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);
-	while (left > 0 && !__atomic_compare_exchange_n(&tr->count, &left, left - 1, true,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	return left != 0;
+	return take_firing(tr); /* `fired` counts changes: switch_done() */
 }
 
 static void switch_done(struct trigger *tr, bool changed)
