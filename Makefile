@@ -248,6 +248,8 @@ $(O)/tests/top_group_test: tests/top_group_test.c tests/testutil.h tools/tpoint/
 # The walk and the trigger's hidden call, reached through the archive (tests/ustack_test.c).
 $(O)/tests/ustack_test: tests/ustack_test.c lib/ustack.h $(STLIB) | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -fno-omit-frame-pointer -Ilib -o $@ $< $(STLIB) -lpthread
+$(O)/tests/snapshot_fired_test: tests/snapshot_fired_test.c tests/testutil.h lib/fmt/snapshot_fired.c lib/fmt/snapshot_fired.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/snapshot_fired_test.c lib/fmt/snapshot_fired.c
 $(O)/tests/tracing_windows_test: tests/tracing_windows_test.c tests/testutil.h lib/fmt/tracing_windows.c lib/fmt/tracing_windows.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/tracing_windows_test.c lib/fmt/tracing_windows.c
 $(O)/tests/tracing_on_test: tests/tracing_on_test.c tests/testutil.h lib/tracing_on.c lib/tracing_on.h lib/log.c | $(O)/tests

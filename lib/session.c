@@ -328,7 +328,8 @@ static void free_spools(char **v, int n)
  * loads, else version 6 (the recording is never lost for want of a library).
  */
 int tp_session_write_file(const char *out, char **spools, int n, uint64_t last_synced,
-			  struct tracedat_result *res, char *err, size_t errlen)
+			  const struct tracedat_fired *fired, struct tracedat_result *res, char *err,
+			  size_t errlen)
 {
 	struct tp_codec codec;
 	bool compress = false;
@@ -348,7 +349,7 @@ int tp_session_write_file(const char *out, char **spools, int n, uint64_t last_s
 	ret = tp_tracedat_write(&(struct tracedat_write_opts){
 					.out_path = out, .spools = (const char *const *)spools,
 					.nspools = n, .codec = compress ? &codec : NULL,
-					.last_spool_synced = last_synced },
+					.last_spool_synced = last_synced, .fired = fired },
 				res, err, errlen);
 	if (compress)
 		tp_codec_close(&codec);
@@ -371,7 +372,7 @@ static int finish_file(uint64_t synced, uint64_t *events, uint64_t *lost, bool *
 		snprintf(why, whylen, "out of memory");
 		return n;
 	}
-	ret = tp_session_write_file(rec.out_path, spools, n, synced, &res, why, whylen);
+	ret = tp_session_write_file(rec.out_path, spools, n, synced, NULL, &res, why, whylen);
 	free_spools(spools, n);
 	if (ret < 0) {
 		tp_err("%s", why);

@@ -251,7 +251,7 @@ static void finish_child_file(const struct child_files *c)
 		else
 			free(name);
 	}
-	if (n && tp_session_write_file(out, spools, n, 0, &res, err, sizeof(err)) >= 0) {
+	if (n && tp_session_write_file(out, spools, n, 0, NULL, &res, err, sizeof(err)) >= 0) {
 		tp_debug("child %d ended without completing %s: written from its spool and pool "
 			 "(%llu events)", (int)c->pid, out, (unsigned long long)res.events);
 		tp_tracedat_result_free(&res);

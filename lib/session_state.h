@@ -64,10 +64,12 @@ HIDDEN int tp_session_start_locked(const char *out_path, const char *spool, bool
 HIDDEN int tp_session_start_file_locked(const char *out, char *what, char *why, size_t whylen);
 /*
  * The spools into a trace.dat (v7 if TPOINT_COMPRESS asks and its library loads, else v6).
- * last_synced: 0, or the length of the last spool that is whole while it is still written.
+ * last_synced: 0, or the length of the last spool that is whole while it is still written;
+ * fired: what fired a snapshot trigger's file, else NULL.
  */
 HIDDEN int tp_session_write_file(const char *out, char **spools, int n, uint64_t last_synced,
-				 struct tracedat_result *res, char *err, size_t errlen);
+				 const struct tracedat_fired *fired, struct tracedat_result *res,
+				 char *err, size_t errlen);
 HIDDEN int tp_session_stop_locked(void);
 /* Enabled events and nothing records: record into memory. */
 HIDDEN void tp_session_keep_enabled_locked(void);

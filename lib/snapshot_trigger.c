@@ -259,12 +259,12 @@ static void write_request(const struct request *r)
 		} else if (ret < 0) {
 			snprintf(why, sizeof(why), "%s", strerror(-ret));
 		} else {
+			char *spools[] = { spool };
+
+			/* As the recording's file would be: v7 if TPOINT_COMPRESS asks. */
 			fired = (struct tracedat_fired){ event, r->tid, r->clock };
-			ret = tp_tracedat_write(&(struct tracedat_write_opts){
-							.out_path = path,
-							.spools = (const char *const[]){ spool },
-							.nspools = 1, .fired = &fired },
-						&res, why, sizeof(why));
+			ret = tp_session_write_file(path, spools, 1, 0, &fired, &res, why,
+						    sizeof(why));
 			if (ret == 0)
 				tp_tracedat_result_free(&res);
 		}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "filter.h"
 #include "fmt/control_msg.h"
+#include "fmt/snapshot_fired.h"
 #include "growbuf.h"
 #include "ringbuf.h"
 #include "tracedat_format.h"
@@ -175,12 +176,14 @@ static void each_option(struct writer_state *w, option_fn option, void *ctx)
 	}
 	tp_ctl_text_free(&text);
 	if (w->fired) {
-		char fired[2 * TPOINT_NAME_MAX + 64];
-		int n = snprintf(fired, sizeof(fired), "%s\t%llu\t%u\n", w->fired->event,
-				 (unsigned long long)w->fired_ns, (unsigned)w->fired->tid);
+		struct snapshot_fired f = { .ns = w->fired_ns, .tid = w->fired->tid };
+		char text[sizeof(f.event) + 48];
+		size_t n;
 
-		if (n > 0 && (size_t)n < sizeof(fired))
-			option(ctx, TD_OPT_TPOINT_SNAPSHOT, fired, (uint32_t)n + 1);
+		snprintf(f.event, sizeof(f.event), "%s", w->fired->event);
+		n = tp_snapshot_fired_format(text, sizeof(text), &f);
+		if (n)
+			option(ctx, TD_OPT_TPOINT_SNAPSHOT, text, (uint32_t)n);
 	}
 	if (w->extra && w->extra->stats)
 		option(ctx, TD_OPT_TPOINT_KERNEL, w->extra->stats,

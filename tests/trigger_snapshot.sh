@@ -7,7 +7,8 @@
 # threads at once and in a child after fork() each make a file or are counted in the one
 # line that says so; a name taken is never overwritten; `tpoint list -p` lists the trigger
 # as the kernel does; a directory that does not exist or that others may write in is
-# refused when the trigger is set; nothing recording is said once.
+# refused when the trigger is set; nothing recording is said once; TPOINT_COMPRESS makes it
+# version 7; `report --json` marks the record that fired it.
 # (tests/trigger_snapshot_root.sh: another user's directory.)
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -164,3 +165,31 @@ set -- rec/snaptarget-*-1.dat
 valid "$1"
 "$TPOINT" report rec/all.dat | tail -1 | grep -q 'id=99 status=200$' || fail "TPOINT_RECORD's file"
 echo "ok: beside TPOINT_RECORD's file"
+
+# 8. TPOINT_COMPRESS: the snapshot is version 7, compressed as the recording would be, and
+# reads back as the version 6 one does (where trace-cmd reads zstd).
+if trace-cmd list -c 2>/dev/null | grep -q zstd; then
+	mkdir z
+	TPOINT_COMPRESS=zstd TPOINT_EVENTS='tpt_snap:*' TPOINT_TRIGGER=$TRIG \
+		TPOINT_SNAPSHOT_DIR=$PWD/z "$T" run 100 50 0 2>z.err || fail "snaptarget exited $?"
+	set -- z/snaptarget-*-1.dat
+	[ -f "$1" ] || { ls z; cat z.err; fail "TPOINT_COMPRESS: no snapshot"; }
+	[ "$(dd if="$1" bs=1 skip=10 count=1 2>/dev/null)" = 7 ] ||
+		{ cat z.err; fail "TPOINT_COMPRESS=zstd: the snapshot is not version 7"; }
+	valid "$1"
+	grep -o 'id=[0-9]*' "$1.tc" | tr -d 'id=' | cmp -s - ids.txt ||
+		fail "TPOINT_COMPRESS: trace-cmd shows other records than in version 6"
+	sed -n 2p "$1.txt" | grep -q '^snapshot fired by tpt_snap:request: ' ||
+		fail "TPOINT_COMPRESS: tpoint report does not say what fired the snapshot"
+	echo "ok: TPOINT_COMPRESS=zstd: the snapshot is version 7 and reads as version 6 does"
+else
+	echo "skip: this trace-cmd reads no zstd-compressed file (trace-cmd list -c)"
+fi
+
+# 9. tpoint report --json marks the record that fired the snapshot, and no other.
+set -- one/snaptarget-*-1.dat
+"$TPOINT" report --json "$1" >one.json || fail "report --json $1"
+[ "$(grep -c '"snapshot_fired":true' one.json)" = 1 ] || fail "report --json: not one record marked as the one that fired"
+tail -1 one.json | grep -q '"snapshot_fired":true' || { tail -1 one.json; fail "report --json: the last record is not the one marked"; }
+tail -1 one.json | grep -q '"status":503' || fail "report --json: the record marked is not the error"
+echo "ok: report --json marks the record that fired the snapshot"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "convert_backend.h"
+#include "fmt/snapshot_fired.h"
 #include "json.h"
 #include "report_select.h"
 #include "td_merge.h"
@@ -290,19 +291,49 @@ static struct td_merge *merge_inputs(const struct conv *cv)
 	return m;
 }
 
+/*
+ * What fired each input, if it is a snapshot trigger's file (its option, as `tpoint report`
+ * shows it under cpus=): an array of nr_in, tid 0 where none did (no thread is 0).
+ */
+static struct snapshot_fired *fired_of_inputs(const struct conv *cv)
+{
+	struct snapshot_fired *fired = calloc(cv->nr_in, sizeof(*fired));
+
+	for (size_t i = 0; fired && i < cv->nr_in; i++) {
+		const struct td_option *o = tracedat_option(&cv->in[i].td, TD_OPT_TPOINT_SNAPSHOT);
+
+		if (!o || tp_snapshot_fired_parse(o->data, o->size, &fired[i]))
+			fired[i].tid = 0;
+	}
+	return fired;
+}
+
+/* Is this the record that fired its snapshot file? */
+static bool fired_this(const struct snapshot_fired *f, const struct td_merge_rec *r, int pid,
+		       const struct conv_event *ev)
+{
+	size_t n = strlen(ev->system);
+
+	return f->tid && r->ts == f->ns && pid == (int)f->tid && !strncmp(f->event, ev->system, n) &&
+	       f->event[n] == ':' && !strcmp(f->event + n + 1, ev->name);
+}
+
 int json_write(struct conv *cv, FILE *out, const char *outname)
 {
 	struct td_merge *m;
 	struct td_merge_rec r;
 	struct jout *f;
+	struct snapshot_fired *fired;
 
 	if (conv_check_pages(cv))
 		return -1;
 	m = merge_inputs(cv);
 	f = malloc(sizeof(*f) + (1 << 16));
-	if (!m || !f) {
+	fired = fired_of_inputs(cv);
+	if (!m || !f || !fired) {
 		td_merge_free(m);
 		free(f);
+		free(fired);
 		tool_error(cv->verb, "out of memory");
 		return -1;
 	}
@@ -354,17 +385,21 @@ int json_write(struct conv *cv, FILE *out, const char *outname)
 			jputs(",\"file\":", f);
 			put_str(f, in->file, strlen(in->file));
 		}
+		if (fired_this(&fired[r.file], &r, pid, ev))
+			jputs(",\"snapshot_fired\":true", f);
 		jputs("}\n", f);
 		ev->count++;
 		if (conv_tick(cv)) {
 			td_merge_free(m);
 			free(f);
+			free(fired);
 			return -1;
 		}
 		if (ferror(out))
 			break;
 	}
 	td_merge_free(m);
+	free(fired);
 	conv_progress_end(cv);
 	jflush(f);
 	free(f);

@@ -28,6 +28,7 @@
 #include "convert_backend.h"
 #include "escape.h"
 #include "fmt/control_msg.h"
+#include "fmt/snapshot_fired.h"
 #include "render.h"
 #include "report_hist.h"
 #include "report_select.h"
@@ -186,16 +187,16 @@ static const char *base_name(const char *path)
 static void show_fired(const struct tracedat *td)
 {
 	const struct td_option *o = tracedat_option(td, TD_OPT_TPOINT_SNAPSHOT);
-	char event[160], buf[4 * sizeof(event)];
-	unsigned long long ns;
-	unsigned tid;
+	struct snapshot_fired f;
+	char buf[4 * sizeof(f.event)];
+	unsigned long long us;
 
-	if (!o || !o->size || o->data[o->size - 1] ||
-	    sscanf((const char *)o->data, "%159[^\t]\t%llu\t%u", event, &ns, &tid) != 3)
+	if (!o || tp_snapshot_fired_parse(o->data, o->size, &f))
 		return;
-	ns = (ns + 500) / 1000; /* microseconds, rounded as libtraceevent shows the records' */
+	us = (f.ns + 500) / 1000; /* rounded as libtraceevent shows the records' times */
 	printf("snapshot fired by %s: its record at %llu.%06llu, thread %u, ends the file\n",
-	       text_for(stdout, event, buf, sizeof(buf)), ns / 1000000ull, ns % 1000000ull, tid);
+	       text_for(stdout, f.event, buf, sizeof(buf)), us / 1000000ull, us % 1000000ull,
+	       (unsigned)f.tid);
 }
 
 /*
