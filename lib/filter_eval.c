@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * filter_eval.c - run a compiled event filter (filter.h) on a record: the out-of-line check
- * of any record (the inline loop of filter.h judges the numeric ones), in the hot path of any
+ * filter_eval.c - run a compiled event filter (filter_eval.h) on a record: the out-of-line check
+ * of any record (the inline loop of filter_eval.h judges the numeric ones), in the hot path of any
  * thread, so with no allocation, no lock and no call into libc but fixed-size memcpy.
  *
  * A string test runs its pattern's segments (the parts between '*'), each a run of elements
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "filter_eval.h"
 #include "filter_program.h"
 
 /* ---- evaluation: no allocation, no locks, no calls into libc but fixed-size memcpy ---- */

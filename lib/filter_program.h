@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * filter_program.h - the parts of a compiled filter (struct filter, filter.h) that only the
+ * filter_program.h - the parts of a compiled filter (struct filter, filter_eval.h) that only the
  * compiler (filter.c, filter_parse.c) and the evaluator (filter_eval.c) read: how a string
  * pattern is laid out.
  */

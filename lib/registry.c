@@ -174,7 +174,7 @@ void tp_registry_slot_apply(struct event_slot *s)
 			want |= TPOINT_ENABLED_FILTER;
 	}
 	/* An event with triggers is built and shown to them, recorded or not (lib/trigger.c). */
-	if (!s->broken && tp_trigger_slot_update(s, records))
+	if (!s->broken && tp_trigger_event_update(s->ev->index, records))
 		want |= TPOINT_ENABLED_RECORD | TPOINT_ENABLED_FILTER;
 	if (__atomic_load_n(&s->ev->probes, __ATOMIC_RELAXED))
 		want |= TPOINT_ENABLED_PROBES;

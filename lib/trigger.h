@@ -156,11 +156,11 @@ static inline bool tp_trigger_soft(const struct trigger_set *ts)
 }
 
 /*
- * Under the registry lock, as the slot is applied: does its event have triggers? `records`
- * says whether its records are wanted; without, the triggers still run (the kernel's soft
- * mode).
+ * Under the registry lock, as an event's slot is applied (`index`: its event's, or
+ * TPOINT_MAX_EVENTS for none): does the event have triggers? `records` says whether its
+ * records are wanted; without, the triggers still run (the kernel's soft mode).
  */
-HIDDEN bool tp_trigger_slot_update(const struct event_slot *s, bool records);
+HIDDEN bool tp_trigger_event_update(uint32_t index, bool records);
 /* Under the lock: were the event's records wanted when its slot was last applied? */
 HIDDEN bool tp_trigger_recorded(uint32_t index);
 

@@ -236,9 +236,8 @@ unsigned tp_trigger_run(const struct trigger_set *ts, struct thread_rec *rec, co
 	return fire;
 }
 
-bool tp_trigger_slot_update(const struct event_slot *s, bool records)
+bool tp_trigger_event_update(uint32_t i, bool records)
 {
-	uint32_t i = s->ev ? s->ev->index : TPOINT_MAX_EVENTS;
 	struct trigger_set *ts = tp_trigger_set_of(i);
 
 	if (i < TPOINT_MAX_EVENTS && recorded[i] != records) {

@@ -12,7 +12,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>
-#include "../pack.h"
+#include "../pack_arch.h"
 
 #define PACK_TARGET __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi2,bmi2")))
 
