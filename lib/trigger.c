@@ -730,6 +730,7 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 {
 	struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
 
+	tp_trigger_synth_describe(s, out); /* a synthetic event's hist triggers: the set's */
 	for (unsigned k = 0; ts && k < ts->n; k++) { /* a line each, as the kernel's file */
 		const struct trigger *tr = ts->t[k];
 		int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);

@@ -613,12 +613,30 @@ int tp_trigger_synth_hist_print(FILE *out, const char *globs, bool json, bool he
 	return ret < 0 ? ret : shown;
 }
 
-void tp_trigger_linked_describe(const struct trigger *tr, FILE *out)
+/* The set's triggers of its event `e`, a line each. */
+static void describe_event(const struct trig_linked *lk, int e, FILE *out)
 {
-	const struct trig_linked *lk = tr->linked;
-
-	for (unsigned t = 0; lk == current && t < tp_hist_set_triggers(lk->set); t++)
-		if (tp_hist_set_trigger_event(lk->set, t) == tr->linked_ev)
+	for (unsigned t = 0; lk && t < tp_hist_set_triggers(lk->set); t++)
+		if (tp_hist_set_trigger_event(lk->set, t) == e)
 			tp_hist_spec_print(out, tp_hist_set_spec(lk->set, t),
 					   t < nitems && items[t].paused);
+}
+
+void tp_trigger_linked_describe(const struct trigger *tr, FILE *out)
+{
+	if (tr->linked == current)
+		describe_event(current, tr->linked_ev, out);
+}
+
+void tp_trigger_synth_describe(const struct event_slot *s, FILE *out)
+{
+	char label[2 * TPOINT_NAME_MAX + 2];
+	int e;
+
+	if (!current || !s->ev || strcmp(s->system, HIST_SYNTH_SYSTEM))
+		return;
+	snprintf(label, sizeof(label), "%s:%s", s->system, s->name);
+	e = tp_hist_set_find_event(current->set, label);
+	if (e >= 0 && tp_hist_set_synth(current->set, e))
+		describe_event(current, e, out);
 }

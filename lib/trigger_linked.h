@@ -93,5 +93,7 @@ HIDDEN int tp_trigger_synth_hist_print(FILE *out, const char *globs, bool json, 
 				       bool first);
 /* The linked triggers of the entry's event, a line each, as the kernel's trigger file. */
 HIDDEN void tp_trigger_linked_describe(const struct trigger *tr, FILE *out);
+/* Under the lock: the set's triggers of the synthetic event of slot `s` (synth_events.c). */
+HIDDEN void tp_trigger_synth_describe(const struct event_slot *s, FILE *out);
 
 #endif

@@ -68,7 +68,9 @@ P=$!
 pids=$P
 wait_until 30 grep -q '^ready' target.out || fail "hlattarget did not start"
 "$TPOINT" list -p "$P" >list.txt || fail "list -p"
-grep -qx 'synthetic:lat  \[enabled\]' list.txt || { cat list.txt; fail "list -p: synthetic:lat"; }
+grep -A1 -x 'synthetic:lat  \[enabled\]' list.txt |
+	grep -qx '  triggers: hist:keys=lat:vals=hitcount:sort=lat:size=2048 \[active\]' ||
+	{ cat list.txt; fail "list -p: synthetic:lat and its histogram"; }
 round 1
 [ "$(recorded synthetic:lat)" = $N ] ||
 	{ "$TPOINT" stat -p "$P"; fail "stat -p: synthetic:lat recorded is not the $N pairs"; }
@@ -100,6 +102,12 @@ trace-cmd report --events rec.dat 2>/dev/null | grep -qx 'print fmt: "lat=%llu, 
 	fail "the trace.dat's format of synthetic:lat"
 "$TPOINT" report rec.dat >tp.txt || fail "tpoint report"
 check_report tp.txt 2 || fail "tpoint report: the synthetic records"
+# Its histogram over the file: each latency 2N/5 times (report --hist, the kernel's text).
+"$TPOINT" report --hist 'synthetic:lat:hist:keys=lat:sort=lat' rec.dat >h.txt || fail "report --hist"
+for l in 0 3 50 300 70000; do
+	grep -Eq "^\{ lat: +$l \} hitcount: +$((2 * N / 5))\$" h.txt || { cat h.txt; fail "report --hist: lat $l"; }
+done
+grep -q "^    Hits: $((2 * N))\$" h.txt || { cat h.txt; fail "report --hist: the hits"; }
 echo "ok: TPOINT_RECORD: $((2 * N)) synthetic records, exact lat, pid and cmd, in trace-cmd and tpoint report; removed and defined again while recording"
 
 # 2. tpoint record -p -e synthetic:lat: the synthetic event alone, from outside.
