@@ -123,6 +123,9 @@ round 1
 wait_until 60 sh -c "[ \"\$('$TPOINT' stat -p $P 2>/dev/null | awk '\$1 == \"synthetic:lat\" { print \$0 }' | wc -l)\" = 1 ]" ||
 	fail "stat -p: no synthetic:lat"
 [ "$(recorded synthetic:lat)" = $N ] || { "$TPOINT" stat -p "$P"; fail "record -p: $N recorded"; }
+# Gone before the recording ends: its records are written with its format all the same.
+"$TPOINT" trigger -p "$P" -e tpt_hlat:hl_done "!$END" >/dev/null || fail "remove the end's trigger (2)"
+"$TPOINT" trigger -p "$P" -e synthetic_events '!lat' >/dev/null || fail "remove the definition (2)"
 kill -INT "$R"
 wait "$R" || { cat rec.log; fail "record -p exited $?"; }
 trace-cmd report pid.dat >pid.txt 2>/dev/null || fail "trace-cmd report pid.dat"
@@ -131,4 +134,4 @@ grep -q 'hl_done:' pid.txt && fail "record -p -e synthetic:lat recorded hl_done"
 awk 'BEGIN { split("0 3 50 300 70000", L, " ") }
      / lat: / { if (index($0, "lat=" L[k % 5 + 1] ",") == 0) { print; bad = 1 }; k++ }
      END { exit bad }' pid.txt || fail "record -p: the latencies"
-echo "ok: tpoint record -p -e synthetic:lat: $N records, alone"
+echo "ok: tpoint record -p -e synthetic:lat: $N records, alone, readable after its removal"
