@@ -53,6 +53,7 @@ static void fork_child(void)
 	tp_session_fork_child(&parent);
 	tp_jump_fork_child();
 	tp_registry_after_fork();
+	tp_synth_events_after_fork();
 	tp_registry_client_after_fork();
 	tp_writer_after_fork();
 	tp_tracing_after_fork(); /* before the child's recording reads the switches */

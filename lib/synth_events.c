@@ -130,3 +130,12 @@ void tp_synth_events_sync(void)
 		tp_registry_unlock();
 	}
 }
+
+void tp_synth_events_after_fork(void)
+{
+	for (unsigned i = 0; i < nentries; i++)
+		if (entries[i].busy) {
+			entries[i].busy = false;
+			entries[i].registered = !entries[i].want;
+		}
+}

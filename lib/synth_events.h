@@ -33,6 +33,12 @@ HIDDEN struct tpoint_event *tp_synth_event_of(const char *name);
  * the calls that entry.c gives (tpoint_module_register()/unregister()).
  */
 HIDDEN void tp_synth_events_sync(void);
+/*
+ * In a fork child (after the registry's lock is new): a block another thread was
+ * (un)registering is no longer busy, for the next sync to do again (both calls are
+ * idempotent: the registry skips an event registered, or not, already).
+ */
+HIDDEN void tp_synth_events_after_fork(void);
 HIDDEN void tp_synth_events_set_calls(void (*reg)(const struct tpoint_module *),
 				      void (*unreg)(const struct tpoint_module *));
 
