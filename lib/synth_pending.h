@@ -19,9 +19,14 @@
 /* Synthetic records one hit can leave (its triggers' actions, and theirs); more are lost. */
 #define SYNTH_PENDING_MAX 8
 
+/*
+ * A ring: n and head only grow (q[i % SYNTH_PENDING_MAX]), so that a signal handler that
+ * queues and writes records between a hit and its flush leaves no record to write twice
+ * (one that it interrupted as it was being queued may be lost).
+ */
 struct synth_pending {
-	unsigned n;    /* queued */
-	unsigned head; /* written already (lib/synth_record.c) */
+	unsigned n;    /* queued, ever */
+	unsigned head; /* written already, ever (lib/synth_record.c) */
 	struct {
 		struct tpoint_event *ev; /* a synthetic event's descriptor: never freed */
 		uint32_t size;
@@ -48,11 +53,11 @@ static inline int tp_synth_pending_add(struct synth_pending **slot, struct tpoin
 		p = *slot = m;
 	}
 	n = p->n;
-	if (n == SYNTH_PENDING_MAX || size > sizeof(p->q[0].rec))
+	if (n - p->head == SYNTH_PENDING_MAX || size > sizeof(p->q[0].rec))
 		return 0;
-	p->q[n].ev = ev;
-	p->q[n].size = size;
-	memcpy(p->q[n].rec, rec, size);
+	p->q[n % SYNTH_PENDING_MAX].ev = ev;
+	p->q[n % SYNTH_PENDING_MAX].size = size;
+	memcpy(p->q[n % SYNTH_PENDING_MAX].rec, rec, size);
 	__asm__ __volatile__("" ::: "memory"); /* filled before a handler could see it */
 	p->n = n + 1;
 	return 1;

@@ -49,12 +49,11 @@ void tp_synth_record_flush(void)
 
 	if (!p)
 		return;
-	/* A record's own triggers may queue more (they do not: a synthetic event's hist
-	 * triggers run in the set): the loop reads n again each time. */
-	while (p->head < p->n) {
-		unsigned i = p->head++;
+	/* Taken before it is written: a handler that writes the queue meanwhile goes on
+	 * after it. The loop reads n again each time. */
+	while (p->head != p->n) {
+		unsigned i = p->head++ % SYNTH_PENDING_MAX;
 
 		write_one(p->q[i].ev, p->q[i].rec, p->q[i].size);
 	}
-	p->n = p->head = 0;
 }

@@ -76,5 +76,7 @@ unsigned tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec,
 	if (tr->linked_time)
 		h.ts_ns = tp_mono_now();
 	tp_hist_set_hit(lk->set, b->ctx, tr->linked_ev, &h);
-	return rec->synth_pending && rec->synth_pending->n ? TRIGGER_FIRE_SYNTH : 0;
+	return rec->synth_pending && rec->synth_pending->n != rec->synth_pending->head
+		       ? TRIGGER_FIRE_SYNTH
+		       : 0;
 }
