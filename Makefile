@@ -228,6 +228,14 @@ $(O)/tests/hist_test: tests/hist_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SR
 $(O)/tests/hist_vars_test: tests/hist_vars_test.c tests/testutil.h $(HIST_SRC) $(FILTER_SRC) lib/hist.h lib/hist_set.h lib/hist_vars.h lib/hist_parse.h lib/filter.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/hist_vars_test.c $(HIST_SRC) $(FILTER_SRC) -lpthread
 
+# A synthetic event's records and format (lib/synth_format.c), through the format builder.
+$(O)/tests/synth_format_test: tests/synth_format_test.c tests/testutil.h lib/synth_format.c lib/synth_format.h $(FORMAT_SRC) $(HIST_SRC) $(FILTER_SRC) lib/hist_set.h lib/format.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/synth_format_test.c lib/synth_format.c $(FORMAT_SRC) $(HIST_SRC) $(FILTER_SRC) -lpthread
+
+# The queue of a thread's synthetic records, alone (a header).
+$(O)/tests/synth_pending_test: tests/synth_pending_test.c tests/testutil.h lib/synth_pending.h lib/hist_set.h | $(O)/tests
+	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/synth_pending_test.c
+
 # The output placement's test links it alone, with the directory walk it stands on.
 $(O)/tests/outplace_test: tests/outplace_test.c tests/testutil.h lib/outplace.c lib/outplace.h lib/ownfile.c lib/ownfile.h | $(O)/tests
 	$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ilib -Itests -o $@ tests/outplace_test.c lib/outplace.c lib/ownfile.c

@@ -15,6 +15,7 @@
 #include "patterns.h"
 #include "registry.h"
 #include "session.h"
+#include "synth_events.h"
 #include "trigger.h"
 
 /*
@@ -57,6 +58,17 @@ TPOINT_EXPORT void tpoint_module_unregister(const struct tpoint_module *mod)
 	 * grace period. */
 	if (tp_registry_remove_module(mod, slot_removed))
 		tp_registry_run_fn_calls();
+}
+
+/*
+ * The process's synthetic events register as objects do (synth_events.c, which stands
+ * below this file): given these calls as the library loads, and the definitions that came
+ * before them (TPOINT_TRIGGER, read by another constructor) registered now.
+ */
+__attribute__((constructor)) static void synth_calls_init(void)
+{
+	tp_synth_events_set_calls(tpoint_module_register, tpoint_module_unregister);
+	tp_synth_events_sync();
 }
 
 TPOINT_EXPORT int tpoint_enable(const char *list)

@@ -74,6 +74,8 @@ struct hist_set {
 	unsigned nevents, ntriggers;
 	struct set_event events[HIST_SET_EVENTS_MAX];
 	struct set_trigger trig[HIST_SET_TRIGGERS_MAX];
+	void (*on_synth)(void *arg, void *user, int event, const void *rec, uint32_t size);
+	void *on_synth_arg;
 };
 
 struct hist_set *tp_hist_set_new(unsigned contexts)
@@ -732,8 +734,12 @@ static void trace_synth(struct hist_set *set, struct hist_ctx *ctx, const struct
 			memcpy(f->rec + sf->offset, &v, sf->size); /* the low bytes: little-endian */
 		}
 	}
+	if (set->on_synth)
+		set->on_synth(set->on_synth_arg, hit->user, t->synth_event[i], f->rec,
+			      syn->rec_size);
 	hit_event(set, ctx, t->synth_event[i],
-		  &(struct hist_set_hit){ f->rec, syn->rec_size, hit->cpu, hit->ts_ns, hit->comm },
+		  &(struct hist_set_hit){ f->rec, syn->rec_size, hit->cpu, hit->ts_ns, hit->comm,
+					  hit->user },
 		  depth + 1);
 }
 
@@ -769,6 +775,15 @@ static void hit_event(struct hist_set *set, struct hist_ctx *ctx, int event,
 
 	for (unsigned i = 0; i < ev->ntrig; i++)
 		hit_trigger(set, ctx, ev->trig[i], hit, depth);
+}
+
+void tp_hist_set_on_synth(struct hist_set *set,
+			  void (*fn)(void *arg, void *user, int event, const void *rec,
+				     uint32_t size),
+			  void *arg)
+{
+	set->on_synth = fn;
+	set->on_synth_arg = arg;
 }
 
 void tp_hist_set_hit(struct hist_set *set, struct hist_ctx *ctx, int event,

@@ -126,7 +126,19 @@ struct hist_set_hit {
 	uint32_t cpu;
 	uint64_t ts_ns;
 	const char *comm;
+	void *user; /* the caller's, given to the synthetic records' callback */
 };
+
+/*
+ * A function the set calls with each synthetic event's record as an action makes it (`rec`,
+ * `size` bytes from common_type, which holds the set's index of the event, `event`), on the
+ * hitting thread, before the synthetic event's own triggers see it; `user` is the hit's.
+ * Set before the set is hit.
+ */
+void tp_hist_set_on_synth(struct hist_set *set,
+			  void (*fn)(void *arg, void *user, int event, const void *rec,
+				     uint32_t size),
+			  void *arg);
 
 /*
  * One hit of event `event` (its every trigger, and the synthetic events it makes). Hits of

@@ -22,6 +22,7 @@
 #include "snapshot_trigger.h"
 #include "spool_context.h"
 #include "spool_out.h"
+#include "synth_events.h"
 #include "tracing_on.h"
 #include "writer.h"
 
@@ -52,6 +53,7 @@ static void fork_child(void)
 	tp_session_fork_child(&parent);
 	tp_jump_fork_child();
 	tp_registry_after_fork();
+	tp_synth_events_after_fork();
 	tp_registry_client_after_fork();
 	tp_writer_after_fork();
 	tp_tracing_after_fork(); /* before the child's recording reads the switches */
@@ -71,6 +73,8 @@ __attribute__((constructor)) static void tpoint_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	tp_session_configure_from_env();
 	tp_session_env_start();
+	/* TPOINT_TRIGGER's synthetic events, as objects that register once recording runs. */
+	tp_synth_events_sync();
 	/* TPOINT_EVENTS alone: the events that registered already record into memory. */
 	tp_env_filters_check();
 	tp_session_keep_enabled();

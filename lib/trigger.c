@@ -21,6 +21,7 @@
 #include "hist_names_self.h"
 #include "log.h"
 #include "snapshot_trigger.h"
+#include "synth_events.h"
 #include "trigger_linked.h"
 #include "writer.h"
 
@@ -450,6 +451,11 @@ static int set_text_locked(const char *event, const char *text, char *err, size_
 
 	if (!strcmp(event, LINKED_SYNTH_FILE))
 		return tp_trigger_synthetic_set(text, err, errlen);
+	/* A synthetic event's slot (synth_events.c) sees only its written records: its hist
+	 * triggers are the set's, which sees every record an action makes. */
+	if (s && is_command(text, "hist") && !strcmp(s->system, HIST_SYNTH_SYSTEM) &&
+	    tp_trigger_synthetic_named(s->name))
+		return tp_trigger_linked_set(NULL, event, text, err, errlen);
 	if (!s && tp_trigger_synthetic_named(event))
 		return is_command(text, "hist") ? tp_trigger_linked_set(NULL, event, text, err, errlen)
 						: unknown_command(text, err, errlen);
@@ -467,6 +473,7 @@ int tp_trigger_set_text(const char *event, const char *text, char *err, size_t e
 	tp_registry_lock();
 	ret = set_text_locked(event, text, err, errlen);
 	tp_registry_unlock();
+	tp_synth_events_sync(); /* a synthetic event defined or removed: its module */
 	tp_registry_run_fn_calls();
 	return ret;
 }
@@ -579,6 +586,7 @@ void tp_trigger_env_parse(const char *value)
 			tp_trigger_slot_added(&tp_slots[i]);
 	env_retry();
 	tp_registry_unlock();
+	/* Its synthetic events register once the recording it asks for started (init.c). */
 	tp_registry_run_fn_calls();
 	free(copy);
 }
@@ -722,6 +730,7 @@ void tp_trigger_slot_describe(const struct event_slot *s, FILE *out)
 {
 	struct trigger_set *ts = s->ev ? tp_trigger_set_of(s->ev->index) : NULL;
 
+	tp_trigger_synth_describe(s, out); /* a synthetic event's hist triggers: the set's */
 	for (unsigned k = 0; ts && k < ts->n; k++) { /* a line each, as the kernel's file */
 		const struct trigger *tr = ts->t[k];
 		int64_t left = __atomic_load_n(&tr->count, __ATOMIC_RELAXED);

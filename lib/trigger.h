@@ -54,6 +54,7 @@ enum trigger_kind {
 /* What a hit's triggers ask of the writer once the record is published or dropped. */
 #define TRIGGER_FIRE_STACK 1u    /* record the calling thread's user stack after the event */
 #define TRIGGER_FIRE_SNAPSHOT 2u /* write what the buffers hold to a new file */
+#define TRIGGER_FIRE_SYNTH 4u    /* write the synthetic records the hit made (synth_pending.h) */
 /*
  * Set by lib/snapshot_trigger.c before any snapshot trigger is: a place in its writer's queue
  * for a snapshot about to fire (false: none free), and the place given back (no firing left).

@@ -14,6 +14,7 @@
 #include "event_filter.h"
 #include "globs.h"
 #include "hist_set.h"
+#include "synth_events.h"
 #include "trigger_linked.h"
 
 struct linked_item {
@@ -133,11 +134,18 @@ static struct trig_linked *build(const struct linked_item *its, unsigned n, char
 		snprintf(err, errlen, "%s", tp_hist_err_text(HIST_ERR_NOMEM));
 		return NULL;
 	}
-	for (unsigned i = 0; i < ndefs; i++)
-		if (tp_hist_set_synthetic(lk->set, defs[i], &herr) < 0) {
+	/* Synthetic records go to the thread that made them (trigger_linked_run.c). */
+	tp_hist_set_on_synth(lk->set, tp_trigger_linked_synth_made, lk);
+	for (unsigned i = 0; i < ndefs; i++) {
+		int e = tp_hist_set_synthetic(lk->set, defs[i], &herr);
+
+		if (e < 0) {
 			snprintf(err, errlen, "%s", herr.msg);
 			goto fail;
 		}
+		/* Its event (synth_events.c), recorded when it is enabled. */
+		lk->synth_ev[e] = tp_synth_event_of(tp_hist_set_synth(lk->set, e)->name);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		int e = add_slot_event(lk, its[i].event, err, errlen), t = -1;
 
@@ -187,6 +195,10 @@ static void publish(struct trig_linked *lk)
 			continue;
 		snprintf(label, sizeof(label), "%s:%s", s->system, s->name);
 		e = lk ? tp_hist_set_find_event(lk->set, label) : -1;
+		/* A synthetic event's triggers run in the set as actions make its records: its
+		 * slot, which only sees the records that are written, gets no entry. */
+		if (e >= 0 && tp_hist_set_synth(lk->set, e))
+			e = -1;
 		if (e >= 0 && has_items(lk, e)) {
 			entry = calloc(1, sizeof(*entry));
 			if (entry) { /* without memory, the event's linked triggers see no hits */
@@ -372,6 +384,24 @@ static void def_name(const char *def, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, def);
 }
 
+/*
+ * The event a new definition stands for (synth_events.c): made, or found with the same
+ * fields. A definition the kernel would refuse is left to the set, which says why.
+ */
+static int prepare_event(const char *def, char *err, size_t errlen)
+{
+	struct hist_synth *syn = malloc(sizeof(*syn));
+	struct hist_error herr;
+	int ret = 0;
+
+	if (!syn)
+		return -ENOMEM;
+	if (tp_hist_synth_parse(def, syn, &herr) == 0)
+		ret = tp_synth_event_prepare(syn, err, errlen);
+	free(syn);
+	return ret;
+}
+
 int tp_trigger_synthetic_set(const char *text, char *err, size_t errlen)
 {
 	char *def, name[HIST_NAME_MAX], other[HIST_NAME_MAX], **grown;
@@ -418,7 +448,19 @@ int tp_trigger_synthetic_set(const char *text, char *err, size_t errlen)
 		free(synths[k]);
 		memmove(synths + k, synths + k + 1, (nsynths - k - 1) * sizeof(*synths));
 		nsynths--;
+		tp_synth_event_want(name, false); /* unregistered by the caller's sync */
 		return 0;
+	}
+	bool defined = false; /* now: the set says "Event already exists" */
+
+	for (unsigned k = 0; k < nsynths; k++) {
+		def_name(synths[k], other, sizeof(other));
+		defined |= !strcmp(name, other);
+	}
+	ret = defined ? 0 : prepare_event(def, err, errlen);
+	if (ret < 0) {
+		free(def);
+		return ret;
 	}
 	grown = realloc(synths, (nsynths + 1) * sizeof(*synths));
 	if (!grown) {
@@ -428,10 +470,12 @@ int tp_trigger_synthetic_set(const char *text, char *err, size_t errlen)
 	synths = grown;
 	synths[nsynths] = def;
 	ret = rebuild(items, nitems, synths, nsynths + 1, err, errlen);
-	if (ret < 0)
+	if (ret < 0) {
 		free(def);
-	else
+	} else {
 		nsynths++;
+		tp_synth_event_want(name, true); /* registered by the caller's sync */
+	}
 	return ret;
 }
 
@@ -569,12 +613,30 @@ int tp_trigger_synth_hist_print(FILE *out, const char *globs, bool json, bool he
 	return ret < 0 ? ret : shown;
 }
 
-void tp_trigger_linked_describe(const struct trigger *tr, FILE *out)
+/* The set's triggers of its event `e`, a line each. */
+static void describe_event(const struct trig_linked *lk, int e, FILE *out)
 {
-	const struct trig_linked *lk = tr->linked;
-
-	for (unsigned t = 0; lk == current && t < tp_hist_set_triggers(lk->set); t++)
-		if (tp_hist_set_trigger_event(lk->set, t) == tr->linked_ev)
+	for (unsigned t = 0; lk && t < tp_hist_set_triggers(lk->set); t++)
+		if (tp_hist_set_trigger_event(lk->set, t) == e)
 			tp_hist_spec_print(out, tp_hist_set_spec(lk->set, t),
 					   t < nitems && items[t].paused);
+}
+
+void tp_trigger_linked_describe(const struct trigger *tr, FILE *out)
+{
+	if (tr->linked == current)
+		describe_event(current, tr->linked_ev, out);
+}
+
+void tp_trigger_synth_describe(const struct event_slot *s, FILE *out)
+{
+	char label[2 * TPOINT_NAME_MAX + 2];
+	int e;
+
+	if (!current || !s->ev || strcmp(s->system, HIST_SYNTH_SYSTEM))
+		return;
+	snprintf(label, sizeof(label), "%s:%s", s->system, s->name);
+	e = tp_hist_set_find_event(current->set, label);
+	if (e >= 0 && tp_hist_set_synth(current->set, e))
+		describe_event(current, e, out);
 }

@@ -42,15 +42,27 @@ struct trig_linked {
 	unsigned nfields;
 	struct filter_field *fields[HIST_SET_EVENTS_MAX]; /* the events' fields, the set's */
 	uint64_t no_ctx;                /* atomic: hits of thread records beyond LINKED_CONTEXTS */
+	/* Each synthetic event's descriptor (synth_events.h: never freed), by the set's index */
+	struct tpoint_event *synth_ev[HIST_SET_EVENTS_MAX];
 	struct ctx_bind bind[LINKED_CONTEXTS];
 };
 
 /* Does the trigger need the hist set: variables, references, actions? */
 HIDDEN bool tp_trigger_spec_links(const struct hist_spec *spec);
 
-/* The hit of an event's TRIGGER_LINKED entry, on the hitting thread (trigger_linked_run.c). */
-HIDDEN void tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec,
-				  const void *entry, uint32_t size);
+/*
+ * The hit of an event's TRIGGER_LINKED entry, on the hitting thread (trigger_linked_run.c):
+ * TRIGGER_FIRE_SYNTH when it left synthetic records to write after its own, else 0.
+ */
+HIDDEN unsigned tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec,
+				      const void *entry, uint32_t size);
+/*
+ * The set's callback (tp_hist_set_on_synth(), arg the trig_linked, user the thread record):
+ * the record of a synthetic event that records now is queued on the thread
+ * (synth_pending.h), its common_type made the event's id.
+ */
+HIDDEN void tp_trigger_linked_synth_made(void *arg, void *user, int event, const void *rec,
+					 uint32_t size);
 
 /*
  * Under the registry lock. A linked trigger for the slot's event (`s` NULL for a synthetic
@@ -81,5 +93,7 @@ HIDDEN int tp_trigger_synth_hist_print(FILE *out, const char *globs, bool json, 
 				       bool first);
 /* The linked triggers of the entry's event, a line each, as the kernel's trigger file. */
 HIDDEN void tp_trigger_linked_describe(const struct trigger *tr, FILE *out);
+/* Under the lock: the set's triggers of the synthetic event of slot `s` (synth_events.c). */
+HIDDEN void tp_trigger_synth_describe(const struct event_slot *s, FILE *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include "clock.h"
+#include "synth_pending.h"
 #include "trigger_linked.h"
 #include "writer.h"
 
@@ -36,8 +37,22 @@ static struct ctx_bind *bind_of(struct trig_linked *lk, const struct thread_rec 
 	return NULL;
 }
 
-void tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec, const void *entry,
-			   uint32_t size)
+void tp_trigger_linked_synth_made(void *arg, void *user, int event, const void *rec,
+				  uint32_t size)
+{
+	struct tpoint_event *ev = ((struct trig_linked *)arg)->synth_ev[event];
+	struct thread_rec *thread = user;
+
+	if (!ev || !thread || !(tpoint_enabled_peek(ev) & TPOINT_ENABLED_RECORD))
+		return; /* not recorded now: only the set's triggers see it */
+	/* No room in the queue: lost, in this thread's own counters (the writer is above). */
+	if (!tp_synth_pending_add(&thread->synth_pending, ev, rec, size) && thread->counters &&
+	    ev->index < TPOINT_MAX_EVENTS)
+		tpoint_count_one(&thread->counters[ev->index].lost);
+}
+
+unsigned tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec,
+			       const void *entry, uint32_t size)
 {
 	struct trig_linked *lk = tr->linked;
 	struct trig_cache *c = &rec->trig_cache[lk->id % TRIG_CACHE_WAYS];
@@ -49,16 +64,19 @@ void tp_trigger_linked_run(const struct trigger *tr, struct thread_rec *rec, con
 		b = bind_of(lk, rec);
 		if (!b || !b->ctx) {
 			__atomic_fetch_add(&lk->no_ctx, 1, __ATOMIC_RELAXED);
-			return;
+			return 0;
 		}
 		c->id = lk->id;
 		c->node = b;
 	}
-	struct hist_set_hit h = { .rec = entry, .size = size, .comm = b->comm };
+	struct hist_set_hit h = { .rec = entry, .size = size, .comm = b->comm, .user = rec };
 
 	if (tr->linked_cpu)
 		h.cpu = (uint32_t)sched_getcpu();
 	if (tr->linked_time)
 		h.ts_ns = tp_mono_now();
 	tp_hist_set_hit(lk->set, b->ctx, tr->linked_ev, &h);
+	return rec->synth_pending && rec->synth_pending->n != rec->synth_pending->head
+		       ? TRIGGER_FIRE_SYNTH
+		       : 0;
 }

@@ -180,8 +180,7 @@ static __attribute__((noinline)) unsigned run_other(struct trigger *tr, struct t
 {
 	switch (tr->kind) {
 	case TRIGGER_LINKED:
-		tp_trigger_linked_run(tr, rec, entry, size);
-		return 0;
+		return tp_trigger_linked_run(tr, rec, entry, size);
 	case TRIGGER_STACKTRACE:
 		return command_fires(tr, entry, size) ? TRIGGER_FIRE_STACK : 0;
 	case TRIGGER_SNAPSHOT:

@@ -34,6 +34,8 @@
 void (*tp_record_stack_hook)(unsigned skip);
 /* What a snapshot trigger calls after its event (lib/snapshot_trigger.c), the same way. */
 void (*tp_snapshot_hook)(uint32_t index, uint64_t clock);
+/* What writes a hit's synthetic records after its record (lib/synth_record.c). */
+void (*tp_synth_flush_hook)(void);
 
 /* Where every thread's reservations start (struct tpoint_tls): never written. */
 static struct tpoint_stream unlinked_stream = { .next = &unlinked_stream };
@@ -888,7 +890,13 @@ static __attribute__((noinline)) void after_commit(const struct tpoint_event *ev
 		if (snap)
 			snap(ev->index, at ? at : tpoint_arch_clock());
 	}
-	/* The level let go: so the stack is the next record of this level's stream. */
+	/* The level let go: each synthetic record the hit made is the next of this stream. */
+	if (fire & TRIGGER_FIRE_SYNTH) {
+		void (*flush)(void) = __atomic_load_n(&tp_synth_flush_hook, __ATOMIC_RELAXED);
+
+		if (flush)
+			flush();
+	}
 	if (fire & TRIGGER_FIRE_STACK) {
 		void (*stack)(unsigned) = __atomic_load_n(&tp_record_stack_hook, __ATOMIC_RELAXED);
 

@@ -50,6 +50,8 @@ struct thread_rec {
 	 * it, as the kernel's soft-disabled events are built in a per-CPU buffer.
 	 */
 	char *scratch;
+	/* Synthetic records its hit made, written after its record (lib/synth_pending.h). */
+	struct synth_pending *synth_pending;
 };
 /*
  * LIVE -> POKED -> LIVE: another thread is writing to this one's TLS (tp_writer_detach_all).
@@ -59,6 +61,11 @@ enum { THREAD_FREE = 0, THREAD_LIVE = 1, THREAD_POKED = 2, THREAD_EXITING = 3 };
 HIDDEN struct thread_rec *tp_thread_list_head(void);
 /* Set once at start (ustack_record.c): what a stacktrace trigger records after its event. */
 extern HIDDEN void (*tp_record_stack_hook)(unsigned skip);
+/*
+ * Set when the first synthetic event is defined (synth_events.c): writes the synthetic
+ * records that the hit just committed made (TRIGGER_FIRE_SYNTH; lib/synth_record.c).
+ */
+extern HIDDEN void (*tp_synth_flush_hook)(void);
 /*
  * Set when a snapshot trigger is first set (snapshot_trigger.c): asks for a snapshot after
  * event `index` fired one, `clock` its record's time (tpoint_arch_clock()). Never blocks.

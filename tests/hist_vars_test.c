@@ -56,7 +56,7 @@ static struct ev rec(uint32_t id, int32_t status, const char *comm, bool end)
 static void hit(struct hist_set *set, struct hist_ctx *c, int event, struct ev e,
 		uint64_t ts_ns)
 {
-	tp_hist_set_hit(set, c, event, &(struct hist_set_hit){ e.b, 32, 0, ts_ns, "t" });
+	tp_hist_set_hit(set, c, event, &(struct hist_set_hit){ e.b, 32, 0, ts_ns, "t", NULL });
 }
 
 /* A trigger's histogram as text (tp_hist_print()), malloc'ed. */

@@ -70,9 +70,9 @@ static void in_a_set(const char *trigger, const unsigned char *rec, size_t rlen)
 		abort();
 	for (unsigned i = 0; i < 2; i++) {
 		tp_hist_set_hit(set, c, start,
-				&(struct hist_set_hit){ rec, (uint32_t)rlen, i, 1000u * i, "f" });
+				&(struct hist_set_hit){ rec, (uint32_t)rlen, i, 1000u * i, "f", NULL });
 		tp_hist_set_hit(set, c, ev,
-				&(struct hist_set_hit){ rec, (uint32_t)rlen, i, 5000u * i + 7, "f" });
+				&(struct hist_set_hit){ rec, (uint32_t)rlen, i, 5000u * i + 7, "f", NULL });
 	}
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)

@@ -275,7 +275,7 @@ static int count(const char *verb, const struct tracedat *tds, struct hist_file 
 		if (r.size >= 8)
 			memcpy(&pid, r.data + 4, 4);
 		tp_hist_set_hit(f->set, f->ctx, f->by_id[type],
-				&(struct hist_set_hit){ r.data, r.size, r.cpu, r.ts, comm_of(f, pid) });
+				&(struct hist_set_hit){ r.data, r.size, r.cpu, r.ts, comm_of(f, pid), NULL });
 	}
 	td_merge_free(m);
 	return 0;

@@ -81,7 +81,9 @@ static const struct opts_spec trigger_opts = {
 		 "Variables (ts0=common_timestamp.usecs), references ($ts0) and\n"
 		 "onmatch(sys.event).trace(NAME,$lat) link hist triggers, as the kernel's;\n"
 		 "define the synthetic event NAME first with -e synthetic_events 'NAME u64 lat'\n"
-		 "('!NAME' removes it) and set its histogram with -e synthetic:NAME.\n"
+		 "('!NAME' removes it) and set its histogram with -e synthetic:NAME; it is\n"
+		 "an event of the process too, recorded with 'tpoint record -p PID -e\n"
+		 "synthetic:NAME'.\n"
 		 "name=NAME shares one histogram between the events that name it.\n"
 		 "Example: tpoint trigger -p 1234 -e app:request 'hist:keys=path:vals=bytes'\n",
 	.opts = (const struct opt[]){
