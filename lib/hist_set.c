@@ -420,6 +420,27 @@ static int check_action(const struct hist_set *set, struct set_trigger *t, unsig
 	return 0;
 }
 
+/*
+ * Does field f of the trigger being joined (its spec s, its resolved refs) read, through
+ * its own variables, the variable `var`? Only its own can lead back to it: the triggers
+ * joined before it cannot see it. The kernel finds no variable of a trigger still being
+ * made, so a definition that reads itself ("x=$x", $x also an action's parameter, which
+ * names the trigger's own variable) never joins; here it would be followed for ever.
+ */
+static bool reads_own_var(const struct hist_spec *s, const struct set_ref *refs,
+			  const struct hist_field *f, unsigned var, unsigned depth)
+{
+	if (depth > s->nvars) /* a longer chain of its own variables goes round */
+		return true;
+	if (f->src == HIST_SRC_EXPR)
+		return reads_own_var(s, refs, &s->nodes[f->operands[0]], var, depth) ||
+		       (f->op != 'u' && reads_own_var(s, refs, &s->nodes[f->operands[1]], var, depth));
+	if (f->src != HIST_SRC_REF || !refs[f->ref].self)
+		return false;
+	return refs[f->ref].var == var ||
+	       reads_own_var(s, refs, &s->vars[refs[f->ref].var].f, var, depth + 1);
+}
+
 /* The checks that need the other triggers; 0 or -1 with err filled. */
 static int join(struct hist_set *set, struct set_trigger *t, unsigned self,
 		struct hist_error *err)
@@ -444,6 +465,10 @@ static int join(struct hist_set *set, struct set_trigger *t, unsigned self,
 	for (unsigned i = 0; i < s->nrefs; i++)
 		if (resolve_ref(set, self, s, i, &t->refs[i], err))
 			return -1;
+	for (unsigned i = 0; i < s->nvars; i++)
+		if (reads_own_var(s, t->refs, &s->vars[i].f, i, 0))
+			return refuse(err, HIST_ERR_VAR_NOT_FOUND, col_of(s, s->vars[i].name),
+				      s->vars[i].name);
 	for (unsigned i = 0; i < s->nnodes + s->nvars + s->nvals; i++) {
 		const struct hist_field *f = i < s->nnodes		? &s->nodes[i]
 					     : i < s->nnodes + s->nvars ? &s->vars[i - s->nnodes].f

@@ -336,6 +336,16 @@ static void test_refusals(void)
 	refused(NULL, NULL, "hist:keys=id:x=comm+1",
 		"String type can not be an operand in expression at column 16: 'comm'");
 	refused(NULL, NULL, "hist:keys=id:x=id,x=status", "Variable already defined at column 19: 'x'");
+	/*
+	 * A variable defined by itself, through the action's parameter of the same name (the
+	 * hist fuzzer's find: the type check followed the reference for ever). The kernel finds
+	 * no variable of a trigger still being made: "Couldn't find variable", at the name's
+	 * first occurrence, as its err_pos() finds it (the 'y' of "keys" below).
+	 */
+	refused(syn, ts, "hist:keys=id:x=$x:onmatch(tpt.start).trace(lat_ev,$x,comm)",
+		"Couldn't find variable at column 14: 'x'");
+	refused(syn, ts, "hist:keys=id:x=$y+1,y=$x:onmatch(tpt.start).trace(lat_ev,$x,comm)",
+		"Couldn't find variable at column 8: 'y'");
 	refused(NULL, NULL, "hist:keys=id:x", "Unknown hist attribute at column 14: 'x'");
 	refused(NULL, NULL, "hist:keys=id:x=", "Empty assignment at column 14: 'x='");
 	refused(NULL, NULL, "hist:keys=id:x=id,y", "Malformed assignment at column 19: 'y'");
