@@ -46,6 +46,13 @@ spooling() {
 	done
 	return 1
 }
+# The recorder's instance holds or has handed on a kernel event (entries + read events of
+# its CPUs): on a loaded machine the signal could otherwise come before the first one.
+kevents() {
+	ki=$(instance_of "$1") &&
+		cat "$T/instances/$ki"/per_cpu/cpu*/stats 2>/dev/null |
+		awk '/^entries:|^read events:/ { n += $NF } END { exit !(n > 0) }'
+}
 hidden() { ls -A | grep '^\.tpoint-'; }
 
 # One recorder, signalled (its process group: a hang-up reaches the whole foreground group).
@@ -117,13 +124,13 @@ for sig in HUP PIPE; do
 		kill $tgt; wait $tgt
 		continue
 	fi
-	run $sig 'ktracing $rec' k$sig.dat -k sched:sched_switch
+	run $sig 'ktracing $rec && kevents $rec' k$sig.dat -k sched:sched_switch
 	[ $rc = 0 ] || { cat k$sig.dat.err; fail "SIG$sig -k: exit $rc"; }
 	check "SIG$sig -k" k$sig.dat
 	grep -q 'sched_switch:' k$sig.dat.txt || fail "SIG$sig -k: no sched_switch in the file"
 	echo "ok: SIG$sig to record -k (the kernel alone): file written, instance removed"
 
-	run $sig 'ktracing $rec && spooling' kc$sig.dat -k sched:sched_switch \
+	run $sig 'ktracing $rec && kevents $rec && spooling' kc$sig.dat -k sched:sched_switch \
 		-e tpt_ctl -- "$B/tests/ctltarget" 60 1000
 	[ $rc = $want ] || { cat kc$sig.dat.err; fail "SIG$sig -k -- CMD: exit $rc, expected $want"; }
 	check "SIG$sig -k -- CMD" kc$sig.dat
@@ -131,7 +138,7 @@ for sig in HUP PIPE; do
 		fail "SIG$sig -k -- CMD: the file lacks ctl_tick or sched_switch"
 	echo "ok: SIG$sig to record -k -- CMD: file written, instance removed"
 
-	run $sig 'ktracing $rec && spooling' kp$sig.dat -k sched:sched_switch \
+	run $sig 'ktracing $rec && kevents $rec && spooling' kp$sig.dat -k sched:sched_switch \
 		-p $tgt -e tpt_ctl
 	[ $rc = 0 ] || { cat kp$sig.dat.err; fail "SIG$sig -k -p: exit $rc"; }
 	check "SIG$sig -k -p" kp$sig.dat
