@@ -21,7 +21,7 @@
 #include "log.h"
 #include "meta_read.h"
 #include "registry.h"
-#include "trigger.h"
+#include "trigger_run.h"
 #include "writer.h"
 
 /* Filters by event name, kept so that an event loaded later (dlopen) gets its filter. */

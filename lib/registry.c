@@ -24,7 +24,7 @@
 #include "meta_read.h"
 #include "print_fmt_check.h"
 #include "registry.h"
-#include "trigger.h"
+#include "trigger_run.h"
 
 /*
  * The registry lock (tp_registry_lock()) guards the slot table and everything derived from

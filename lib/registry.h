@@ -11,10 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <tpoint/tpoint.h>
+#include "event_limits.h"
 #include "hidden.h"
 
-/* Per-thread counters are one array of this many slots, mapped lazily. */
-#define TPOINT_MAX_EVENTS 4096u
 
 struct event_slot {
 	struct tpoint_event *ev; /* NULL while the object that defines it is unloaded */

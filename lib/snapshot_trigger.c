@@ -45,7 +45,7 @@
 #include "snapshot_trigger.h"
 #include "threads.h"
 #include "tracedat.h"
-#include "trigger.h"
+#include "trigger_run.h"
 #include "writer.h"
 
 enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };

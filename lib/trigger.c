@@ -22,7 +22,11 @@
 #include "log.h"
 #include "snapshot_trigger.h"
 #include "synth_events.h"
+#include "trigger.h"
 #include "trigger_linked.h"
+#include "trigger_named.h"
+#include "trigger_run.h"
+#include "trigger_slots.h"
 #include "writer.h"
 
 /* ---- setting ---- */

@@ -16,6 +16,8 @@
 #include "hist_set.h"
 #include "synth_events.h"
 #include "trigger_linked.h"
+#include "trigger_run.h"
+#include "trigger_slots.h"
 
 struct linked_item {
 	char *event; /* "sys:name" as the slot names it, or "synthetic:NAME" */

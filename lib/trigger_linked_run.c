@@ -10,9 +10,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include "clock.h"
+#include "event_limits.h"
 #include "synth_pending.h"
-#include "trigger_linked.h"
-#include "writer.h"
+#include "thread_rec.h"
+#include "trigger_linked_run.h"
 
 static struct ctx_bind *bind_of(struct trig_linked *lk, const struct thread_rec *rec)
 {

@@ -15,7 +15,9 @@
 #include <tpoint/tpoint.h>
 #include "event_filter.h"
 #include "hist.h"
-#include "trigger.h"
+#include "trigger_named.h"
+#include "trigger_run.h"
+#include "trigger_slots.h"
 
 struct named {
 	struct trigger *owner;

@@ -19,9 +19,10 @@
 #include <sys/prctl.h>
 #include "clock.h"
 #include "hist.h"
+#include "thread_rec.h"
 #include "tracing_on.h"
-#include "trigger_linked.h"
-#include "writer.h"
+#include "trigger_linked_run.h"
+#include "trigger_run.h"
 
 struct trigger_set *tp_trigger_sets[TPOINT_MAX_EVENTS];
 bool (*tp_snapshot_reserve_hook)(void);

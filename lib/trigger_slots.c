@@ -13,7 +13,8 @@
 #include "event_filter.h"
 #include "fmt/selection.h"
 #include "hist.h"
-#include "trigger.h"
+#include "trigger_run.h"
+#include "trigger_slots.h"
 
 static uint64_t next_id = 1;
 

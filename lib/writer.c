@@ -24,7 +24,7 @@
 #include "registry.h"
 #include "ringbuf.h"
 #include "tracing_on.h"
-#include "trigger.h"
+#include "trigger_run.h"
 #include "writer.h"
 
 /*
