@@ -45,6 +45,9 @@ struct set_trigger {
 	int synth_event[HIST_ACTIONS_MAX]; /* each action's event */
 	bool paused;
 	uint64_t var_drops;
+	/* What the sets it was rebuilt from counted (tp_hist_set_absorb()), or NULL. */
+	struct hist_table *base;
+	uint64_t base_var_drops;
 };
 
 /* What one level of a hit needs, kept in the context rather than on the thread's stack. */
@@ -107,6 +110,7 @@ void tp_hist_set_free(struct hist_set *set)
 		for (unsigned c = 0; c < set->nclaimed; c++)
 			tp_hist_table_free(set->ctx[c].tables[t]);
 		tp_hist_vars_free(set->trig[t].vars);
+		tp_hist_table_free(set->trig[t].base);
 		tp_hist_spec_free(set->trig[t].spec);
 	}
 	for (unsigned e = 0; e < set->nevents; e++)
@@ -568,8 +572,58 @@ void tp_hist_set_pause(struct hist_set *set, unsigned trigger, bool paused)
 uint64_t tp_hist_set_var_drops(const struct hist_set *set, unsigned trigger)
 {
 	return trigger < set->ntriggers
-		       ? __atomic_load_n(&set->trig[trigger].var_drops, __ATOMIC_RELAXED)
+		       ? __atomic_load_n(&set->trig[trigger].var_drops, __ATOMIC_RELAXED) +
+				 set->trig[trigger].base_var_drops
 		       : 0;
+}
+
+/* The same keys, values and variables: one's tables and store may serve the other. */
+static bool same_layout(const struct hist_spec *a, const struct hist_spec *b)
+{
+	return a->key_size == b->key_size && a->nkeys == b->nkeys && a->nvals == b->nvals &&
+	       a->nvars == b->nvars && a->map_bits == b->map_bits;
+}
+
+int tp_hist_set_share_vars(struct hist_set *to, unsigned tt, struct hist_set *from,
+			   unsigned ft)
+{
+	struct set_trigger *t = &to->trig[tt], *f = &from->trig[ft];
+
+	if (tt >= to->ntriggers || ft >= from->ntriggers || !t->vars || !f->vars ||
+	    !same_layout(t->spec, f->spec))
+		return -1;
+	tp_hist_vars_free(t->vars);
+	t->vars = tp_hist_vars_hold(f->vars);
+	return 0;
+}
+
+void tp_hist_set_merge_trigger(struct hist_table *dst, const struct hist_set *set,
+			       unsigned trigger)
+{
+	for (unsigned c = 0, n = __atomic_load_n(&set->nclaimed, __ATOMIC_ACQUIRE); c < n; c++) {
+		const struct hist_table *ct = __atomic_load_n(&set->ctx[c].tables[trigger],
+							      __ATOMIC_ACQUIRE);
+
+		if (ct) /* a context never claimed has none */
+			tp_hist_table_merge(dst, ct);
+	}
+	if (set->trig[trigger].base)
+		tp_hist_table_merge(dst, set->trig[trigger].base);
+}
+
+int tp_hist_set_absorb(struct hist_set *to, unsigned tt, const struct hist_set *from,
+		       unsigned ft)
+{
+	struct set_trigger *t = &to->trig[tt];
+
+	if (tt >= to->ntriggers || ft >= from->ntriggers ||
+	    !same_layout(t->spec, from->trig[ft].spec))
+		return -1;
+	if (!t->base && !(t->base = tp_hist_table_new(t->spec)))
+		return -1;
+	tp_hist_set_merge_trigger(t->base, from, ft);
+	t->base_var_drops += tp_hist_set_var_drops(from, ft);
+	return 0;
 }
 
 /* Whether a trigger of the event, or of a synthetic event it makes, needs the time or CPU. */
@@ -659,13 +713,7 @@ struct hist_table *tp_hist_set_table(const struct hist_set *set, unsigned trigge
 	if (!t)
 		return NULL;
 	tp_hist_table_pause(t, __atomic_load_n(&set->trig[trigger].paused, __ATOMIC_RELAXED));
-	for (unsigned c = 0, n = __atomic_load_n(&set->nclaimed, __ATOMIC_ACQUIRE); c < n; c++) {
-		const struct hist_table *ct = __atomic_load_n(&set->ctx[c].tables[trigger],
-							      __ATOMIC_ACQUIRE);
-
-		if (ct) /* a context never claimed has none */
-			tp_hist_table_merge(t, ct);
-	}
+	tp_hist_set_merge_trigger(t, set, trigger);
 	return t;
 }
 

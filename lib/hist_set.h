@@ -156,6 +156,26 @@ void tp_hist_set_hit(struct hist_set *set, struct hist_ctx *ctx, int event,
 struct hist_table *tp_hist_set_table(const struct hist_set *set, unsigned trigger);
 
 /*
+ * A set rebuilt from another (trigger_linked.c: a trigger added or removed beside this
+ * one), as the kernel's triggers go on counting whatever is added beside them. For a
+ * trigger `tt` of `to` that is `ft` of `from` (the same text on the same event; -1 unless
+ * their keys, values and variables are laid out alike):
+ *  - tp_hist_set_share_vars(), before `to` is hit: its variables are from's store, shared
+ *    (a start seen by the old set pairs with its end seen by the new);
+ *  - tp_hist_set_absorb(), once `from` is hit no more: what from's trigger counted (its
+ *    contexts' tables and its own base) goes into to's base, which tp_hist_set_table() adds
+ *    to to's contexts. Not while to's table is read (the caller's lock).
+ * tp_hist_set_merge_trigger(): a trigger's tables and base added into `dst`, e.g. a set not
+ * yet absorbed, while it may still be hit.
+ */
+int tp_hist_set_share_vars(struct hist_set *to, unsigned tt, struct hist_set *from,
+			   unsigned ft);
+int tp_hist_set_absorb(struct hist_set *to, unsigned tt, const struct hist_set *from,
+		       unsigned ft);
+void tp_hist_set_merge_trigger(struct hist_table *dst, const struct hist_set *set,
+			       unsigned trigger);
+
+/*
  * The short form of a latency histogram (`--latency sys:start,sys:end --key F [--by G]`):
  * the synthetic event and the three triggers it stands for, written into `synth` and
  * `triggers` (';'-separated "system:event:hist:..." items). `start_fields`/`end_fields` type

@@ -29,6 +29,7 @@
 #define SLOT_READY 2ull /* or'ed with the hash's high 32 bits */
 
 struct hist_vars {
+	unsigned owners;                   /* sets that hold it (tp_hist_vars_hold()) */
 	unsigned key_size, nvars;
 	uint32_t max_entries, nslots, used;
 	uint32_t entry_size;               /* bytes a slot holds: key, set words, values */
@@ -46,6 +47,7 @@ struct hist_vars *tp_hist_vars_new(unsigned key_size, unsigned bits, const uint1
 
 	if (!v || nvars > HIST_VARS_MAX)
 		goto fail;
+	v->owners = 1;
 	v->key_size = key_size;
 	v->nvars = nvars;
 	v->max_entries = 1u << bits;
@@ -68,9 +70,15 @@ fail:
 	return NULL;
 }
 
+struct hist_vars *tp_hist_vars_hold(struct hist_vars *v)
+{
+	v->owners++;
+	return v;
+}
+
 void tp_hist_vars_free(struct hist_vars *v)
 {
-	if (!v)
+	if (!v || --v->owners)
 		return;
 	free(v->slots);
 	free(v->data);

@@ -19,6 +19,12 @@ struct hist_vars;
  */
 struct hist_vars *tp_hist_vars_new(unsigned key_size, unsigned bits, const uint16_t *room,
 				   unsigned nvars);
+/*
+ * One more owner of the store (a set rebuilt from the one that made it: a start seen by the
+ * old set pairs with its end seen by the new); tp_hist_vars_free() frees it with the last.
+ * Owners are taken and let go by one thread at a time (the set's builder and freer).
+ */
+struct hist_vars *tp_hist_vars_hold(struct hist_vars *v);
 void tp_hist_vars_free(struct hist_vars *v);
 
 /* The entry of a key (made if `create` and there is room), or NULL. */

@@ -24,6 +24,9 @@ struct linked_item {
 	char *text;  /* the trigger as set */
 	char *info;  /* its identity (tp_trigger_info_of()) */
 	bool paused;
+	/* What it counted since it was set or cleared: the sets' trigger of this uid goes on
+	 * from the last set's (never given twice). */
+	uint64_t uid;
 };
 
 static struct linked_item *items;
@@ -33,6 +36,7 @@ static unsigned nsynths;
 static struct trig_linked *current;
 /* The top bit keeps these ids apart from the simple triggers' (trigger.c counts from 1). */
 static uint64_t next_set_id = 1;
+static uint64_t next_uid = 1;
 
 bool tp_trigger_spec_links(const struct hist_spec *spec)
 {
@@ -41,12 +45,36 @@ bool tp_trigger_spec_links(const struct hist_spec *spec)
 
 /* ---- building and publishing a set ---- */
 
+/* The set's trigger that goes on from `uid`, or -1. */
+static int trigger_of_uid(const struct trig_linked *lk, uint64_t uid)
+{
+	for (unsigned t = 0; t < tp_hist_set_triggers(lk->set); t++)
+		if (lk->uid[t] == uid)
+			return (int)t;
+	return -1;
+}
+
+/*
+ * Under the registry lock, once no hit can hold the set (or it was never published): what
+ * its triggers counted goes into the next set's triggers that go on from them, which
+ * printed them meanwhile by walking back to it (print_trigger()); then it leaves the chain.
+ */
 static void linked_free(void *p)
 {
 	struct trig_linked *lk = p;
 
 	if (!lk)
 		return;
+	for (unsigned t = 0; lk->succ && t < tp_hist_set_triggers(lk->set); t++) {
+		int st = trigger_of_uid(lk->succ, lk->uid[t]);
+
+		if (st >= 0)
+			tp_hist_set_absorb(lk->succ->set, (unsigned)st, lk->set, t);
+	}
+	if (lk->succ)
+		lk->succ->pred = lk->pred;
+	if (lk->pred)
+		lk->pred->succ = lk->succ;
 	tp_hist_set_free(lk->set);
 	for (unsigned i = 0; i < lk->nfields; i++)
 		free(lk->fields[i]);
@@ -159,10 +187,19 @@ static struct trig_linked *build(const struct linked_item *its, unsigned n, char
 		}
 		if (t < 0 && !skip)
 			goto fail;
-		if (t < 0)
+		if (t < 0) {
 			skip[i] = true;
-		else /* as last set, whatever its text said when it was added */
-			tp_hist_set_pause(lk->set, (unsigned)t, its[i].paused);
+			continue;
+		}
+		/* as last set, whatever its text said when it was added */
+		tp_hist_set_pause(lk->set, (unsigned)t, its[i].paused);
+		lk->uid[t] = its[i].uid;
+		/* Its variables go on from the current set's: a start seen there pairs with
+		 * its end seen here. */
+		int ct = current ? trigger_of_uid(current, its[i].uid) : -1;
+
+		if (ct >= 0)
+			tp_hist_set_share_vars(lk->set, (unsigned)t, current->set, (unsigned)ct);
 	}
 	lk->id = 1ull << 63 | next_set_id++;
 	return lk;
@@ -215,6 +252,11 @@ static void publish(struct trig_linked *lk)
 		if (tp_trigger_slot_relink(s, entry) < 0)
 			free(entry);
 	}
+	/* The chain of sets not yet freed: printing walks back along it (print_trigger()). */
+	if (lk)
+		lk->pred = old;
+	if (old)
+		old->succ = lk;
 	current = lk;
 	tp_registry_retire(old, linked_free);
 }
@@ -283,7 +325,7 @@ static int add_item(const char *event, const char *text, char *info, bool paused
 	}
 	items = grown;
 	it = &items[nitems];
-	*it = (struct linked_item){ strdup(event), strdup(text), info, paused };
+	*it = (struct linked_item){ strdup(event), strdup(text), info, paused, next_uid++ };
 	if (!it->event || !it->text) {
 		item_free(it);
 		return -ENOMEM;
@@ -355,8 +397,18 @@ int tp_trigger_linked_set(struct event_slot *s, const char *event, const char *t
 			items[k].paused = spec->pause;
 			tp_hist_set_pause(current->set, k, spec->pause);
 		}
-		/* A set's tables cannot be cleared while threads hit them: a new set instead. */
-		ret = spec->clear ? rebuild(items, nitems, synths, nsynths, err, errlen) : 0;
+		/* A set's tables cannot be cleared while threads hit them: a new set instead,
+		 * where this trigger goes on from nothing (a new uid), the others as they were. */
+		if (spec->clear) {
+			uint64_t was = items[k].uid;
+
+			items[k].uid = next_uid++;
+			ret = rebuild(items, nitems, synths, nsynths, err, errlen);
+			if (ret < 0)
+				items[k].uid = was;
+		} else {
+			ret = 0;
+		}
 	} else if (spec->cont || spec->clear) {
 		ret = -ENOENT;
 	} else if (k < nitems) {
@@ -546,6 +598,11 @@ void tp_trigger_linked_slot_drop(struct event_slot *s)
 
 /* ---- reading ---- */
 
+/*
+ * The current set's trigger t, with what the sets it goes on from counted and have not
+ * handed on yet (linked_free()): they may still be hit, by a thread that loaded them before
+ * the current one was published.
+ */
 static int print_trigger(FILE *out, unsigned t, unsigned *nth, bool json)
 {
 	struct hist_table *tab = tp_hist_set_table(current->set, t);
@@ -553,6 +610,13 @@ static int print_trigger(FILE *out, unsigned t, unsigned *nth, bool json)
 
 	if (!tab)
 		return -ENOMEM;
+	for (const struct trig_linked *p = current->pred; p; p = p->pred) {
+		int pt = trigger_of_uid(p, current->uid[t]);
+
+		if (pt < 0)
+			break;
+		tp_hist_set_merge_trigger(tab, p->set, (unsigned)pt);
+	}
 	if (json ? tp_hist_print_json(out, tab, NULL) : tp_hist_print(out, tab, (*nth)++, NULL))
 		ret = -EIO;
 	tp_hist_table_free(tab);

@@ -6,8 +6,10 @@
  * file: `tpoint_set_trigger("synthetic_events", "lat u64 lat; char cmd[16]")`).
  *
  * They all live in one process-wide hist set (hist_set.h), rebuilt under the registry lock
- * whenever one is added or removed (a rebuilt set starts empty: its histograms and
- * variables lose what the old one had counted), and published as a whole: each event with
+ * whenever one is added or removed (each trigger of the new set that is one of the old
+ * goes on from it: its variables are the old one's store, and what the old one counted is
+ * printed with it, then added into it once the old set is freed), and published as a
+ * whole: each event with
  * linked triggers gets one TRIGGER_LINKED entry in its trigger set (trigger.h), which hits
  * the current set; the old set is freed after the filters' grace period. Each thread record
  * binds one context of the set at its first hit, and keeps it (its next thread goes on
@@ -30,7 +32,7 @@ HIDDEN bool tp_trigger_spec_links(const struct hist_spec *spec);
 /*
  * Under the registry lock. A linked trigger for the slot's event (`s` NULL for a synthetic
  * event, `event` "synthetic:NAME"), set, removed ('!'), paused, continued or cleared (the
- * kernel's words for :clear, but it rebuilds the set: every linked histogram starts over).
+ * kernel's words; :clear rebuilds the set, where that trigger alone starts over).
  * 0, or -errno with err saying why.
  */
 HIDDEN int tp_trigger_linked_set(struct event_slot *s, const char *event, const char *text,

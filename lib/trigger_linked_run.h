@@ -34,6 +34,11 @@ struct trig_linked {
 	/* Each synthetic event's descriptor (synth_events.h: never freed), by the set's index */
 	struct tpoint_event *synth_ev[HIST_SET_EVENTS_MAX];
 	struct ctx_bind bind[LINKED_CONTEXTS];
+	/* Under the registry lock (trigger_linked.c): each trigger's item (its uid), by the
+	 * set's index; the set it was rebuilt from and the one rebuilt from it, while they
+	 * are not freed. */
+	uint64_t uid[HIST_SET_TRIGGERS_MAX];
+	struct trig_linked *pred, *succ;
 };
 
 /*

@@ -8,6 +8,9 @@
  *    partner end thread, with latencies of 0, 3, 50, 300, 70000 on the program's clock `t`;
  *    the synthetic histogram's buckets are what the test computes (the kernel's
  *    hist_field_log2(): ilog2(roundup_pow_of_two(v))), Hits the number of pairs;
+ *  - carried: adding or removing a linked trigger rebuilds the set, and the histograms and
+ *    variables of the others go on as the kernel's do (a start seen before the rebuild pairs
+ *    with its end seen after); :clear starts its own trigger over, and no other;
  *  - removal while threads hit: four threads hit both events without pause while the main
  *    thread removes and sets the end trigger (and the synthetic event's histogram) again and
  *    again: each change rebuilds the process's set and retires the old one after grace;
@@ -124,6 +127,48 @@ static void exact(void)
 	tu_note("%lu pairs over two begin and two end threads: .log2 buckets exact", 2 * pairs);
 }
 
+/* Hits of synthetic:lat, and its 2^bucket's count, now. */
+static unsigned long long synth_hits(unsigned bucket, unsigned long long *in_bucket)
+{
+	unsigned long long got[64], hits;
+	char *text = hist_text("synthetic:lat");
+
+	hits = parse(text, got);
+	*in_bucket = got[bucket];
+	free(text);
+	return hits;
+}
+
+static void carried(void)
+{
+	unsigned long long hits, b2, before = synth_hits(2, &b2), b2_before = b2;
+
+	trace_hl_begin(5000, 1000);
+	/* Another synthetic event: the set is rebuilt, the others' state goes on. */
+	CHECK(tpoint_set_trigger("synthetic_events", "other u64 x") == 0, "another definition");
+	hits = synth_hits(2, &b2);
+	CHECK(hits == before && b2 == b2_before, "a rebuild kept the histogram: Hits %llu, not %llu",
+	      hits, before);
+	trace_hl_done(5000, 1003, "get");
+	hits = synth_hits(2, &b2);
+	CHECK(hits == before + 1 && b2 == b2_before + 1,
+	      "a start before the rebuild pairs with its end after it: Hits %llu, 2^2 %llu; "
+	      "want %llu, %llu", hits, b2, before + 1, b2_before + 1);
+	CHECK(tpoint_set_trigger("synthetic_events", "!other") == 0, "the definition removed");
+	hits = synth_hits(2, &b2);
+	CHECK(hits == before + 1, "a removal kept the histogram: Hits %llu, not %llu", hits,
+	      before + 1);
+	CHECK(tpoint_set_trigger("synthetic:lat", "hist:keys=lat.log2:clear") == 0, ":clear");
+	hits = synth_hits(2, &b2);
+	CHECK(hits == 0, ":clear starts it over: Hits %llu", hits);
+	trace_hl_begin(5001, 2000);
+	trace_hl_done(5001, 2003, "get");
+	hits = synth_hits(2, &b2);
+	CHECK(hits == 1 && b2 == 1, "after :clear, one pair: Hits %llu, 2^2 %llu", hits, b2);
+	tu_note("a rebuild of the set (a trigger added, removed) keeps the histograms and the "
+		"variables; :clear starts only its own over");
+}
+
 static volatile int stop;
 
 static void *hammer(void *arg)
@@ -183,6 +228,7 @@ int main(void)
 	if (getenv("TPOINT_TSAN_QUICK"))
 		pairs = PAIRS_MAX / 10;
 	exact();
+	carried();
 	churn();
 	return tu_finish();
 }
