@@ -587,10 +587,13 @@ static bool same_layout(const struct hist_spec *a, const struct hist_spec *b)
 int tp_hist_set_share_vars(struct hist_set *to, unsigned tt, struct hist_set *from,
 			   unsigned ft)
 {
-	struct set_trigger *t = &to->trig[tt], *f = &from->trig[ft];
+	struct set_trigger *t, *f;
 
-	if (tt >= to->ntriggers || ft >= from->ntriggers || !t->vars || !f->vars ||
-	    !same_layout(t->spec, f->spec))
+	if (tt >= to->ntriggers || ft >= from->ntriggers)
+		return -1;
+	t = &to->trig[tt];
+	f = &from->trig[ft];
+	if (!t->vars || !f->vars || !same_layout(t->spec, f->spec))
 		return -1;
 	tp_hist_vars_free(t->vars);
 	t->vars = tp_hist_vars_hold(f->vars);
@@ -614,10 +617,12 @@ void tp_hist_set_merge_trigger(struct hist_table *dst, const struct hist_set *se
 int tp_hist_set_absorb(struct hist_set *to, unsigned tt, const struct hist_set *from,
 		       unsigned ft)
 {
-	struct set_trigger *t = &to->trig[tt];
+	struct set_trigger *t;
 
-	if (tt >= to->ntriggers || ft >= from->ntriggers ||
-	    !same_layout(t->spec, from->trig[ft].spec))
+	if (tt >= to->ntriggers || ft >= from->ntriggers)
+		return -1;
+	t = &to->trig[tt];
+	if (!same_layout(t->spec, from->trig[ft].spec))
 		return -1;
 	if (!t->base && !(t->base = tp_hist_table_new(t->spec)))
 		return -1;
