@@ -7,9 +7,10 @@
 #include <tpoint/tpoint.h>
 #include "control_text.h"
 #include "event_filter.h"
-#include "trigger.h"
 #include "fmt/control_msg.h"
+#include "hist_set.h"
 #include "registry.h"
+#include "trigger.h"
 
 /* What was written, for the caller to send: all of it, or what fitted. */
 static void text_out(struct ctl_text *t, char **buf, size_t *len)
@@ -73,7 +74,7 @@ void tp_registry_describe(char **buf, size_t *len)
 
 		/* A synthetic event no longer defined is gone, as from the kernel's list (its
 		 * slot keeps its format for the records written: synth_events.c). */
-		if (!s->ev && !strcmp(s->system, "synthetic"))
+		if (!s->ev && !strcmp(s->system, HIST_SYNTH_SYSTEM))
 			continue;
 		triggers = triggers_text(s);
 

@@ -177,7 +177,7 @@ static struct trig_linked *build(const struct linked_item *its, unsigned n, char
 		lk->synth_ev[e] = tp_synth_event_of(tp_hist_set_synth(lk->set, e)->name);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		int e = add_slot_event(lk, its[i].event, err, errlen), t = -1;
+		int e = add_slot_event(lk, its[i].event, err, errlen), t = -1, ct;
 
 		if (e >= 0) {
 			add_onmatch_events(lk, its[i].text);
@@ -196,8 +196,7 @@ static struct trig_linked *build(const struct linked_item *its, unsigned n, char
 		lk->uid[t] = its[i].uid;
 		/* Its variables go on from the current set's: a start seen there pairs with
 		 * its end seen here. */
-		int ct = current ? trigger_of_uid(current, its[i].uid) : -1;
-
+		ct = current ? trigger_of_uid(current, its[i].uid) : -1;
 		if (ct >= 0)
 			tp_hist_set_share_vars(lk->set, (unsigned)t, current->set, (unsigned)ct);
 	}
